@@ -1,0 +1,59 @@
+// IRBuilder-style helper for emitting instructions into a kernel's blocks.
+#pragma once
+
+#include "ir/IR.h"
+
+namespace evoc::ir {
+
+/// Appends instructions at the end of the current block of one kernel.
+/// Loops are built with beginLoop()/endLoop(), which nest.
+class Builder {
+public:
+  Builder(Module &m, Kernel &k);
+
+  Module &module() { return m_; }
+  Kernel &kernel() { return k_; }
+  /// Source location stamped on every instruction emitted from now on.
+  void setLoc(SrcLoc loc) { loc_ = loc; }
+
+  ValueId constF(double v);
+  ValueId constI(int64_t v);
+  ValueId constB(bool v);
+  ValueId time();
+  ValueId size(int set);
+  /// Any op with plain operands and a result (arithmetic, math, compare,
+  /// logic, select, int ops, LocalGet).
+  ValueId op(Op op, std::vector<ValueId> args);
+  ValueId load(int buffer, ValueId index);
+  void store(int buffer, ValueId index, ValueId value);
+  void accAdd(int buffer, ValueId index, ValueId value);
+  /// Declares an accumulator slot initialised to `init`; returns its id.
+  ValueId local(double init = 0.0);
+  void localUpdate(Op op, ValueId slot, ValueId value); // LocalAdd/Max/Min
+  ValueId localGet(ValueId slot);
+  /// Opens a loop over `set`; returns the element index value of its body.
+  ValueId beginLoop(int set);
+  void endLoop();
+
+  /// Convenience: Add, Sub, Mul, Div.
+  ValueId add(ValueId a, ValueId b) { return op(Op::Add, {a, b}); }
+  ValueId sub(ValueId a, ValueId b) { return op(Op::Sub, {a, b}); }
+  ValueId mul(ValueId a, ValueId b) { return op(Op::Mul, {a, b}); }
+  ValueId div(ValueId a, ValueId b) { return op(Op::Div, {a, b}); }
+
+private:
+  Inst &emit(Op op, Type type, std::vector<ValueId> args);
+  ValueId fresh(Type t);
+
+  Module &m_;
+  Kernel &k_;
+  std::vector<Block *> blocks_;
+  SrcLoc loc_;
+};
+
+/// Adds a buffer to the module and returns its index.
+int addBuffer(Module &m, Buffer b);
+/// Adds an element set (or returns the existing one of that name).
+int addSet(Module &m, const std::string &name);
+
+} // namespace evoc::ir
