@@ -164,6 +164,11 @@ struct Buffer {
   int64_t fixedTime = 0;       // TimeRef::Fixed
   bool differentiable = false; // gradients wanted / propagated through it
   int primal = -1;             // Role::Adjoint: the buffer it is the adjoint of
+  // Role::Param: how the runtime initialises it from the run's seed.
+  // "zeros", or "xavier_normal" with std = gain * sqrt(2 / (fan_in + fan_out)),
+  // fan_out = size(sets[0]), fan_in = size(sets[1]) (a matrix [out, in]).
+  std::string init = "zeros";
+  double initGain = 1.0;
 };
 
 /// What a kernel computes, which decides when the runtime calls it.
@@ -187,9 +192,14 @@ struct Kernel {
   std::vector<Type> valueTypes; // indexed by ValueId (slot 0 unused)
 };
 
-/// An element set. `size` is per robot (given at call time).
+/// An element set. Its size is per robot, given to kernels in `sizes`:
+/// either taken from the robot's body (point, spring) or derived as
+/// base + sum(coef * size(set)) (unit: 32; input: 12 + 4 * point).
 struct ElementSet {
-  std::string name;              // "point", "spring", "unit", "wave"
+  std::string name;              // "point", "spring", "unit", "input"
+  bool fromBody = false;         // size comes from the body (points, springs)
+  int64_t base = 0;
+  std::vector<std::pair<int, int64_t>> terms; // (set, coefficient)
 };
 
 struct Module {
