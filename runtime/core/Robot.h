@@ -1,0 +1,28 @@
+// A robot's phenotype: the points and springs a body expands to. Bodies are
+// data, not code (ARCHITECTURE.md): this is what kernels are run over.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace evoc::runtime {
+
+/// One spring as SCIENCE.md stores it: endpoints a, b (indices into the
+/// robot's points), rest length, stiffness, actuation amplitude.
+struct Spring {
+  int a = 0, b = 0;
+  double rest = 0, stiffness = 0, actuation = 0;
+};
+
+/// A mass-spring robot. `dim` is 2 or 3; point i's coordinates are
+/// points[i * dim + c].
+struct Robot {
+  int dim = 2;
+  std::vector<double> points;
+  std::vector<Spring> springs;
+
+  int numPoints() const { return dim == 0 ? 0 : int(points.size()) / dim; }
+  int numSprings() const { return int(springs.size()); }
+};
+
+} // namespace evoc::runtime
