@@ -1,0 +1,184 @@
+// The checked program: what sema hands to irgen and the runtime. The AST (with
+// its annotations) plus plain C++ structs of every evaluated setting, so that
+// later layers neither resolve names nor evaluate setting expressions again.
+#pragma once
+
+#include "frontend/AST.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace evoc {
+
+class DiagnosticEngine;
+class SourceManager;
+
+namespace sema {
+
+enum class Precision : uint8_t { F64, F32 };
+
+/// world.ground = flat(height = h, friction = mu) | terrain("file.csv", friction = mu)
+struct Ground {
+  std::string kind = "flat"; ///< "flat" or "terrain"
+  double height = 0;
+  double friction = 1.0;
+  std::string file;          ///< terrain: the CSV path, resolved against the file's folder
+};
+
+/// The evaluated `world { ... }`.
+struct World {
+  int dim = 2;
+  double dt = 0.004;
+  int64_t steps = 1000;       ///< number of states x[0] .. x[steps-1]
+  Precision precision = Precision::F64;
+  double gravity = -9.8;
+  double damping = 0;
+  Ground ground;
+  std::optional<int64_t> checkpoint; ///< world.checkpoint = K (states kept every K steps)
+  const ast::PhysicsDecl *physics = nullptr; ///< world.physics = NAME (or the only physics)
+};
+
+/// A part: points (dim coordinates each), springs (point index pairs), ports.
+struct Port {
+  std::string name;
+  std::vector<int> points;
+};
+struct Part {
+  std::string name;
+  std::vector<std::vector<double>> points;
+  std::vector<std::pair<int, int>> springs;
+  std::vector<Port> ports;
+  const ast::PartDecl *decl = nullptr;
+};
+
+/// A production alternative: a part with each named port bound to a symbol
+/// ("" = left empty).
+struct GrammarAlternative {
+  std::string part;
+  std::vector<std::pair<std::string, std::string>> ports; ///< (port, symbol)
+  double weight = 1.0;
+};
+struct GrammarRule {
+  std::string symbol;
+  std::vector<GrammarAlternative> alternatives;
+};
+struct BodyGrammar {
+  std::string name;
+  std::string start;
+  std::vector<GrammarRule> rules;
+};
+
+/// `body lattice` or `body grammar`.
+struct Body {
+  std::string name;
+  ast::BodyKind kind = ast::BodyKind::Lattice;
+  // lattice
+  std::string cell;            ///< the part used as cell (e.g. "triangle")
+  int64_t rows = 0, cols = 0;
+  double edge = 0.05;
+  double stiffness = 3e4;
+  double actuation = 0.1;
+  std::vector<std::string> repair; ///< "fill_holes", "largest_component"
+  // grammar
+  std::string grammar;
+  int64_t maxParts = 0;
+  double scale = 1.0;              ///< grammar body: part coordinates times scale
+  const ast::BodyDecl *decl = nullptr;
+};
+
+/// A mutation rate: a number, or an expression over `cells` / `edges` that
+/// the runtime evaluates per robot (rate->range for messages).
+struct MutationRule {
+  std::string op;      ///< flip, add, remove, rearrange, combine
+  std::string target;  ///< flip: cell | actuator; otherwise ""
+  bool constant = true;
+  double rate = 0;               ///< when constant
+  const ast::Expr *rateExpr = nullptr; ///< always set; uses NameExpr "cells"/"edges"
+  bool untilChanged = false;
+};
+
+/// An optimizer call: name and its named numeric arguments.
+struct Optimizer {
+  std::string name = "normalized_sgd"; ///< normalized_sgd | sgd | adam
+  std::map<std::string, double> args;  ///< step / lr, beta1, beta2, eps
+};
+
+struct Learn {
+  int64_t iterations = 35;
+  Optimizer optimizer;
+  const ast::LossDecl *loss = nullptr;
+  const ast::ControllerDecl *controller = nullptr;
+};
+
+/// fitness = R(sign * loss) with R over the learning curve: max|min|mean|last|first.
+struct Fitness {
+  std::string reduce = "max";
+  double sign = -1; ///< fitness = reduce over iterations of (sign * loss)
+};
+
+struct Select {
+  std::string kind = "truncation";     ///< truncation | tournament
+  std::string scheme = "mu_plus_lambda"; ///< mu_plus_lambda | mu_comma_lambda
+  int64_t tournamentSize = 0;
+};
+
+/// `invalid = loss_above(5.5), loss_jump(0.5)`: robots marked invalid.
+struct InvalidRule {
+  std::string kind; ///< loss_above | loss_jump | nonfinite
+  double value = 0;
+};
+
+struct Evolve {
+  int64_t population = 50;
+  int64_t generations = 50;
+  uint64_t seed = 1;
+  int64_t offspring = 0; ///< 0: one per parent
+  Learn learn;
+  Fitness fitness;
+  Select select;
+  std::vector<InvalidRule> invalid;
+};
+
+/// The checked program. Owns the AST; every pointer into it stays valid as
+/// long as this lives.
+struct CheckedProgram {
+  std::unique_ptr<ast::Program> ast;
+  World world;
+  std::vector<Part> parts;
+  std::vector<BodyGrammar> grammars;
+  Body body;
+  bool hasBody = false;
+  std::vector<MutationRule> mutations;
+  Evolve evolve;
+  bool hasEvolve = false;
+  /// The selected physics, controller and loss (also in world / evolve.learn).
+  const ast::PhysicsDecl *physics = nullptr;
+  const ast::ControllerDecl *controller = nullptr;
+  const ast::LossDecl *loss = nullptr;
+  /// Every fn, by name (call sites also point at them: CallExpr::fn).
+  std::map<std::string, const ast::FnDecl *> fns;
+};
+
+/// Options of a check.
+struct CheckOptions {
+  /// Extra folders searched for imports before EVOC_STDLIB_PATH and the
+  /// compiled-in stdlib (`--stdlib DIR`).
+  std::vector<std::string> stdlibDirs;
+  /// `--set key=value` overrides, applied before the checks, in order:
+  /// world.steps=200, evolve.population=50, evolve.learn.iterations=3, ...
+  std::vector<std::pair<std::string, std::string>> overrides;
+  /// Ignore EVOC_STDLIB_PATH (tests).
+  bool ignoreEnv = false;
+};
+
+/// Parse `path` and everything it imports, check it, and return the checked
+/// program, or nullopt when there were errors (all reported to `diags`).
+std::optional<CheckedProgram> checkFile(const std::string &path, const CheckOptions &options,
+                                        SourceManager &sources, DiagnosticEngine &diags);
+
+} // namespace sema
+} // namespace evoc
