@@ -7,7 +7,9 @@
 //
 // Design (see docs/architecture.md):
 //  - Every value is a scalar: float (the module's precision), int (i64) or
-//    bool. Vectors of the language are lowered to scalars by irgen; a field of
+//    bool. Buffers of elem Type::I (index buffers: spring endpoints, ...)
+//    hold int32_t in memory; a Load widens to i64. Float buffers hold the
+//    module precision (double or float). Vectors of the language are lowered to scalars by irgen; a field of
 //    vec2 over points is a buffer with comps = 2, index = i * 2 + c.
 //  - Control flow is structured: a Loop instruction owns a nested Block that
 //    runs once per element of a set; its block argument is the element index.
@@ -19,6 +21,12 @@
 //    Rule: within one kernel a buffer is either stored (each element at most
 //    once) or accumulated, never both; a temporary is written before it is
 //    read.
+//  - Exact semantics every back end must match (the interpreter is the
+//    reference): min(a, b) = b < a ? b : a; max(a, b) = b > a ? b : a
+//    (ties and NaN in b pick a); local.max: s = x > s ? x : s; local.min:
+//    s = x < s ? x : s; select(c, a, b) = c ? a : b (its result type is the
+//    type of a and b, F or I); comparisons take two F or two I operands
+//    (eq/ne also two B); f32 modules compute every float op in float.
 //  - A kernel is called for one robot at a time with the C ABI of KernelFn
 //    (see below); the population loop lives in the runtime / device layer.
 #pragma once
@@ -214,6 +222,9 @@ struct Module {
   int findBuffer(const std::string &n) const;
   int findKernel(const std::string &n) const;
 };
+
+/// Number of elements of buffer `b` given the sizes of the element sets.
+int64_t bufferLength(const Module &m, int b, const int64_t *sizes);
 
 /// The C ABI every backend's compiled kernel has, for one robot:
 /// buffers[b] points at buffer b of the module (null if unused by the

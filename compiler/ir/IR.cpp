@@ -1,0 +1,64 @@
+// Op tables (driven by the EVOC_IR_OPS list) and Module look-ups.
+#include "ir/IR.h"
+
+namespace evoc::ir {
+
+const char *opName(Op op) {
+  switch (op) {
+#define EVOC_X(Name, mnemonic, nargs, type)                                    \
+  case Op::Name:                                                               \
+    return mnemonic;
+    EVOC_IR_OPS(EVOC_X)
+#undef EVOC_X
+  }
+  return "?";
+}
+
+int opNumArgs(Op op) {
+  switch (op) {
+#define EVOC_X(Name, mnemonic, nargs, type)                                    \
+  case Op::Name:                                                               \
+    return nargs;
+    EVOC_IR_OPS(EVOC_X)
+#undef EVOC_X
+  }
+  return 0;
+}
+
+Type opResultType(Op op) {
+  switch (op) {
+#define EVOC_X(Name, mnemonic, nargs, type)                                    \
+  case Op::Name:                                                               \
+    return Type::type;
+    EVOC_IR_OPS(EVOC_X)
+#undef EVOC_X
+  }
+  return Type::None;
+}
+
+namespace {
+template <class Vec> int findByName(const Vec &v, const std::string &n) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i].name == n)
+      return static_cast<int>(i);
+  return -1;
+}
+} // namespace
+
+int Module::findSet(const std::string &n) const { return findByName(sets, n); }
+int Module::findBuffer(const std::string &n) const { return findByName(buffers, n); }
+int Module::findKernel(const std::string &n) const { return findByName(kernels, n); }
+
+} // namespace evoc::ir
+
+namespace evoc::ir {
+
+int64_t bufferLength(const Module &m, int b, const int64_t *sizes) {
+  const Buffer &buf = m.buffers.at(b);
+  int64_t n = buf.comps;
+  for (int s : buf.sets)
+    n *= sizes[s];
+  return n;
+}
+
+} // namespace evoc::ir

@@ -1,0 +1,160 @@
+// A direct, tree-walking interpreter of the IR, templated on the float type.
+#include "ir/Interpreter.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "support/Error.h"
+
+namespace evoc::ir {
+namespace {
+
+template <class F> class Interp {
+public:
+  Interp(const Module &m, const Kernel &k, void *const *bufs, const int64_t *sizes,
+         int64_t t)
+      : m_(m), k_(k), bufs_(bufs), sizes_(sizes), t_(t), fv_(k.nextValue + 1),
+        iv_(k.nextValue + 1) {}
+
+  void run(const Block &b) {
+    for (const auto &ip : b.insts)
+      exec(*ip);
+  }
+
+private:
+  Type typeOf(ValueId v) const { return v < k_.valueTypes.size() ? k_.valueTypes[v] : Type::None; }
+
+  int64_t index(const Inst &in, ValueId v) {
+    int64_t i = iv_[v];
+    int64_t n = bufferLength(m_, in.buffer, sizes_);
+    if (i < 0 || i >= n || !bufs_[in.buffer])
+      internalError(__FILE__, __LINE__,
+                    "interpreter: " + std::string(opName(in.op)) + " " +
+                        m_.buffers[in.buffer].name + "[" + std::to_string(i) +
+                        "] out of bounds (length " + std::to_string(n) +
+                        ") or buffer missing in kernel " + k_.name);
+    return i;
+  }
+  F *fbuf(int b) { return static_cast<F *>(bufs_[b]); }
+  int32_t *ibuf(int b) { return static_cast<int32_t *>(bufs_[b]); }
+
+  // Compare two operands of type F, I or B.
+  template <class Cmp> bool cmp(const Inst &in, Cmp c) {
+    ValueId a = in.args[0], b = in.args[1];
+    if (typeOf(a) == Type::F)
+      return c(fv_[a], fv_[b]);
+    return c(iv_[a], iv_[b]);
+  }
+
+  void exec(const Inst &in) {
+    const auto &a = in.args;
+    auto f = [&](int k) { return fv_[a[k]]; };
+    auto i = [&](int k) { return iv_[a[k]]; };
+    F &rf = fv_[in.result];
+    int64_t &ri = iv_[in.result];
+    switch (in.op) {
+    case Op::ConstF: rf = static_cast<F>(in.f); break;
+    case Op::ConstI: ri = in.i; break;
+    case Op::ConstB: ri = in.i != 0; break;
+    case Op::Time: ri = t_; break;
+    case Op::Size: ri = sizes_[in.set]; break;
+    case Op::Add: rf = f(0) + f(1); break;
+    case Op::Sub: rf = f(0) - f(1); break;
+    case Op::Mul: rf = f(0) * f(1); break;
+    case Op::Div: rf = f(0) / f(1); break;
+    case Op::Neg: rf = -f(0); break;
+    case Op::Min: rf = f(1) < f(0) ? f(1) : f(0); break;
+    case Op::Max: rf = f(1) > f(0) ? f(1) : f(0); break;
+    case Op::Pow: rf = std::pow(f(0), f(1)); break;
+    case Op::Sin: rf = std::sin(f(0)); break;
+    case Op::Cos: rf = std::cos(f(0)); break;
+    case Op::Tanh: rf = std::tanh(f(0)); break;
+    case Op::Exp: rf = std::exp(f(0)); break;
+    case Op::Log: rf = std::log(f(0)); break;
+    case Op::Sqrt: rf = std::sqrt(f(0)); break;
+    case Op::Abs: rf = std::fabs(f(0)); break;
+    case Op::Floor: rf = std::floor(f(0)); break;
+    case Op::Select:
+      if (in.type == Type::F)
+        rf = i(0) ? f(1) : f(2);
+      else
+        ri = i(0) ? i(1) : i(2);
+      break;
+    case Op::Lt: ri = cmp(in, [](auto x, auto y) { return x < y; }); break;
+    case Op::Le: ri = cmp(in, [](auto x, auto y) { return x <= y; }); break;
+    case Op::Gt: ri = cmp(in, [](auto x, auto y) { return x > y; }); break;
+    case Op::Ge: ri = cmp(in, [](auto x, auto y) { return x >= y; }); break;
+    case Op::Eq: ri = cmp(in, [](auto x, auto y) { return x == y; }); break;
+    case Op::Ne: ri = cmp(in, [](auto x, auto y) { return x != y; }); break;
+    case Op::And: ri = i(0) && i(1); break;
+    case Op::Or: ri = i(0) || i(1); break;
+    case Op::Not: ri = !i(0); break;
+    case Op::IAdd: ri = i(0) + i(1); break;
+    case Op::ISub: ri = i(0) - i(1); break;
+    case Op::IMul: ri = i(0) * i(1); break;
+    case Op::IToF: rf = static_cast<F>(i(0)); break;
+    case Op::Load: {
+      int64_t x = index(in, a[0]);
+      if (m_.buffers[in.buffer].elem == Type::I)
+        ri = ibuf(in.buffer)[x];
+      else
+        rf = fbuf(in.buffer)[x];
+      break;
+    }
+    case Op::Store: {
+      int64_t x = index(in, a[0]);
+      if (m_.buffers[in.buffer].elem == Type::I)
+        ibuf(in.buffer)[x] = static_cast<int32_t>(i(1));
+      else
+        fbuf(in.buffer)[x] = f(1);
+      break;
+    }
+    case Op::AccAdd: {
+      int64_t x = index(in, a[0]);
+      if (m_.buffers[in.buffer].elem == Type::I)
+        ibuf(in.buffer)[x] += static_cast<int32_t>(i(1));
+      else
+        fbuf(in.buffer)[x] += f(1);
+      break;
+    }
+    case Op::Local: rf = static_cast<F>(in.f); break;
+    case Op::LocalAdd: fv_[a[0]] += f(1); break;
+    case Op::LocalMax: fv_[a[0]] = f(1) > f(0) ? f(1) : f(0); break;
+    case Op::LocalMin: fv_[a[0]] = f(1) < f(0) ? f(1) : f(0); break;
+    case Op::LocalGet: rf = f(0); break;
+    case Op::Loop: {
+      int64_t n = sizes_[in.set];
+      for (int64_t e = 0; e < n; ++e) {
+        iv_[in.body->arg] = e;
+        run(*in.body);
+      }
+      break;
+    }
+    }
+  }
+
+  const Module &m_;
+  const Kernel &k_;
+  void *const *bufs_;
+  const int64_t *sizes_;
+  int64_t t_;
+  std::vector<F> fv_;
+  std::vector<int64_t> iv_;
+};
+
+} // namespace
+
+void interpret(const Module &m, int kernel, void *const *buffers,
+               const int64_t *sizes, int64_t t) {
+  const Kernel &k = m.kernels.at(kernel);
+  if (m.precision == Precision::F64) {
+    Interp<double> in(m, k, buffers, sizes, t);
+    in.run(k.body);
+  } else {
+    Interp<float> in(m, k, buffers, sizes, t);
+    in.run(k.body);
+  }
+}
+
+} // namespace evoc::ir
