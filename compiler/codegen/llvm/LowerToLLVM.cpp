@@ -1,0 +1,396 @@
+// Lowers evoc IR kernels to LLVM IR functions with llvm::IRBuilder.
+//
+// Shape of what is emitted for kernel k (see LowerToLLVM.h):
+//
+//   define internal void @evoc.body.k(ptr noalias %b0, ..., ptr %sizes, i64 %t)
+//       alwaysinline          ; the kernel itself: counted loops, GEP+load/store
+//   define void @evoc_kernel_k(ptr %buffers, ptr %sizes, i64 %t)
+//       ; loads buffers[b] of each buffer the kernel uses, calls the body
+//
+// After inlining, the noalias parameters become scoped alias metadata, which
+// is what lets loops over points, springs and units vectorise.
+//
+// Semantics mirror the IR interpreter (IR.h): min/max are compare + select,
+// index buffers hold int32_t (loads sign-extend to i64), tanh calls libm, the other math ops are LLVM
+// intrinsics that lower to the same libm functions. Only in fastFp mode do
+// float ops carry `contract` (FMA) and accumulator adds `reassoc`.
+#include "codegen/llvm/LowerToLLVM.h"
+
+#include <map>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "support/Error.h"
+
+namespace evoc::codegen::cpu {
+
+std::string kernelSymbol(int k) { return "evoc_kernel_" + std::to_string(k); }
+
+namespace {
+
+using ir::Op;
+using ir::Type;
+using ir::ValueId;
+
+/// Collects the buffers and sets a block (recursively) touches.
+void collectUses(const ir::Block &b, std::vector<bool> &bufs, std::vector<bool> &sets) {
+  for (const auto &in : b.insts) {
+    if (in->buffer >= 0)
+      bufs.at(in->buffer) = true;
+    if (in->set >= 0 && (in->op == Op::Size || in->op == Op::Loop))
+      sets.at(in->set) = true;
+    if (in->body)
+      collectUses(*in->body, bufs, sets);
+  }
+}
+
+class KernelLowering {
+public:
+  KernelLowering(const ir::Module &m, int kIndex, llvm::Module &lm, bool fastFp)
+      : m_(m), k_(m.kernels[kIndex]), kIndex_(kIndex), lm_(lm), ctx_(lm.getContext()),
+        b_(ctx_), fastFp_(fastFp) {
+    fty_ = m.precision == ir::Precision::F64 ? b_.getDoubleTy() : b_.getFloatTy();
+    if (fastFp) {
+      llvm::FastMathFlags fmf;
+      fmf.setAllowContract(true);
+      b_.setFastMathFlags(fmf);
+    }
+  }
+
+  void run();
+
+private:
+  llvm::Type *typeOf(Type t) {
+    switch (t) {
+    case Type::F: return fty_;
+    case Type::I: return b_.getInt64Ty();
+    case Type::B: return b_.getInt1Ty();
+    case Type::None: break;
+    }
+    internalError(__FILE__, __LINE__, "value of type None");
+  }
+  llvm::Value *val(ValueId v) {
+    EVOC_ASSERT(v < values_.size() && values_[v], "LLVM lowering: use of undefined value %" +
+                                                        std::to_string(v) + " in kernel " +
+                                                        k_.name);
+    return values_[v];
+  }
+  Type valType(ValueId v) const {
+    return v < k_.valueTypes.size() ? k_.valueTypes[v] : Type::None;
+  }
+  llvm::Value *elemPtr(const ir::Inst &in, llvm::Value *index) {
+    auto it = bufPtr_.find(in.buffer);
+    EVOC_ASSERT(it != bufPtr_.end(), "LLVM lowering: buffer not bound");
+    return b_.CreateInBoundsGEP(memTypeOf(in.buffer), it->second, index);
+  }
+  llvm::Value *unaryIntrinsic(llvm::Intrinsic::ID id, llvm::Value *x) {
+    return b_.CreateUnaryIntrinsic(id, x);
+  }
+  // The IR's exact semantics (IR.h): min(a, c) = c < a ? c : a,
+  // max(a, c) = c > a ? c : a; ties and NaN in c pick a.
+  llvm::Value *irMin(llvm::Value *a, llvm::Value *c) {
+    return b_.CreateSelect(b_.CreateFCmpOLT(c, a), c, a);
+  }
+  llvm::Value *irMax(llvm::Value *a, llvm::Value *c) {
+    return b_.CreateSelect(b_.CreateFCmpOGT(c, a), c, a);
+  }
+  /// Memory type of a buffer element: index buffers hold int32_t.
+  llvm::Type *memTypeOf(int buffer) {
+    return m_.buffers.at(buffer).elem == Type::I ? b_.getInt32Ty() : fty_;
+  }
+  llvm::Value *compare(const ir::Inst &in);
+  llvm::Value *tanh(llvm::Value *x);
+  void lowerBlock(const ir::Block &blk);
+  void lowerInst(const ir::Inst &in);
+  void lowerLoop(const ir::Inst &in);
+  void define(const ir::Inst &in, llvm::Value *v) {
+    if (in.result >= values_.size())
+      values_.resize(in.result + 1, nullptr);
+    values_[in.result] = v;
+  }
+
+  const ir::Module &m_;
+  const ir::Kernel &k_;
+  int kIndex_;
+  llvm::Module &lm_;
+  llvm::LLVMContext &ctx_;
+  llvm::IRBuilder<> b_;
+  bool fastFp_;
+  llvm::Type *fty_ = nullptr;
+  llvm::Function *fn_ = nullptr;
+  llvm::BasicBlock *allocaBlock_ = nullptr;
+  std::vector<llvm::Value *> values_;
+  std::map<int, llvm::Value *> bufPtr_;
+  std::vector<llvm::Value *> sizes_;
+  std::map<ValueId, llvm::AllocaInst *> locals_;
+  llvm::Value *time_ = nullptr;
+};
+
+void KernelLowering::run() {
+  std::vector<bool> usedBufs(m_.buffers.size()), usedSets(m_.sets.size());
+  collectUses(k_.body, usedBufs, usedSets);
+
+  llvm::Type *ptrTy = b_.getPtrTy();
+  llvm::Type *i64 = b_.getInt64Ty();
+  std::vector<llvm::Type *> params;
+  std::vector<int> bufOrder;
+  for (size_t i = 0; i < usedBufs.size(); ++i)
+    if (usedBufs[i]) {
+      params.push_back(ptrTy);
+      bufOrder.push_back(int(i));
+    }
+  params.push_back(ptrTy); // sizes
+  params.push_back(i64);   // t
+  auto *bodyTy = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+  fn_ = llvm::Function::Create(bodyTy, llvm::GlobalValue::InternalLinkage,
+                               "evoc.body." + k_.name, lm_);
+  fn_->addFnAttr(llvm::Attribute::AlwaysInline);
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  fn_->addFnAttr(llvm::Attribute::MustProgress);
+  for (size_t i = 0; i < bufOrder.size(); ++i) {
+    llvm::Argument *a = fn_->getArg(unsigned(i));
+    a->setName(m_.buffers[bufOrder[i]].name);
+    a->addAttr(llvm::Attribute::NoAlias);
+    a->addAttr(llvm::Attribute::NoCapture);
+    bufPtr_[bufOrder[i]] = a;
+  }
+  llvm::Argument *sizesArg = fn_->getArg(unsigned(bufOrder.size()));
+  sizesArg->setName("sizes");
+  sizesArg->addAttr(llvm::Attribute::NoAlias);
+  sizesArg->addAttr(llvm::Attribute::NoCapture);
+  sizesArg->addAttr(llvm::Attribute::ReadOnly);
+  time_ = fn_->getArg(unsigned(bufOrder.size() + 1));
+  time_->setName("t");
+
+  allocaBlock_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+  b_.SetInsertPoint(allocaBlock_);
+  // Set sizes are loaded once, at entry: loops bounds are then loop-invariant.
+  sizes_.assign(m_.sets.size(), nullptr);
+  for (size_t s = 0; s < usedSets.size(); ++s)
+    if (usedSets[s])
+      sizes_[s] = b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, sizesArg, s),
+                                "size." + m_.sets[s].name);
+  llvm::BasicBlock *start = llvm::BasicBlock::Create(ctx_, "start", fn_);
+  b_.CreateBr(start);
+  b_.SetInsertPoint(start);
+  lowerBlock(k_.body);
+  b_.CreateRetVoid();
+
+  // The exported wrapper with the KernelFn ABI.
+  auto *abiTy = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy, ptrTy, i64}, false);
+  llvm::Function *abi = llvm::Function::Create(abiTy, llvm::GlobalValue::ExternalLinkage,
+                                               kernelSymbol(kIndex_), lm_);
+  abi->addFnAttr(llvm::Attribute::NoUnwind);
+  abi->getArg(0)->setName("buffers");
+  abi->getArg(1)->setName("sizes");
+  abi->getArg(2)->setName("t");
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", abi));
+  std::vector<llvm::Value *> args;
+  for (int bi : bufOrder)
+    args.push_back(b_.CreateLoad(ptrTy, b_.CreateConstInBoundsGEP1_64(ptrTy, abi->getArg(0), bi),
+                                 m_.buffers[bi].name));
+  args.push_back(abi->getArg(1));
+  args.push_back(abi->getArg(2));
+  b_.CreateCall(fn_, args);
+  b_.CreateRetVoid();
+}
+
+void KernelLowering::lowerBlock(const ir::Block &blk) {
+  for (const auto &in : blk.insts)
+    lowerInst(*in);
+}
+
+llvm::Value *KernelLowering::compare(const ir::Inst &in) {
+  llvm::Value *a = val(in.args[0]), *c = val(in.args[1]);
+  if (valType(in.args[0]) == Type::F) {
+    switch (in.op) {
+    case Op::Lt: return b_.CreateFCmpOLT(a, c);
+    case Op::Le: return b_.CreateFCmpOLE(a, c);
+    case Op::Gt: return b_.CreateFCmpOGT(a, c);
+    case Op::Ge: return b_.CreateFCmpOGE(a, c);
+    case Op::Eq: return b_.CreateFCmpOEQ(a, c);
+    case Op::Ne: return b_.CreateFCmpUNE(a, c); // C++ != is true on NaN
+    default: break;
+    }
+  } else {
+    switch (in.op) {
+    case Op::Lt: return b_.CreateICmpSLT(a, c);
+    case Op::Le: return b_.CreateICmpSLE(a, c);
+    case Op::Gt: return b_.CreateICmpSGT(a, c);
+    case Op::Ge: return b_.CreateICmpSGE(a, c);
+    case Op::Eq: return b_.CreateICmpEQ(a, c);
+    case Op::Ne: return b_.CreateICmpNE(a, c);
+    default: break;
+    }
+  }
+  internalError(__FILE__, __LINE__, "not a comparison");
+}
+
+llvm::Value *KernelLowering::tanh(llvm::Value *x) {
+  // LLVM 19 has no llvm.tanh intrinsic: call libm, as the interpreter does.
+  const char *name = fty_->isDoubleTy() ? "tanh" : "tanhf";
+  llvm::FunctionCallee f = lm_.getOrInsertFunction(name, fty_, fty_);
+  if (auto *decl = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    decl->setDoesNotThrow();
+    decl->setDoesNotAccessMemory(); // tanh never sets errno
+    decl->setWillReturn();
+  }
+  llvm::CallInst *c = b_.CreateCall(f, {x});
+  c->setDoesNotAccessMemory();
+  c->setDoesNotThrow();
+  return c;
+}
+
+void KernelLowering::lowerInst(const ir::Inst &in) {
+  auto arg = [&](int i) { return val(in.args.at(i)); };
+  switch (in.op) {
+  case Op::ConstF: define(in, llvm::ConstantFP::get(fty_, in.f)); return;
+  case Op::ConstI: define(in, b_.getInt64(in.i)); return;
+  case Op::ConstB: define(in, b_.getInt1(in.i != 0)); return;
+  case Op::Time: define(in, time_); return;
+  case Op::Size:
+    EVOC_ASSERT(in.set >= 0 && sizes_[in.set], "LLVM lowering: size of unknown set");
+    define(in, sizes_[in.set]);
+    return;
+  case Op::Add: define(in, b_.CreateFAdd(arg(0), arg(1))); return;
+  case Op::Sub: define(in, b_.CreateFSub(arg(0), arg(1))); return;
+  case Op::Mul: define(in, b_.CreateFMul(arg(0), arg(1))); return;
+  case Op::Div: define(in, b_.CreateFDiv(arg(0), arg(1))); return;
+  case Op::Neg: define(in, b_.CreateFNeg(arg(0))); return;
+  case Op::Min: define(in, irMin(arg(0), arg(1))); return;
+  case Op::Max: define(in, irMax(arg(0), arg(1))); return;
+  case Op::Pow:
+    define(in, b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, arg(0), arg(1)));
+    return;
+  case Op::Sin: define(in, unaryIntrinsic(llvm::Intrinsic::sin, arg(0))); return;
+  case Op::Cos: define(in, unaryIntrinsic(llvm::Intrinsic::cos, arg(0))); return;
+  case Op::Tanh: define(in, tanh(arg(0))); return;
+  case Op::Exp: define(in, unaryIntrinsic(llvm::Intrinsic::exp, arg(0))); return;
+  case Op::Log: define(in, unaryIntrinsic(llvm::Intrinsic::log, arg(0))); return;
+  case Op::Sqrt: define(in, unaryIntrinsic(llvm::Intrinsic::sqrt, arg(0))); return;
+  case Op::Abs: define(in, unaryIntrinsic(llvm::Intrinsic::fabs, arg(0))); return;
+  case Op::Floor: define(in, unaryIntrinsic(llvm::Intrinsic::floor, arg(0))); return;
+  case Op::Select: define(in, b_.CreateSelect(arg(0), arg(1), arg(2))); return;
+  case Op::Lt:
+  case Op::Le:
+  case Op::Gt:
+  case Op::Ge:
+  case Op::Eq:
+  case Op::Ne: define(in, compare(in)); return;
+  case Op::And: define(in, b_.CreateAnd(arg(0), arg(1))); return;
+  case Op::Or: define(in, b_.CreateOr(arg(0), arg(1))); return;
+  case Op::Not: define(in, b_.CreateNot(arg(0))); return;
+  // Indices never overflow i64: nsw lets SCEV see affine accesses (i*2+c).
+  case Op::IAdd: define(in, b_.CreateNSWAdd(arg(0), arg(1))); return;
+  case Op::ISub: define(in, b_.CreateNSWSub(arg(0), arg(1))); return;
+  case Op::IMul: define(in, b_.CreateNSWMul(arg(0), arg(1))); return;
+  case Op::IToF: define(in, b_.CreateSIToFP(arg(0), fty_)); return;
+  case Op::Load: {
+    llvm::Type *et = memTypeOf(in.buffer);
+    llvm::Value *v = b_.CreateLoad(et, elemPtr(in, arg(0)));
+    define(in, et->isIntegerTy() ? b_.CreateSExt(v, b_.getInt64Ty()) : v);
+    return;
+  }
+  case Op::Store: {
+    llvm::Type *et = memTypeOf(in.buffer);
+    llvm::Value *v = et->isIntegerTy() ? b_.CreateTrunc(arg(1), et) : arg(1);
+    b_.CreateStore(v, elemPtr(in, arg(0)));
+    return;
+  }
+  case Op::AccAdd: {
+    llvm::Type *et = memTypeOf(in.buffer);
+    llvm::Value *p = elemPtr(in, arg(0));
+    llvm::Value *old = b_.CreateLoad(et, p);
+    b_.CreateStore(et->isIntegerTy() ? b_.CreateAdd(old, b_.CreateTrunc(arg(1), et))
+                                     : b_.CreateFAdd(old, arg(1)),
+                   p);
+    return;
+  }
+  case Op::Local: {
+    llvm::IRBuilder<> ab(allocaBlock_, allocaBlock_->begin());
+    llvm::AllocaInst *slot = ab.CreateAlloca(fty_, nullptr, "local");
+    locals_[in.result] = slot;
+    b_.CreateStore(llvm::ConstantFP::get(fty_, in.f), slot); // (re)initialised here
+    return;
+  }
+  case Op::LocalAdd:
+  case Op::LocalMax:
+  case Op::LocalMin: {
+    auto it = locals_.find(in.args.at(0));
+    EVOC_ASSERT(it != locals_.end(), "LLVM lowering: update of an undeclared local");
+    llvm::Value *old = b_.CreateLoad(fty_, it->second);
+    llvm::Value *x = arg(1);
+    llvm::Value *nv = in.op == Op::LocalAdd   ? b_.CreateFAdd(old, x)
+                      : in.op == Op::LocalMax ? irMax(old, x)
+                                              : irMin(old, x);
+    if (fastFp_ && in.op == Op::LocalAdd) // a sum may be reassociated: vector reduction
+      if (auto *inst = llvm::dyn_cast<llvm::Instruction>(nv))
+        inst->setHasAllowReassoc(true);
+    b_.CreateStore(nv, it->second);
+    return;
+  }
+  case Op::LocalGet: {
+    auto it = locals_.find(in.args.at(0));
+    EVOC_ASSERT(it != locals_.end(), "LLVM lowering: read of an undeclared local");
+    define(in, b_.CreateLoad(fty_, it->second));
+    return;
+  }
+  case Op::Loop: lowerLoop(in); return;
+  }
+  internalError(__FILE__, __LINE__, std::string("LLVM lowering: unhandled op ") + ir::opName(in.op));
+}
+
+void KernelLowering::lowerLoop(const ir::Inst &in) {
+  EVOC_ASSERT(in.body && in.set >= 0 && sizes_[in.set], "LLVM lowering: malformed loop");
+  const std::string &set = m_.sets[in.set].name;
+  llvm::Value *n = sizes_[in.set];
+  llvm::BasicBlock *pre = b_.GetInsertBlock();
+  llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "loop." + set, fn_);
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx_, "after." + set, fn_);
+  // Guarded bottom-tested loop: the rotated form LoopVectorize expects.
+  b_.CreateCondBr(b_.CreateICmpSGT(n, b_.getInt64(0)), body, exit);
+  b_.SetInsertPoint(body);
+  llvm::PHINode *i = b_.CreatePHI(b_.getInt64Ty(), 2, set + ".i");
+  i->addIncoming(b_.getInt64(0), pre);
+  if (in.body->arg >= values_.size())
+    values_.resize(in.body->arg + 1, nullptr);
+  values_[in.body->arg] = i;
+  lowerBlock(*in.body);
+  llvm::Value *next = b_.CreateAdd(i, b_.getInt64(1), set + ".next", /*NUW=*/true, /*NSW=*/true);
+  llvm::BranchInst *br = b_.CreateCondBr(b_.CreateICmpSLT(next, n), body, exit);
+  i->addIncoming(next, b_.GetInsertBlock());
+  // Loop metadata: a distinct self-referencing node, plus mustprogress.
+  llvm::MDNode *progress =
+      llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.mustprogress")});
+  llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx_, {nullptr, progress});
+  loopId->replaceOperandWith(0, loopId);
+  br->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+  b_.SetInsertPoint(exit);
+}
+
+} // namespace
+
+std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext &ctx,
+                                          const llvm::DataLayout &dl,
+                                          const std::string &triple, bool fastFp) {
+  auto lm = std::make_unique<llvm::Module>("evoc." + m.name, ctx);
+  lm->setDataLayout(dl);
+  lm->setTargetTriple(triple);
+  for (size_t k = 0; k < m.kernels.size(); ++k)
+    KernelLowering(m, int(k), *lm, fastFp).run();
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyModule(*lm, &os))
+    internalError(__FILE__, __LINE__, "LLVM IR of module '" + m.name +
+                                          "' does not verify:\n" + os.str());
+  return lm;
+}
+
+} // namespace evoc::codegen::cpu

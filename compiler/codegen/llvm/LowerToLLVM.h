@@ -1,0 +1,32 @@
+// Lowering of an evoc IR module to an LLVM IR module (internal to codegen/llvm).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ir/IR.h"
+
+namespace llvm {
+class DataLayout;
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace evoc::codegen::cpu {
+
+/// Name of the exported C-ABI function (ir::KernelFn) of kernel `k`.
+std::string kernelSymbol(int k);
+
+/// Builds one LLVM function per kernel of `m` with llvm::IRBuilder. Every
+/// exported function has the ir::KernelFn ABI and forwards the buffers it
+/// uses, as noalias parameters, to an always-inline body, so the optimiser
+/// sees that distinct buffers never overlap. With `fastFp`, float ops may
+/// be contracted into FMAs and accumulator updates (LocalAdd) reassociated,
+/// so reductions vectorise; without it the results are those of the IR
+/// interpreter bit for bit. The result is verified; a verifier failure is an
+/// internal error.
+std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext &ctx,
+                                          const llvm::DataLayout &dl,
+                                          const std::string &triple, bool fastFp);
+
+} // namespace evoc::codegen::cpu
