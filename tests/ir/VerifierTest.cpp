@@ -1,0 +1,52 @@
+// Verifier tests: each rule of IR.h is caught on a small broken module.
+#include <catch2/catch.hpp>
+
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
+
+using namespace evoc::ir;
+
+namespace {
+std::string errorsOf(const std::string &body, const std::string &kind = "step") {
+  std::string s = "module m\nset point body\nset spring body\n"
+                  "buffer x elem=f role=state sets=point\n"
+                  "buffer a elem=i role=body sets=spring\n"
+                  "buffer f elem=f role=temp sets=point\n"
+                  "buffer xn elem=f role=next sets=point\n"
+                  "kernel k kind=" + kind + " {\n" + body + "}\n";
+  std::string all;
+  for (auto &e : verify(parse(s)))
+    all += e + "\n";
+  return all;
+}
+} // namespace
+
+TEST_CASE("verifier accepts a well-formed kernel", "[ir][verifier]") {
+  CHECK(errorsOf("  loop point %1 {\n    %2 = load x[%1]\n    store xn[%1], %2\n  }\n") == "");
+}
+
+TEST_CASE("verifier catches broken rules", "[ir][verifier]") {
+  CHECK_THAT(errorsOf("  %1 = consti 0\n  %2 = add %1, %1\n"),
+             Catch::Contains("operand 1 must be f, is i"));
+  CHECK_THAT(errorsOf("  loop point %1 {\n    %2 = load x[%1]\n  }\n  %3 = neg %2\n"),
+             Catch::Contains("not in scope"));
+  CHECK_THAT(errorsOf("  %1 = consti 0\n  %2 = constf 1\n  store x[%1], %2\n"),
+             Catch::Contains("may not write a state buffer"));
+  CHECK_THAT(errorsOf("  %1 = consti 0\n  %2 = constf 1\n  store xn[%1], %2\n"
+                      "  accadd xn[%1], %2\n"),
+             Catch::Contains("both stored and accumulated"));
+  CHECK_THAT(errorsOf("  %1 = consti 0\n  %2 = load f[%1]\n"),
+             Catch::Contains("temporary read before it is written"));
+  CHECK_THAT(errorsOf("  %1 = consti 0\n  %2 = load a[%1]\n  %3 = itof %2\n  %4 = lt %2, %3\n"),
+             Catch::Contains("operand 2 must be i, is f"));
+  CHECK_THAT(errorsOf("  %1 = local 0\n  loop point %2 {\n    %3 = local.get %1\n  }\n"),
+             Catch::Contains("read only in the block that declares it"));
+  CHECK_THAT(errorsOf("  %1 = local 0\n  %2 = local.get %1\n  %3 = constf 1\n"
+                      "  local.add %1, %3\n"),
+             Catch::Contains("local updated after it was read"));
+  CHECK_THAT(errorsOf("  %1 = constf 0\n  local.add %1, %1\n"),
+             Catch::Contains("first operand is not a local"));
+  CHECK_THAT(errorsOf("  %1 = constb true\n  %2 = constf 1\n  %3 = consti 1\n"
+                      "  %4 = select %1, %2, %3\n"),
+             Catch::Contains("operand 3 must be f"));
+}
