@@ -1,0 +1,245 @@
+// compileCuda and the CudaExecutable: NVRTC'd module loaded on device 0,
+// kernels launched one block per robot over packed device copies of the
+// robots' buffers.
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include "codegen/cuda/CudaBackend.h"
+#include "codegen/cuda/CudaDriver.h"
+#include "codegen/cuda/Internal.h"
+#include "codegen/cuda/KernelPlan.h"
+#include "support/Error.h"
+
+namespace evoc::codegen::cuda {
+namespace {
+
+/// What the executable keeps of the module (the module may die after compile).
+struct BufMeta {
+  std::vector<int> sets;
+  int comps = 1;
+  int64_t elemBytes = 8;
+};
+
+struct KernelMeta {
+  std::vector<int> in, out;        // buffers copied to / from the device
+  std::vector<std::vector<int>> siteSets; // deferred scatter-add record shapes
+};
+
+int64_t align256(int64_t n) { return (n + 255) & ~int64_t(255); }
+
+/// The best architecture NVRTC can target for compute capability major.minor:
+/// CUBIN when NVRTC knows it, else PTX of the newest arch it knows (the
+/// driver JIT-compiles PTX for newer devices).
+std::pair<std::string, bool> pickArch(int major, int minor) {
+  int want = major * 10 + minor, n = 0, best = 0;
+  nvrtcGetNumSupportedArchs(&n);
+  std::vector<int> archs(static_cast<size_t>(std::max(n, 0)));
+  if (n > 0)
+    nvrtcGetSupportedArchs(archs.data());
+  for (int a : archs)
+    if (a <= want)
+      best = std::max(best, a);
+  if (best == want)
+    return {"sm_" + std::to_string(want), true};
+  if (best == 0)
+    throw Error("--backend cuda is unavailable: this NVRTC cannot target the GPU's compute "
+                "capability " + std::to_string(major) + "." + std::to_string(minor) + ".");
+  return {"sm_" + std::to_string(best), false};
+}
+
+class Impl final : public CudaExecutable {
+public:
+  Impl(const ir::Module &m, const CompileOptions &opts) : d_(Driver::get()) {
+    dev_ = Device::open(d_);
+    d_.check(d_.ctxSetCurrent(dev_.ctx), "cuCtxSetCurrent");
+    prec_ = m.precision;
+    for (const ir::Buffer &b : m.buffers)
+      bufs_.push_back({b.sets, b.comps,
+                       b.elem == ir::Type::I ? 4 : (prec_ == ir::Precision::F64 ? 8 : 4)});
+    nSets_ = static_cast<int>(m.sets.size());
+    for (const ir::Kernel &k : m.kernels) {
+      KernelPlan p = planKernel(m, k);
+      KernelMeta km;
+      std::set<int> in = p.loaded, out = p.stored;
+      out.insert(p.accumulated.begin(), p.accumulated.end());
+      in.insert(out.begin(), out.end()); // keep the elements a kernel leaves alone
+      km.in.assign(in.begin(), in.end());
+      km.out.assign(out.begin(), out.end());
+      for (const RecordSite &s : p.sites)
+        km.siteSets.push_back(s.loopSets);
+      kernels_.push_back(std::move(km));
+    }
+    std::string src = emitCuda(m);
+    auto [arch, cubin] = pickArch(dev_.major, dev_.minor);
+    std::string image = cachedCompile(src, "evoc_" + m.name, arch, cubin, opts.cacheDir,
+                                      opts.useCache);
+    CUresult rc = d_.moduleLoadData(&mod_, image.c_str());
+    if (rc != CUDA_SUCCESS && cubin) { // e.g. a CUBIN the driver rejects: try PTX
+      image = cachedCompile(src, "evoc_" + m.name, arch, false, opts.cacheDir, opts.useCache);
+      rc = d_.moduleLoadData(&mod_, image.c_str());
+    }
+    d_.check(rc, "cuModuleLoadData");
+    for (size_t k = 0; k < m.kernels.size(); ++k) {
+      CUfunction f = nullptr;
+      d_.check(d_.moduleGetFunction(&f, mod_, kernelSymbol(static_cast<int>(k)).c_str()),
+               "cuModuleGetFunction");
+      fns_.push_back(f);
+    }
+  }
+
+  ~Impl() override {
+    d_.ctxSetCurrent(dev_.ctx);
+    if (arena_)
+      d_.memFree(arena_);
+    if (mod_)
+      d_.moduleUnload(mod_);
+    d_.primaryCtxRelease(dev_.dev);
+  }
+
+  void run(int k, void *const *buffers, const int64_t *sizes, int64_t t) const override {
+    runBatch(k, 1, &buffers, sizes, t);
+  }
+
+  std::string deviceName() const override {
+    return dev_.name + " (sm_" + std::to_string(dev_.major) + std::to_string(dev_.minor) + ")";
+  }
+
+  void runBatch(int k, int nRobots, void *const *const *buffers, const int64_t *sizes,
+                int64_t t) const override {
+    EVOC_ASSERT(k >= 0 && k < static_cast<int>(fns_.size()), "cuda: bad kernel index");
+    if (nRobots <= 0)
+      return;
+    std::lock_guard<std::mutex> lock(mu_);
+    d_.check(d_.ctxSetCurrent(dev_.ctx), "cuCtxSetCurrent");
+    const KernelMeta &km = kernels_[k];
+    const int nB = static_cast<int>(bufs_.size());
+    // Layout of the arena: [data of every robot][scratch][pointer tables][sizes].
+    std::vector<int64_t> off(static_cast<size_t>(nRobots) * nB, -1);
+    std::vector<int64_t> len(off.size(), 0), scratchOff(nRobots, 0);
+    int64_t top = 0;
+    for (int r = 0; r < nRobots; ++r)
+      for (int b : km.in)
+        if (buffers[r][b]) {
+          size_t i = static_cast<size_t>(r) * nB + b;
+          len[i] = bytes(b, sizes + static_cast<size_t>(r) * nSets_);
+          off[i] = top;
+          top += align256(len[i]);
+        }
+    const int64_t dataBytes = top;
+    for (int r = 0; r < nRobots; ++r) {
+      scratchOff[r] = top;
+      top += align256(scratch(km, sizes + static_cast<size_t>(r) * nSets_));
+    }
+    const int64_t ptrOff = top;
+    top += align256(static_cast<int64_t>(nRobots) * nB * 8);
+    const int64_t scrTabOff = top;
+    top += align256(static_cast<int64_t>(nRobots) * 8);
+    const int64_t sizesOff = top;
+    top += align256(static_cast<int64_t>(nRobots) * nSets_ * 8);
+    reserve(top);
+
+    std::vector<char> host(static_cast<size_t>(top), 0);
+    auto *ptrs = reinterpret_cast<uint64_t *>(host.data() + ptrOff);
+    auto *scr = reinterpret_cast<uint64_t *>(host.data() + scrTabOff);
+    for (int r = 0; r < nRobots; ++r) {
+      for (int b : km.in) {
+        size_t i = static_cast<size_t>(r) * nB + b;
+        if (off[i] < 0)
+          continue;
+        std::memcpy(host.data() + off[i], buffers[r][b], static_cast<size_t>(len[i]));
+        ptrs[i] = arena_ + static_cast<uint64_t>(off[i]);
+      }
+      scr[r] = arena_ + static_cast<uint64_t>(scratchOff[r]);
+    }
+    std::memcpy(host.data() + sizesOff, sizes, static_cast<size_t>(nRobots) * nSets_ * 8);
+    // The scratch region needs no initialisation: records are written first.
+    d_.check(d_.memcpyHtoD(arena_, host.data(), static_cast<size_t>(dataBytes)), "cuMemcpyHtoD");
+    d_.check(d_.memcpyHtoD(arena_ + ptrOff, host.data() + ptrOff,
+                           static_cast<size_t>(top - ptrOff)),
+             "cuMemcpyHtoD");
+    CUdeviceptr dPtrs = arena_ + ptrOff, dScr = arena_ + scrTabOff, dSizes = arena_ + sizesOff;
+    long long tt = t;
+    void *args[] = {&dPtrs, &dSizes, &dScr, &tt};
+    d_.check(d_.launchKernel(fns_[k], static_cast<unsigned>(nRobots), 1, 1, kBlockSize, 1, 1, 0,
+                             nullptr, args, nullptr),
+             "cuLaunchKernel");
+    d_.check(d_.ctxSynchronize(), "cuCtxSynchronize (after the kernel launch)");
+    d_.check(d_.memcpyDtoH(host.data(), arena_, static_cast<size_t>(dataBytes)), "cuMemcpyDtoH");
+    for (int r = 0; r < nRobots; ++r)
+      for (int b : km.out) {
+        size_t i = static_cast<size_t>(r) * nB + b;
+        if (off[i] >= 0)
+          std::memcpy(buffers[r][b], host.data() + off[i], static_cast<size_t>(len[i]));
+      }
+  }
+
+private:
+  int64_t bytes(int b, const int64_t *sizes) const {
+    int64_t n = bufs_[b].comps;
+    for (int s : bufs_[b].sets)
+      n *= sizes[s];
+    return n * bufs_[b].elemBytes;
+  }
+
+  int64_t scratch(const KernelMeta &km, const int64_t *sizes) const {
+    int64_t fb = prec_ == ir::Precision::F64 ? 8 : 4, total = 0;
+    for (const auto &sets : km.siteSets) {
+      int64_t n = 1;
+      for (int s : sets)
+        n *= sizes[s];
+      total += n * 8 + ((n * fb + 7) & ~int64_t(7));
+    }
+    return total;
+  }
+
+  void reserve(int64_t n) const {
+    if (n <= arenaBytes_)
+      return;
+    if (arena_)
+      d_.check(d_.memFree(arena_), "cuMemFree");
+    arena_ = 0;
+    int64_t want = std::max<int64_t>(n, arenaBytes_ * 3 / 2);
+    d_.check(d_.memAlloc(&arena_, static_cast<size_t>(want)), "cuMemAlloc");
+    arenaBytes_ = want;
+  }
+
+  const Driver &d_;
+  Device dev_;
+  CUmodule mod_ = nullptr;
+  std::vector<CUfunction> fns_;
+  ir::Precision prec_ = ir::Precision::F64;
+  std::vector<BufMeta> bufs_;
+  std::vector<KernelMeta> kernels_;
+  int nSets_ = 0;
+  mutable std::mutex mu_;
+  mutable CUdeviceptr arena_ = 0;
+  mutable int64_t arenaBytes_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<CudaExecutable> compileCuda(const ir::Module &m, const CompileOptions &opts) {
+  return std::make_unique<Impl>(m, opts);
+}
+
+bool cudaAvailable(std::string *why) {
+  try {
+    const Driver &d = Driver::get();
+    int count = 0;
+    d.check(d.deviceGetCount(&count), "cuDeviceGetCount");
+    if (count == 0)
+      throw Error("--backend cuda is unavailable: the NVIDIA driver sees no CUDA device; use "
+                  "--backend cpu.");
+    return true;
+  } catch (const Error &e) {
+    if (why)
+      *why = e.what();
+    return false;
+  }
+}
+
+} // namespace evoc::codegen::cuda

@@ -1,0 +1,272 @@
+// planKernel: decides, per top-level loop, parallel vs serial execution,
+// block reductions of locals and which scatter-adds must be deferred.
+//
+// A scatter-add runs directly in a parallel loop only when its index is
+// provably owned by the loop's element: index = ((e * M1 + r1) * M2 + r2)...
+// with every r in [0, M). All such sites of one buffer in one loop must use
+// the same slice size, so their ranges [e * S, e * S + S) are disjoint between
+// iterations. Everything else is recorded and replayed in serial loop order,
+// which also makes every target's sum order that of the interpreter.
+#include "codegen/cuda/KernelPlan.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+
+namespace evoc::codegen::cuda {
+namespace {
+
+using ir::Inst;
+using ir::Op;
+using ir::ValueId;
+
+/// A symbolic positive integer: c * product of sizes of `sets` (sorted).
+struct Extent {
+  int64_t c = 1;
+  std::vector<int> sets;
+  Extent operator*(const Extent &o) const {
+    Extent r{c * o.c, sets};
+    r.sets.insert(r.sets.end(), o.sets.begin(), o.sets.end());
+    std::sort(r.sets.begin(), r.sets.end());
+    return r;
+  }
+  bool operator==(const Extent &o) const { return c == o.c && sets == o.sets; }
+  /// this <= o for every size assignment (sizes >= 1 assumed).
+  bool leq(const Extent &o) const { return sets == o.sets && c <= o.c; }
+};
+
+class Analysis {
+public:
+  Analysis(const ir::Module &m, const ir::Kernel &k) : m_(m) {
+    index(k.body, -1);
+  }
+
+  KernelPlan run(const ir::Kernel &k) {
+    KernelPlan plan;
+    std::set<ValueId> topLocals;
+    for (const auto &ip : k.body.insts) {
+      if (ip->op == Op::Local)
+        topLocals.insert(ip->result);
+      if (ip->op == Op::Loop)
+        plan.loops[ip.get()] = planLoop(*ip, topLocals);
+    }
+    collectUses(k.body, plan);
+    std::vector<int> sets;
+    for (const auto &ip : k.body.insts)
+      if (ip->op == Op::Loop && plan.loops[ip.get()].mode == LoopPlan::Mode::Parallel)
+        collectSites(*ip, plan.loops[ip.get()], sets, plan);
+    return plan;
+  }
+
+private:
+  void index(const ir::Block &b, int set) {
+    if (b.arg)
+      loopSet_[b.arg] = set;
+    for (const auto &ip : b.insts) {
+      if (ip->result)
+        def_[ip->result] = ip.get();
+      if (ip->op == Op::Loop)
+        index(*ip->body, ip->set);
+    }
+  }
+
+  const Inst *def(ValueId v) const {
+    auto it = def_.find(v);
+    return it == def_.end() ? nullptr : it->second;
+  }
+
+  /// The value of an int expression used as a multiplier, if symbolic.
+  std::optional<Extent> valueExtent(ValueId v) const {
+    const Inst *d = def(v);
+    if (!d)
+      return std::nullopt;
+    if (d->op == Op::ConstI && d->i >= 1)
+      return Extent{d->i, {}};
+    if (d->op == Op::Size)
+      return Extent{1, {d->set}};
+    if (d->op == Op::IMul) {
+      auto a = valueExtent(d->args[0]), b = valueExtent(d->args[1]);
+      if (a && b)
+        return *a * *b;
+    }
+    return std::nullopt;
+  }
+
+  /// B with 0 <= v < B, if provable.
+  std::optional<Extent> bound(ValueId v) const {
+    auto ls = loopSet_.find(v);
+    if (ls != loopSet_.end())
+      return Extent{1, {ls->second}};
+    const Inst *d = def(v);
+    if (!d)
+      return std::nullopt;
+    if (d->op == Op::ConstI && d->i >= 0)
+      return Extent{d->i + 1, {}};
+    if (d->op == Op::IMul)
+      for (int o = 0; o < 2; ++o) {
+        auto x = bound(d->args[o]);
+        auto m = valueExtent(d->args[1 - o]);
+        if (x && m)
+          return *x * *m;
+      }
+    if (d->op == Op::IAdd)
+      for (int o = 0; o < 2; ++o)
+        if (auto s = scaled(d->args[o], d->args[1 - o], [&](ValueId x) { return bound(x); }))
+          return s;
+    return std::nullopt;
+  }
+
+  /// For v = x * M + r with r in [0, M): f(x) * M.
+  template <class Fn>
+  std::optional<Extent> scaled(ValueId mulv, ValueId r, Fn f) const {
+    const Inst *d = def(mulv);
+    if (!d || d->op != Op::IMul)
+      return std::nullopt;
+    auto rb = bound(r);
+    if (!rb)
+      return std::nullopt;
+    for (int o = 0; o < 2; ++o) {
+      auto m = valueExtent(d->args[1 - o]);
+      if (!m || !rb->leq(*m))
+        continue;
+      if (auto x = f(d->args[o]))
+        return *x * *m;
+    }
+    return std::nullopt;
+  }
+
+  /// Slice size S when index v lies in [e * S, e * S + S) for loop element e.
+  std::optional<Extent> owned(ValueId v, ValueId e) const {
+    if (v == e)
+      return Extent{1, {}};
+    const Inst *d = def(v);
+    if (!d)
+      return std::nullopt;
+    auto rec = [&](ValueId x) { return owned(x, e); };
+    if (d->op == Op::IMul)
+      for (int o = 0; o < 2; ++o) {
+        auto m = valueExtent(d->args[1 - o]);
+        auto x = owned(d->args[o], e);
+        if (m && x)
+          return *x * *m;
+      }
+    if (d->op == Op::IAdd)
+      for (int o = 0; o < 2; ++o)
+        if (auto s = scaled(d->args[o], d->args[1 - o], rec))
+          return s;
+    return std::nullopt;
+  }
+
+  struct Access {
+    const Inst *inst;
+    std::optional<Extent> slice;
+  };
+
+  static void walk(const ir::Block &b, const std::function<void(const Inst &)> &f) {
+    for (const auto &ip : b.insts) {
+      f(*ip);
+      if (ip->op == Op::Loop)
+        walk(*ip->body, f);
+    }
+  }
+
+  LoopPlan planLoop(const Inst &loop, const std::set<ValueId> &topLocals) {
+    LoopPlan lp;
+    ValueId e = loop.body->arg;
+    std::map<int, std::vector<Access>> loads, stores, accs;
+    bool serial = false;
+    walk(*loop.body, [&](const Inst &in) {
+      switch (in.op) {
+      case Op::Load: loads[in.buffer].push_back({&in, owned(in.args[0], e)}); break;
+      case Op::Store: stores[in.buffer].push_back({&in, owned(in.args[0], e)}); break;
+      case Op::AccAdd: accs[in.buffer].push_back({&in, owned(in.args[0], e)}); break;
+      case Op::LocalAdd:
+      case Op::LocalMax:
+      case Op::LocalMin:
+        if (topLocals.count(in.args[0])) {
+          auto [it, fresh] = lp.reduced.emplace(in.args[0], in.op);
+          if (!fresh && it->second != in.op)
+            serial = true; // one slot updated with two different ops
+        }
+        break;
+      default: break;
+      }
+    });
+    auto sameSlice = [](const std::vector<Access> &v, std::optional<Extent> &s) {
+      for (const Access &a : v) {
+        if (!a.slice || (s && !(*s == *a.slice)))
+          return false;
+        s = a.slice;
+      }
+      return true;
+    };
+    for (const auto &[b, ls] : loads) {
+      bool written = stores.count(b) || accs.count(b);
+      if (!written)
+        continue;
+      // Read and written in one loop: only safe when every access stays in
+      // the element's own slice.
+      std::optional<Extent> s;
+      if (!sameSlice(ls, s) || !sameSlice(stores[b], s) || !sameSlice(accs[b], s))
+        serial = true;
+    }
+    if (serial) {
+      lp.mode = LoopPlan::Mode::Serial;
+      lp.reduced.clear();
+      return lp;
+    }
+    for (const auto &[b, as] : accs) {
+      std::optional<Extent> s;
+      if (!sameSlice(as, s))
+        for (const Access &a : as)
+          lp.deferred.insert(a.inst);
+    }
+    return lp;
+  }
+
+  void collectSites(const Inst &loop, const LoopPlan &lp, std::vector<int> &sets,
+                    KernelPlan &plan) {
+    sets.push_back(loop.set);
+    for (const auto &ip : loop.body->insts) {
+      if (ip->op == Op::AccAdd && lp.deferred.count(ip.get()))
+        plan.sites.push_back({ip.get(), sets});
+      if (ip->op == Op::Loop)
+        collectSites(*ip, lp, sets, plan);
+    }
+    sets.pop_back();
+  }
+
+  void collectUses(const ir::Block &b, KernelPlan &plan) {
+    walk(b, [&](const Inst &in) {
+      if (in.op == Op::Load)
+        plan.loaded.insert(in.buffer);
+      if (in.op == Op::Store)
+        plan.stored.insert(in.buffer);
+      if (in.op == Op::AccAdd)
+        plan.accumulated.insert(in.buffer);
+    });
+  }
+
+  const ir::Module &m_;
+  std::map<ValueId, const Inst *> def_;
+  std::map<ValueId, int> loopSet_;
+};
+
+} // namespace
+
+KernelPlan planKernel(const ir::Module &m, const ir::Kernel &k) {
+  return Analysis(m, k).run(k);
+}
+
+int64_t scratchBytes(const KernelPlan &p, ir::Precision prec, const int64_t *sizes) {
+  int64_t fbytes = prec == ir::Precision::F64 ? 8 : 4, total = 0;
+  for (const RecordSite &s : p.sites) {
+    int64_t n = 1;
+    for (int set : s.loopSets)
+      n *= sizes[set];
+    total += n * 8 + ((n * fbytes + 7) & ~int64_t(7));
+  }
+  return total;
+}
+
+} // namespace evoc::codegen::cuda

@@ -1,0 +1,49 @@
+// How a kernel is spread over the threads of a block: which top-level loops
+// run in parallel, which locals become block reductions and which scatter-adds
+// are recorded and replayed in a fixed order (no float atomics).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "ir/IR.h"
+
+namespace evoc::codegen::cuda {
+
+/// The plan of one top-level loop of a kernel.
+struct LoopPlan {
+  /// Parallel: iterations strided over the threads of the block.
+  /// Serial: thread 0 runs the loop (a dependence we cannot prove safe).
+  enum class Mode { Parallel, Serial } mode = Mode::Parallel;
+  /// Top-level locals updated inside the loop, with the one op updating them
+  /// (LocalAdd / LocalMax / LocalMin); reduced over the block after the loop.
+  std::map<ir::ValueId, ir::Op> reduced;
+  /// AccAdds inside the loop whose target may be shared between iterations:
+  /// recorded (index, value) in the parallel phase, replayed in loop order.
+  std::set<const ir::Inst *> deferred;
+};
+
+/// A deferred AccAdd and the sets of the loops around it (outermost first):
+/// it executes once per element of their product.
+struct RecordSite {
+  const ir::Inst *inst = nullptr;
+  std::vector<int> loopSets;
+};
+
+/// The plan of one kernel.
+struct KernelPlan {
+  std::map<const ir::Inst *, LoopPlan> loops; // top-level Loop insts
+  std::vector<RecordSite> sites;              // deferred AccAdds, in program order
+  std::set<int> loaded, stored, accumulated;  // buffers by use
+};
+
+/// Plans kernel `k` of `m`. Pure analysis, no side effects.
+KernelPlan planKernel(const ir::Module &m, const ir::Kernel &k);
+
+/// Bytes of per-robot device scratch the kernel needs for its records
+/// (index as int64 and value as the module's float, each array 8-aligned).
+int64_t scratchBytes(const KernelPlan &p, ir::Precision prec, const int64_t *sizes);
+
+} // namespace evoc::codegen::cuda
