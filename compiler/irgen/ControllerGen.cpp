@@ -1,0 +1,224 @@
+// Lowering of a controller (an MLP) into the start of the step kernel: the
+// input vector, the hidden layers and the outputs written into the physics'
+// input fields. Weights are Param buffers named w1, b1, w2, b2, ... with the
+// PARAMS.json layout: w_k is [units_k, units_(k-1)] row-major.
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "irgen/Lowerer.h"
+
+namespace evoc::irgen {
+
+using ir::Op;
+using ir::ValueId;
+
+namespace {
+
+/// A length known per robot: base + sum(coef * size(set)).
+struct Extent {
+  int64_t base = 0;
+  std::vector<std::pair<int, int64_t>> terms;
+
+  ValueId emit(ir::Builder &b) const {
+    ValueId v = b.constI(base);
+    for (auto [set, coef] : terms)
+      v = b.op(Op::IAdd, {v, b.op(Op::IMul, {b.size(set), b.constI(coef)})});
+    return v;
+  }
+};
+
+ValueId activate(Lowerer &L, const ast::Ident &act, ValueId x) {
+  ir::Builder &b = L.b();
+  const std::string &a = act.name;
+  if (a == "tanh")
+    return b.op(Op::Tanh, {x});
+  if (a == "sin")
+    return b.op(Op::Sin, {x});
+  if (a == "relu")
+    return b.op(Op::Max, {x, b.constF(0)});
+  if (a == "sigmoid") {
+    ValueId one = b.constF(1);
+    return b.div(one, b.add(one, b.op(Op::Exp, {b.op(Op::Neg, {x})})));
+  }
+  if (a.empty() || a == "linear" || a == "none" || a == "identity")
+    return x;
+  Lowerer::unsupported(act.range, "unknown activation '" + a +
+                                      "' (tanh, sigmoid, relu, sin, linear)");
+}
+
+int addSet(ir::Module &m, const std::string &name, const Extent &e) {
+  int id = m.findSet(name);
+  if (id >= 0)
+    return id;
+  ir::ElementSet s;
+  s.name = name;
+  s.base = e.base;
+  s.terms = e.terms;
+  m.sets.push_back(s);
+  return int(m.sets.size()) - 1;
+}
+
+/// Reads `xavier_normal(w1 = 2, w2 = 3)`: gain per weight name.
+std::map<std::string, double> initGains(const ast::ControllerDecl *ctl) {
+  std::map<std::string, double> gains;
+  if (!ctl->init)
+    return gains;
+  auto *call = ast::dynCast<ast::CallExpr>(ctl->init.get());
+  if (!call || call->callee.name != "xavier_normal")
+    Lowerer::unsupported(ctl->init->range,
+                         "only init = xavier_normal(w1 = g1, ...) is supported");
+  for (const auto &na : call->namedArgs) {
+    auto *num = ast::dynCast<ast::NumberExpr>(na.value.get());
+    if (!num)
+      Lowerer::unsupported(na.value->range, "an init gain must be a number");
+    gains[na.name.name] = num->value;
+  }
+  return gains;
+}
+
+} // namespace
+
+void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
+  const ast::ControllerDecl *ctl = prog.controller;
+  ir::Module &m = L.module();
+  ir::Builder &b = L.b();
+  const std::string prefix = ctl->name.name + ".";
+  auto gains = initGains(ctl);
+  for (const auto &let : ctl->lets)
+    L.bindLet(let.get());
+
+  // The input vector: its extent first (a set "input"), then its values.
+  struct Item {
+    const ast::Expr *e;
+    int comps;
+    const ast::SetDecl *set; // per-element item, or null
+  };
+  std::vector<Item> items;
+  Extent inputs;
+  for (const auto &e : ctl->inputs) {
+    auto *call = ast::dynCast<ast::CallExpr>(e.get());
+    if (call && call->builtin == ast::Builtin::SinWaves) {
+      auto *n = call->args.empty() ? nullptr
+                                   : ast::dynCast<ast::NumberExpr>(call->args[0].get());
+      if (!n || n->value < 1)
+        Lowerer::unsupported(e->range, "sin_waves needs a positive count");
+      items.push_back({e.get(), int(n->value), nullptr});
+      inputs.base += int64_t(n->value);
+    } else if (e->type.isField()) {
+      items.push_back({e.get(), Lowerer::comps(e->type), e->type.set});
+      int sid = L.setId(e->type.set);
+      bool merged = false;
+      for (auto &t : inputs.terms)
+        if (t.first == sid)
+          t.second += items.back().comps, merged = true;
+      if (!merged)
+        inputs.terms.push_back({sid, items.back().comps});
+    } else {
+      items.push_back({e.get(), Lowerer::comps(e->type), nullptr});
+      inputs.base += items.back().comps;
+    }
+  }
+  int inputSet = addSet(m, "input", inputs);
+  int inBuf = ensureBuffer(m, {.name = prefix + "in", .role = ir::Role::Temp,
+                               .sets = {inputSet}});
+
+  // Store the inputs. Per-element items are interleaved per element: for
+  // consecutive items over one set, element i's values are contiguous.
+  Extent offset;
+  for (size_t k = 0; k < items.size();) {
+    const Item &it = items[k];
+    L.at(it.e->range);
+    if (!it.set) {
+      Val v;
+      if (auto *call = ast::dynCast<ast::CallExpr>(it.e);
+          call && call->builtin == ast::Builtin::SinWaves) {
+        ValueId omega = b.constF(10);
+        for (const auto &na : call->namedArgs)
+          if (na.name.name == "omega")
+            omega = L.expr(na.value.get()).at(0);
+        ValueId phase = b.mul(b.mul(omega, b.op(Op::IToF, {b.time()})), b.constF(prog.world.dt));
+        for (int j = 0; j < it.comps; ++j)
+          v.push_back(b.op(Op::Sin, {b.add(phase, b.constF(2 * M_PI * j / it.comps))}));
+      } else {
+        v = L.expr(it.e);
+      }
+      ValueId base = offset.emit(b);
+      for (int c = 0; c < it.comps; ++c)
+        b.store(inBuf, b.op(Op::IAdd, {base, b.constI(c)}), v[v.size() == 1 ? 0 : c]);
+      offset.base += it.comps;
+      ++k;
+      continue;
+    }
+    // A group of consecutive items over one set.
+    size_t end = k;
+    int group = 0;
+    while (end < items.size() && items[end].set == it.set)
+      group += items[end++].comps;
+    int sid = L.setId(it.set);
+    ValueId base = offset.emit(b);
+    ValueId i = b.beginLoop(sid);
+    auto old = L.setContext(it.set, i);
+    ValueId row = b.op(Op::IAdd, {base, b.op(Op::IMul, {i, b.constI(group)})});
+    int within = 0;
+    for (size_t g = k; g < end; ++g) {
+      Val v = L.expr(items[g].e);
+      for (int c = 0; c < items[g].comps; ++c)
+        b.store(inBuf, b.op(Op::IAdd, {row, b.constI(within + c)}), v[v.size() == 1 ? 0 : c]);
+      within += items[g].comps;
+    }
+    L.setContext(old.first, old.second);
+    b.endLoop();
+    offset.terms.push_back({sid, group});
+    k = end;
+  }
+
+  // Dense layers: out[o] = act(sum_i w[o, i] * in[i] + bias[o]).
+  auto dense = [&](int layer, const std::string &suffix, int outSet, int inSet,
+                   int inValues, int outValues, const ast::Ident &act) {
+    std::string w = fmt::format("w{}{}", layer, suffix);
+    std::string bias = fmt::format("b{}{}", layer, suffix);
+    ir::Buffer wb{.name = prefix + w, .role = ir::Role::Param, .sets = {outSet, inSet},
+                  .field = w, .differentiable = true, .init = "xavier_normal"};
+    wb.initGain = gains.count(w) ? gains[w] : 1.0;
+    int W = ensureBuffer(m, wb);
+    int B = ensureBuffer(m, {.name = prefix + bias, .role = ir::Role::Param,
+                             .sets = {outSet}, .field = bias, .differentiable = true});
+    ValueId o = b.beginLoop(outSet);
+    ValueId acc = b.local(0);
+    ValueId rowStart = b.op(Op::IMul, {o, b.size(inSet)});
+    ValueId i = b.beginLoop(inSet);
+    b.localUpdate(Op::LocalAdd, acc,
+                  b.mul(b.load(W, b.op(Op::IAdd, {rowStart, i})), b.load(inValues, i)));
+    b.endLoop();
+    ValueId pre = b.add(b.localGet(acc), b.load(B, o));
+    b.store(outValues, o, activate(L, act, pre));
+    b.endLoop();
+  };
+
+  int prevSet = inputSet, prevBuf = inBuf;
+  for (size_t h = 0; h < ctl->hidden.size(); ++h) {
+    const auto &spec = ctl->hidden[h];
+    L.at(spec.units->range);
+    int unitSet = addSet(m, h == 0 ? "unit" : fmt::format("unit{}", h + 1),
+                         Extent{spec.unitsValue, {}});
+    int hb = ensureBuffer(m, {.name = prefix + fmt::format("h{}", h + 1),
+                              .role = ir::Role::Temp, .sets = {unitSet}});
+    dense(int(h) + 1, "", unitSet, prevSet, prevBuf, hb, spec.activation);
+    prevSet = unitSet;
+    prevBuf = hb;
+  }
+  for (const auto &out : ctl->outputs) {
+    if (!out.field || out.field->type.resolved.kind == ast::TypeKind::Vec)
+      Lowerer::unsupported(out.target->range, "a controller output must be a scalar "
+                                              "input field (e.g. spring.act)");
+    L.at(out.target->range);
+    // One output: w<L+1>, b<L+1>; several: suffixed by the field they write.
+    std::string suffix = ctl->outputs.size() > 1 ? "_" + out.field->name.name : "";
+    dense(int(ctl->hidden.size()) + 1, suffix, L.setId(out.field->owner), prevSet, prevBuf,
+          L.fieldBuffer(out.field), out.activation);
+  }
+}
+
+} // namespace evoc::irgen

@@ -1,0 +1,343 @@
+// Lowering of expressions to IR values: names, fields (with gathers through
+// endpoints), states at times, builtins, reductions and inlined fns.
+#include <cmath>
+#include <limits>
+
+#include "irgen/Lowerer.h"
+#include "support/Error.h"
+
+namespace evoc::irgen {
+
+using ir::Op;
+using ir::ValueId;
+
+Lowerer::Lowerer(const sema::CheckedProgram &prog, ir::Module &m, ir::Kernel &k)
+    : prog_(prog), m_(m), b_(m, k) {}
+
+void Lowerer::unsupported(const SourceRange &r, const std::string &msg) {
+  throw LowerError{r, msg};
+}
+
+void Lowerer::at(const SourceRange &r) {
+  if (r.valid())
+    b_.setLoc(ir::SrcLoc{r.begin.file, r.begin.line, r.begin.col});
+}
+
+std::pair<const ast::SetDecl *, ValueId> Lowerer::setContext(const ast::SetDecl *set,
+                                                              ValueId index) {
+  auto old = std::make_pair(ctxSet_, ctxIndex_);
+  ctxSet_ = set;
+  ctxIndex_ = index;
+  return old;
+}
+
+ValueId Lowerer::flatIndex(ValueId index, int comps, int c) {
+  if (comps == 1)
+    return index;
+  ValueId base = b_.op(Op::IMul, {index, b_.constI(comps)});
+  return c == 0 ? base : b_.op(Op::IAdd, {base, b_.constI(c)});
+}
+
+Val Lowerer::map1(Op op, const Val &a) {
+  Val r;
+  for (ValueId v : a)
+    r.push_back(b_.op(op, {v}));
+  return r;
+}
+
+Val Lowerer::map2(Op op, const Val &a, const Val &c) {
+  size_t n = std::max(a.size(), c.size());
+  Val r;
+  for (size_t i = 0; i < n; ++i)
+    r.push_back(b_.op(op, {a[a.size() == 1 ? 0 : i], c[c.size() == 1 ? 0 : i]}));
+  return r;
+}
+
+ValueId Lowerer::sumOf(const Val &a) {
+  ValueId s = a.at(0);
+  for (size_t i = 1; i < a.size(); ++i)
+    s = b_.add(s, a[i]);
+  return s;
+}
+
+void Lowerer::bindLet(const ast::LetStmt *let) {
+  if (let->value->type.isField())
+    return; // lowered at each use, at the element in context
+  at(let->range);
+  lets_[let] = expr(let->value.get());
+}
+
+Val Lowerer::expr(const ast::Expr *e) {
+  using K = ast::ExprKind;
+  switch (e->kind) {
+  case K::Number:
+    return {b_.constF(ast::cast<ast::NumberExpr>(e)->value)};
+  case K::Bool:
+    return {b_.constB(ast::cast<ast::BoolExpr>(e)->value)};
+  case K::Name:
+    return name(ast::cast<ast::NameExpr>(e));
+  case K::Member:
+    return member(ast::cast<ast::MemberExpr>(e));
+  case K::Index:
+    return index(ast::cast<ast::IndexExpr>(e));
+  case K::Call:
+    return call(ast::cast<ast::CallExpr>(e));
+  case K::Unary: {
+    auto *u = ast::cast<ast::UnaryExpr>(e);
+    Val v = expr(u->operand.get());
+    switch (u->op) {
+    case ast::UnaryOp::Neg: return map1(Op::Neg, v);
+    case ast::UnaryOp::Plus: return v;
+    case ast::UnaryOp::Not: return map1(Op::Not, v);
+    }
+    break;
+  }
+  case K::Binary:
+    return binary(ast::cast<ast::BinaryExpr>(e));
+  case K::If: {
+    auto *i = ast::cast<ast::IfExpr>(e);
+    ValueId c = expr(i->cond.get()).at(0);
+    Val a = expr(i->thenExpr.get()), b = expr(i->elseExpr.get());
+    size_t n = std::max(a.size(), b.size());
+    Val r;
+    for (size_t k = 0; k < n; ++k)
+      r.push_back(b_.op(Op::Select, {c, a[a.size() == 1 ? 0 : k], b[b.size() == 1 ? 0 : k]}));
+    return r;
+  }
+  case K::Window:
+    unsupported(e->range, "a time window is only supported as a term of a loss "
+                          "(e.g. loss l = mean(t in 0..T: ...);)");
+  case K::String:
+  case K::Tuple:
+  case K::List:
+    break;
+  }
+  unsupported(e->range, "this expression cannot be computed in a kernel");
+}
+
+Val Lowerer::name(const ast::NameExpr *e) {
+  switch (e->ref) {
+  case ast::NameRef::Let: {
+    auto it = lets_.find(e->let);
+    if (it != lets_.end())
+      return it->second;
+    if (e->let->value->type.isField() || !e->let->value->type.isError())
+      return expr(e->let->value.get()); // a field let, or a loss let: inline
+    break;
+  }
+  case ast::NameRef::Param:
+    for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
+      if (auto it = f->find(e->param); it != f->end())
+        return it->second;
+    break;
+  case ast::NameRef::LastTime:
+  case ast::NameRef::Constant:
+    return {b_.constF(e->constValue)};
+  case ast::NameRef::WindowVar:
+    if (window && e->window == window)
+      return {b_.op(Op::IToF, {b_.time()})};
+    break;
+  default:
+    break;
+  }
+  unsupported(e->range, "'" + e->name + "' cannot be used as a value here");
+}
+
+ValueId Lowerer::elementIndex(const ast::Expr *e) {
+  if (auto *n = ast::dynCast<ast::NameExpr>(e)) {
+    if (n->ref == ast::NameRef::Element) {
+      auto it = loops_.find(n->loop);
+      EVOC_ASSERT(it != loops_.end(), "loop variable used outside its loop");
+      return it->second;
+    }
+  }
+  if (auto *m = ast::dynCast<ast::MemberExpr>(e)) {
+    if (m->ref == ast::MemberRef::Endpoint) {
+      ValueId owner = elementIndex(m->base.get());
+      return b_.load(endpointBuffer(m->endpoint), owner);
+    }
+  }
+  unsupported(e->range, "expected an element (a loop variable or an endpoint)");
+}
+
+Val Lowerer::loadField(int buffer, int comps, ValueId element) {
+  Val r;
+  for (int c = 0; c < comps; ++c)
+    r.push_back(b_.load(buffer, flatIndex(element, comps, c)));
+  return r;
+}
+
+Val Lowerer::member(const ast::MemberExpr *e) {
+  switch (e->ref) {
+  case ast::MemberRef::WorldSetting:
+    return {b_.constF(e->constValue)};
+  case ast::MemberRef::Component: {
+    Val v = expr(e->base.get());
+    if (e->component < 0 || e->component >= int(v.size()))
+      unsupported(e->range, "vector component out of range");
+    return {v[e->component]};
+  }
+  case ast::MemberRef::Field: {
+    ValueId el = elementIndex(e->base.get());
+    return loadField(fieldBuffer(e->field), comps(e->field->type.resolved), el);
+  }
+  case ast::MemberRef::SetField: {
+    if (!ctxSet_ || ctxSet_ != e->field->owner)
+      unsupported(e->range, "the field '" + e->field->owner->name.name + "." +
+                                e->field->name.name +
+                                "' is used where no element of its set is in scope; "
+                                "reduce it with sum/mean/min/max");
+    return loadField(fieldBuffer(e->field), comps(e->field->type.resolved), ctxIndex_);
+  }
+  default:
+    break;
+  }
+  unsupported(e->range, "this member cannot be computed in a kernel");
+}
+
+Val Lowerer::index(const ast::IndexExpr *e) {
+  auto *base = ast::dynCast<ast::MemberExpr>(e->base.get());
+  if (!base || base->ref != ast::MemberRef::SetField || !base->field)
+    unsupported(e->range, "only a state field can be indexed by time");
+  const ast::FieldDecl *f = base->field;
+  if (!ctxSet_ || ctxSet_ != f->owner)
+    unsupported(e->range, "the field is used where no element of its set is in scope; "
+                          "reduce it with sum/mean/min/max");
+  int buf;
+  if (e->timeIsConstant) {
+    buf = timedStateBuffer(f, e->timeValue);
+  } else if (window && e->timeWindow == window && e->timeOffset == 0) {
+    buf = fieldBuffer(f);
+  } else {
+    unsupported(e->range, "a state at a time relative to the window variable other "
+                          "than x[t] is not supported yet");
+  }
+  return loadField(buf, comps(f->type.resolved), ctxIndex_);
+}
+
+Val Lowerer::binary(const ast::BinaryExpr *e) {
+  Val a = expr(e->lhs.get()), c = expr(e->rhs.get());
+  using B = ast::BinaryOp;
+  switch (e->op) {
+  case B::Add: return map2(Op::Add, a, c);
+  case B::Sub: return map2(Op::Sub, a, c);
+  case B::Mul: return map2(Op::Mul, a, c);
+  case B::Div: return map2(Op::Div, a, c);
+  case B::Lt: return map2(Op::Lt, a, c);
+  case B::Le: return map2(Op::Le, a, c);
+  case B::Gt: return map2(Op::Gt, a, c);
+  case B::Ge: return map2(Op::Ge, a, c);
+  case B::Eq: return map2(Op::Eq, a, c);
+  case B::Ne: return map2(Op::Ne, a, c);
+  case B::And: return map2(Op::And, a, c);
+  case B::Or: return map2(Op::Or, a, c);
+  }
+  unsupported(e->range, "unknown operator");
+}
+
+Val Lowerer::call(const ast::CallExpr *e) {
+  at(e->range);
+  if (e->ref == ast::CallRef::Fn)
+    return inlineFn(e);
+  if (e->ref == ast::CallRef::Builtin)
+    return builtin(e);
+  unsupported(e->range, "'" + e->callee.name + "' cannot be computed in a kernel");
+}
+
+Val Lowerer::inlineFn(const ast::CallExpr *e) {
+  const ast::FnDecl *fn = e->fn;
+  std::map<const ast::ParamDecl *, Val> frame;
+  for (size_t i = 0; i < fn->params.size() && i < e->args.size(); ++i)
+    frame[&fn->params[i]] = expr(e->args[i].get());
+  frames_.push_back(std::move(frame));
+  Val result;
+  for (const auto &s : fn->body) {
+    if (auto *let = ast::dynCast<ast::LetStmt>(s.get()))
+      bindLet(let);
+    else if (auto *ret = ast::dynCast<ast::ReturnStmt>(s.get()))
+      result = expr(ret->value.get());
+  }
+  frames_.pop_back();
+  if (result.empty())
+    unsupported(fn->range, "fn '" + fn->name.name + "' returns no value");
+  return result;
+}
+
+Val Lowerer::builtin(const ast::CallExpr *e) {
+  using BI = ast::Builtin;
+  auto arg = [&](size_t i) { return expr(e->args.at(i).get()); };
+  switch (e->builtin) {
+  case BI::Abs: return map1(Op::Abs, arg(0));
+  case BI::Exp: return map1(Op::Exp, arg(0));
+  case BI::Log: return map1(Op::Log, arg(0));
+  case BI::Sin: return map1(Op::Sin, arg(0));
+  case BI::Cos: return map1(Op::Cos, arg(0));
+  case BI::Tanh: return map1(Op::Tanh, arg(0));
+  case BI::Sqrt: return map1(Op::Sqrt, arg(0));
+  case BI::Floor: return map1(Op::Floor, arg(0));
+  case BI::Min: return map2(Op::Min, arg(0), arg(1));
+  case BI::Max: return map2(Op::Max, arg(0), arg(1));
+  case BI::Pow: return map2(Op::Pow, arg(0), arg(1));
+  case BI::Clamp: return map2(Op::Min, map2(Op::Max, arg(0), arg(1)), arg(2));
+  case BI::Dot: return {sumOf(map2(Op::Mul, arg(0), arg(1)))};
+  case BI::Norm: {
+    Val v = arg(0);
+    return {b_.op(Op::Sqrt, {sumOf(map2(Op::Mul, v, v))})};
+  }
+  case BI::Vec2:
+  case BI::Vec3: {
+    Val r;
+    for (size_t i = 0; i < e->args.size(); ++i)
+      r.push_back(arg(i).at(0));
+    return r;
+  }
+  case BI::Sum:
+  case BI::Mean:
+  case BI::ReduceMin:
+  case BI::ReduceMax:
+    return reduce(e);
+  case BI::SinWaves:
+    unsupported(e->range, "sin_waves(...) is only meaningful as a controller input");
+  case BI::None:
+    break;
+  }
+  unsupported(e->range, "unknown builtin");
+}
+
+Val Lowerer::reduce(const ast::CallExpr *e) {
+  const ast::Expr *arg = e->args.at(0).get();
+  const ast::SetDecl *set = arg->type.set;
+  if (!set)
+    unsupported(arg->range, "a reduction needs a per-element field");
+  int n = comps(arg->type);
+  Op update = Op::LocalAdd;
+  double init = 0;
+  if (e->builtin == ast::Builtin::ReduceMin) {
+    update = Op::LocalMin;
+    init = std::numeric_limits<double>::infinity();
+  } else if (e->builtin == ast::Builtin::ReduceMax) {
+    update = Op::LocalMax;
+    init = -std::numeric_limits<double>::infinity();
+  }
+  Val slots;
+  for (int c = 0; c < n; ++c)
+    slots.push_back(b_.local(init));
+  ValueId i = b_.beginLoop(setId(set));
+  auto old = setContext(set, i);
+  Val v = expr(arg);
+  for (int c = 0; c < n; ++c)
+    b_.localUpdate(update, slots[c], v[c]);
+  setContext(old.first, old.second);
+  b_.endLoop();
+  Val r;
+  for (int c = 0; c < n; ++c)
+    r.push_back(b_.localGet(slots[c]));
+  if (e->builtin == ast::Builtin::Mean) {
+    ValueId count = b_.op(Op::IToF, {b_.size(setId(set))});
+    for (auto &x : r)
+      x = b_.div(x, count);
+  }
+  return r;
+}
+
+} // namespace evoc::irgen

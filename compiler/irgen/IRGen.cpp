@@ -1,0 +1,145 @@
+// irgen's entry point and the module layout: element sets and the buffers
+// that hold each field, named as IRGen.h documents.
+#include "irgen/IRGen.h"
+
+#include <fmt/format.h>
+
+#include "irgen/Lowerer.h"
+#include "support/Diagnostics.h"
+#include "support/SourceManager.h"
+
+namespace evoc::irgen {
+
+int ensureBuffer(ir::Module &m, ir::Buffer buf) {
+  int existing = m.findBuffer(buf.name);
+  if (existing >= 0)
+    return existing;
+  m.buffers.push_back(std::move(buf));
+  return int(m.buffers.size()) - 1;
+}
+
+int Lowerer::setId(const ast::SetDecl *s) {
+  int id = m_.findSet(s->name.name);
+  if (id >= 0)
+    return id;
+  ir::ElementSet set;
+  set.name = s->name.name;
+  set.fromBody = true;
+  m_.sets.push_back(set);
+  return int(m_.sets.size()) - 1;
+}
+
+static std::string fieldName(const ast::FieldDecl *f) {
+  return f->owner->name.name + "." + f->name.name;
+}
+
+int Lowerer::fieldBuffer(const ast::FieldDecl *f) {
+  ir::Buffer buf;
+  buf.name = fieldName(f);
+  buf.field = buf.name;
+  buf.sets = {setId(f->owner)};
+  buf.comps = comps(f->type.resolved);
+  switch (f->kind) {
+  case ast::FieldKind::State:
+    buf.role = ir::Role::State;
+    buf.differentiable = true;
+    break;
+  case ast::FieldKind::Body:
+    buf.role = ir::Role::Body;
+    break;
+  case ast::FieldKind::Param: {
+    buf.role = ir::Role::Param;
+    buf.differentiable = true;
+    buf.field = f->name.name;
+    auto *num = f->init ? ast::dynCast<ast::NumberExpr>(f->init.get()) : nullptr;
+    if (f->init && !num)
+      unsupported(f->init->range, "a param field's initial value must be a number");
+    if (num && num->value != 0) {
+      buf.init = "constant";
+      buf.initGain = num->value;
+    }
+    break;
+  }
+  case ast::FieldKind::Temp:
+  case ast::FieldKind::Input:
+    buf.role = ir::Role::Temp;
+    break;
+  }
+  return ensureBuffer(m_, std::move(buf));
+}
+
+int Lowerer::nextStateBuffer(const ast::FieldDecl *f) {
+  ir::Buffer buf;
+  buf.name = fieldName(f) + ".next";
+  buf.field = fieldName(f);
+  buf.role = ir::Role::NextState;
+  buf.sets = {setId(f->owner)};
+  buf.comps = comps(f->type.resolved);
+  buf.differentiable = true;
+  return ensureBuffer(m_, std::move(buf));
+}
+
+int Lowerer::timedStateBuffer(const ast::FieldDecl *f, int64_t time) {
+  int64_t last = prog_.world.steps - 1;
+  ir::Buffer buf;
+  buf.field = fieldName(f);
+  buf.role = ir::Role::State;
+  buf.sets = {setId(f->owner)};
+  buf.comps = comps(f->type.resolved);
+  buf.differentiable = true;
+  if (time == 0) {
+    buf.time = ir::TimeRef::First;
+    buf.name = buf.field + "@0";
+  } else if (time == last) {
+    buf.time = ir::TimeRef::Last;
+    buf.name = buf.field + "@T";
+  } else {
+    buf.time = ir::TimeRef::Fixed;
+    buf.fixedTime = time;
+    buf.name = fmt::format("{}@{}", buf.field, time);
+  }
+  return ensureBuffer(m_, std::move(buf));
+}
+
+int Lowerer::endpointBuffer(const ast::EndpointDecl *e) {
+  ir::Buffer buf;
+  buf.name = e->owner->name.name + "." + e->name.name;
+  buf.field = buf.name;
+  buf.elem = ir::Type::I;
+  buf.role = ir::Role::Body;
+  buf.sets = {setId(e->owner)};
+  return ensureBuffer(m_, std::move(buf));
+}
+
+std::optional<ir::Module> lowerProgram(const sema::CheckedProgram &prog,
+                                       const SourceManager &sources,
+                                       DiagnosticEngine &diags) {
+  ir::Module m;
+  m.name = prog.ast && prog.ast->main() ? prog.ast->main()->path : "evoc";
+  m.precision = prog.world.precision == sema::Precision::F32 ? ir::Precision::F32
+                                                             : ir::Precision::F64;
+  for (int f = 0; f < sources.numFiles(); ++f)
+    m.files.push_back(sources.path(f));
+  if (!prog.physics) {
+    diags.error("the program declares no physics: nothing to compile (import "
+                "\"physics/mass_spring.evo\" and set world.physics)");
+    return std::nullopt;
+  }
+  // Element sets in the physics' declaration order, so point = 0, spring = 1.
+  for (const auto &s : prog.physics->sets) {
+    ir::ElementSet set;
+    set.name = s->name.name;
+    set.fromBody = true;
+    m.sets.push_back(set);
+  }
+  try {
+    lowerStep(prog, m);
+    lowerLoss(prog, m);
+  } catch (const LowerError &e) {
+    diags.error(e.range, e.message);
+    return std::nullopt;
+  }
+  return m;
+}
+
+} // namespace evoc::irgen

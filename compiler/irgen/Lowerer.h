@@ -1,0 +1,103 @@
+// The state irgen keeps while lowering one kernel: the builder, what names
+// are bound to, the element a field expression is evaluated at, and which
+// buffer holds each field. Shared by the step, controller and loss lowering.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/AST.h"
+#include "ir/Builder.h"
+#include "sema/Program.h"
+#include "support/SourceRange.h"
+
+namespace evoc::irgen {
+
+/// A lowered value: one IR value per component (1 for scalar and bool).
+using Val = std::vector<ir::ValueId>;
+
+/// A construct this back end cannot lower; becomes a diagnostic.
+struct LowerError {
+  SourceRange range;
+  std::string message;
+};
+
+/// Which state buffer a field read goes to.
+enum class StateTime { Current, Next };
+
+/// Lowers expressions of one kernel. Field expressions (`point.x - com`) are
+/// evaluated at the element `ctx` names; lets of field type are lowered
+/// lazily at each use, robot-level lets once where they are declared.
+class Lowerer {
+public:
+  Lowerer(const sema::CheckedProgram &prog, ir::Module &m, ir::Kernel &k);
+
+  ir::Builder &b() { return b_; }
+  ir::Module &module() { return m_; }
+
+  Val expr(const ast::Expr *e);
+  /// Binds a `let` (eagerly unless its value is a per-element field).
+  void bindLet(const ast::LetStmt *let);
+  void bindLoopVar(const ast::ForStmt *loop, ir::ValueId index) { loops_[loop] = index; }
+  /// Sets the element at which whole fields are read; returns the old one.
+  std::pair<const ast::SetDecl *, ir::ValueId> setContext(const ast::SetDecl *set,
+                                                           ir::ValueId index);
+  /// The IR value of the element index an element expression denotes
+  /// (a loop variable, or `s.a` gathered through an endpoint).
+  ir::ValueId elementIndex(const ast::Expr *e);
+  /// index * comps + c as an IR int.
+  ir::ValueId flatIndex(ir::ValueId index, int comps, int c);
+  /// Stamps the location of `r` on what is emitted next.
+  void at(const SourceRange &r);
+
+  // Buffers (created on first use).
+  int setId(const ast::SetDecl *s);
+  int fieldBuffer(const ast::FieldDecl *f);              // current / body / temp
+  int nextStateBuffer(const ast::FieldDecl *f);
+  int timedStateBuffer(const ast::FieldDecl *f, int64_t time);
+  int endpointBuffer(const ast::EndpointDecl *e);
+  static int comps(const ast::Type &t) { return t.kind == ast::TypeKind::Vec ? t.width : 1; }
+
+  /// The window variable's time in a LossStep kernel: `point.x[t]` reads the
+  /// current state buffer. Null outside one.
+  const ast::WindowExpr *window = nullptr;
+
+  [[noreturn]] static void unsupported(const SourceRange &r, const std::string &msg);
+
+  // Arithmetic on lowered values with scalar broadcasting.
+  Val map1(ir::Op op, const Val &a);
+  Val map2(ir::Op op, const Val &a, const Val &b);
+  ir::ValueId sumOf(const Val &a);
+
+private:
+  Val name(const ast::NameExpr *e);
+  Val member(const ast::MemberExpr *e);
+  Val index(const ast::IndexExpr *e);
+  Val call(const ast::CallExpr *e);
+  Val builtin(const ast::CallExpr *e);
+  Val reduce(const ast::CallExpr *e);
+  Val inlineFn(const ast::CallExpr *e);
+  Val binary(const ast::BinaryExpr *e);
+  Val loadField(int buffer, int comps, ir::ValueId element);
+  const ast::SetDecl *setOfField(const ast::FieldDecl *f) const { return f->owner; }
+
+  const sema::CheckedProgram &prog_;
+  ir::Module &m_;
+  ir::Builder b_;
+  std::map<const ast::LetStmt *, Val> lets_;
+  std::map<const ast::ForStmt *, ir::ValueId> loops_;
+  std::vector<std::map<const ast::ParamDecl *, Val>> frames_;
+  const ast::SetDecl *ctxSet_ = nullptr;
+  ir::ValueId ctxIndex_ = 0;
+};
+
+/// Lowering of each part of the program into `m` (each one file).
+void lowerStep(const sema::CheckedProgram &prog, ir::Module &m);
+void lowerController(const sema::CheckedProgram &prog, Lowerer &L);
+void lowerLoss(const sema::CheckedProgram &prog, ir::Module &m);
+
+/// Adds a buffer unless one of that name exists; returns its index.
+int ensureBuffer(ir::Module &m, ir::Buffer buf);
+
+} // namespace evoc::irgen
