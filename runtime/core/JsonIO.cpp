@@ -1,0 +1,299 @@
+// ROBOTS.json / PARAMS.json readers with precise errors; OUT.json writer.
+#include "core/JsonIO.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "core/Train.h"
+#include "support/Error.h"
+
+namespace evoc::runtime {
+
+using nlohmann::json;
+
+namespace {
+
+// NaN, Infinity and -Infinity (what Python's json module writes) are not
+// JSON. They are replaced, outside strings and at the same length, by the
+// strings "N" / "I" / "-I", so the reader can say which number is not finite.
+std::string markNonFinite(const std::string &text) {
+  std::string s = text;
+  bool inString = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (s.compare(i, 3, "NaN") == 0) {
+      s.replace(i, 3, "\"N\"");
+      i += 2;
+    } else if (s.compare(i, 9, "-Infinity") == 0) {
+      s.replace(i, 9, "\"-I\"     ");
+      i += 8;
+    } else if (s.compare(i, 8, "Infinity") == 0) {
+      s.replace(i, 8, "\"I\"     ");
+      i += 7;
+    }
+  }
+  return s;
+}
+
+json parseJson(const std::string &text, const std::string &source) {
+  try {
+    return json::parse(markNonFinite(text));
+  } catch (const json::parse_error &e) {
+    size_t line = 1, col = 1, end = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    for (size_t i = 0; i < end; ++i)
+      text[i] == '\n' ? (++line, col = 1) : ++col;
+    std::string what = e.what();
+    auto pos = what.find("syntax error");
+    if (pos != std::string::npos)
+      what = what.substr(pos);
+    throw Error(fmt::format("{}:{}:{}: the file is not valid JSON ({})", source, line, col, what));
+  } catch (const json::exception &e) {
+    throw Error(fmt::format("{}: the file is not valid JSON ({})", source, e.what()));
+  }
+}
+
+std::string typeName(const json &v) { return v.is_null() ? "null" : v.type_name(); }
+
+double number(const json &v, const std::string &where) {
+  if (v.is_number()) {
+    double d = v.get<double>();
+    if (!std::isfinite(d))
+      throw Error(where + " is infinite; give a finite number");
+    return d;
+  }
+  if (v.is_string()) {
+    auto s = v.get<std::string>();
+    if (s == "N")
+      throw Error(where + " is NaN; give a finite number");
+    if (s == "I" || s == "-I")
+      throw Error(where + " is infinite; give a finite number");
+    throw Error(where + " is a string (\"" + s + "\"), expected a number");
+  }
+  if (v.is_null())
+    throw Error(where + " is null (a NaN written by a JSON encoder?); give a finite number");
+  throw Error(where + " is " + typeName(v) + ", expected a number");
+}
+
+const json &member(const json &obj, const char *key, const std::string &where) {
+  if (!obj.is_object())
+    throw Error(where + " is " + typeName(obj) + ", expected an object");
+  auto it = obj.find(key);
+  if (it == obj.end())
+    throw Error(fmt::format("{} has no \"{}\"", where, key));
+  return *it;
+}
+
+const json &array(const json &v, const std::string &where) {
+  if (!v.is_array())
+    throw Error(where + " is " + typeName(v) + ", expected an array");
+  return v;
+}
+
+std::string readText(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error("cannot read '" + path + "': no such file or not readable");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const char *coordName(int c) { return c == 0 ? "x" : c == 1 ? "y" : c == 2 ? "z" : "?"; }
+
+// A nested array of numbers -> shape + row-major data; rows must agree.
+void flatten(const json &v, const std::string &where, size_t depth, ParamTensor &t) {
+  if (!v.is_array()) {
+    t.data.push_back(number(v, where));
+    return;
+  }
+  if (t.shape.size() <= depth)
+    throw Error(where + " is nested deeper than its first entry");
+  if (int64_t(v.size()) != t.shape[depth])
+    throw Error(fmt::format("{} has {} entries, but the first row at this level has {}; every "
+                            "row must have the same length", where, v.size(), t.shape[depth]));
+  for (size_t i = 0; i < v.size(); ++i)
+    flatten(v[i], fmt::format("{}[{}]", where, i), depth + 1, t);
+}
+
+} // namespace
+
+std::vector<Robot> parseRobotsJson(const std::string &text, const std::string &source, int dim) {
+  json doc = parseJson(text, source);
+  const json &list = array(member(doc, "robots", source), source + ": \"robots\"");
+  std::vector<Robot> robots;
+  for (size_t r = 0; r < list.size(); ++r) {
+    std::string at = fmt::format("{}: robot {}", source, r);
+    const json &pts = array(member(list[r], "points", at), at + ", \"points\"");
+    const json &spr = array(member(list[r], "springs", at), at + ", \"springs\"");
+    Robot R;
+    if (pts.empty())
+      throw Error(at + " has no points; a robot needs at least one point");
+    R.dim = dim > 0 ? dim : pts[0].is_array() ? int(pts[0].size()) : 2;
+    if (R.dim != 2 && R.dim != 3)
+      throw Error(fmt::format("{}, point 0 has {} coordinates; points are [x, y] or [x, y, z]",
+                              at, R.dim));
+    for (size_t i = 0; i < pts.size(); ++i) {
+      std::string where = fmt::format("{}, point {}", at, i);
+      const json &p = array(pts[i], where);
+      if (int(p.size()) != R.dim)
+        throw Error(fmt::format("{} has {} coordinates, expected {} like the robot's first point",
+                                where, p.size(), R.dim));
+      for (int c = 0; c < R.dim; ++c)
+        R.points.push_back(number(p[c], fmt::format("{}, coordinate {}", where, coordName(c))));
+    }
+    const int np = R.numPoints();
+    static const char *cols[] = {"a", "b", "rest", "stiffness", "actuation"};
+    for (size_t i = 0; i < spr.size(); ++i) {
+      std::string where = fmt::format("{}, spring {}", at, i);
+      const json &s = array(spr[i], where);
+      if (s.size() != 5)
+        throw Error(fmt::format("{} has {} entries, expected 5: [a, b, rest, stiffness, "
+                                "actuation]", where, s.size()));
+      double v[5];
+      for (int c = 0; c < 5; ++c)
+        v[c] = number(s[c], fmt::format("{}, {}", where, cols[c]));
+      int ab[2];
+      for (int c = 0; c < 2; ++c) {
+        if (v[c] != std::floor(v[c]))
+          throw Error(fmt::format("{}, endpoint {} = {} is not an integer point index", where,
+                                  cols[c], v[c]));
+        if (v[c] < 0 || v[c] >= np)
+          throw Error(fmt::format("{}, endpoint {} = {} is out of range: the robot has {} points "
+                                  "(indices 0 to {})", where, cols[c], v[c], np, np - 1));
+        ab[c] = int(v[c]);
+      }
+      if (ab[0] == ab[1])
+        throw Error(fmt::format("{} connects point {} to itself", where, ab[0]));
+      if (v[2] <= 0)
+        throw Error(fmt::format("{}, rest length is {}; it must be positive", where, v[2]));
+      if (v[3] < 0)
+        throw Error(fmt::format("{}, stiffness is {}; it must not be negative", where, v[3]));
+      R.springs.push_back({ab[0], ab[1], v[2], v[3], v[4]});
+    }
+    robots.push_back(std::move(R));
+  }
+  return robots;
+}
+
+std::vector<Robot> readRobotsFile(const std::string &path, int dim) {
+  return parseRobotsJson(readText(path), path, dim);
+}
+
+std::vector<ParamSet> parseParamsJson(const std::string &text, const std::string &source) {
+  json doc = parseJson(text, source);
+  const json &list = array(member(doc, "params", source), source + ": \"params\"");
+  std::vector<ParamSet> out;
+  for (size_t r = 0; r < list.size(); ++r) {
+    std::string at = fmt::format("{}: robot {}", source, r);
+    if (!list[r].is_object())
+      throw Error(at + " is " + typeName(list[r]) + ", expected an object of parameter arrays");
+    ParamSet ps;
+    for (const auto &[key, v] : list[r].items()) {
+      ParamTensor t;
+      for (const json *p = &v; p->is_array(); p = &(*p)[0]) { // shape from first entries
+        t.shape.push_back(int64_t(p->size()));
+        if (p->empty())
+          break;
+      }
+      flatten(v, fmt::format("{}, field '{}'", at, key), 0, t);
+      ps[key] = std::move(t);
+    }
+    out.push_back(std::move(ps));
+  }
+  return out;
+}
+
+std::vector<ParamSet> readParamsFile(const std::string &path) {
+  return parseParamsJson(readText(path), path);
+}
+
+nlohmann::json tensorToJson(const ParamTensor &t) {
+  if (t.shape.empty())
+    return t.data.empty() ? json(nullptr) : json(t.data[0]);
+  size_t i = 0;
+  auto build = [&](auto &&self, size_t depth) -> json {
+    json a = json::array();
+    for (int64_t k = 0; k < t.shape[depth]; ++k)
+      a.push_back(depth + 1 == t.shape.size() ? json(t.data[i++]) : self(self, depth + 1));
+    return a;
+  };
+  return build(build, 0);
+}
+
+nlohmann::json paramSetToJson(const ParamSet &p) {
+  json o = json::object();
+  for (const auto &[k, t] : p)
+    o[k] = tensorToJson(t);
+  return o;
+}
+
+nlohmann::json robotToJson(const Robot &r) {
+  json pts = json::array(), spr = json::array();
+  for (int i = 0; i < r.numPoints(); ++i) {
+    json p = json::array();
+    for (int c = 0; c < r.dim; ++c)
+      p.push_back(r.points[i * r.dim + c]);
+    pts.push_back(p);
+  }
+  for (const auto &s : r.springs)
+    spr.push_back({s.a, s.b, s.rest, s.stiffness, s.actuation});
+  return {{"points", pts}, {"springs", spr}};
+}
+
+nlohmann::json simResultToJson(const SimResult &r) {
+  json results = json::array();
+  for (const auto &t : r.results) {
+    json e = {{"loss", t.valid ? json(t.loss) : json(nullptr)},
+              {"grad", paramSetToJson(t.grad)},
+              {"losses", t.losses},
+              {"valid", t.valid}};
+    if (!t.valid)
+      e["error"] = t.error;
+    results.push_back(std::move(e));
+  }
+  return {{"results", results},
+          {"seconds", r.seconds},
+          {"robot_steps_per_second", r.robotStepsPerSecond}};
+}
+
+void writeJsonFile(const std::string &path, const nlohmann::json &j) {
+  std::string text = j.dump() + "\n";
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0)
+    throw Error("cannot write '" + path + "': the folder does not exist or is not writable");
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w <= 0) {
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw Error("cannot write '" + path + "': the disk is full or the file is not writable");
+    }
+    done += size_t(w);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    throw Error("cannot move the finished file into place at '" + path + "'");
+  }
+}
+
+} // namespace evoc::runtime

@@ -1,0 +1,259 @@
+// Module analysis (kernel roles, state fields, arenas) and per-robot layout.
+#include "core/Layout.h"
+
+#include <fmt/format.h>
+
+#include "support/Error.h"
+
+namespace evoc::runtime {
+
+namespace {
+
+void collectBuffers(const ir::Block &b, std::vector<char> &seen) {
+  for (const auto &inst : b.insts) {
+    if (inst->buffer >= 0 && inst->buffer < int(seen.size()))
+      seen[inst->buffer] = 1;
+    if (inst->body)
+      collectBuffers(*inst->body, seen);
+  }
+}
+
+std::string keyOf(const ir::Buffer &b) { return b.field.empty() ? b.name : b.field; }
+
+bool isStateRole(ir::Role r) { return r == ir::Role::State || r == ir::Role::NextState; }
+
+int64_t alignUp(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
+
+} // namespace
+
+ModuleInfo::ModuleInfo(const ir::Module &m) : module(&m) {
+  const int nb = int(m.buffers.size());
+  auto fail = [&](const std::string &msg) {
+    throw Error(fmt::format("module '{}': {}", m.name, msg));
+  };
+  // Kernels by kind; adjoints matched to their primal.
+  for (int k = 0; k < int(m.kernels.size()); ++k) {
+    const auto &K = m.kernels[k];
+    switch (K.kind) {
+    case ir::KernelKind::Step:
+      if (step >= 0)
+        fail("it has two Step kernels ('" + m.kernels[step].name + "', '" + K.name +
+             "'); the runtime runs exactly one per time step");
+      step = k;
+      break;
+    case ir::KernelKind::Loss: loss.push_back(k); break;
+    case ir::KernelKind::LossStep: lossStep.push_back(k); break;
+    case ir::KernelKind::Init: init.push_back(k); break;
+    default: break;
+    }
+  }
+  if (step < 0)
+    fail("it has no Step kernel, so there is nothing to simulate");
+  auto adjointOf = [&](int primal, ir::KernelKind kind) {
+    for (int k = 0; k < int(m.kernels.size()); ++k)
+      if (m.kernels[k].kind == kind && m.kernels[k].primal == primal)
+        return k;
+    return -1;
+  };
+  stepAdj = adjointOf(step, ir::KernelKind::StepAdj);
+  for (int k : loss)
+    if (int a = adjointOf(k, ir::KernelKind::LossAdj); a >= 0)
+      lossAdj.push_back(a);
+  for (int k : lossStep)
+    if (int a = adjointOf(k, ir::KernelKind::LossStepAdj); a >= 0)
+      lossStepAdj.push_back(a);
+  if (lossAdj.size() != loss.size() || lossStepAdj.size() != lossStep.size())
+    lossAdj.clear(), lossStepAdj.clear(), stepAdj = -1;
+
+  used.resize(m.kernels.size());
+  for (int k = 0; k < int(m.kernels.size()); ++k) {
+    std::vector<char> seen(nb, 0);
+    collectBuffers(m.kernels[k].body, seen);
+    for (int b = 0; b < nb; ++b)
+      if (seen[b])
+        used[k].push_back(b);
+  }
+
+  // State fields: every State / NextState buffer, grouped by field name.
+  fieldOf.assign(nb, -1);
+  for (int b = 0; b < nb; ++b) {
+    const auto &B = m.buffers[b];
+    if (!isStateRole(B.role))
+      continue;
+    std::string key = keyOf(B);
+    int f = 0;
+    while (f < int(fields.size()) && fields[f].name != key)
+      ++f;
+    if (f == int(fields.size()))
+      fields.push_back({key, B.elem, B.sets, B.comps});
+    auto &F = fields[f];
+    if (F.elem != B.elem || F.sets != B.sets || F.comps != B.comps)
+      fail(fmt::format("state buffers of field '{}' disagree on type or shape ('{}')", key,
+                       B.name));
+    fieldOf[b] = f;
+  }
+  auto stepUses = [&](int b) {
+    for (int u : used[step])
+      if (u == b)
+        return true;
+    return false;
+  };
+  for (int b = 0; b < nb; ++b) {
+    const auto &B = m.buffers[b];
+    if (fieldOf[b] < 0 || !stepUses(b))
+      continue;
+    auto &F = fields[fieldOf[b]];
+    if (B.role == ir::Role::NextState)
+      F.stepWrites = b;
+    else if (B.time == ir::TimeRef::Current)
+      F.stepReads = b;
+  }
+  for (int f = 0; f < int(fields.size()); ++f)
+    if (fields[f].name == "point.x")
+      pointX = f;
+
+  // Arenas.
+  arena.resize(nb);
+  for (int b = 0; b < nb; ++b) {
+    const auto &B = m.buffers[b];
+    ir::Role role = B.role;
+    bool adj = role == ir::Role::Adjoint;
+    if (adj) {
+      if (B.primal < 0 || B.primal >= nb || m.buffers[B.primal].role == ir::Role::Adjoint)
+        fail("adjoint buffer '" + B.name + "' has no valid primal buffer");
+      role = m.buffers[B.primal].role;
+      fieldOf[b] = fieldOf[B.primal];
+    }
+    switch (role) {
+    case ir::Role::Body: arena[b] = adj ? Arena::BodyAdj : Arena::Body; break;
+    case ir::Role::Param: arena[b] = adj ? Arena::Grad : Arena::Param; break;
+    case ir::Role::Output: arena[b] = adj ? Arena::OutputAdj : Arena::Output; break;
+    case ir::Role::Temp: arena[b] = adj ? Arena::TempAdj : Arena::Temp; break;
+    default: arena[b] = adj ? Arena::StateAdj : Arena::State; break;
+    }
+    if (B.role == ir::Role::Output && B.name == "loss")
+      lossOutput = b;
+  }
+  for (int b = 0; b < nb; ++b)
+    if (m.buffers[b].role == ir::Role::Adjoint && m.buffers[b].primal == lossOutput)
+      lossOutputAdj = b;
+  if (lossOutput < 0 && !(loss.empty() && lossStep.empty()))
+    fail("its loss kernels write no Output buffer named 'loss'");
+  if (lossOutput >= 0 && m.buffers[lossOutput].elem != ir::Type::F)
+    fail("its 'loss' output is not a float buffer");
+
+  // A LossStep kernel may read the state at t (Current) and at t = 0
+  // (First); a later fixed time would be needed before the forward pass got
+  // there, so it is rejected here rather than silently mis-differentiated.
+  for (int k : lossStep)
+    for (int b : used[k]) {
+      const auto &B = m.buffers[b];
+      if (B.role == ir::Role::State && B.time != ir::TimeRef::Current &&
+          B.time != ir::TimeRef::First)
+        fail(fmt::format("per-step loss kernel '{}' reads '{}' at the last or a fixed time; "
+                         "only the current and the first state are supported there",
+                         m.kernels[k].name, B.name));
+    }
+}
+
+int ModuleInfo::elemBytes(int buffer) const {
+  const auto &B = module->buffers[buffer];
+  if (B.elem == ir::Type::F)
+    return module->precision == ir::Precision::F32 ? 4 : 8;
+  return 4; // ir::Type::I buffers hold int32_t (IR.h)
+}
+
+std::string ModuleInfo::paramKey(int buffer) const { return keyOf(module->buffers[buffer]); }
+
+std::vector<int64_t> setSizes(const ir::Module &m, const Robot &r) {
+  const int ns = int(m.sets.size());
+  std::vector<int64_t> sizes(ns, -1);
+  std::vector<char> busy(ns, 0);
+  auto get = [&](auto &&self, int s) -> int64_t {
+    if (sizes[s] >= 0)
+      return sizes[s];
+    const auto &S = m.sets[s];
+    if (busy[s])
+      throw Error("element set '" + S.name + "' is defined in terms of itself");
+    busy[s] = 1;
+    int64_t n = S.base;
+    if (S.fromBody) {
+      if (S.name == "point")
+        n = r.numPoints();
+      else if (S.name == "spring")
+        n = r.numSprings();
+      else
+        throw Error("element set '" + S.name +
+                    "' is said to come from the body, but a body only has points and springs");
+    }
+    for (auto [t, coef] : S.terms) {
+      if (t < 0 || t >= ns)
+        throw Error("element set '" + S.name + "' refers to a set that does not exist");
+      n += coef * self(self, t);
+    }
+    busy[s] = 0;
+    return sizes[s] = n;
+  };
+  for (int s = 0; s < ns; ++s)
+    get(get, s);
+  return sizes;
+}
+
+std::vector<int64_t> bufferShape(const ir::Buffer &b, const std::vector<int64_t> &sizes) {
+  std::vector<int64_t> shape;
+  for (int s : b.sets)
+    shape.push_back(sizes[s]);
+  if (b.comps > 1)
+    shape.push_back(b.comps);
+  return shape;
+}
+
+RobotLayout layoutRobot(const ModuleInfo &info, std::vector<int64_t> sizes) {
+  const ir::Module &m = *info.module;
+  const int nb = int(m.buffers.size());
+  RobotLayout L;
+  L.sizes = std::move(sizes);
+  L.count.resize(nb);
+  L.offset.assign(nb, 0);
+  for (int b = 0; b < nb; ++b) {
+    int64_t n = m.buffers[b].comps;
+    for (int s : m.buffers[b].sets)
+      n *= L.sizes[s];
+    L.count[b] = n;
+  }
+  // Param and Grad share offsets, so a robot's parameters (and gradient) are
+  // one contiguous run of scalars with no gaps: the optimiser works on it.
+  for (int b = 0; b < nb; ++b) {
+    Arena a = info.arena[b];
+    if (a == Arena::Grad || a == Arena::State || a == Arena::StateAdj)
+      continue;
+    int64_t &top = L.arenaBytes[int(a)];
+    if (a != Arena::Param)
+      top = alignUp(top, 8);
+    L.offset[b] = top;
+    top += L.count[b] * info.elemBytes(b);
+    if (a == Arena::Param)
+      L.paramCount += L.count[b];
+  }
+  for (int b = 0; b < nb; ++b)
+    if (info.arena[b] == Arena::Grad)
+      L.offset[b] = L.offset[m.buffers[b].primal];
+  L.arenaBytes[int(Arena::Grad)] = L.arenaBytes[int(Arena::Param)];
+  // State snapshots: fields one after another, 64-byte aligned.
+  int64_t top = 0;
+  for (const auto &F : info.fields) {
+    int64_t n = F.comps;
+    for (int s : F.sets)
+      n *= L.sizes[s];
+    top = alignUp(top, 64);
+    L.fieldOffset.push_back(top);
+    top += n * (F.elem == ir::Type::F && m.precision == ir::Precision::F64 ? 8 : 4);
+  }
+  L.arenaBytes[int(Arena::State)] = L.arenaBytes[int(Arena::StateAdj)] = alignUp(top, 64);
+  for (int b = 0; b < nb; ++b)
+    if (info.fieldOf[b] >= 0)
+      L.offset[b] = L.fieldOffset[info.fieldOf[b]];
+  return L;
+}
+
+} // namespace evoc::runtime

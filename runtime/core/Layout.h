@@ -1,0 +1,86 @@
+// What the runtime needs to know about a compiled module (which kernel runs
+// when, which buffers form the state) and where each buffer of one robot
+// lives in memory. Buffers are grouped into arenas by role.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/Robot.h"
+#include "ir/IR.h"
+
+namespace evoc::runtime {
+
+/// The memory arena a buffer lives in (per robot).
+enum class Arena : uint8_t {
+  Body,      // Role::Body, persistent (Population)
+  Param,     // Role::Param, persistent (Population)
+  Grad,      // adjoint of a Param: same offsets as Param (Population)
+  Output,    // Role::Output, persistent (Population)
+  Temp,      // Role::Temp, zeroed before each kernel call (workspace)
+  TempAdj,   // adjoint of a Temp, zeroed before each call (workspace)
+  BodyAdj,   // adjoint of a Body buffer (workspace, discarded)
+  OutputAdj, // adjoint of an Output (workspace; "loss.adj" is seeded with 1)
+  State,     // State / NextState: one field of a state snapshot
+  StateAdj,  // adjoint of a State / NextState buffer: field of an adjoint snapshot
+};
+
+/// One state field ("point.x"): every State / NextState buffer whose
+/// Buffer::field (or name, when field is empty) is this name.
+struct StateField {
+  std::string name;
+  ir::Type elem = ir::Type::F;
+  std::vector<int> sets;
+  int comps = 1;
+  int stepReads = -1;  // the Step kernel's State (Current) buffer, -1 if none
+  int stepWrites = -1; // the Step kernel's NextState buffer, -1 if none
+};
+
+/// Module-level facts, computed once per module. The constructor checks the
+/// contract the runtime relies on and throws evoc::Error when it is broken.
+struct ModuleInfo {
+  explicit ModuleInfo(const ir::Module &m);
+
+  const ir::Module *module;
+  int step = -1, stepAdj = -1;             // kernel indices
+  std::vector<int> loss, lossAdj;          // Loss kernels and their adjoints
+  std::vector<int> lossStep, lossStepAdj;  // LossStep kernels and adjoints (same order)
+  std::vector<int> init;                   // Init kernels
+  std::vector<StateField> fields;
+  std::vector<Arena> arena;                // per buffer
+  std::vector<int> fieldOf;                // per buffer: state field (State/StateAdj arenas), else -1
+  std::vector<std::vector<int>> used;      // per kernel: the buffers it references
+  int lossOutput = -1;                     // Output buffer "loss"
+  int lossOutputAdj = -1;                  // its adjoint, -1 if none
+  int pointX = -1;                         // state field "point.x" (initial positions)
+  int elemBytes(int buffer) const;         // bytes per element of a buffer
+  /// Whether backward sweeps are possible (all adjoint kernels present).
+  bool differentiable() const { return stepAdj >= 0 && lossAdj.size() == loss.size() &&
+                                       lossStepAdj.size() == lossStep.size(); }
+  /// The JSON key of a Param buffer ("w1"): its field, else its name.
+  std::string paramKey(int buffer) const;
+};
+
+/// Sizes and offsets of one robot's buffers.
+struct RobotLayout {
+  std::vector<int64_t> sizes;   // per element set
+  std::vector<int64_t> count;   // per buffer: number of elements
+  std::vector<int64_t> offset;  // per buffer: byte offset inside its arena block
+  int64_t arenaBytes[10] = {};  // per Arena: bytes of this robot's block
+  int64_t paramCount = 0;       // number of parameter scalars
+  std::vector<int64_t> fieldOffset; // per state field: byte offset in a snapshot
+  int64_t stateBytes() const { return arenaBytes[int(Arena::State)]; }
+};
+
+/// The element-set sizes of a robot (points, springs from the body; derived
+/// sets as base + sum(coef * size)). Throws evoc::Error for unknown body sets.
+std::vector<int64_t> setSizes(const ir::Module &m, const Robot &r);
+
+/// Lays out every buffer of the module for a robot with these set sizes.
+RobotLayout layoutRobot(const ModuleInfo &info, std::vector<int64_t> sizes);
+
+/// Shape of a buffer for one robot: the sizes of its sets, then comps if > 1.
+std::vector<int64_t> bufferShape(const ir::Buffer &b, const std::vector<int64_t> &sizes);
+
+} // namespace evoc::runtime

@@ -1,0 +1,211 @@
+// Population memory: layout, body filling, parameter init and exchange.
+#include "core/Population.h"
+
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/Rng.h"
+#include "support/Error.h"
+
+namespace evoc::runtime {
+
+namespace {
+
+std::string shapeStr(const std::vector<int64_t> &s) {
+  if (s.empty())
+    return "a scalar";
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? " x " : "") + std::to_string(s[i]);
+  return out;
+}
+
+} // namespace
+
+Population::Population(const ModuleInfo &info, std::vector<Robot> robots)
+    : info_(&info), f32_(info.module->precision == ir::Precision::F32),
+      robots_(std::move(robots)) {
+  const ir::Module &m = *info.module;
+  const int nr = size();
+  for (int a = 0; a < kPersistent; ++a)
+    offsets_[a].resize(nr + 1);
+  layouts_.reserve(nr);
+  for (int r = 0; r < nr; ++r) {
+    layouts_.push_back(layoutRobot(info, setSizes(m, robots_[r])));
+    for (int a = 0; a < kPersistent; ++a) // robot blocks start on 64 bytes
+      offsets_[a][r + 1] =
+          offsets_[a][r] + (layouts_[r].arenaBytes[a] + 63) / 64 * 64;
+  }
+  for (int a = 0; a < kPersistent; ++a)
+    store_[a].assign(offsets_[a][nr] / 8 + 8, 0.0);
+
+  for (int b = 0; b < int(m.buffers.size()); ++b)
+    if (info.arena[b] == Arena::Param && m.buffers[b].elem != ir::Type::F)
+      throw Error("parameter buffer '" + m.buffers[b].name + "' is not a float buffer");
+  // Body buffers, by field name.
+  for (int r = 0; r < nr; ++r) {
+    const Robot &R = robots_[r];
+    if (info.pointX >= 0 && info.fields[info.pointX].comps != R.dim)
+      throw Error(fmt::format("robot {} has {}-dimensional points, but the experiment is {}D",
+                              r, R.dim, info.fields[info.pointX].comps));
+    for (int b = 0; b < int(m.buffers.size()); ++b) {
+      if (info.arena[b] != Arena::Body)
+        continue;
+      const auto &B = m.buffers[b];
+      std::string key = B.field.empty() ? B.name : B.field;
+      std::byte *p = buffer(r, b);
+      int64_t n = layouts_[r].count[b];
+      auto fill = [&](auto get) {
+        if (n != R.numSprings())
+          throw Error(fmt::format("body buffer '{}' has {} entries for robot {}, which has {} "
+                                  "springs", B.name, n, r, R.numSprings()));
+        for (int64_t i = 0; i < n; ++i) {
+          double v = get(R.springs[i]);
+          if (B.elem == ir::Type::I)
+            reinterpret_cast<int32_t *>(p)[i] = int32_t(v);
+          else
+            storeF(p, i, v, f32_);
+        }
+      };
+      if (key == "spring.a")
+        fill([](const Spring &s) { return double(s.a); });
+      else if (key == "spring.b")
+        fill([](const Spring &s) { return double(s.b); });
+      else if (key == "spring.rest")
+        fill([](const Spring &s) { return s.rest; });
+      else if (key == "spring.stiffness")
+        fill([](const Spring &s) { return s.stiffness; });
+      else if (key == "spring.actuation")
+        fill([](const Spring &s) { return s.actuation; });
+      else
+        throw Error("the runtime does not know how to fill body buffer '" + B.name +
+                    "' from a robot (known: spring.a, spring.b, spring.rest, "
+                    "spring.stiffness, spring.actuation)");
+    }
+  }
+}
+
+std::byte *Population::arena(int r, Arena a) {
+  EVOC_ASSERT(int(a) < kPersistent, "not a persistent arena");
+  return reinterpret_cast<std::byte *>(store_[int(a)].data()) + offsets_[int(a)][r];
+}
+const std::byte *Population::arena(int r, Arena a) const {
+  return const_cast<Population *>(this)->arena(r, a);
+}
+
+void Population::initParams(int r, uint64_t seed, uint64_t robotId) {
+  const ir::Module &m = *info_->module;
+  const RobotLayout &L = layouts_[r];
+  for (int b = 0; b < int(m.buffers.size()); ++b) {
+    if (info_->arena[b] != Arena::Param)
+      continue;
+    const auto &B = m.buffers[b];
+    std::byte *p = buffer(r, b);
+    int64_t n = L.count[b];
+    if (B.init == "xavier_normal") {
+      double fanOut = B.sets.size() > 0 ? double(L.sizes[B.sets[0]]) : 1;
+      double fanIn = B.sets.size() > 1 ? double(L.sizes[B.sets[1]]) : 1;
+      double sd = B.initGain * std::sqrt(2.0 / (fanIn + fanOut));
+      Rng rng(mixSeed(mixSeed(seed, robotId), uint64_t(b)));
+      for (int64_t i = 0; i < n; ++i)
+        storeF(p, i, sd * rng.normal(), f32_);
+    } else if (B.init == "zeros" || B.init.empty()) {
+      std::memset(p, 0, size_t(n) * info_->elemBytes(b));
+    } else {
+      throw Error("parameter '" + B.name + "' asks for initialisation '" + B.init +
+                  "', which the runtime does not know (known: zeros, xavier_normal)");
+    }
+  }
+}
+
+void Population::checkParams(int r, const ParamSet &p) const {
+  const ir::Module &m = *info_->module;
+  std::vector<char> known(p.size(), 0);
+  for (int b = 0; b < int(m.buffers.size()); ++b) {
+    if (info_->arena[b] != Arena::Param)
+      continue;
+    std::string key = info_->paramKey(b);
+    auto it = p.find(key);
+    if (it == p.end())
+      throw Error(fmt::format("robot {}: the parameters lack field '{}'", r, key));
+    known[std::distance(p.begin(), it)] = 1;
+    auto want = bufferShape(m.buffers[b], layouts_[r].sizes);
+    const ParamTensor &t = it->second;
+    bool scalarOk = want.empty() && t.data.size() == 1 && t.shape.size() <= 1;
+    if (t.shape != want && !scalarOk)
+      throw Error(fmt::format("robot {}, field '{}': the parameters have shape {}, but this "
+                              "robot needs {}", r, key, shapeStr(t.shape), shapeStr(want)));
+    if (int64_t(t.data.size()) != layouts_[r].count[b])
+      throw Error(fmt::format("robot {}, field '{}': {} entries, expected {}", r, key,
+                              t.data.size(), layouts_[r].count[b]));
+  }
+  int i = 0;
+  for (const auto &[key, t] : p)
+    if (!known[i++])
+      throw Error(fmt::format("robot {}: the parameters have a field '{}' that the "
+                              "controller does not have", r, key));
+}
+
+void Population::setParams(int r, const ParamSet &p) {
+  checkParams(r, p);
+  const ir::Module &m = *info_->module;
+  for (int b = 0; b < int(m.buffers.size()); ++b) {
+    if (info_->arena[b] != Arena::Param)
+      continue;
+    const ParamTensor &t = p.at(info_->paramKey(b));
+    std::byte *dst = buffer(r, b);
+    for (size_t i = 0; i < t.data.size(); ++i)
+      storeF(dst, int64_t(i), t.data[i], f32_);
+  }
+}
+
+ParamSet Population::tensors(int r, Arena a) const {
+  const ir::Module &m = *info_->module;
+  ParamSet out;
+  for (int b = 0; b < int(m.buffers.size()); ++b) {
+    if (info_->arena[b] != Arena::Param)
+      continue;
+    ParamTensor t;
+    t.shape = bufferShape(m.buffers[b], layouts_[r].sizes);
+    const std::byte *src = arena(r, a) + layouts_[r].offset[b];
+    t.data.resize(size_t(layouts_[r].count[b]));
+    for (size_t i = 0; i < t.data.size(); ++i)
+      t.data[i] = loadF(src, int64_t(i), f32_);
+    out[info_->paramKey(b)] = std::move(t);
+  }
+  return out;
+}
+
+ParamSet Population::params(int r) const { return tensors(r, Arena::Param); }
+ParamSet Population::grads(int r) const { return tensors(r, Arena::Grad); }
+
+void Population::initialState(int r, std::byte *snapshot, double groundHeight,
+                              int upAxis) const {
+  const RobotLayout &L = layouts_[r];
+  std::memset(snapshot, 0, size_t(L.stateBytes()));
+  if (info_->pointX < 0)
+    return;
+  const Robot &R = robots_[r];
+  int np = R.numPoints();
+  double lift = 0;
+  if (np > 0 && upAxis >= 0 && upAxis < R.dim) {
+    double lo = R.points[upAxis];
+    for (int i = 1; i < np; ++i)
+      lo = std::min(lo, R.points[i * R.dim + upAxis]);
+    lift = std::max(0.0, groundHeight - lo);
+  }
+  std::byte *x = snapshot + L.fieldOffset[info_->pointX];
+  for (int i = 0; i < np * R.dim; ++i)
+    storeF(x, i, R.points[i] + (i % R.dim == upAxis ? lift : 0.0), f32_);
+}
+
+int64_t Population::bytes() const {
+  int64_t n = 0;
+  for (const auto &s : store_)
+    n += int64_t(s.size() * sizeof(double));
+  return n;
+}
+
+} // namespace evoc::runtime

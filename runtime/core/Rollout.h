@@ -1,0 +1,92 @@
+// The rollout engine: forward T-1 steps, loss kernels, and the backward
+// sweep of adjoint kernels, with checkpointing (states stored every K steps
+// and recomputed window by window) or a full tape. Runs any back end through
+// codegen::Executable; holds no physics and no derivative of its own.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/Executable.h"
+#include "core/Population.h"
+
+namespace evoc::runtime {
+
+/// How one rollout is run.
+struct RolloutConfig {
+  int64_t steps = 1000;      // T: states x[0] .. x[T-1], T-1 step calls
+  int64_t checkpointK = 0;   // window length K; 0: round(sqrt(T - 1))
+  bool fullTape = false;     // store every state (K = T - 1)
+  double groundHeight = 0;   // initial placement: no point below this
+  int upAxis = 1;            // the vertical coordinate
+};
+
+/// The window length a config resolves to (>= 1).
+int64_t resolveCheckpointK(const RolloutConfig &c);
+
+/// Memory a rollout held for states, in bytes, next to what a full tape
+/// (all T states) would hold.
+struct RolloutMemory {
+  int64_t stateBytes = 0;      // one state snapshot
+  int64_t storedStates = 0;    // snapshots held at once (checkpoints + window + scratch)
+  int64_t stateStoreBytes = 0; // storedStates * stateBytes
+  int64_t fullTapeBytes = 0;   // T * stateBytes
+};
+
+/// Result of one rollout of one robot.
+struct RolloutOutcome {
+  bool valid = true;
+  std::string error;         // why it is invalid (NaN/inf and where)
+  double loss = 0;
+  int64_t stepsRun = 0;      // forward step calls (excluding recomputation)
+  RolloutMemory memory;
+};
+
+/// A per-thread workspace that runs rollouts for any robot of a population.
+/// Not thread-safe itself: use one per thread.
+class Rollout {
+public:
+  Rollout(const ModuleInfo &info, const codegen::Executable &exe);
+
+  /// Runs the module's Init kernels for robot r (after its parameters are
+  /// initialised).
+  void runInit(Population &pop, int r);
+  /// Forward rollout, loss, and (when `backward`) the backward sweep whose
+  /// parameter gradient lands in pop.arena(r, Arena::Grad). A non-finite
+  /// state, loss or gradient makes the outcome invalid; it never throws for it.
+  RolloutOutcome run(Population &pop, int r, const RolloutConfig &cfg, bool backward);
+  /// Forward only, returning the state field `field` ("point.x") at each
+  /// requested time (ascending, in [0, T-1]) as doubles.
+  std::vector<std::vector<double>> trajectory(Population &pop, int r, const RolloutConfig &cfg,
+                                              const std::string &field,
+                                              const std::vector<int64_t> &times);
+
+private:
+  void prepare(Population &pop, int r, const RolloutConfig &cfg, bool backward);
+  std::byte *slot(int64_t t);                       // where x[t] lives in the forward pass
+  void call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte *adjCur,
+            std::byte *adjNext);
+  void stepForward(int64_t t, std::byte *cur, std::byte *next);
+  bool finiteState(const std::byte *s, std::string &where) const;
+  bool lossStepAt(int k, int64_t t) const;
+  std::byte *pinnedState(int64_t t);
+  std::byte *pinnedAdj(int64_t t);
+
+  const ModuleInfo &info_;
+  const codegen::Executable &exe_;
+  std::vector<void *> ptrs_;
+  // Current robot.
+  Population *pop_ = nullptr;
+  int r_ = -1;
+  const RobotLayout *L_ = nullptr;
+  int64_t T_ = 0, K_ = 1, windows_ = 1, lastStart_ = 0, windowStates_ = 0;
+  // Workspace (grown as needed, reused across robots).
+  std::vector<double> temp_, tempAdj_, bodyAdj_, outAdj_;
+  std::vector<double> ckpt_, window_, rolling_, adj_, pinned_, pinnedAdj_;
+  std::vector<int64_t> pinnedTimes_;
+  int64_t sb_ = 0; // state bytes, rounded to a multiple of 8
+};
+
+} // namespace evoc::runtime

@@ -1,0 +1,116 @@
+// Learning loops over a population, run by a thread pool; `evoc sim`.
+#include "core/Train.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "core/Population.h"
+#include "core/ThreadPool.h"
+#include "support/Error.h"
+
+namespace evoc::runtime {
+
+std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable &exe,
+                               const std::vector<Robot> &robots, const TrainOptions &opts,
+                               const std::vector<uint64_t> *ids,
+                               const std::vector<ParamSet> *init) {
+  const int n = int(robots.size());
+  if (ids && int(ids->size()) != n)
+    throw Error(fmt::format("{} robot ids for {} robots", ids->size(), n));
+  if (init && int(init->size()) != n)
+    throw Error(fmt::format("the parameters are given for {} robots, but there are {} robots",
+                            init->size(), n));
+  if (opts.steps < 1)
+    throw Error("steps must be at least 1");
+  if (!info.differentiable())
+    throw Error("the module has no adjoint kernels; run autodiff before training");
+  Population pop(info, robots);
+  if (init) // every error a user can cause is raised here, before any thread runs
+    for (int r = 0; r < n; ++r)
+      pop.checkParams(r, (*init)[r]);
+
+  RolloutConfig rc;
+  rc.steps = opts.steps;
+  rc.checkpointK = opts.checkpointK;
+  rc.fullTape = opts.fullTape;
+  rc.groundHeight = opts.groundHeight;
+  rc.upAxis = opts.upAxis;
+
+  std::vector<TrainResult> results(n);
+  ThreadPool pool(std::min(opts.threads > 0 ? opts.threads : defaultThreads(), std::max(n, 1)));
+  std::vector<std::unique_ptr<Rollout>> ws(pool.size());
+  pool.parallelFor(n, [&](int r, int w) {
+    if (!ws[w])
+      ws[w] = std::make_unique<Rollout>(info, exe);
+    Rollout &ro = *ws[w];
+    TrainResult &res = results[r];
+    pop.initParams(r, opts.seed, ids ? (*ids)[r] : uint64_t(r));
+    ro.runInit(pop, r);
+    if (init)
+      pop.setParams(r, (*init)[r]);
+    Optimizer opt(opts.optimizer, pop.layout(r).paramCount);
+    double best = std::numeric_limits<double>::infinity();
+    int iters = std::max(1, opts.iterations);
+    for (int i = 0; i < iters; ++i) {
+      RolloutOutcome o = ro.run(pop, r, rc, true);
+      res.robotSteps += o.stepsRun;
+      res.memory = o.memory;
+      if (!o.valid) {
+        res.valid = false;
+        res.error = o.error;
+        break;
+      }
+      res.losses.push_back(o.loss);
+      if (opts.keepBestParams && o.loss < best) {
+        best = o.loss;
+        res.bestParams = pop.params(r);
+      }
+      if (i + 1 == iters)
+        res.grad = pop.grads(r);
+      if (opts.iterations > 0)
+        opt.update(pop.arena(r, Arena::Param), pop.arena(r, Arena::Grad), pop.f32());
+    }
+    res.params = pop.params(r);
+    res.loss = res.losses.empty() || !res.valid ? std::numeric_limits<double>::quiet_NaN()
+                                                : res.losses.back();
+  });
+  return results;
+}
+
+SimResult simulate(const ir::Module &m, const codegen::Executable &exe,
+                   const std::vector<Robot> &robots,
+                   const std::optional<std::vector<ParamSet>> &params, const SimOptions &opts) {
+  ModuleInfo info(m);
+  auto t0 = std::chrono::steady_clock::now();
+  SimResult out;
+  out.results = train(info, exe, robots, opts, nullptr, params ? &*params : nullptr);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  int64_t steps = 0;
+  for (const auto &r : out.results)
+    steps += r.robotSteps;
+  out.robotStepsPerSecond = out.seconds > 0 ? double(steps) / out.seconds : 0;
+  return out;
+}
+
+std::vector<std::vector<double>> trajectory(const ModuleInfo &info,
+                                            const codegen::Executable &exe,
+                                            const Robot &robot, const ParamSet &params,
+                                            const TrainOptions &opts, const std::string &field,
+                                            const std::vector<int64_t> &times) {
+  Population pop(info, {robot});
+  pop.initParams(0, opts.seed, 0);
+  Rollout ro(info, exe);
+  ro.runInit(pop, 0);
+  pop.setParams(0, params);
+  RolloutConfig rc;
+  rc.steps = opts.steps;
+  rc.groundHeight = opts.groundHeight;
+  rc.upAxis = opts.upAxis;
+  return ro.trajectory(pop, 0, rc, field, times);
+}
+
+} // namespace evoc::runtime

@@ -1,0 +1,91 @@
+// The runtime's entry points: learning controllers for a batch of bodies
+// (`train`, called by runtime/evolve) and `evoc sim` (`simulate`).
+//
+// Usage (evolution engine):
+//   runtime::ModuleInfo info(module);             // once per experiment
+//   runtime::TrainOptions o;  o.steps = 1000; o.iterations = 35;
+//   o.optimizer = {runtime::OptimizerKind::NormalizedStep, 0.2};
+//   o.seed = runSeed; o.groundHeight = 0.1;
+//   auto res = runtime::train(info, exe, bodies, o, &bodyIds);
+//   // res[i].losses: the learning curve of body i; res[i].valid / error;
+//   // fitness = max over losses of -loss; res[i].bestParams: its weights.
+// Weights are initialised from (seed, bodyIds[i]), so a body's result does
+// not depend on which batch or thread it ran in.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/Executable.h"
+#include "core/Layout.h"
+#include "core/Optimizer.h"
+#include "core/ParamSet.h"
+#include "core/Robot.h"
+#include "core/Rollout.h"
+
+namespace evoc::runtime {
+
+/// Settings of a learning run (and of `evoc sim`).
+struct TrainOptions {
+  int64_t steps = 1000;        // T: states per rollout (SCIENCE.md: 1000)
+  int iterations = 0;          // 0: one forward + backward, no update
+  OptimizerConfig optimizer;   // per-robot optimiser
+  uint64_t seed = 1;           // parameter initialisation
+  int threads = 0;             // 0: every core
+  int64_t checkpointK = 0;     // 0: round(sqrt(T - 1))
+  bool fullTape = false;       // store every state instead of checkpointing
+  double groundHeight = 0;     // initial placement (the world's ground height)
+  int upAxis = 1;              // vertical coordinate
+  bool keepBestParams = true;  // fill TrainResult::bestParams
+};
+using SimOptions = TrainOptions;
+
+/// What learning produced for one robot.
+struct TrainResult {
+  bool valid = true;
+  std::string error;           // why not valid ("robot 3: the state 'point.x' is NaN ...")
+  std::vector<double> losses;  // loss of every forward pass, in order (max(1, iterations))
+  double loss = 0;             // the last entry of losses (NaN when none)
+  ParamSet grad;               // gradient of the last forward pass
+  ParamSet params;             // parameters after the last update
+  ParamSet bestParams;         // parameters of the lowest loss (keepBestParams)
+  int64_t robotSteps = 0;      // forward steps run (without recomputation)
+  RolloutMemory memory;        // state memory of one rollout
+};
+
+/// Trains every robot's controller: per robot, max(1, iterations) times a
+/// forward rollout and backward sweep, then (iterations > 0) an optimiser
+/// update. `ids` (default: the robot's index) seeds each robot's weights;
+/// `init`, when given, replaces the seeded weights (one ParamSet per robot,
+/// checked against the module before anything runs: evoc::Error naming the
+/// robot and field). Invalid robots (NaN/inf) are reported, never thrown.
+std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable &exe,
+                               const std::vector<Robot> &robots, const TrainOptions &opts,
+                               const std::vector<uint64_t> *ids = nullptr,
+                               const std::vector<ParamSet> *init = nullptr);
+
+/// `evoc sim`'s result: per robot, and the time it all took.
+struct SimResult {
+  std::vector<TrainResult> results;
+  double seconds = 0;
+  double robotStepsPerSecond = 0;
+};
+
+/// `evoc sim`: train (or with iterations = 0 just differentiate) the given
+/// robots from PARAMS.json's parameters or, without them, from the seed.
+/// Write the result with writeJsonFile(path, simResultToJson(result)).
+SimResult simulate(const ir::Module &m, const codegen::Executable &exe,
+                   const std::vector<Robot> &robots,
+                   const std::optional<std::vector<ParamSet>> &params, const SimOptions &opts);
+
+/// The state field `field` (e.g. "point.x") of one robot at the given times
+/// (ascending), for rendering a gait. Uses `params` as the controller.
+std::vector<std::vector<double>> trajectory(const ModuleInfo &info,
+                                            const codegen::Executable &exe,
+                                            const Robot &robot, const ParamSet &params,
+                                            const TrainOptions &opts, const std::string &field,
+                                            const std::vector<int64_t> &times);
+
+} // namespace evoc::runtime
