@@ -1,0 +1,88 @@
+// `evoc compile --emit ir|grad-ir|opt-ir|llvm|cuda|ptx`: print each stage of
+// the pipeline after the front end.
+#include <iostream>
+
+#include "codegen/llvm/CpuBackend.h"
+#include "driver/Driver.h"
+#include "driver/Pipeline.h"
+#include "ir/Printer.h"
+#include "support/Diagnostics.h"
+#include "support/Error.h"
+#include "support/SourceManager.h"
+#ifdef EVOC_HAVE_CUDA
+#include "codegen/cuda/CudaBackend.h"
+#endif
+
+namespace evoc::driver {
+namespace {
+
+/// Reads `--dump-after=PASS` / `--dump-after PASS` from the extra arguments.
+std::string dumpAfterOption(const CommonOptions &opts) {
+  for (size_t i = 0; i < opts.rest.size(); ++i) {
+    const std::string &a = opts.rest[i];
+    if (a.rfind("--dump-after=", 0) == 0)
+      return a.substr(13);
+    if (a == "--dump-after" && i + 1 < opts.rest.size())
+      return opts.rest[i + 1];
+  }
+  return "";
+}
+
+std::optional<ir::Module> stage(const sema::CheckedProgram &p, const CommonOptions &opts,
+                                Stage s, std::ostream &out) {
+  SourceManager sources; // irgen needs file names only; the program's own are in its AST
+  for (const auto &mod : p.ast->modules)
+    (void)mod;
+  DiagnosticEngine diags(sources);
+  PipelineOptions po;
+  po.stage = s;
+  po.dumpAfter = dumpAfterOption(opts);
+  po.dumpTo = &out;
+  auto m = buildModule(p, sources, diags, po);
+  diags.flush(std::cerr);
+  return m;
+}
+
+int emitIR(const sema::CheckedProgram &p, const CommonOptions &o, std::ostream &out, Stage s) {
+  auto m = stage(p, o, s, out);
+  if (!m)
+    return 1;
+  ir::print(*m, out);
+  return 0;
+}
+
+int emitLLVM(const sema::CheckedProgram &p, const CommonOptions &o, std::ostream &out) {
+  auto m = stage(p, o, Stage::Opt, out);
+  if (!m)
+    return 1;
+  out << codegen::emitLLVM(*m, 3);
+  return 0;
+}
+
+int emitCudaKind(const sema::CheckedProgram &p, const CommonOptions &o, std::ostream &out,
+                 bool ptx) {
+#ifdef EVOC_HAVE_CUDA
+  auto m = stage(p, o, Stage::Opt, out);
+  if (!m)
+    return 1;
+  out << (ptx ? codegen::cuda::emitPtx(*m) : codegen::cuda::emitCuda(*m));
+  return 0;
+#else
+  std::cerr << "evoc: error: this evoc was built without the CUDA back end "
+               "(no CUDA toolkit under /usr/local/cuda at build time)\n";
+  return 1;
+#endif
+}
+
+[[maybe_unused]] bool registered =
+    addEmitKind({"ir", [](auto &p, auto &o, auto &out) { return emitIR(p, o, out, Stage::IR); }}) &&
+    addEmitKind({"grad-ir",
+                 [](auto &p, auto &o, auto &out) { return emitIR(p, o, out, Stage::Grad); }}) &&
+    addEmitKind({"opt-ir",
+                 [](auto &p, auto &o, auto &out) { return emitIR(p, o, out, Stage::Opt); }}) &&
+    addEmitKind({"llvm", emitLLVM}) &&
+    addEmitKind({"cuda", [](auto &p, auto &o, auto &out) { return emitCudaKind(p, o, out, false); }}) &&
+    addEmitKind({"ptx", [](auto &p, auto &o, auto &out) { return emitCudaKind(p, o, out, true); }});
+
+} // namespace
+} // namespace evoc::driver

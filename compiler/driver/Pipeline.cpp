@@ -1,0 +1,45 @@
+// The compiler pipeline after the front end: irgen -> verify -> autodiff ->
+// passes, as a linear script that can print the IR after each step.
+#include "driver/Pipeline.h"
+
+#include <iostream>
+
+#include "autodiff/Differentiate.h"
+#include "ir/Printer.h"
+#include "ir/Verifier.h"
+#include "irgen/IRGen.h"
+#include "opt/Passes.h"
+#include "support/Diagnostics.h"
+
+namespace evoc::driver {
+
+const char *version() { return "0.1.0"; }
+
+std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
+                                      const SourceManager &sources, DiagnosticEngine &diags,
+                                      const PipelineOptions &opts) {
+  std::ostream &dump = opts.dumpTo ? *opts.dumpTo : std::cerr;
+  auto after = [&](const ir::Module &m, const std::string &pass) {
+    ir::verifyAfter(m, pass);
+    if (opts.dumpAfter == pass || opts.dumpAfter == "all") {
+      dump << "// ----- IR after " << pass << " -----\n";
+      ir::print(m, dump);
+    }
+  };
+  std::optional<ir::Module> m = irgen::lowerProgram(prog, sources, diags);
+  if (!m)
+    return std::nullopt;
+  after(*m, "irgen");
+  if (opts.stage == Stage::IR)
+    return m;
+  autodiff::differentiate(*m);
+  after(*m, "autodiff");
+  if (opts.stage == Stage::Grad)
+    return m;
+  opt::PassOptions po;
+  po.afterPass = [&](const ir::Module &mod, const std::string &pass) { after(mod, pass); };
+  opt::runPasses(*m, po);
+  return m;
+}
+
+} // namespace evoc::driver

@@ -1,0 +1,45 @@
+// The compiler pipeline after the front end, as one linear script: irgen,
+// verify, autodiff, optimisation passes, and a back end. Every stage can be
+// printed (`evoc compile --emit ...`), and `--dump-after=PASS` prints the IR
+// after a pass.
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "codegen/Executable.h"
+#include "ir/IR.h"
+#include "sema/Program.h"
+
+namespace evoc {
+class DiagnosticEngine;
+class SourceManager;
+} // namespace evoc
+
+namespace evoc::driver {
+
+/// How far to take a module.
+enum class Stage {
+  IR,   ///< straight out of irgen
+  Grad, ///< with the adjoint kernels
+  Opt,  ///< with adjoints, after the optimisation passes (what back ends get)
+};
+
+struct PipelineOptions {
+  Stage stage = Stage::Opt;
+  std::string dumpAfter;          ///< a pass name, or "all"; "" for none
+  std::ostream *dumpTo = nullptr; ///< where --dump-after prints (stderr if null)
+};
+
+/// Lowers a checked program to IR and runs the stages up to `opts.stage`.
+/// Returns nullopt after reporting an error to `diags`.
+std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
+                                      const SourceManager &sources, DiagnosticEngine &diags,
+                                      const PipelineOptions &opts = {});
+
+/// `evoc`'s version, part of every compiled-code cache key.
+const char *version();
+
+} // namespace evoc::driver

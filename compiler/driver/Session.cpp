@@ -1,0 +1,50 @@
+// Session: check, lower, differentiate, optimise and compile one experiment.
+#include "driver/Session.h"
+
+#include <chrono>
+#include <iostream>
+
+#include "driver/Pipeline.h"
+#include "support/Error.h"
+
+namespace evoc::driver {
+
+Session::Session(const CommonOptions &opts, const std::string &backend) {
+  codegen::BackendKind kind;
+  if (!codegen::parseBackend(backend, kind))
+    throw Error("unknown back end '" + backend + "' (expected cpu, interp or cuda)");
+  program_ = loadChecked(opts, sources_, diags_);
+  if (!program_)
+    return;
+  module_ = buildModule(*program_, sources_, diags_);
+  diags_.flush(std::cerr);
+  if (!module_)
+    return;
+  auto t0 = std::chrono::steady_clock::now();
+  exe_ = codegen::compile(*module_, kind);
+  compileSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+runtime::TrainOptions Session::trainOptions() const {
+  const sema::CheckedProgram &p = *program_;
+  runtime::TrainOptions o;
+  o.steps = p.world.steps;
+  o.groundHeight = p.world.ground.height;
+  o.checkpointK = p.world.checkpoint.value_or(0);
+  o.seed = p.evolve.seed;
+  o.iterations = int(p.evolve.learn.iterations);
+  const sema::Optimizer &opt = p.evolve.learn.optimizer;
+  o.optimizer.kind = runtime::parseOptimizerKind(opt.name);
+  auto arg = [&](const char *k, double dflt) {
+    auto it = opt.args.find(k);
+    return it == opt.args.end() ? dflt : it->second;
+  };
+  o.optimizer.step = arg("step", o.optimizer.step);
+  o.optimizer.lr = arg("lr", o.optimizer.lr);
+  o.optimizer.beta1 = arg("beta1", o.optimizer.beta1);
+  o.optimizer.beta2 = arg("beta2", o.optimizer.beta2);
+  o.optimizer.eps = arg("eps", o.optimizer.eps);
+  return o;
+}
+
+} // namespace evoc::driver

@@ -1,0 +1,43 @@
+// A compiled experiment, as `evoc sim` and `evoc run` use it: the checked
+// program, its optimised IR module with adjoints, the back end's executable
+// and the runtime settings the .evo file implies.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "codegen/Executable.h"
+#include "driver/Driver.h"
+#include "runtime/core/Train.h"
+#include "support/Diagnostics.h"
+#include "support/SourceManager.h"
+
+namespace evoc::driver {
+
+class Session {
+public:
+  /// Checks and compiles `opts.file` for `backend` ("cpu", "interp", "cuda").
+  /// Diagnostics go to stderr; ok() is false after errors. Throws
+  /// evoc::Error when the back end is unavailable.
+  Session(const CommonOptions &opts, const std::string &backend);
+
+  bool ok() const { return exe_ != nullptr; }
+  const sema::CheckedProgram &program() const { return *program_; }
+  const ir::Module &module() const { return *module_; }
+  const codegen::Executable &executable() const { return *exe_; }
+  /// Steps, optimiser, seed, ground height and checkpointing from the file.
+  runtime::TrainOptions trainOptions() const;
+  /// Seconds the back end took to compile.
+  double compileSeconds() const { return compileSeconds_; }
+
+private:
+  SourceManager sources_;
+  DiagnosticEngine diags_{sources_};
+  std::optional<sema::CheckedProgram> program_;
+  std::optional<ir::Module> module_;
+  std::unique_ptr<codegen::Executable> exe_;
+  double compileSeconds_ = 0;
+};
+
+} // namespace evoc::driver

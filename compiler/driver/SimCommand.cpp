@@ -1,0 +1,118 @@
+// `evoc sim FILE --robots R.json [--params P.json] [--steps T] [--iterations K]
+// [--backend B] [--threads N] --out O.json`: the interface independent
+// implementations check evoc against (issue 5).
+#include <cstdio>
+#include <iostream>
+
+#include "driver/Driver.h"
+#include "driver/Pipeline.h"
+#include "driver/Session.h"
+#include "runtime/core/JsonIO.h"
+#include "runtime/core/Train.h"
+#include "support/Diagnostics.h"
+#include "support/Error.h"
+#include "support/SourceManager.h"
+
+namespace evoc::driver {
+namespace {
+
+struct SimArgs {
+  std::string robots, params, out, backend = "cpu";
+  int64_t steps = 0;
+  int64_t iterations = 0;
+  int threads = 0;
+  bool fullTape = false;
+};
+
+bool parseSimArgs(const std::vector<std::string> &rest, SimArgs &a) {
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const std::string &k = rest[i];
+    auto value = [&](std::string &dst) {
+      if (i + 1 >= rest.size()) {
+        std::fprintf(stderr, "evoc sim: error: %s needs a value\n", k.c_str());
+        return false;
+      }
+      dst = rest[++i];
+      return true;
+    };
+    std::string v;
+    if (k == "--robots" || k == "--robot") {
+      if (!value(a.robots)) return false;
+    } else if (k == "--params") {
+      if (!value(a.params)) return false;
+    } else if (k == "--out") {
+      if (!value(a.out)) return false;
+    } else if (k == "--backend") {
+      if (!value(a.backend)) return false;
+    } else if (k == "--full-tape") {
+      a.fullTape = true;
+    } else if (k == "--steps" || k == "--iterations" || k == "--threads") {
+      if (!value(v)) return false;
+      char *end = nullptr;
+      long long n = std::strtoll(v.c_str(), &end, 10);
+      if (!end || *end || n < 0 || (k == "--steps" && n < 2)) {
+        std::fprintf(stderr, "evoc sim: error: %s expects %s, got '%s'\n", k.c_str(),
+                     k == "--steps" ? "an integer >= 2" : "a non-negative integer", v.c_str());
+        return false;
+      }
+      (k == "--steps" ? a.steps : k == "--iterations" ? a.iterations : (int64_t &)a.threads) =
+          n;
+    } else {
+      std::fprintf(stderr, "evoc sim: error: unknown option '%s'\n", k.c_str());
+      return false;
+    }
+  }
+  if (a.robots.empty() || a.out.empty()) {
+    std::fprintf(stderr, "evoc sim: error: --robots ROBOTS.json and --out OUT.json are required\n");
+    return false;
+  }
+  return true;
+}
+
+int runSim(const std::vector<std::string> &args) {
+  CommonOptions opts;
+  if (!parseCommonOptions(args, opts))
+    return 2;
+  SimArgs a;
+  if (!parseSimArgs(opts.rest, a))
+    return 2;
+  try {
+    Session s(opts, a.backend);
+    if (!s.ok())
+      return 1;
+    const sema::CheckedProgram &p = s.program();
+    runtime::SimOptions so = s.trainOptions();
+    so.iterations = int(a.iterations);
+    if (a.steps)
+      so.steps = a.steps;
+    so.threads = a.threads;
+    so.fullTape = a.fullTape;
+    auto robots = runtime::readRobotsFile(a.robots, p.world.dim);
+    std::optional<std::vector<runtime::ParamSet>> params;
+    if (!a.params.empty())
+      params = runtime::readParamsFile(a.params);
+    runtime::SimResult r = runtime::simulate(s.module(), s.executable(), robots, params, so);
+    runtime::writeJsonFile(a.out, runtime::simResultToJson(r));
+    int invalid = 0;
+    for (size_t i = 0; i < r.results.size(); ++i)
+      if (!r.results[i].valid) {
+        std::fprintf(stderr, "evoc sim: warning: robot %zu: %s\n", i,
+                     r.results[i].error.c_str());
+        ++invalid;
+      }
+    std::fprintf(stderr, "evoc sim: %zu robots, %lld steps, %.3f s, %.0f robot-steps/s -> %s\n",
+                 robots.size(), (long long)so.steps, r.seconds, r.robotStepsPerSecond,
+                 a.out.c_str());
+    return invalid ? 1 : 0;
+  } catch (const Error &e) {
+    std::fprintf(stderr, "evoc sim: error: %s\n", e.what());
+    return 1;
+  }
+}
+
+[[maybe_unused]] bool registered = addSubcommand(
+    {"sim", "run robots from JSON through the experiment's rollout; write loss and gradients",
+     runSim});
+
+} // namespace
+} // namespace evoc::driver
