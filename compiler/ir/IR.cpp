@@ -62,3 +62,19 @@ int64_t bufferLength(const Module &m, int b, const int64_t *sizes) {
 }
 
 } // namespace evoc::ir
+
+namespace evoc::ir {
+
+void deriveSetSizes(const Module &m, int64_t *sizes) {
+  for (size_t s = 0; s < m.sets.size(); ++s) {
+    const ElementSet &es = m.sets[s];
+    if (es.fromBody)
+      continue;
+    int64_t n = es.base;
+    for (auto [set, coef] : es.terms)
+      n += coef * sizes[set];
+    sizes[s] = n;
+  }
+}
+
+} // namespace evoc::ir

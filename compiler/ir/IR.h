@@ -226,6 +226,11 @@ struct Module {
 /// Number of elements of buffer `b` given the sizes of the element sets.
 int64_t bufferLength(const Module &m, int b, const int64_t *sizes);
 
+/// Fills sizes[s] of every derived set (fromBody false) as
+/// base + sum(coef * sizes[term]); body sets' entries are left as given.
+/// Terms must name sets of lower index or body sets.
+void deriveSetSizes(const Module &m, int64_t *sizes);
+
 /// The C ABI every backend's compiled kernel has, for one robot:
 /// buffers[b] points at buffer b of the module (null if unused by the
 /// kernel), sizes[s] is the size of element set s, t the time index.
