@@ -1,0 +1,110 @@
+// The evolution engine: a (mu + lambda) genetic algorithm over lattice bodies
+// whose fitness comes from a caller-supplied evaluate callback (the trainer),
+// writing a crash-safe, resumable run directory (RunDir.h).
+//
+// Generation 0 evaluates P random bodies; every later generation lets each
+// parent (in rank order) make one mutated offspring, evaluates the offspring
+// in one batch, drops invalid ones and selects the next P from parents plus
+// offspring. `generations` counts generation 0, so a run logs generations
+// 0 .. generations-1 and evaluates P * generations designs (plus any random
+// bodies re-drawn because a whole initial population was invalid).
+#pragma once
+
+#include "evolve/Fitness.h"
+#include "evolve/Lattice.h"
+#include "evolve/Selection.h"
+#include "evolve/Svg.h"
+
+#include "core/Robot.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace evoc::evolve {
+
+/// One batch of bodies to train and score, in the order the results must
+/// come back. seeds[i] is derived from (run seed, ids[i]) only, so the
+/// trainer's weight initialisation is the same in a resumed run.
+struct EvalBatch {
+  int generation = 0;
+  std::vector<uint64_t> ids;
+  std::vector<uint64_t> seeds;
+  std::vector<runtime::Robot> robots;
+};
+
+/// The trainer's answer for one body.
+struct Evaluation {
+  std::vector<double> losses; ///< the learning curve, one loss per iteration
+  bool valid = true;          ///< false: the trainer itself rejects the body
+  std::string reason;         ///< why, when !valid
+  /// Trained parameters as PARAMS.json's entry ({"w1", "b1", "w2", "b2"}).
+  /// Either fill `params`, or leave it null and give `paramsFn`, which the
+  /// engine calls (before the next evaluate) only for bodies it keeps as best.
+  nlohmann::json params;
+  std::function<nlohmann::json()> paramsFn;
+};
+
+/// Trains and scores a batch; must return one Evaluation per body.
+using EvaluateFn = std::function<std::vector<Evaluation>(const EvalBatch &)>;
+
+/// Optional: frames of a trained robot's gait (a rollout) for the pictures.
+using GaitFn =
+    std::function<std::vector<GaitFrame>(const runtime::Robot &, const nlohmann::json &params)>;
+
+/// The experiment's evolution settings, as plain numbers (the driver maps the
+/// .evo's `body`, `mutation` and `evolve` blocks onto this).
+struct EvolutionConfig {
+  int population = 50;
+  int generations = 50; ///< including generation 0; may grow on resume
+  uint64_t seed = 1;
+  LatticeSpec body;
+  /// Rates per bit; a rate < 0 means SCIENCE.md's 1/#triangles, 1/#edges.
+  LatticeMutation mutation{-1, true, 2.0, -1, 1000};
+  FitnessSpec fitness;
+  SelectionSpec selection;
+  double robotStepsPerDesign = 0; ///< for robot-steps/s in the log (iterations * steps)
+  bool writePhenotypes = true;    ///< points/springs of every member in population.json
+  int maxInitialAttempts = 10;    ///< re-draws of an all-invalid generation 0
+};
+
+/// Where and how to run.
+struct RunOptions {
+  std::filesystem::path dir;  ///< the run directory
+  bool resume = false;        ///< continue the run in `dir`
+  std::string resolvedSource; ///< .evo text for resolved.evo (new runs only)
+  std::FILE *progress = stderr; ///< null: silent
+  int forceTty = -1;          ///< -1 detect, 0 plain lines, 1 \r-updated line
+  GaitFn gait;                ///< optional; without it pictures show the rest pose
+};
+
+/// What a finished run reports.
+struct RunSummary {
+  int lastGeneration = -1; ///< last completed generation
+  uint64_t bestId = 0;
+  double bestFitness = 0;
+  uint64_t designsEvaluated = 0;
+  double seconds = 0; ///< wall time of this invocation
+};
+
+/// Runs (or resumes) an evolution and returns its summary. Throws evoc::Error
+/// for a run directory it must not touch, a resume whose settings differ from
+/// the run's (only `generations` may change), or an evaluate callback that
+/// breaks its contract. A killed run resumes from its last completed
+/// generation and ends exactly as an uninterrupted one (timing fields aside).
+RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluate,
+                        const RunOptions &options);
+
+/// The settings a resume must match, as stored in state.json.
+nlohmann::json configFingerprint(const EvolutionConfig &config);
+
+/// The log.jsonl fields that measure time (differ between identical runs).
+inline const std::vector<std::string> kTimingFields = {
+    "seconds", "elapsed_seconds", "designs_per_second", "robot_steps_per_second"};
+
+} // namespace evoc::evolve

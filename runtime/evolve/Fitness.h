@@ -1,0 +1,46 @@
+// Fitness of a trained body from its learning curve, and the rules that mark
+// a body invalid (NaN/inf, diverging losses) so selection can drop it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace evoc::evolve {
+
+/// How a learning curve becomes one fitness number (higher is better).
+enum class FitnessKind {
+  MaxNegLoss,  ///< max over the curve of -loss (SCIENCE.md, the default)
+  LastNegLoss, ///< -loss at the last iteration
+  MeanNegLoss, ///< mean over the curve of -loss
+};
+
+/// One rule that marks a body invalid; NaN/inf losses are always invalid.
+struct InvalidRule {
+  enum class Kind {
+    LossAbove, ///< some |loss| > threshold
+    LossJump,  ///< some |loss[i+1] - loss[i]| >= threshold
+  };
+  Kind kind = Kind::LossAbove;
+  double threshold = 0;
+};
+
+/// The `fitness` and `invalid` settings of a .evo file.
+struct FitnessSpec {
+  FitnessKind kind = FitnessKind::MaxNegLoss;
+  std::vector<InvalidRule> invalid; ///< the paper's: LossAbove 5.5, LossJump 0.5
+};
+
+/// The verdict on one learning curve.
+struct Verdict {
+  bool valid = false;
+  double fitness = 0; ///< meaningful only when valid
+  std::string reason; ///< why it is invalid, for the population file
+};
+
+/// Judges a learning curve: an empty curve or any broken rule is invalid.
+Verdict judge(const std::vector<double> &losses, const FitnessSpec &spec);
+
+/// The name of a fitness kind as the .evo and run files spell it.
+const char *fitnessName(FitnessKind k);
+
+} // namespace evoc::evolve

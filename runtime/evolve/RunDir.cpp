@@ -1,0 +1,187 @@
+// Run directory I/O: atomic writes (write, fsync, rename, fsync directory).
+#include "evolve/RunDir.h"
+
+#include "support/Error.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace evoc::evolve {
+
+static constexpr const char *kFormat = "evoc-run";
+
+[[noreturn]] static void ioError(const std::string &what, const fs::path &p) {
+  throw Error(fmt::format("cannot {} '{}': {}", what, p.string(), std::strerror(errno)));
+}
+
+static void fsyncDir(const fs::path &dir) {
+  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0)
+    ioError("open directory", dir);
+  ::fsync(fd); // best effort: some file systems refuse fsync on directories
+  ::close(fd);
+}
+
+void writeFileAtomic(const fs::path &path, std::string_view text) {
+  fs::path tmp = path;
+  tmp += fmt::format(".tmp.{}", ::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    ioError("create", tmp);
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      int e = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      errno = e;
+      ioError("write", tmp);
+    }
+    done += size_t(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    ioError("flush", tmp);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    ioError("rename into", path);
+  }
+  fsyncDir(path.parent_path());
+}
+
+std::string readTextFile(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(fmt::format("cannot read '{}'; check that it exists and is readable",
+                            path.string()));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+static nlohmann::json readJson(const fs::path &p) {
+  try {
+    return nlohmann::json::parse(readTextFile(p));
+  } catch (const nlohmann::json::exception &e) {
+    throw Error(fmt::format("'{}' is not valid JSON ({}); the run directory is damaged",
+                            p.string(), e.what()));
+  }
+}
+
+bool RunDir::isRun(const fs::path &dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "run.json", ec))
+    return false;
+  try {
+    auto j = nlohmann::json::parse(readTextFile(dir / "run.json"));
+    return j.is_object() && j.value("format", "") == kFormat;
+  } catch (...) {
+    return false;
+  }
+}
+
+RunDir RunDir::create(const fs::path &dir, std::string_view resolvedSource) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec))
+      throw Error(fmt::format("'{}' exists and is not a directory; choose another "
+                              "output directory",
+                              dir.string()));
+    if (isRun(dir))
+      throw Error(fmt::format("'{}' already holds an evoc run; continue it with "
+                              "--resume {} or choose another output directory",
+                              dir.string(), dir.string()));
+    if (!fs::is_empty(dir, ec))
+      throw Error(fmt::format("'{}' exists and is not empty; evoc never overwrites "
+                              "it; choose another output directory",
+                              dir.string()));
+  } else if (!fs::create_directories(dir, ec) || ec) {
+    throw Error(fmt::format("cannot create the run directory '{}': {}", dir.string(),
+                            ec.message()));
+  }
+  RunDir r(dir);
+  writeFileAtomic(dir / "resolved.evo", resolvedSource);
+  // The marker goes last: a directory with it is complete enough to resume.
+  writeFileAtomic(dir / "run.json",
+                  nlohmann::json{{"format", kFormat}, {"version", 1}}.dump(2) + "\n");
+  return r;
+}
+
+RunDir RunDir::open(const fs::path &dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw Error(fmt::format("cannot resume '{}': no such directory", dir.string()));
+  if (!isRun(dir))
+    throw Error(fmt::format("cannot resume '{}': it is not an evoc run directory "
+                            "(no valid run.json); evoc leaves it untouched",
+                            dir.string()));
+  return RunDir(dir);
+}
+
+std::string RunDir::resolvedSource() const { return readTextFile(dir_ / "resolved.evo"); }
+
+bool RunDir::hasState() const {
+  std::error_code ec;
+  return fs::is_regular_file(dir_ / "state.json", ec);
+}
+
+nlohmann::json RunDir::readState() const { return readJson(dir_ / "state.json"); }
+
+void RunDir::writeState(const nlohmann::json &state) const {
+  writeFileAtomic(dir_ / "state.json", state.dump() + "\n");
+}
+
+fs::path RunDir::generationDir(int generation) const {
+  return dir_ / fmt::format("gen_{:04d}", generation);
+}
+
+void RunDir::writePopulation(int generation, const nlohmann::json &population) const {
+  fs::path g = generationDir(generation);
+  std::error_code ec;
+  fs::create_directories(g, ec);
+  if (ec)
+    throw Error(fmt::format("cannot create '{}': {}", g.string(), ec.message()));
+  writeFileAtomic(g / "population.json", population.dump() + "\n");
+}
+
+void RunDir::writeBest(const nlohmann::json &best) const {
+  writeFileAtomic(dir_ / "best.json", best.dump(1) + "\n");
+}
+
+void RunDir::writeFile(const std::string &name, std::string_view text) const {
+  writeFileAtomic(dir_ / name, text);
+}
+
+std::vector<nlohmann::json> RunDir::readLog() const {
+  std::vector<nlohmann::json> out;
+  std::error_code ec;
+  if (!fs::exists(dir_ / "log.jsonl", ec))
+    return out;
+  std::istringstream in(readTextFile(dir_ / "log.jsonl"));
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty())
+      out.push_back(nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false));
+  return out;
+}
+
+void RunDir::writeLog(const std::vector<nlohmann::json> &records) const {
+  std::string text;
+  for (const auto &r : records)
+    text += r.dump() + "\n";
+  writeFileAtomic(dir_ / "log.jsonl", text);
+}
+
+} // namespace evoc::evolve

@@ -1,0 +1,68 @@
+// A run directory on disk: crash-safe (atomic) writes, the checkpoint that
+// resume reads, and the refusal to touch a directory that is not a run.
+//
+//   DIR/run.json               marker: {"format": "evoc-run", "version": 1}
+//   DIR/resolved.evo           the experiment, after imports and overrides
+//   DIR/log.jsonl              one JSON line per completed generation
+//   DIR/gen_NNNN/population.json
+//   DIR/best.json              best robot so far (ROBOTS.json format + params)
+//   DIR/state.json             checkpoint; written last, so it marks a
+//                              generation as completed
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace evoc::evolve {
+
+/// Writes `text` to `path` so that a reader sees the old file or the new one,
+/// never a part: write a temporary beside it, fsync, rename, fsync the
+/// directory. Throws evoc::Error on failure.
+void writeFileAtomic(const std::filesystem::path &path, std::string_view text);
+
+/// The whole file; throws evoc::Error naming the path if it cannot be read.
+std::string readTextFile(const std::filesystem::path &path);
+
+/// An evoc run directory (see the file comment for its layout).
+class RunDir {
+public:
+  /// Starts a new run in `dir`, creating it, or adopting it when it is empty.
+  /// Refuses (evoc::Error) a directory that exists and is not empty.
+  static RunDir create(const std::filesystem::path &dir, std::string_view resolvedSource);
+  /// Opens a run to resume it. Refuses (evoc::Error) anything that is not an
+  /// evoc run directory.
+  static RunDir open(const std::filesystem::path &dir);
+  /// True when `dir` holds an evoc run (its run.json marker).
+  static bool isRun(const std::filesystem::path &dir);
+
+  const std::filesystem::path &path() const { return dir_; }
+  /// The experiment text the run was started with.
+  std::string resolvedSource() const;
+
+  /// True when at least one generation completed (state.json exists).
+  bool hasState() const;
+  nlohmann::json readState() const;
+  void writeState(const nlohmann::json &state) const;
+
+  /// DIR/gen_NNNN (created on demand by writePopulation).
+  std::filesystem::path generationDir(int generation) const;
+  void writePopulation(int generation, const nlohmann::json &population) const;
+  void writeBest(const nlohmann::json &best) const;
+  /// Writes DIR/NAME atomically (pictures, extra files).
+  void writeFile(const std::string &name, std::string_view text) const;
+
+  /// The log's records, in order.
+  std::vector<nlohmann::json> readLog() const;
+  /// Rewrites the log atomically with `records`.
+  void writeLog(const std::vector<nlohmann::json> &records) const;
+
+private:
+  explicit RunDir(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  std::filesystem::path dir_;
+};
+
+} // namespace evoc::evolve

@@ -1,0 +1,221 @@
+// SVG rendering of gaits and fitness curves (plain text, no dependencies).
+#include "evolve/Svg.h"
+
+#include "support/Error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace evoc::evolve {
+
+static std::string escape(const std::string &s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else
+      o += c;
+  }
+  return o;
+}
+
+// Actuation amplitude in (0, 1] -> orange..red; activation in [-1, 1] ->
+// blue (extend) .. grey .. red (contract).
+static std::string actuationColour(double rel) {
+  rel = std::clamp(rel, 0.0, 1.0);
+  int g = int(std::lround(165 - 135 * rel));
+  return fmt::format("rgb(230,{},20)", g);
+}
+static std::string activationColour(double a) {
+  a = std::clamp(a, -1.0, 1.0);
+  int r = int(std::lround(a > 0 ? 150 + 90 * a : 150 * (1 + a)));
+  int b = int(std::lround(a < 0 ? 150 - 90 * a : 150 * (1 - a)));
+  int g = int(std::lround(150 * (1 - std::fabs(a))));
+  return fmt::format("rgb({},{},{})", r, g, b);
+}
+
+std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
+                       const GaitStyle &style) {
+  if (robot.dim != 2)
+    throw Error("gait pictures are drawn for 2D robots only");
+  const size_t n = size_t(robot.numPoints());
+  double maxAct = 0;
+  for (const auto &s : robot.springs)
+    maxAct = std::max(maxAct, std::fabs(s.actuation));
+  // Shared vertical range; per-panel horizontal range (the body's width).
+  double ylo = style.groundY, yhi = style.groundY, width = 0;
+  for (size_t f = 0; f < frames.size(); ++f) {
+    const auto &fr = frames[f];
+    if (fr.points.size() != 2 * n)
+      throw Error(fmt::format("gait frame {} has {} coordinates; the robot has {} "
+                              "points, so it needs {}",
+                              f, fr.points.size(), n, 2 * n));
+    double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo;
+    for (size_t i = 0; i < n; ++i) {
+      xlo = std::min(xlo, fr.points[2 * i]);
+      xhi = std::max(xhi, fr.points[2 * i]);
+      ylo = std::min(ylo, fr.points[2 * i + 1]);
+      yhi = std::max(yhi, fr.points[2 * i + 1]);
+    }
+    if (n > 0)
+      width = std::max(width, xhi - xlo);
+  }
+  const double k = style.pixelsPerUnit, pad = 24, top = style.title.empty() ? 10 : 30;
+  const double panelW = width * k + 2 * pad, bodyH = (yhi - ylo) * k;
+  const double panelH = bodyH + 2 * pad + 18;
+  const double W = std::max(1.0, double(frames.size())) * panelW, H = panelH + top;
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+      "viewBox=\"0 0 {:.1f} {:.1f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+      W, H, W, H);
+  if (!style.title.empty())
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
+                       "font-size=\"14\">{}</text>\n",
+                       W / 2, escape(style.title));
+  double x0 = 0; // first frame's left edge: later panels show displacement
+  if (!frames.empty() && n > 0) {
+    x0 = frames[0].points[0];
+    for (size_t i = 0; i < n; ++i)
+      x0 = std::min(x0, frames[0].points[2 * i]);
+  }
+  for (size_t f = 0; f < frames.size(); ++f) {
+    const auto &fr = frames[f];
+    double xlo = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < n; ++i)
+      xlo = std::min(xlo, fr.points[2 * i]);
+    const double ox = f * panelW + pad, oy = top + pad;
+    auto X = [&](double x) { return ox + (x - xlo) * k; };
+    auto Y = [&](double y) { return oy + (yhi - y) * k; };
+    svg += fmt::format("<g>\n<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
+                       "height=\"{:.1f}\" fill=\"none\" stroke=\"#ddd\"/>\n",
+                       f * panelW + 2, top, panelW - 4, panelH - 2);
+    svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
+                       "stroke=\"#6b4f2a\" stroke-width=\"3\"/>\n",
+                       f * panelW + 4, Y(style.groundY), (f + 1) * panelW - 4,
+                       Y(style.groundY));
+    for (size_t s = 0; s < robot.springs.size(); ++s) {
+      const auto &sp = robot.springs[s];
+      bool act = sp.actuation != 0;
+      std::string colour = "#999";
+      if (act && s < fr.activation.size())
+        colour = activationColour(fr.activation[s]);
+      else if (act)
+        colour = actuationColour(maxAct > 0 ? std::fabs(sp.actuation) / maxAct : 1);
+      svg += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" "
+                         "stroke=\"{}\" stroke-width=\"{}\"/>\n",
+                         X(fr.points[2 * sp.a]), Y(fr.points[2 * sp.a + 1]),
+                         X(fr.points[2 * sp.b]), Y(fr.points[2 * sp.b + 1]), colour,
+                         act ? 2.5 : 1.2);
+    }
+    for (size_t i = 0; i < n; ++i)
+      svg += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2.2\" fill=\"#222\"/>\n",
+                         X(fr.points[2 * i]), Y(fr.points[2 * i + 1]));
+    std::string label = fr.label.empty() ? fmt::format("frame {}", f) : fr.label;
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}  "
+                       "(dx = {:+.3f})</text>\n</g>\n",
+                       f * panelW + panelW / 2, top + panelH - 8, escape(label),
+                       n ? xlo - x0 : 0.0);
+  }
+  return svg + "</svg>\n";
+}
+
+// Round tick step for a range: 1, 2 or 5 times a power of ten.
+static double niceStep(double range, int ticks) {
+  double raw = range / std::max(1, ticks), p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= raw)
+      return m * p;
+  return 10 * p;
+}
+
+std::string renderFitnessPlot(const std::vector<FitnessPoint> &pts, const std::string &title) {
+  const double W = 640, H = 400, L = 70, R = 130, T = 36, B = 48;
+  double glo = 0, ghi = 1, flo = 0, fhi = 1;
+  if (!pts.empty()) {
+    glo = ghi = pts[0].generation;
+    flo = fhi = pts[0].min;
+    for (const auto &p : pts) {
+      glo = std::min(glo, double(p.generation));
+      ghi = std::max(ghi, double(p.generation));
+      for (double v : {p.min, p.median, p.max})
+        if (std::isfinite(v)) {
+          flo = std::min(flo, v);
+          fhi = std::max(fhi, v);
+        }
+    }
+  }
+  if (ghi <= glo)
+    ghi = glo + 1;
+  if (fhi <= flo) {
+    fhi += 0.5 * std::max(1e-9, std::fabs(fhi));
+    flo -= 0.5 * std::max(1e-9, std::fabs(flo));
+  }
+  double fpad = 0.05 * (fhi - flo);
+  flo -= fpad;
+  fhi += fpad;
+  auto X = [&](double g) { return L + (g - glo) / (ghi - glo) * (W - L - R); };
+  auto Y = [&](double v) { return T + (fhi - v) / (fhi - flo) * (H - T - B); };
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
+      W, H, (L + W - R) / 2, escape(title));
+  double fs = niceStep(fhi - flo, 6);
+  for (double v = std::ceil(flo / fs) * fs; v <= fhi; v += fs)
+    svg += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" "
+                       "stroke=\"#eee\"/><text x=\"{}\" y=\"{:.1f}\" "
+                       "text-anchor=\"end\">{:.4g}</text>\n",
+                       L, Y(v), W - R, Y(v), L - 6, Y(v) + 4, std::fabs(v) < fs * 1e-6 ? 0.0 : v);
+  double gs = std::max(1.0, niceStep(ghi - glo, 8));
+  for (double g = std::ceil(glo / gs) * gs; g <= ghi; g += gs)
+    svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" "
+                       "stroke=\"#999\"/><text x=\"{:.1f}\" y=\"{}\" "
+                       "text-anchor=\"middle\">{:.0f}</text>\n",
+                       X(g), H - B, X(g), H - B + 5, X(g), H - B + 18, g);
+  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
+                     "stroke=\"#444\"/>\n",
+                     L, T, W - L - R, H - T - B);
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">generation</text>\n",
+                     (L + W - R) / 2, H - 10);
+  svg += fmt::format("<text x=\"16\" y=\"{}\" text-anchor=\"middle\" "
+                     "transform=\"rotate(-90 16 {})\">fitness</text>\n",
+                     (T + H - B) / 2, (T + H - B) / 2);
+  struct Series {
+    const char *name, *colour;
+    double FitnessPoint::*field;
+  };
+  const Series series[] = {{"max", "#d62728", &FitnessPoint::max},
+                           {"median", "#1f77b4", &FitnessPoint::median},
+                           {"min", "#7f7f7f", &FitnessPoint::min}};
+  for (size_t s = 0; s < 3; ++s) {
+    std::string path;
+    for (const auto &p : pts) {
+      double v = p.*series[s].field;
+      if (!std::isfinite(v))
+        continue;
+      path += fmt::format("{}{:.1f},{:.1f} ", path.empty() ? "M" : "L", X(p.generation), Y(v));
+      svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"/>\n",
+                         X(p.generation), Y(v), series[s].colour);
+    }
+    if (!path.empty())
+      svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
+                         path, series[s].colour);
+    double ly = T + 14 + 20 * double(s);
+    svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
+                       "stroke-width=\"2\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
+                       W - R + 12, ly, W - R + 36, ly, series[s].colour, W - R + 42, ly + 4,
+                       series[s].name);
+  }
+  return svg + "</svg>\n";
+}
+
+} // namespace evoc::evolve

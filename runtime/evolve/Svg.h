@@ -1,0 +1,46 @@
+// Pictures of a run as standalone SVG: a robot at a few moments of its gait,
+// side by side, and fitness (min / median / max) over generations.
+#pragma once
+
+#include "core/Robot.h"
+
+#include <string>
+#include <vector>
+
+namespace evoc::evolve {
+
+/// One moment of a gait: point positions laid out like Robot::points, and
+/// optionally each spring's controller output in [-1, 1] (empty = unknown).
+struct GaitFrame {
+  std::vector<double> points;
+  std::vector<double> activation;
+  std::string label; ///< e.g. "t = 250"; empty for none
+};
+
+/// Drawing options for renderGait.
+struct GaitStyle {
+  double groundY = 0.1;     ///< height of the ground line
+  double pixelsPerUnit = 900;
+  std::string title;
+};
+
+/// A 2D robot at each frame, panels left to right, each panel showing the
+/// frame's horizontal offset from the first frame, the ground line, passive
+/// springs in grey and actuated springs coloured by actuation amplitude (or,
+/// when a frame carries activations, red for contraction, blue for
+/// extension). Throws evoc::Error if a frame does not match the robot.
+std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
+                       const GaitStyle &style = {});
+
+/// One generation's fitness summary for the plot.
+struct FitnessPoint {
+  int generation = 0;
+  double min = 0, median = 0, max = 0;
+};
+
+/// A line plot of min / median / max fitness over generations, with axes,
+/// ticks and a legend.
+std::string renderFitnessPlot(const std::vector<FitnessPoint> &points,
+                              const std::string &title = "fitness");
+
+} // namespace evoc::evolve

@@ -1,0 +1,201 @@
+// The engine end to end with a fake trainer: run files, improvement, invalid
+// robots, selection variants and the progress line.
+#include "TestSupport.h"
+
+#include "evolve/Evolution.h"
+#include "evolve/Progress.h"
+#include "evolve/RunDir.h"
+#include "support/Error.h"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace evoc::evolve;
+using namespace evoc::evolve::test;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+static json readJson(const fs::path &p) { return json::parse(readTextFile(p)); }
+
+TEST_CASE("evolution: a small run writes a complete run directory", "[evolution]") {
+  auto dir = scratchDir("complete") / "run";
+  RunOptions opt;
+  opt.dir = dir;
+  opt.resolvedSource = "// the experiment\n";
+  opt.progress = nullptr;
+  auto summary = runEvolution(smallConfig(8, 6), fakeEvaluate(), opt);
+  CHECK(summary.lastGeneration == 5);
+  CHECK(summary.designsEvaluated >= 48);
+
+  CHECK(readTextFile(dir / "resolved.evo") == "// the experiment\n");
+  CHECK(RunDir::isRun(dir));
+  for (const char *f : {"log.jsonl", "best.json", "state.json", "fitness.svg", "best.svg"})
+    CHECK(fs::is_regular_file(dir / f));
+  auto log = RunDir::open(dir).readLog();
+  REQUIRE(log.size() == 6);
+  double prevBest = -INFINITY;
+  for (size_t g = 0; g < log.size(); ++g) {
+    const auto &r = log[g];
+    CHECK(r["generation"] == g);
+    for (const char *k : {"fitness_min", "fitness_median", "fitness_max", "best_id",
+                          "designs_evaluated", "seconds", "robot_steps_per_second"})
+      CHECK(r.contains(k));
+    CHECK(r["fitness_min"].get<double>() <= r["fitness_median"].get<double>());
+    CHECK(r["fitness_median"].get<double>() <= r["fitness_max"].get<double>());
+    // mu + lambda is elitist: the population's best is the best so far.
+    CHECK(r["fitness_max"] == r["best_fitness"]);
+    CHECK(r["best_fitness"].get<double>() >= prevBest);
+    prevBest = r["best_fitness"].get<double>();
+    CHECK(fs::is_regular_file(dir / fmt::format("gen_{:04d}", g) / "population.json"));
+    CHECK(fs::is_regular_file(dir / fmt::format("gen_{:04d}", g) / "best.svg"));
+  }
+  // The fake fitness (actuated springs / 100) improves under selection.
+  CHECK(log.back()["best_fitness"].get<double>() > log.front()["best_fitness"].get<double>());
+
+  // best.json: a robot in ROBOTS.json format, plus fitness and params.
+  json best = readJson(dir / "best.json");
+  CHECK(best["fitness"] == log.back()["best_fitness"]);
+  CHECK(best["id"] == log.back()["best_id"]);
+  CHECK(best["points"][0].size() == 2);
+  CHECK(best["springs"][0].size() == 5);
+  CHECK(best["params"]["w"][1] == best["springs"].size());
+  int act = 0;
+  for (const auto &s : best["springs"])
+    act += s[4].get<double>() != 0;
+  CHECK(best["fitness"].get<double>() == Approx(act / 100.0 * (1 - std::pow(0.5, 5))));
+
+  // population.json: genotypes, phenotypes, fitness, the best's params.
+  json pop = readJson(dir / "gen_0005" / "population.json");
+  CHECK(pop["generation"] == 5);
+  CHECK(pop["population"].size() == 8);
+  CHECK(pop["offspring"].size() == 8);
+  CHECK(pop["population"][0].contains("genome"));
+  CHECK(pop["population"][0].contains("robot"));
+  CHECK(pop["best"]["params"] == best["params"]);
+}
+
+TEST_CASE("evolution: invalid robots never enter the population", "[evolution]") {
+  auto dir = scratchDir("invalid") / "run";
+  RunOptions opt;
+  opt.dir = dir;
+  opt.progress = nullptr;
+  runEvolution(smallConfig(12, 5, 3), fakeEvaluate(), opt);
+  int invalidSeen = 0;
+  for (int g = 0; g < 5; ++g) {
+    json pop = readJson(dir / fmt::format("gen_{:04d}", g) / "population.json");
+    for (const auto &p : pop["population"])
+      CHECK(p["robot"]["points"].size() % 7 != 0);
+    for (const auto &k : pop["offspring"])
+      if (!k["valid"].get<bool>()) {
+        ++invalidSeen;
+        CHECK(k["fitness"].is_null());
+        CHECK(k["reason"].get<std::string>().find("not finite") != std::string::npos);
+      }
+  }
+  INFO("the fake trainer should have produced some invalid robots");
+  CHECK(invalidSeen > 0);
+}
+
+TEST_CASE("evolution: an all-invalid start is an error, not a crash", "[evolution]") {
+  auto dir = scratchDir("allinvalid") / "run";
+  RunOptions opt;
+  opt.dir = dir;
+  opt.progress = nullptr;
+  auto cfg = smallConfig(4, 3);
+  cfg.maxInitialAttempts = 3;
+  EvaluateFn bad = [](const EvalBatch &b) {
+    std::vector<Evaluation> out(b.robots.size());
+    for (auto &e : out)
+      e.losses = {std::nan("")};
+    return out;
+  };
+  CHECK_THROWS_WITH(runEvolution(cfg, bad, opt), Catch::Contains("invalid"));
+  EvaluateFn wrongCount = [](const EvalBatch &) { return std::vector<Evaluation>(1); };
+  auto dir2 = scratchDir("wrongcount") / "run";
+  opt.dir = dir2;
+  CHECK_THROWS_WITH(runEvolution(cfg, wrongCount, opt), Catch::Contains("returned 1 results"));
+}
+
+TEST_CASE("evolution: the evaluate batch carries ids, seeds and lattice robots", "[evolution]") {
+  auto dir = scratchDir("batch") / "run";
+  RunOptions opt;
+  opt.dir = dir;
+  opt.progress = nullptr;
+  std::vector<uint64_t> ids;
+  EvaluateFn fake = fakeEvaluate();
+  EvaluateFn spy = [&](const EvalBatch &b) {
+    CHECK(b.ids.size() == b.robots.size());
+    CHECK(b.seeds.size() == b.robots.size());
+    for (size_t i = 0; i < b.ids.size(); ++i) {
+      CHECK(b.seeds[i] == designSeed(7, b.ids[i]));
+      ids.push_back(b.ids[i]);
+    }
+    return fake(b);
+  };
+  runEvolution(smallConfig(5, 3), spy, opt);
+  REQUIRE(ids.size() == 15);
+  for (size_t i = 0; i < ids.size(); ++i)
+    CHECK(ids[i] == i);
+}
+
+TEST_CASE("evolution: tournament selection and lazy params", "[evolution]") {
+  auto cfg = smallConfig(10, 5, 11);
+  cfg.selection.kind = SelectionSpec::Kind::Tournament;
+  cfg.selection.tournamentSize = 3;
+  int paramsCalls = 0;
+  EvaluateFn fake = fakeEvaluate();
+  EvaluateFn lazy = [&](const EvalBatch &b) {
+    auto evals = fake(b);
+    for (auto &e : evals) {
+      json p = e.params;
+      e.params = nullptr;
+      e.paramsFn = [p, &paramsCalls] {
+        ++paramsCalls;
+        return p;
+      };
+    }
+    return evals;
+  };
+  std::vector<std::vector<std::string>> logs;
+  for (int rep = 0; rep < 2; ++rep) {
+    RunOptions opt;
+    opt.dir = scratchDir(fmt::format("tournament{}", rep)) / "run";
+    opt.progress = nullptr;
+    runEvolution(cfg, lazy, opt);
+    logs.push_back(logWithoutTiming(opt.dir));
+    CHECK(readJson(opt.dir / "best.json")["params"].contains("w"));
+  }
+  CHECK(logs[0] == logs[1]);
+  CHECK(paramsCalls <= 10); // at most once per generation per run
+}
+
+TEST_CASE("progress: plain lines off a terminal, \\r on one", "[progress]") {
+  ProgressInfo info{3, 10, 0.25, 12.5, 75};
+  CHECK(Progress::line(info) == "generation 3/9  best fitness 0.25  12.5 designs/s  1m15s left");
+  CHECK(formatDuration(3725) == "1h02m");
+  CHECK(formatDuration(9) == "9s");
+  for (int tty = 0; tty <= 1; ++tty) {
+    std::FILE *f = std::tmpfile();
+    {
+      Progress p(f, tty);
+      p.update(info);
+      info.generation = 4;
+      p.update(info);
+    }
+    std::rewind(f);
+    char buf[512] = {};
+    size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    std::string out(buf, n);
+    if (tty) {
+      CHECK(out.find('\r') != std::string::npos);
+      CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+    } else {
+      CHECK(out.find('\r') == std::string::npos);
+      CHECK(std::count(out.begin(), out.end(), '\n') == 2);
+    }
+  }
+}

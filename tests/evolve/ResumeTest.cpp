@@ -1,0 +1,158 @@
+// Resume: an interrupted run (stopped, or killed with SIGKILL mid-generation)
+// continues to exactly the results of an uninterrupted one; directories that
+// are not resumable runs are refused and left untouched.
+#include "TestSupport.h"
+
+#include "evolve/Evolution.h"
+#include "evolve/RunDir.h"
+#include "support/Error.h"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <csignal>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace evoc::evolve;
+using namespace evoc::evolve::test;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+static RunOptions quiet(const fs::path &dir, bool resume = false) {
+  RunOptions o;
+  o.dir = dir;
+  o.resume = resume;
+  o.progress = nullptr;
+  o.resolvedSource = "// resume test\n";
+  return o;
+}
+
+// state.json without its timing field.
+static json stateOf(const fs::path &dir) {
+  json s = json::parse(readTextFile(dir / "state.json"));
+  s.erase("elapsed_seconds");
+  return s;
+}
+
+static void checkSameRun(const fs::path &a, const fs::path &b, int generations) {
+  auto la = logWithoutTiming(a), lb = logWithoutTiming(b);
+  REQUIRE(int(la.size()) == generations);
+  CHECK(la == lb);
+  CHECK(stateOf(a) == stateOf(b));
+  CHECK(readTextFile(a / "best.json") == readTextFile(b / "best.json"));
+  for (int g = 0; g < generations; ++g) {
+    auto p = fmt::format("gen_{:04d}/population.json", g);
+    CHECK(readTextFile(a / p) == readTextFile(b / p));
+  }
+}
+
+TEST_CASE("resume: 2 generations + 2 more equals 4 in one go", "[resume]") {
+  auto root = scratchDir("resume");
+  runEvolution(smallConfig(8, 4), fakeEvaluate(), quiet(root / "whole"));
+  auto s = runEvolution(smallConfig(8, 2), fakeEvaluate(), quiet(root / "split"));
+  CHECK(s.lastGeneration == 1);
+  s = runEvolution(smallConfig(8, 4), fakeEvaluate(), quiet(root / "split", true));
+  CHECK(s.lastGeneration == 3);
+  checkSameRun(root / "whole", root / "split", 4);
+  // Resuming a finished run does nothing and changes nothing.
+  runEvolution(smallConfig(8, 4), fakeEvaluate(), quiet(root / "split", true));
+  checkSameRun(root / "whole", root / "split", 4);
+}
+
+TEST_CASE("resume: after SIGKILL mid-generation", "[resume]") {
+  auto root = scratchDir("kill");
+  const int gens = 8;
+  runEvolution(smallConfig(6, gens, 21), fakeEvaluate(), quiet(root / "whole"));
+  for (int killAfterLines : {0, 3}) {
+    fs::path dir = root / fmt::format("killed{}", killAfterLines);
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) { // child: a slow run, killed before it can finish
+      try {
+        runEvolution(smallConfig(6, gens, 21), fakeEvaluate(40), quiet(dir));
+      } catch (...) {
+        ::_exit(2);
+      }
+      ::_exit(0);
+    }
+    // Wait until the log holds `killAfterLines` lines, then kill mid-generation.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (RunDir::isRun(dir) && int(RunDir::open(dir).readLog().size()) >= killAfterLines)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    REQUIRE(WIFSIGNALED(status));
+    REQUIRE(RunDir::isRun(dir));
+    int done = int(RunDir::open(dir).readLog().size());
+    INFO("generations completed before the kill: " << done);
+    CHECK(done < gens);
+    runEvolution(smallConfig(6, gens, 21), fakeEvaluate(), quiet(dir, true));
+    checkSameRun(root / "whole", dir, gens);
+    // No temporary files are left behind by the atomic writes that finished.
+    for (const auto &e : fs::recursive_directory_iterator(dir))
+      if (e.path().filename().string().find(".tmp.") != std::string::npos)
+        CHECK(e.path().filename().string().find(std::to_string(pid)) != std::string::npos);
+  }
+}
+
+TEST_CASE("resume: directories that are not runs are refused", "[resume]") {
+  auto root = scratchDir("refuse");
+  // A non-empty directory that is not a run: never touched.
+  fs::create_directories(root / "mine");
+  writeFileAtomic(root / "mine" / "notes.txt", "precious");
+  CHECK_THROWS_WITH(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "mine")),
+                    Catch::Contains("not empty"));
+  CHECK_THROWS_WITH(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "mine", true)),
+                    Catch::Contains("not an evoc run"));
+  CHECK(readTextFile(root / "mine" / "notes.txt") == "precious");
+  CHECK(std::distance(fs::directory_iterator(root / "mine"), fs::directory_iterator()) == 1);
+  CHECK_THROWS_WITH(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "none", true)),
+                    Catch::Contains("no such directory"));
+  // A file where the directory should be.
+  writeFileAtomic(root / "afile", "x");
+  CHECK_THROWS_WITH(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "afile")),
+                    Catch::Contains("not a directory"));
+
+  // An existing run: a new run there is refused, a resume is not.
+  runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "run"));
+  std::string before = readTextFile(root / "run" / "state.json");
+  CHECK_THROWS_WITH(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "run")),
+                    Catch::Contains("--resume"));
+  // Resuming with different settings is refused with the setting named.
+  CHECK_THROWS_WITH(runEvolution(smallConfig(5, 3), fakeEvaluate(), quiet(root / "run", true)),
+                    Catch::Contains("population was 4, now 5"));
+  auto other = smallConfig(4, 3);
+  other.body.cols = 12;
+  CHECK_THROWS_WITH(runEvolution(other, fakeEvaluate(), quiet(root / "run", true)),
+                    Catch::Contains("body.cols"));
+  CHECK(readTextFile(root / "run" / "state.json") == before);
+  // An empty directory is adopted by a new run.
+  fs::create_directories(root / "empty");
+  CHECK(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "empty")).lastGeneration == 1);
+}
+
+TEST_CASE("resume: a run killed before generation 0 completed starts over", "[resume]") {
+  auto root = scratchDir("fresh");
+  RunDir::create(root / "early", "// resume test\n"); // marker, no state
+  runEvolution(smallConfig(5, 3), fakeEvaluate(), quiet(root / "early", true));
+  runEvolution(smallConfig(5, 3), fakeEvaluate(), quiet(root / "whole"));
+  checkSameRun(root / "whole", root / "early", 3);
+}
+
+TEST_CASE("run files: atomic write replaces whole files", "[resume]") {
+  auto root = scratchDir("atomic");
+  writeFileAtomic(root / "f.json", "one");
+  writeFileAtomic(root / "f.json", "two, longer");
+  CHECK(readTextFile(root / "f.json") == "two, longer");
+  CHECK(std::distance(fs::directory_iterator(root), fs::directory_iterator()) == 1);
+  CHECK_THROWS_AS(writeFileAtomic(root / "missing" / "f.json", "x"), evoc::Error);
+  CHECK_THROWS_AS(readTextFile(root / "missing.json"), evoc::Error);
+}

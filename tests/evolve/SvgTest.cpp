@@ -1,0 +1,73 @@
+// Pictures: the gait strip and the fitness plot are well-formed SVG with the
+// expected elements.
+#include "TestSupport.h"
+
+#include "evolve/Lattice.h"
+#include "evolve/RunDir.h"
+#include "evolve/Svg.h"
+#include "support/Error.h"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+
+using namespace evoc::evolve;
+
+static size_t count(const std::string &s, const std::string &what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1))
+    ++n;
+  return n;
+}
+
+TEST_CASE("svg: gait frames side by side", "[svg]") {
+  LatticeBody b({6, 10});
+  EvoRng rng(4);
+  LatticeGenome g = b.sample(rng);
+  auto robot = b.express(g);
+  std::vector<GaitFrame> frames;
+  for (int f = 0; f < 4; ++f) {
+    GaitFrame fr{robot.points, {}, fmt::format("t = {}", f * 100)};
+    for (int i = 0; i < robot.numPoints(); ++i) {
+      fr.points[2 * i] += 0.03 * f + 0.01 * std::sin(f + i);
+      fr.points[2 * i + 1] += 0.005 * std::cos(f * i);
+    }
+    if (f == 3)
+      for (int s = 0; s < robot.numSprings(); ++s)
+        fr.activation.push_back(std::sin(double(s)));
+    frames.push_back(fr);
+  }
+  GaitStyle style;
+  style.title = "a <gait>";
+  std::string svg = renderGait(robot, frames, style);
+  CHECK(svg.rfind("<svg", 0) == 0);
+  CHECK(svg.find("</svg>") != std::string::npos);
+  CHECK(count(svg, "<circle") == size_t(4 * robot.numPoints()));
+  // springs + one ground line per frame
+  CHECK(count(svg, "<line") == size_t(4 * robot.numSprings() + 4));
+  CHECK(svg.find("t = 300") != std::string::npos);
+  CHECK(svg.find("a &lt;gait&gt;") != std::string::npos);
+  CHECK(svg.find("rgb(230,") != std::string::npos); // actuated, no activation
+  frames[0].points.pop_back();
+  CHECK_THROWS_AS(renderGait(robot, frames), evoc::Error);
+  if (const char *out = std::getenv("EVOC_SVG_OUT")) { // for looking at it
+    frames[0].points.push_back(robot.points.back());
+    writeFileAtomic(std::string(out) + "/gait.svg", renderGait(robot, frames, style));
+  }
+}
+
+TEST_CASE("svg: fitness plot", "[svg]") {
+  std::vector<FitnessPoint> pts;
+  for (int g = 0; g < 30; ++g)
+    pts.push_back({g, 0.01 * g, 0.02 * g + 0.1, 0.03 * g + 0.2 + 0.01 * std::sin(g)});
+  std::string svg = renderFitnessPlot(pts, "fitness");
+  CHECK(count(svg, "<path") == 3);
+  CHECK(count(svg, "<circle") == 90);
+  CHECK(svg.find(">median<") != std::string::npos);
+  // Degenerate inputs still render.
+  CHECK(renderFitnessPlot({}).find("</svg>") != std::string::npos);
+  CHECK(renderFitnessPlot({{0, 1, 1, 1}}).find("<path") != std::string::npos);
+  if (const char *out = std::getenv("EVOC_SVG_OUT"))
+    writeFileAtomic(std::string(out) + "/fitness.svg", svg);
+}

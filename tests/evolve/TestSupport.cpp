@@ -1,0 +1,67 @@
+// Scratch directories and the fake trainer for the evolution tests.
+#include "TestSupport.h"
+
+#include "evolve/RunDir.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+#include <unistd.h>
+
+namespace evoc::evolve::test {
+
+std::filesystem::path scratchDir(const std::string &name) {
+  auto p = std::filesystem::temp_directory_path() /
+           fmt::format("evoc-evolve-test-{}-{}", ::getpid(), name);
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+EvaluateFn fakeEvaluate(int sleepMs) {
+  return [sleepMs](const EvalBatch &batch) {
+    if (sleepMs > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs));
+    std::vector<Evaluation> out;
+    for (size_t i = 0; i < batch.robots.size(); ++i) {
+      const auto &r = batch.robots[i];
+      int act = 0;
+      for (const auto &s : r.springs)
+        act += s.actuation != 0;
+      Evaluation e;
+      for (int k = 1; k <= 5; ++k)
+        e.losses.push_back(-act / 100.0 * (1 - std::pow(0.5, k)));
+      if (r.numPoints() % 7 == 0)
+        e.losses[2] = std::nan("");
+      e.params = {{"w", {double(batch.seeds[i] % 1000), double(r.numSprings())}}};
+      out.push_back(std::move(e));
+    }
+    return out;
+  };
+}
+
+EvolutionConfig smallConfig(int population, int generations, uint64_t seed) {
+  EvolutionConfig c;
+  c.population = population;
+  c.generations = generations;
+  c.seed = seed;
+  c.body.rows = 6;
+  c.body.cols = 10;
+  c.fitness.invalid = {{InvalidRule::Kind::LossAbove, 5.5}, {InvalidRule::Kind::LossJump, 0.5}};
+  c.robotStepsPerDesign = 35 * 1000;
+  return c;
+}
+
+std::vector<std::string> logWithoutTiming(const std::filesystem::path &dir) {
+  std::vector<std::string> out;
+  for (auto rec : RunDir::open(dir).readLog()) {
+    for (const auto &f : kTimingFields)
+      rec.erase(f);
+    out.push_back(rec.dump());
+  }
+  return out;
+}
+
+} // namespace evoc::evolve::test

@@ -1,0 +1,27 @@
+// Shared helpers for the evolution tests: scratch directories and a fake
+// trainer whose fitness is easy to reason about.
+#pragma once
+
+#include "evolve/Evolution.h"
+
+#include <filesystem>
+#include <string>
+
+namespace evoc::evolve::test {
+
+/// A fresh, empty scratch directory unique to this process and `name`.
+std::filesystem::path scratchDir(const std::string &name);
+
+/// A fake trainer: a 5-iteration learning curve approaching
+/// -(number of actuated springs) / 100, so fitness counts actuated springs.
+/// Robots whose point count is a multiple of 7 get a NaN loss (invalid).
+/// Params are {"w": [seed mod 1000, #springs]}. `sleepMs` per batch.
+EvaluateFn fakeEvaluate(int sleepMs = 0);
+
+/// A small experiment for the engine tests (6 x 10 lattice).
+EvolutionConfig smallConfig(int population, int generations, uint64_t seed = 7);
+
+/// The log without its timing fields, one JSON text per line.
+std::vector<std::string> logWithoutTiming(const std::filesystem::path &dir);
+
+} // namespace evoc::evolve::test
