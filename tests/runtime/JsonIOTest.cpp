@@ -1,0 +1,164 @@
+// ROBOTS.json / PARAMS.json readers (errors name robot and field) and the
+// OUT.json writer.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "core/JsonIO.h"
+#include "core/Train.h"
+#include "support/Error.h"
+
+using namespace evoc;
+using namespace evoc::runtime;
+
+namespace {
+
+// The error message of parsing `text`, or "" when it parses.
+std::string robotsError(const std::string &text) {
+  try {
+    parseRobotsJson(text, "r.json");
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string paramsError(const std::string &text) {
+  try {
+    parseParamsJson(text, "p.json");
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char *kGood = R"({"robots": [
+  {"points": [[0, 0.1], [0.05, 0.1], [0.025, 0.14]],
+   "springs": [[0, 1, 0.05, 30000, 0.1], [1, 2, 0.05, 30000.0, 0], [0, 2, 0.05, 3e4, 0.1]]},
+  {"points": [[0, 0.1], [1, 0.2]], "springs": [[1, 0, 0.5, 10, 0]]}]})";
+
+} // namespace
+
+TEST_CASE("ROBOTS.json: a valid file", "[json]") {
+  auto robots = parseRobotsJson(kGood);
+  REQUIRE(robots.size() == 2);
+  CHECK(robots[0].dim == 2);
+  CHECK(robots[0].numPoints() == 3);
+  CHECK(robots[0].numSprings() == 3);
+  CHECK(robots[0].points[5] == 0.14);
+  CHECK(robots[0].springs[2].stiffness == 3e4);
+  CHECK(robots[1].springs[0].a == 1);
+  CHECK(robots[1].springs[0].b == 0);
+  CHECK(robots[1].springs[0].rest == 0.5);
+}
+
+TEST_CASE("ROBOTS.json: errors name the robot and the field", "[json]") {
+  auto e = robotsError(R"({"robots": [{"points": [[0,0],[1,0]], "springs": [[0, 1, 1, 1, 0]]},
+                                      {"points": [[0,0],[1,0]], "springs": [[0, 2, 1, 1, 0]]}]})");
+  CHECK(e.find("robot 1, spring 0, endpoint b = 2 is out of range") != std::string::npos);
+  CHECK(e.find("2 points") != std::string::npos);
+
+  e = robotsError(R"({"robots": [{"points": [[0,0],[1,0]], "springs": [[-1, 1, 1, 1, 0]]}]})");
+  CHECK(e.find("robot 0, spring 0, endpoint a = -1 is out of range") != std::string::npos);
+
+  e = robotsError(R"({"robots": [{"points": [[0,0],[1,0]], "springs": [[0, 1, 0, 1, 0]]}]})");
+  CHECK(e.find("robot 0, spring 0, rest length is 0") != std::string::npos);
+
+  e = robotsError(R"({"robots": [{"points": [[0,0],[1,0]], "springs": [[0, 1.5, 1, 1, 0]]}]})");
+  CHECK(e.find("not an integer") != std::string::npos);
+
+  e = robotsError(R"({"robots": [{"points": [[0,0],[1,0]], "springs": [[0, 0, 1, 1, 0]]}]})");
+  CHECK(e.find("connects point 0 to itself") != std::string::npos);
+
+  e = robotsError(R"({"robots": [{"points": [[0,0],[1,NaN]], "springs": []}]})");
+  CHECK(e.find("r.json: robot 0, point 1, coordinate y is NaN") != std::string::npos);
+
+  e = robotsError(R"({"robots": [{"points": [[0,0],[-Infinity, 1]], "springs": []}]})");
+  CHECK(e.find("robot 0, point 1, coordinate x is infinite") != std::string::npos);
+
+  e = robotsError(R"({"robots": [{"points": [[0,0],[null, 1]], "springs": []}]})");
+  CHECK(e.find("robot 0, point 1, coordinate x is null") != std::string::npos);
+
+  e = robotsError(R"({"robots": [{"points": [[0,0],[1,0,2]], "springs": []}]})");
+  CHECK(e.find("robot 0, point 1 has 3 coordinates, expected 2") != std::string::npos);
+
+  e = robotsError(R"({"robots": [{"points": [[0,0],[1,0]], "springs": [[0, 1, 1, 1]]}]})");
+  CHECK(e.find("robot 0, spring 0 has 4 entries, expected 5") != std::string::npos);
+
+  e = robotsError(R"({"robots": [{"points": [], "springs": []}]})");
+  CHECK(e.find("robot 0 has no points") != std::string::npos);
+
+  e = robotsError(R"({"robots": [{"springs": []}]})");
+  CHECK(e.find("robot 0 has no \"points\"") != std::string::npos);
+
+  e = robotsError(R"({"robot": []})");
+  CHECK(e.find("has no \"robots\"") != std::string::npos);
+
+  e = robotsError(R"({"robots": [{"points": [[0,"a"]], "springs": []}]})");
+  CHECK(e.find("coordinate y is a string") != std::string::npos);
+}
+
+TEST_CASE("ROBOTS.json: malformed JSON reports line and column", "[json]") {
+  auto e = robotsError("{\"robots\": [\n  {\"points\": [[0, 0]],\n   \"springs\": [}]}");
+  CHECK(e.find("r.json:3:") != std::string::npos);
+  CHECK(e.find("not valid JSON") != std::string::npos);
+  e = robotsError("");
+  CHECK(e.find("not valid JSON") != std::string::npos);
+}
+
+TEST_CASE("PARAMS.json: shapes and errors", "[json]") {
+  auto ps = parseParamsJson(R"({"params": [{"w1": [[1, 2, 3], [4, 5, 6]], "b1": [7, 8], "s": 9}]})");
+  REQUIRE(ps.size() == 1);
+  CHECK(ps[0]["w1"].shape == std::vector<int64_t>{2, 3});
+  CHECK(ps[0]["w1"].data == std::vector<double>{1, 2, 3, 4, 5, 6});
+  CHECK(ps[0]["b1"].shape == std::vector<int64_t>{2});
+  CHECK(ps[0]["s"].shape.empty());
+  CHECK(ps[0]["s"].data == std::vector<double>{9});
+
+  auto e = paramsError(R"({"params": [{"w1": [[1]]}, {"w1": [[1, 2], [3]]}]})");
+  CHECK(e.find("p.json: robot 1, field 'w1'[1] has 1 entries, but the first row") !=
+        std::string::npos);
+  e = paramsError(R"({"params": [{"b1": [1, NaN]}]})");
+  CHECK(e.find("robot 0, field 'b1'[1] is NaN") != std::string::npos);
+  e = paramsError(R"({"params": [{"b1": [1, [2]]}]})");
+  CHECK(e.find("nested deeper") != std::string::npos);
+  e = paramsError(R"({"params": [{"b1": [1, 2]]})");
+  CHECK(e.find("p.json:1:") != std::string::npos);
+}
+
+TEST_CASE("OUT.json: round trip of results", "[json]") {
+  SimResult r;
+  TrainResult t;
+  t.loss = -0.1234567890123456789;
+  t.losses = {0.5, t.loss};
+  t.grad["w1"] = {{2, 2}, {1, 2, 3, 4.000000000000001}};
+  t.grad["b1"] = {{2}, {5, 6}};
+  r.results.push_back(t);
+  TrainResult bad;
+  bad.valid = false;
+  bad.error = "robot 1: the loss is NaN or infinite";
+  r.results.push_back(bad);
+  r.seconds = 1.5;
+  r.robotStepsPerSecond = 1000;
+  std::string path = "runtime_test_out.json";
+  writeJsonFile(path, simResultToJson(r));
+  std::ifstream in(path);
+  auto j = nlohmann::json::parse(in);
+  std::remove(path.c_str());
+  CHECK(j["results"][0]["loss"].get<double>() == t.loss);
+  CHECK(j["results"][0]["grad"]["w1"][1][1].get<double>() == 4.000000000000001);
+  CHECK(j["results"][0]["grad"]["b1"][0].get<double>() == 5);
+  CHECK(j["results"][0]["losses"].size() == 2);
+  CHECK(j["results"][1]["loss"].is_null());
+  CHECK(j["results"][1]["valid"] == false);
+  CHECK(j["seconds"].get<double>() == 1.5);
+  CHECK(j["robot_steps_per_second"].get<double>() == 1000);
+  // A robot written as JSON reads back as the same robot.
+  auto robots = parseRobotsJson(kGood);
+  nlohmann::json doc = {{"robots", {robotToJson(robots[0])}}};
+  auto back = parseRobotsJson(doc.dump());
+  CHECK(back[0].points == robots[0].points);
+  CHECK(back[0].springs.size() == robots[0].springs.size());
+}

@@ -1,0 +1,219 @@
+// Rollouts: whole-rollout gradients against finite differences,
+// checkpointed == full tape, memory accounting, NaN detection, back ends.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include "Fixtures.h"
+#include "core/Rollout.h"
+#include "support/Error.h"
+
+using namespace evoc;
+using namespace evoc::runtime;
+using namespace evoc::testing;
+
+namespace {
+
+struct Setup {
+  ir::Module m;
+  ModuleInfo info;
+  std::unique_ptr<codegen::Executable> exe;
+  Population pop;
+  explicit Setup(const ChainOptions &o, std::vector<Robot> robots = {ladderRobot(3)},
+                 codegen::BackendKind kind = codegen::BackendKind::Interp)
+      : m(chainModuleWithAdjoints(o)), info(m), exe(codegen::compile(m, kind)),
+        pop(info, std::move(robots)) {
+    for (int r = 0; r < pop.size(); ++r) {
+      pop.initParams(r, 3, uint64_t(r));
+      // Non-zero biases, so their gradients are exercised too.
+      int b = m.findBuffer("ctrl.b");
+      for (int64_t i = 0; i < pop.layout(r).count[b]; ++i)
+        reinterpret_cast<double *>(pop.buffer(r, b))[i] = 0.1 * std::sin(double(i));
+    }
+  }
+  std::vector<double> grad(int r) {
+    const double *g = reinterpret_cast<const double *>(pop.arena(r, Arena::Grad));
+    return {g, g + pop.layout(r).paramCount};
+  }
+};
+
+RolloutConfig config(int64_t T, int64_t K = 0, bool full = false) {
+  RolloutConfig c;
+  c.steps = T;
+  c.checkpointK = K;
+  c.fullTape = full;
+  c.groundHeight = 0.0;
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("Whole-rollout gradient matches central finite differences", "[rollout][gradcheck]") {
+  ChainOptions o;
+  o.lossStep = true;
+  o.lossStepBegin = 5;
+  o.carryField = true;
+  o.gravity = -1.0;
+  Setup s(o);
+  Rollout ro(s.info, *s.exe);
+  const int64_t T = 40;
+  auto out = ro.run(s.pop, 0, config(T), true);
+  REQUIRE(out.valid);
+  auto g = s.grad(0);
+  double gmax = 0;
+  for (double x : g)
+    gmax = std::max(gmax, std::abs(x));
+  REQUIRE(gmax > 0);
+  double *p = reinterpret_cast<double *>(s.pop.arena(0, Arena::Param));
+  const int64_t n = s.pop.layout(0).paramCount;
+  double worst = 0;
+  for (int64_t i = 0; i < n; i += 7) { // every 7th weight, and all biases (the tail)
+    double h = 1e-6, keep = p[i];
+    p[i] = keep + h;
+    double lp = ro.run(s.pop, 0, config(T), false).loss;
+    p[i] = keep - h;
+    double lm = ro.run(s.pop, 0, config(T), false).loss;
+    p[i] = keep;
+    double fd = (lp - lm) / (2 * h);
+    worst = std::max(worst, std::abs(fd - g[i]) / gmax);
+    INFO("param " << i << " fd " << fd << " adjoint " << g[i]);
+    CHECK(std::abs(fd - g[i]) <= 1e-6 * gmax + 1e-7 * std::abs(fd));
+  }
+  for (int64_t i = n - s.pop.layout(0).count[s.m.findBuffer("ctrl.b")]; i < n; ++i) {
+    double h = 1e-6, keep = p[i];
+    p[i] = keep + h;
+    double lp = ro.run(s.pop, 0, config(T), false).loss;
+    p[i] = keep - h;
+    double lm = ro.run(s.pop, 0, config(T), false).loss;
+    p[i] = keep;
+    CHECK(std::abs((lp - lm) / (2 * h) - g[i]) <= 1e-6 * gmax);
+  }
+  WARN("gradcheck: worst |fd - adjoint| / max|grad| = " << worst);
+}
+
+TEST_CASE("Checkpointed gradients equal full-tape gradients bit for bit", "[rollout]") {
+  ChainOptions o;
+  o.lossStep = true;
+  o.lossStepBegin = 3;
+  o.carryField = true;
+  Setup s(o, {ladderRobot(3), ladderRobot(2)});
+  Rollout ro(s.info, *s.exe);
+  for (int64_t T : {1, 2, 5, 37}) {
+    for (int r = 0; r < 2; ++r) {
+      auto full = ro.run(s.pop, r, config(T, 0, true), true);
+      REQUIRE(full.valid);
+      auto gFull = s.grad(r);
+      for (int64_t K : {1, 2, 3, 6, 7, 0, 36, 100}) {
+        auto ck = ro.run(s.pop, r, config(T, K), true);
+        REQUIRE(ck.valid);
+        auto g = s.grad(r);
+        INFO("T " << T << " K " << K << " robot " << r);
+        CHECK(ck.loss == full.loss);
+        CHECK(std::memcmp(g.data(), gFull.data(), g.size() * sizeof(double)) == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("Checkpointed memory is at most 10% of a full tape at T = 1000", "[rollout][memory]") {
+  Setup s(ChainOptions{}, {ladderRobot(2)});
+  Rollout ro(s.info, *s.exe);
+  auto ck = ro.run(s.pop, 0, config(1000), true);
+  auto gck = s.grad(0);
+  auto full = ro.run(s.pop, 0, config(1000, 0, true), true);
+  REQUIRE(ck.valid);
+  REQUIRE(full.valid);
+  CHECK(resolveCheckpointK(config(1000)) == 32);
+  CHECK(ck.memory.fullTapeBytes == 1000 * ck.memory.stateBytes);
+  CHECK(full.memory.stateStoreBytes >= full.memory.fullTapeBytes);
+  double ratio = double(ck.memory.stateStoreBytes) / double(full.memory.stateStoreBytes);
+  WARN("checkpointed / full-tape state memory at T = 1000: " << ratio << " ("
+       << ck.memory.storedStates << " vs " << full.memory.storedStates << " states)");
+  CHECK(ratio <= 0.10);
+  CHECK(std::memcmp(gck.data(), s.grad(0).data(), gck.size() * sizeof(double)) == 0);
+}
+
+TEST_CASE("NaN/inf rollouts mark the robot invalid without crashing", "[rollout]") {
+  Robot bad = ladderRobot(3, 1e9); // far too stiff for dt: explodes
+  Robot nanPoint = ladderRobot(2);
+  nanPoint.points[3] = std::nan("");
+  Setup s(ChainOptions{}, {ladderRobot(3), bad, nanPoint});
+  Rollout ro(s.info, *s.exe);
+  auto ok = ro.run(s.pop, 0, config(200), true);
+  CHECK(ok.valid);
+  auto b = ro.run(s.pop, 1, config(200), true);
+  CHECK_FALSE(b.valid);
+  CHECK(b.error.find("robot 1") != std::string::npos);
+  CHECK(b.error.find("NaN or infinite") != std::string::npos);
+  CHECK(b.stepsRun < 199);
+  auto n = ro.run(s.pop, 2, config(200), true);
+  CHECK_FALSE(n.valid);
+  CHECK(n.error.find("at t = 0") != std::string::npos);
+  // The workspace is still usable afterwards.
+  auto again = ro.run(s.pop, 0, config(200), true);
+  CHECK(again.valid);
+  CHECK(again.loss == ok.loss);
+}
+
+TEST_CASE("Trajectory records the state at the requested times", "[rollout]") {
+  Setup s(ChainOptions{});
+  Rollout ro(s.info, *s.exe);
+  auto tr = ro.trajectory(s.pop, 0, config(30), "point.x", {0, 10, 29});
+  REQUIRE(tr.size() == 3);
+  CHECK(tr[0][0] == 0.0);
+  CHECK(tr[0].size() == 12);
+  CHECK(tr[2] != tr[1]);
+  CHECK_THROWS_AS(ro.trajectory(s.pop, 0, config(30), "point.q", {0}), Error);
+}
+
+TEST_CASE("f32 modules run and agree with f64 roughly", "[rollout]") {
+  ChainOptions o32;
+  o32.precision = ir::Precision::F32;
+  ir::Module m = chainModuleWithAdjoints(o32);
+  ModuleInfo info(m);
+  auto exe = interp(m);
+  Population pop(info, {ladderRobot(3)});
+  pop.initParams(0, 3, 0);
+  Rollout ro(info, *exe);
+  auto out = ro.run(pop, 0, config(40), true);
+  REQUIRE(out.valid);
+  Setup s64(ChainOptions{});
+  s64.pop.initParams(0, 3, 0);
+  Rollout ro64(s64.info, *s64.exe);
+  auto out64 = ro64.run(s64.pop, 0, config(40), true);
+  CHECK(out.loss == Approx(out64.loss).epsilon(1e-3));
+  auto g32 = pop.grads(0).at("w").data, g64 = s64.pop.grads(0).at("w").data;
+  double gmax = 0, diff = 0;
+  for (size_t i = 0; i < g64.size(); ++i)
+    gmax = std::max(gmax, std::abs(g64[i])), diff = std::max(diff, std::abs(g64[i] - g32[i]));
+  CHECK(diff <= 1e-3 * gmax);
+}
+
+TEST_CASE("Every back end gives the interpreter's loss and gradient", "[rollout][backends]") {
+  ChainOptions o;
+  o.lossStep = true;
+  Setup ref(o);
+  Rollout rref(ref.info, *ref.exe);
+  auto want = rref.run(ref.pop, 0, config(100), true);
+  REQUIRE(want.valid);
+  auto gwant = ref.grad(0);
+  for (auto kind : {codegen::BackendKind::Cpu}) {
+    std::unique_ptr<Setup> s;
+    try {
+      s = std::make_unique<Setup>(o, std::vector<Robot>{ladderRobot(3)}, kind);
+    } catch (const Error &e) {
+      WARN("back end skipped: " << e.what());
+      continue;
+    }
+    Rollout ro(s->info, *s->exe);
+    auto got = ro.run(s->pop, 0, config(100), true);
+    REQUIRE(got.valid);
+    CHECK(got.loss == Approx(want.loss).epsilon(1e-9));
+    auto g = s->grad(0);
+    double gmax = 0, diff = 0;
+    for (size_t i = 0; i < g.size(); ++i)
+      gmax = std::max(gmax, std::abs(gwant[i])), diff = std::max(diff, std::abs(g[i] - gwant[i]));
+    CHECK(diff <= 1e-7 * gmax);
+  }
+}
