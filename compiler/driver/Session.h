@@ -9,7 +9,7 @@
 
 #include "codegen/Executable.h"
 #include "driver/Driver.h"
-#include "runtime/core/Train.h"
+#include "core/Train.h"
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 

@@ -1,0 +1,180 @@
+// `evoc run FILE [--backend B] [--out DIR] [--resume DIR] [--threads N]
+// [--set key=value ...]`: evolve bodies and learn their controllers, writing
+// a resumable run directory.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "driver/Driver.h"
+#include "driver/Session.h"
+#include "evolve/Evolution.h"
+#include "evolve/TrainEvaluate.h"
+#include "support/Error.h"
+
+namespace evoc::driver {
+namespace {
+
+struct RunArgs {
+  std::string out, resume, backend = "cpu";
+  int threads = 0;
+};
+
+bool parseRunArgs(const std::vector<std::string> &rest, RunArgs &a) {
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const std::string &k = rest[i];
+    if ((k == "--out" || k == "--resume" || k == "--backend" || k == "--threads") &&
+        i + 1 >= rest.size()) {
+      std::fprintf(stderr, "evoc run: error: %s needs a value\n", k.c_str());
+      return false;
+    }
+    if (k == "--out") {
+      a.out = rest[++i];
+    } else if (k == "--resume") {
+      a.resume = rest[++i];
+    } else if (k == "--backend") {
+      a.backend = rest[++i];
+    } else if (k == "--threads") {
+      a.threads = std::atoi(rest[++i].c_str());
+      if (a.threads < 0) {
+        std::fprintf(stderr, "evoc run: error: --threads expects a count >= 0\n");
+        return false;
+      }
+    } else {
+      std::fprintf(stderr, "evoc run: error: unknown option '%s'\n", k.c_str());
+      return false;
+    }
+  }
+  if (!a.out.empty() && !a.resume.empty() && a.out != a.resume) {
+    std::fprintf(stderr, "evoc run: error: give either --out DIR or --resume DIR\n");
+    return false;
+  }
+  return true;
+}
+
+/// The default run directory: runs/<file stem>.
+std::string defaultOut(const std::string &file) {
+  std::string stem = file.substr(file.find_last_of('/') + 1);
+  if (auto dot = stem.rfind(".evo"); dot != std::string::npos)
+    stem = stem.substr(0, dot);
+  return "runs/" + stem;
+}
+
+/// Maps the checked .evo settings onto the engine's configuration.
+evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
+                                        const runtime::TrainOptions &train) {
+  if (!p.hasBody || p.body.kind != ast::BodyKind::Lattice)
+    throw Error("evoc run needs a `body lattice` (grammar bodies are checked but cannot be "
+                "evolved yet)");
+  if (p.body.cell != "triangle")
+    throw Error("only lattices of the triangle cell can be evolved yet (the body uses '" +
+                p.body.cell + "')");
+  evolve::EvolutionConfig c;
+  c.population = int(p.evolve.population);
+  c.generations = int(p.evolve.generations);
+  c.seed = p.evolve.seed;
+  c.body.rows = int(p.body.rows);
+  c.body.cols = int(p.body.cols);
+  c.body.edge = p.body.edge;
+  c.body.stiffness = p.body.stiffness;
+  c.body.actuation = p.body.actuation;
+  c.body.baseY = p.world.ground.height;
+  c.body.fillHoles = c.body.largestComponent = false;
+  for (const auto &r : p.body.repair) {
+    c.body.fillHoles |= r == "fill_holes";
+    c.body.largestComponent |= r == "largest_component";
+  }
+  for (const auto &m : p.mutations) {
+    if (m.op != "flip")
+      throw Error("mutation '" + m.op + "' applies to grammar bodies; a lattice body "
+                  "mutates with flip rules");
+    double rate = m.constant ? m.rate : -1; // -1: the engine evaluates 1/cells, 1/edges
+    if (m.target == "cell") {
+      c.mutation.cellRate = rate;
+      c.mutation.untilChanged = m.untilChanged;
+    } else {
+      c.mutation.actuatorRate = rate;
+    }
+  }
+  const auto &f = p.evolve.fitness;
+  if (f.reduce == "max")
+    c.fitness.kind = evolve::FitnessKind::MaxNegLoss;
+  else if (f.reduce == "last")
+    c.fitness.kind = evolve::FitnessKind::LastNegLoss;
+  else if (f.reduce == "mean")
+    c.fitness.kind = evolve::FitnessKind::MeanNegLoss;
+  else
+    throw Error("fitness = " + f.reduce + "(-loss) is not supported (max, last or mean)");
+  for (const auto &r : p.evolve.invalid) {
+    if (r.kind == "loss_above")
+      c.fitness.invalid.push_back({evolve::InvalidRule::Kind::LossAbove, r.value});
+    else if (r.kind == "loss_jump")
+      c.fitness.invalid.push_back({evolve::InvalidRule::Kind::LossJump, r.value});
+  }
+  if (p.evolve.select.kind == "tournament") {
+    c.selection.kind = evolve::SelectionSpec::Kind::Tournament;
+    if (p.evolve.select.tournamentSize > 0)
+      c.selection.tournamentSize = int(p.evolve.select.tournamentSize);
+  }
+  c.robotStepsPerDesign = double(train.steps - 1) * std::max(1, train.iterations);
+  return c;
+}
+
+std::string readText(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int runRun(const std::vector<std::string> &args) {
+  CommonOptions opts;
+  if (!parseCommonOptions(args, opts))
+    return 2;
+  RunArgs a;
+  if (!parseRunArgs(opts.rest, a))
+    return 2;
+  try {
+    Session s(opts, a.backend);
+    if (!s.ok())
+      return 1;
+    const sema::CheckedProgram &p = s.program();
+    runtime::TrainOptions train = s.trainOptions();
+    train.threads = a.threads;
+    runtime::ModuleInfo info(s.module());
+    evolve::EvolutionConfig config = evolutionConfig(p, train);
+
+    evolve::RunOptions ro;
+    ro.resume = !a.resume.empty();
+    ro.dir = ro.resume ? a.resume : (a.out.empty() ? defaultOut(opts.file) : a.out);
+    // The experiment as run: every file it imports, then the main file, and
+    // the overrides (applied by the checker) as comments.
+    std::string resolved = "// evoc run " + opts.file + "\n";
+    for (const auto &[k, v] : opts.check.overrides)
+      resolved += "// --set " + k + "=" + v + "\n";
+    for (const auto &mod : p.ast->modules)
+      resolved += "\n// ----- " + mod->path + " -----\n" + readText(mod->path);
+    ro.resolvedSource = resolved;
+    int64_t last = train.steps - 1;
+    ro.gait = evolve::trainGait(info, s.executable(), train,
+                                {0, last / 3, 2 * last / 3, last});
+    evolve::RunSummary sum =
+        evolve::runEvolution(config, evolve::trainEvaluate(info, s.executable(), train), ro);
+    std::printf("evoc run: %d generations, %llu designs in %.1f s; best fitness %.6g "
+                "(design %llu)\n"
+                "results: %s/log.jsonl, %s/best.json; pictures: %s/*.svg\n",
+                sum.lastGeneration + 1, (unsigned long long)sum.designsEvaluated, sum.seconds,
+                sum.bestFitness, (unsigned long long)sum.bestId, ro.dir.c_str(),
+                ro.dir.c_str(), ro.dir.c_str());
+    return 0;
+  } catch (const Error &e) {
+    std::fprintf(stderr, "evoc run: error: %s\n", e.what());
+    return 1;
+  }
+}
+
+[[maybe_unused]] bool registered = addSubcommand(
+    {"run", "evolve bodies and learn their controllers; write a resumable run directory",
+     runRun});
+
+} // namespace
+} // namespace evoc::driver
