@@ -224,7 +224,7 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
     std::vector<Verdict> verdicts;
     std::vector<json> paramsOf; // filled lazily for the best offspring only
     std::vector<Evaluation> evals;
-    double evalSeconds = 0;
+    double evalSeconds = 0, robotSteps = 0;
     int valid = 0;
     for (int attempt = 0; valid == 0; ++attempt) {
       if (g == 0 && attempt >= std::max(1, config.maxInitialAttempts))
@@ -267,6 +267,8 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
           v.reason = evals[i].reason.empty() ? "rejected by the trainer" : evals[i].reason;
         }
         offspring[i].losses = evals[i].losses;
+        robotSteps += evals[i].robotSteps > 0 ? double(evals[i].robotSteps)
+                                               : config.robotStepsPerDesign;
         offspring[i].fitness = v.fitness;
         valid += v.valid;
         verdicts.push_back(std::move(v));
@@ -353,8 +355,7 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
                 {"elapsed_seconds", s.elapsed},
                 {"designs_per_second", numberOrNull(double(offspring.size()) / genSeconds)},
                 {"robot_steps_per_second",
-                 numberOrNull(config.robotStepsPerDesign * double(offspring.size()) /
-                              evalSeconds)}};
+                 numberOrNull(robotSteps / evalSeconds)}};
     log.push_back(rec);
     writePictures(dir, g, body, s, options.gait, log);
     dir.writeLog(log);

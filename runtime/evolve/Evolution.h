@@ -48,6 +48,9 @@ struct Evaluation {
   /// engine calls (before the next evaluate) only for bodies it keeps as best.
   nlohmann::json params;
   std::function<nlohmann::json()> paramsFn;
+  /// Simulated robot-steps spent on this body (0: use
+  /// EvolutionConfig::robotStepsPerDesign), for robot-steps/s in the log.
+  int64_t robotSteps = 0;
 };
 
 /// Trains and scores a batch; must return one Evaluation per body.
@@ -68,7 +71,7 @@ struct EvolutionConfig {
   LatticeMutation mutation{-1, true, 2.0, -1, 1000};
   FitnessSpec fitness;
   SelectionSpec selection;
-  double robotStepsPerDesign = 0; ///< for robot-steps/s in the log (iterations * steps)
+  double robotStepsPerDesign = 0; ///< robot-steps/s when Evaluation::robotSteps is 0
   bool writePhenotypes = true;    ///< points/springs of every member in population.json
   int maxInitialAttempts = 10;    ///< re-draws of an all-invalid generation 0
 };
