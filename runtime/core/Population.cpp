@@ -111,11 +111,14 @@ void Population::initParams(int r, uint64_t seed, uint64_t robotId) {
       Rng rng(mixSeed(mixSeed(seed, robotId), uint64_t(b)));
       for (int64_t i = 0; i < n; ++i)
         storeF(p, i, sd * rng.normal(), f32_);
+    } else if (B.init == "constant") {
+      for (int64_t i = 0; i < n; ++i)
+        storeF(p, i, B.initGain, f32_);
     } else if (B.init == "zeros" || B.init.empty()) {
       std::memset(p, 0, size_t(n) * info_->elemBytes(b));
     } else {
       throw Error("parameter '" + B.name + "' asks for initialisation '" + B.init +
-                  "', which the runtime does not know (known: zeros, xavier_normal)");
+                  "', which the runtime does not know (known: zeros, constant, xavier_normal)");
     }
   }
 }

@@ -48,7 +48,7 @@ public:
   std::byte *buffer(int r, int b) { return arena(r, info_->arena[b]) + layouts_[r].offset[b]; }
 
   /// Initialises robot r's parameters from Buffer::init ("zeros",
-  /// "xavier_normal" with its gain), from a stream derived from (seed, id)
+  /// "constant" = initGain, "xavier_normal" with its gain), from a stream derived from (seed, id)
   /// and the buffer index: the same numbers whatever the batch or thread.
   void initParams(int r, uint64_t seed, uint64_t robotId);
   /// Checks that `p` has exactly the module's parameter fields with robot

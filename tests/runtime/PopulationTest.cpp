@@ -92,6 +92,18 @@ TEST_CASE("Parameter init: xavier statistics, zeros, per-robot streams", "[popul
     CHECK(x == 0.0);
   pop.initParams(1, 5, 12);
   CHECK(pop.params(1).at("w").data != w.data); // another id: another stream
+  // "constant" fills with the gain.
+  ir::Module mc = chainModule();
+  mc.buffers[mc.findBuffer("ctrl.b")].init = "constant";
+  mc.buffers[mc.findBuffer("ctrl.b")].initGain = 0.25;
+  ModuleInfo infoc(mc);
+  Population popc(infoc, {ladderRobot(2)});
+  popc.initParams(0, 1, 1);
+  ParamSet pc = popc.params(0);
+  for (double x : pc.at("b").data)
+    CHECK(x == 0.25);
+  mc.buffers[mc.findBuffer("ctrl.b")].init = "uniform";
+  CHECK_THROWS_WITH(popc.initParams(0, 1, 1), Catch::Contains("'uniform'"));
   // A robot's stream does not depend on its neighbours or its size.
   Population other(info, {ladderRobot(3)});
   other.initParams(0, 5, 12);
