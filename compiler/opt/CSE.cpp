@@ -1,0 +1,92 @@
+// Common-subexpression elimination by scoped value numbering.
+#include <cstring>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "opt/Passes.h"
+#include "opt/Rewrite.h"
+
+namespace evoc::opt {
+
+using namespace ir;
+
+namespace {
+
+using Key = std::tuple<Op, Type, std::vector<ValueId>, uint64_t, int64_t, int, int>;
+
+class CSE {
+public:
+  CSE(Kernel &k) : k_(k), repl_(k.nextValue + 1, 0) {
+    forEachInst(k.body, [&](const Inst &in) {
+      if (in.op == Op::Store || in.op == Op::AccAdd)
+        written_.insert(in.buffer);
+    });
+  }
+
+  void run() {
+    block(k_.body);
+    replaceUses(k_.body, repl_);
+  }
+
+private:
+  bool pure(const Inst &in) const {
+    switch (in.op) {
+    case Op::Store: case Op::AccAdd: case Op::Local: case Op::LocalAdd: case Op::LocalMax:
+    case Op::LocalMin: case Op::LocalGet: case Op::Loop:
+      return false;
+    case Op::Load:
+      return !written_.count(in.buffer); // read-only in this kernel
+    default:
+      return in.result != 0;
+    }
+  }
+
+  void block(Block &b) {
+    std::vector<Key> added;
+    for (auto &ip : b.insts) {
+      Inst &in = *ip;
+      for (ValueId &a : in.args)
+        while (repl_[a])
+          a = repl_[a];
+      if (in.body) {
+        block(*in.body);
+        continue;
+      }
+      if (!pure(in))
+        continue;
+      std::vector<ValueId> args = in.args;
+      bool commutative = in.op == Op::Add || in.op == Op::Mul || in.op == Op::IAdd ||
+                         in.op == Op::IMul || in.op == Op::And || in.op == Op::Or ||
+                         in.op == Op::Eq || in.op == Op::Ne;
+      if (commutative && args[0] > args[1])
+        std::swap(args[0], args[1]);
+      uint64_t fbits;
+      std::memcpy(&fbits, &in.f, sizeof fbits);
+      Key key{in.op, in.type, args, fbits, in.i, in.buffer, in.set};
+      auto it = table_.find(key);
+      if (it != table_.end()) {
+        repl_[in.result] = it->second;
+      } else {
+        table_.emplace(key, in.result);
+        added.push_back(key);
+      }
+    }
+    for (const Key &key : added) // leaving the scope
+      table_.erase(key);
+  }
+
+  Kernel &k_;
+  std::vector<ValueId> repl_;
+  std::set<int> written_;
+  std::map<Key, ValueId> table_;
+};
+
+} // namespace
+
+void cse(Module &m) {
+  for (Kernel &k : m.kernels)
+    CSE(k).run();
+}
+
+} // namespace evoc::opt
