@@ -158,6 +158,10 @@ ir::Module makeMassSpringModule(MassSpringIds &d, ir::Precision prec) {
   d.w1 = buffer(m, "mlp.w1", Type::F, Role::Param, {d.unit, d.input});
   d.b1 = buffer(m, "mlp.b1", Type::F, Role::Param, {d.unit});
   d.w2 = buffer(m, "mlp.w2", Type::F, Role::Param, {d.spring, d.unit});
+  // The runtime initialises weights as ELDiR does (Xavier-normal, gains 2 and 3).
+  m.buffers[d.w1].init = m.buffers[d.w2].init = "xavier_normal";
+  m.buffers[d.w1].initGain = 2.0;
+  m.buffers[d.w2].initGain = 3.0;
   d.b2 = buffer(m, "mlp.b2", Type::F, Role::Param, {d.spring});
   d.in = buffer(m, "mlp.in", Type::F, Role::Temp, {d.input});
   d.hid = buffer(m, "mlp.hidden", Type::F, Role::Temp, {d.unit});

@@ -1,0 +1,120 @@
+// Measuring helpers for the benchmarks: the machine's peak FMA throughput,
+// FLOP counts of IR kernels, timing.
+#include "BenchUtil.h"
+
+#include <fstream>
+#include <immintrin.h>
+#include <thread>
+#include <vector>
+
+namespace evoc::bench {
+
+namespace {
+
+constexpr int kChains = 12; // > latency x ports of any current FMA unit
+
+// Each function uses one vector width, selected at run time.
+__attribute__((target("avx512f"))) double chains512(int64_t iters) {
+  __m512d acc[kChains];
+  for (int i = 0; i < kChains; ++i)
+    acc[i] = _mm512_set1_pd(1.0 + i * 1e-3);
+  const __m512d a = _mm512_set1_pd(0.9999999), b = _mm512_set1_pd(1e-7);
+  for (int64_t it = 0; it < iters; ++it) {
+#pragma GCC unroll 16 // keeps every chain in a register
+    for (int i = 0; i < kChains; ++i)
+      acc[i] = _mm512_fmadd_pd(acc[i], a, b);
+  }
+  __m512d s = acc[0];
+  for (int i = 1; i < kChains; ++i)
+    s = _mm512_add_pd(s, acc[i]);
+  return _mm512_reduce_add_pd(s);
+}
+
+__attribute__((target("avx2,fma"))) double chains256(int64_t iters) {
+  __m256d acc[kChains];
+  for (int i = 0; i < kChains; ++i)
+    acc[i] = _mm256_set1_pd(1.0 + i * 1e-3);
+  const __m256d a = _mm256_set1_pd(0.9999999), b = _mm256_set1_pd(1e-7);
+  for (int64_t it = 0; it < iters; ++it) {
+#pragma GCC unroll 16
+    for (int i = 0; i < kChains; ++i)
+      acc[i] = _mm256_fmadd_pd(acc[i], a, b);
+  }
+  double out[4];
+  __m256d s = acc[0];
+  for (int i = 1; i < kChains; ++i)
+    s = _mm256_add_pd(s, acc[i]);
+  _mm256_storeu_pd(out, s);
+  return out[0] + out[1] + out[2] + out[3];
+}
+
+double rate(int threads, int lanes, double (*fn)(int64_t)) {
+  const int64_t iters = 20'000'000;
+  std::vector<std::thread> ts;
+  std::vector<double> sink(static_cast<size_t>(threads));
+  fn(iters / 20); // warm up (frequency ramp)
+  auto t0 = std::chrono::steady_clock::now();
+  for (int t = 0; t < threads; ++t)
+    ts.emplace_back([&, t] { sink[size_t(t)] = fn(iters); });
+  for (auto &t : ts)
+    t.join();
+  double s = since(t0);
+  volatile double keep = sink[0];
+  (void)keep;
+  return 2.0 * lanes * kChains * double(iters) * threads / s;
+}
+
+} // namespace
+
+double peakFmaFlops(int threads, int *widthBits) {
+  double best = 0;
+  int width = 0;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    best = rate(threads, 4, chains256);
+    width = 256;
+  }
+  if (__builtin_cpu_supports("avx512f")) {
+    double r = rate(threads, 8, chains512);
+    if (r > best) {
+      best = r;
+      width = 512;
+    }
+  }
+  if (widthBits)
+    *widthBits = width;
+  return best;
+}
+
+namespace {
+double blockFlops(const ir::Block &b, const int64_t *sizes) {
+  using ir::Op;
+  double n = 0;
+  for (const auto &in : b.insts) {
+    switch (in->op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Sqrt:
+    case Op::Pow: case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Exp: case Op::Log:
+    case Op::LocalAdd: case Op::AccAdd:
+      n += 1;
+      break;
+    case Op::Loop: n += double(sizes[in->set]) * blockFlops(*in->body, sizes); break;
+    default: break;
+    }
+  }
+  return n;
+}
+} // namespace
+
+double kernelFlops(const ir::Module &m, int k, const int64_t *sizes) {
+  return blockFlops(m.kernels.at(size_t(k)).body, sizes);
+}
+
+int64_t peakRssBytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmHWM:", 0) == 0)
+      return std::stoll(line.substr(6)) * 1024;
+  return 0;
+}
+
+} // namespace evoc::bench

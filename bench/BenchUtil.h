@@ -1,0 +1,32 @@
+// Measuring helpers for the benchmarks: the machine's peak FMA throughput,
+// FLOP counts of IR kernels, timing.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "ir/IR.h"
+
+namespace evoc::bench {
+
+/// Peak double-precision FLOP/s (an FMA counts 2) of `threads` cores running
+/// independent FMA chains with the widest vectors this CPU has; `widthBits`
+/// gets the vector width used.
+double peakFmaFlops(int threads, int *widthBits = nullptr);
+
+/// Floating-point operations one call of kernel `k` executes for the given
+/// set sizes: add, sub, mul, div, sqrt, accumulations and scatter-adds count
+/// one each, and so do calls of sin, cos, tanh, exp, log, pow; negation,
+/// abs, min, max, select and comparisons count zero.
+double kernelFlops(const ir::Module &m, int k, const int64_t *sizes);
+
+/// Seconds since `t0`.
+inline double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Peak resident set size of this process in bytes (Linux: VmHWM).
+int64_t peakRssBytes();
+
+} // namespace evoc::bench
