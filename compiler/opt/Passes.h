@@ -30,7 +30,7 @@ struct PassOptions {
   bool fold = true, cse = true, dce = true, fuse = true;
   /// Called after every pass, e.g. to implement `--dump-after=PASS`
   /// (names: "fold", "cse", "dce", "fuse").
-  std::function<void(const std::string &pass, const ir::Module &m)> after;
+  std::function<void(const ir::Module &m, const std::string &pass)> afterPass;
 };
 
 /// Runs fold, cse, dce, fuse, then fold, cse, dce again (fusion exposes

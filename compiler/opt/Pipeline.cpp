@@ -12,8 +12,8 @@ void runPasses(ir::Module &m, const PassOptions &o) {
       return;
     pass(m);
     ir::verifyAfter(m, name);
-    if (o.after)
-      o.after(name, m);
+    if (o.afterPass)
+      o.afterPass(m, name);
   };
   step(o.fold, "fold", constantFold);
   step(o.cse, "cse", cse);

@@ -168,7 +168,7 @@ TEST_CASE("pipeline: dump hook, and ELDiR results unchanged by optimisation",
     std::vector<std::string> dumped;
     size_t before = toString(opt).size();
     opt::PassOptions po;
-    po.after = [&](const std::string &pass, const Module &mm) {
+    po.afterPass = [&](const Module &mm, const std::string &pass) {
       dumped.push_back(pass);
       CHECK(verify(mm).empty());
     };
