@@ -173,12 +173,19 @@ struct CheckOptions {
   std::vector<std::pair<std::string, std::string>> overrides;
   /// Ignore EVOC_STDLIB_PATH (tests).
   bool ignoreEnv = false;
+  /// Require a complete experiment (world, physics, body, evolve): `run`,
+  /// `sim`. Without it a library file (stdlib/physics/...) checks on its own.
+  bool requireExperiment = false;
 };
 
 /// Parse `path` and everything it imports, check it, and return the checked
 /// program, or nullopt when there were errors (all reported to `diags`).
 std::optional<CheckedProgram> checkFile(const std::string &path, const CheckOptions &options,
                                         SourceManager &sources, DiagnosticEngine &diags);
+
+/// As checkFile, for a main file already loaded into `sources` (tests, fuzzing).
+std::optional<CheckedProgram> checkBuffer(int file, const CheckOptions &options,
+                                          SourceManager &sources, DiagnosticEngine &diags);
 
 } // namespace sema
 } // namespace evoc

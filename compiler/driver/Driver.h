@@ -1,0 +1,58 @@
+// The evoc command line: the subcommand table, options common to every
+// subcommand, and the `--emit` kinds of `evoc compile`. Each subcommand lives
+// in its own file and registers itself here.
+#pragma once
+
+#include "sema/Program.h"
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace evoc {
+class SourceManager;
+class DiagnosticEngine;
+} // namespace evoc
+
+namespace evoc::driver {
+
+/// A subcommand: `evoc NAME args...`. `run` gets the arguments after NAME.
+struct Subcommand {
+  const char *name;
+  const char *summary;
+  int (*run)(const std::vector<std::string> &args);
+};
+
+/// Registers a subcommand (call from a static initializer in its file).
+bool addSubcommand(Subcommand cmd);
+const std::vector<Subcommand> &subcommands();
+
+/// Options shared by the subcommands that read a .evo file.
+struct CommonOptions {
+  std::string file;                  ///< the .evo file (first positional)
+  sema::CheckOptions check;          ///< --stdlib DIR, --set key=value
+  bool warnings = true;              ///< -w turns them off
+  bool warningsAsErrors = false;     ///< --Werror
+  std::vector<std::string> rest;     ///< arguments this parser did not take
+};
+
+/// Parses the common options; unknown `--x` arguments go to `rest`. Returns
+/// false (after printing why) on a malformed option.
+bool parseCommonOptions(const std::vector<std::string> &args, CommonOptions &out);
+
+/// Loads and checks `opts.file`, printing diagnostics to stderr. Returns the
+/// checked program, or nullopt on errors.
+std::optional<sema::CheckedProgram> loadChecked(const CommonOptions &opts, SourceManager &sources,
+                                                DiagnosticEngine &diags);
+
+/// An `evoc compile --emit KIND` output. `ast` is built in; later layers
+/// register ir, grad-ir, opt-ir, llvm, cuda.
+struct EmitKind {
+  const char *name;
+  int (*emit)(const sema::CheckedProgram &program, const CommonOptions &opts, std::ostream &out);
+};
+bool addEmitKind(EmitKind kind);
+const std::vector<EmitKind> &emitKinds();
+
+} // namespace evoc::driver

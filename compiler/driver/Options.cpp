@@ -1,0 +1,79 @@
+// Options common to the subcommands, and loading + checking a .evo file.
+#include "driver/Driver.h"
+
+#include "support/Diagnostics.h"
+#include "support/SourceManager.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace evoc::driver {
+
+bool parseCommonOptions(const std::vector<std::string> &args, CommonOptions &out) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&](const char *opt) -> const std::string * {
+      if (i + 1 >= args.size()) {
+        std::fprintf(stderr, "evoc: error: %s needs a value\n", opt);
+        return nullptr;
+      }
+      return &args[++i];
+    };
+    if (a == "--stdlib") {
+      auto *v = value("--stdlib");
+      if (!v)
+        return false;
+      out.check.stdlibDirs.push_back(*v);
+    } else if (a.rfind("--stdlib=", 0) == 0) {
+      out.check.stdlibDirs.push_back(a.substr(9));
+    } else if (a == "--set" || a.rfind("--set=", 0) == 0) {
+      std::string kv;
+      if (a == "--set") {
+        auto *v = value("--set");
+        if (!v)
+          return false;
+        kv = *v;
+      } else {
+        kv = a.substr(6);
+      }
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "evoc: error: --set takes KEY=VALUE (e.g. evolve.population=50), "
+                             "not '%s'\n", kv.c_str());
+        return false;
+      }
+      out.check.overrides.push_back({kv.substr(0, eq), kv.substr(eq + 1)});
+    } else if (a == "-w") {
+      out.warnings = false;
+    } else if (a == "--Werror") {
+      out.warningsAsErrors = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      out.rest.push_back(a);
+    } else if (out.file.empty()) {
+      out.file = a;
+    } else {
+      out.rest.push_back(a);
+    }
+  }
+  if (out.file.empty()) {
+    std::fprintf(stderr, "evoc: error: no .evo file given\n");
+    return false;
+  }
+  return true;
+}
+
+std::optional<sema::CheckedProgram> loadChecked(const CommonOptions &opts, SourceManager &sources,
+                                                DiagnosticEngine &diags) {
+  diags.setWarningsEnabled(opts.warnings);
+  diags.setWarningsAsErrors(opts.warningsAsErrors);
+  auto program = sema::checkFile(opts.file, opts.check, sources, diags);
+  diags.flush(std::cerr);
+  if (diags.hasErrors()) {
+    int n = diags.errorCount();
+    std::cerr << n << " error" << (n == 1 ? "" : "s") << " generated.\n";
+    return std::nullopt;
+  }
+  return program;
+}
+
+} // namespace evoc::driver

@@ -1,0 +1,650 @@
+// Parse tree -> AST: one function per grammar rule, ranges on every node.
+#include "frontend/AstBuilder.h"
+
+#include "support/Diagnostics.h"
+#include "support/SourceManager.h"
+
+#include <cstdlib>
+
+namespace evoc::frontend {
+
+using namespace ast;
+
+SourceLoc LocMap::at(size_t cp) const {
+  int byte = cp < cpToByte.size() ? cpToByte[cp] : (cpToByte.empty() ? 0 : cpToByte.back());
+  return sources->locAt(file, byte);
+}
+
+SourceRange LocMap::token(const antlr4::Token *t) const {
+  SourceRange r;
+  if (!t)
+    return r;
+  r.begin = at(t->getStartIndex());
+  r.end = at(t->getStopIndex() + 1);
+  return r;
+}
+
+SourceRange LocMap::rule(antlr4::ParserRuleContext *ctx) const {
+  SourceRange r;
+  if (!ctx || !ctx->getStart())
+    return r;
+  r.begin = at(ctx->getStart()->getStartIndex());
+  antlr4::Token *stop = ctx->getStop() ? ctx->getStop() : ctx->getStart();
+  r.end = at(stop->getStopIndex() + 1);
+  if (r.end.offset < r.begin.offset)
+    r.end = r.begin;
+  return r;
+}
+
+namespace {
+
+/// Expressions nested deeper than this are rejected (no stack overflow).
+constexpr int kMaxDepth = 400;
+
+class Builder {
+public:
+  Builder(const LocMap &locs, DiagnosticEngine &diags) : L(locs), diags(diags) {}
+
+  std::unique_ptr<Module> program(EvoParser::ProgramContext *ctx) {
+    auto m = std::make_unique<Module>();
+    m->file = L.file;
+    m->path = L.sources->path(L.file);
+    for (auto *item : ctx->item())
+      if (auto d = decl(item))
+        m->decls.push_back(std::move(d));
+    return m;
+  }
+
+private:
+  const LocMap &L;
+  DiagnosticEngine &diags;
+  int depth = 0;
+  bool depthReported = false;
+
+  Ident ident(antlr4::tree::TerminalNode *n) {
+    Ident id;
+    if (!n)
+      return id;
+    id.name = n->getText();
+    id.range = L.token(n->getSymbol());
+    return id;
+  }
+  Ident ident(EvoParser::AnyNameContext *n) {
+    Ident id;
+    if (!n)
+      return id;
+    id.name = n->getText();
+    id.range = L.rule(n);
+    return id;
+  }
+
+  DeclPtr decl(EvoParser::ItemContext *item) {
+    if (auto *c = item->importDecl())
+      return importDecl(c);
+    if (auto *c = item->worldDecl()) {
+      auto d = std::make_unique<WorldDecl>();
+      d->range = L.rule(c);
+      d->name.name = "world";
+      d->name.range = L.token(c->getStart());
+      settings(c->settingsBlock(), d->body);
+      return d;
+    }
+    if (auto *c = item->evolveDecl()) {
+      auto d = std::make_unique<EvolveDecl>();
+      d->range = L.rule(c);
+      d->name.name = "evolve";
+      d->name.range = L.token(c->getStart());
+      settings(c->settingsBlock(), d->body);
+      return d;
+    }
+    if (auto *c = item->fnDecl())
+      return fnDecl(c);
+    if (auto *c = item->physicsDecl())
+      return physicsDecl(c);
+    if (auto *c = item->partDecl()) {
+      auto d = std::make_unique<PartDecl>();
+      d->range = L.rule(c);
+      d->name = ident(c->IDENT());
+      settings(c->settingsBlock(), d->body);
+      return d;
+    }
+    if (auto *c = item->grammarDecl())
+      return grammarDecl(c);
+    if (auto *c = item->bodyDecl())
+      return bodyDecl(c);
+    if (auto *c = item->mutationDecl())
+      return mutationDecl(c);
+    if (auto *c = item->controllerDecl())
+      return controllerDecl(c);
+    if (auto *c = item->lossDecl())
+      return lossDecl(c);
+    return nullptr;
+  }
+
+  DeclPtr importDecl(EvoParser::ImportDeclContext *c) {
+    auto d = std::make_unique<ImportDecl>();
+    d->range = L.rule(c);
+    d->name.name = "import";
+    d->name.range = L.token(c->getStart());
+    d->path = unquote(c->STRING()->getText());
+    d->pathRange = L.token(c->STRING()->getSymbol());
+    return d;
+  }
+
+  static std::string unquote(const std::string &s) {
+    std::string out;
+    for (size_t i = 1; i + 1 < s.size(); ++i) {
+      char ch = s[i];
+      if (ch == '\\' && i + 2 < s.size()) {
+        char e = s[++i];
+        out += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+      } else {
+        out += ch;
+      }
+    }
+    return out;
+  }
+
+  // ---- settings
+  void settings(EvoParser::SettingsBlockContext *c, SettingsBlock &out) {
+    for (auto *child : c->children) {
+      if (auto *s = dynamic_cast<EvoParser::SettingContext *>(child)) {
+        out.settings.push_back(setting(s));
+      } else if (auto *n = dynamic_cast<EvoParser::NestedBlockContext *>(child)) {
+        NestedBlock nb;
+        nb.name = ident(n->anyName());
+        nb.range = L.rule(n);
+        nb.block = std::make_unique<SettingsBlock>();
+        settings(n->settingsBlock(), *nb.block);
+        out.blocks.push_back(std::move(nb));
+      }
+    }
+  }
+
+  Setting setting(EvoParser::SettingContext *c) {
+    Setting s;
+    s.key = ident(c->anyName());
+    s.range = L.rule(c);
+    for (auto *v : c->settingValue()) {
+      s.values.push_back(expr(v->expr()));
+      s.suffixes.push_back(ident(v->IDENT()));
+    }
+    return s;
+  }
+
+  // ---- functions and statements
+  TypeExpr typeName(EvoParser::TypeNameContext *c) {
+    TypeExpr t;
+    t.name = ident(c->IDENT());
+    return t;
+  }
+
+  DeclPtr fnDecl(EvoParser::FnDeclContext *c) {
+    auto d = std::make_unique<FnDecl>();
+    d->range = L.rule(c);
+    d->name = ident(c->IDENT());
+    for (auto *p : c->param()) {
+      ParamDecl pd;
+      pd.name = ident(p->IDENT());
+      pd.type = typeName(p->typeName());
+      pd.range = L.rule(p);
+      d->params.push_back(std::move(pd));
+    }
+    d->result = typeName(c->typeName());
+    for (auto *s : c->stmt())
+      if (auto st = stmt(s))
+        d->body.push_back(std::move(st));
+    return d;
+  }
+
+  StmtPtr stmt(EvoParser::StmtContext *c) {
+    if (auto *l = c->letStmt())
+      return letStmt(l);
+    if (auto *f = c->forStmt()) {
+      auto s = std::make_unique<ForStmt>();
+      s->range = L.rule(f);
+      s->var = ident(f->IDENT(0));
+      s->setName = ident(f->IDENT(1));
+      for (auto *b : f->stmt())
+        if (auto st = stmt(b))
+          s->body.push_back(std::move(st));
+      return s;
+    }
+    if (auto *r = c->returnStmt()) {
+      auto s = std::make_unique<ReturnStmt>();
+      s->range = L.rule(r);
+      s->value = expr(r->expr());
+      return s;
+    }
+    if (auto *a = c->assignStmt()) {
+      auto s = std::make_unique<AssignStmt>();
+      s->range = L.rule(a);
+      s->target = expr(a->expr(0));
+      s->value = expr(a->expr(1));
+      s->opRange = L.token(a->op);
+      std::string op = a->op->getText();
+      s->op = op == "+=" ? AssignOp::AddTo : op == "-=" ? AssignOp::SubFrom : AssignOp::Set;
+      return s;
+    }
+    return nullptr;
+  }
+
+  std::unique_ptr<LetStmt> letStmt(EvoParser::LetStmtContext *c) {
+    auto s = std::make_unique<LetStmt>();
+    s->range = L.rule(c);
+    s->name = ident(c->IDENT());
+    if (c->typeName())
+      s->declaredType = std::make_unique<TypeExpr>(typeName(c->typeName()));
+    s->value = expr(c->expr());
+    return s;
+  }
+
+  // ---- physics
+  DeclPtr physicsDecl(EvoParser::PhysicsDeclContext *c) {
+    auto d = std::make_unique<PhysicsDecl>();
+    d->range = L.rule(c);
+    d->name = ident(c->IDENT());
+    bool haveStep = false;
+    for (auto *item : c->physicsItem()) {
+      if (auto *s = item->setDecl()) {
+        d->sets.push_back(setDecl(s, d.get(), int(d->sets.size())));
+      } else if (auto *st = item->stepDecl()) {
+        if (haveStep) {
+          diags.error(L.token(st->getStart()),
+                      "physics '" + d->name.name + "' has more than one step block; merge them");
+          continue;
+        }
+        haveStep = true;
+        d->stepRange = L.rule(st);
+        for (auto *s : st->stmt())
+          if (auto stp = stmt(s))
+            d->step.push_back(std::move(stp));
+      }
+    }
+    return d;
+  }
+
+  std::unique_ptr<SetDecl> setDecl(EvoParser::SetDeclContext *c, PhysicsDecl *phys, int index) {
+    auto s = std::make_unique<SetDecl>();
+    s->name = ident(c->IDENT());
+    s->range = L.rule(c);
+    s->physics = phys;
+    s->index = index;
+    for (auto *e : c->endpoint()) {
+      EndpointDecl ep;
+      ep.name = ident(e->IDENT(0));
+      ep.setName = ident(e->IDENT(1));
+      ep.range = L.rule(e);
+      ep.owner = s.get();
+      s->endpoints.push_back(std::move(ep));
+    }
+    for (auto *f : c->fieldDecl()) {
+      auto fd = std::make_unique<FieldDecl>();
+      fd->kindWord = ident(f->anyName());
+      fd->name = ident(f->IDENT());
+      fd->type = typeName(f->typeName());
+      fd->range = L.rule(f);
+      fd->owner = s.get();
+      if (f->expr())
+        fd->init = expr(f->expr());
+      const std::string &k = fd->kindWord.name;
+      if (k == "state")
+        fd->kind = FieldKind::State;
+      else if (k == "temp")
+        fd->kind = FieldKind::Temp;
+      else if (k == "body")
+        fd->kind = FieldKind::Body;
+      else if (k == "param")
+        fd->kind = FieldKind::Param;
+      else if (k == "input")
+        fd->kind = FieldKind::Input;
+      else {
+        diags.error(fd->kindWord.range, "unknown field kind '" + k +
+                                            "'; expected state, temp, body, param or input");
+        continue;
+      }
+      if (fd->init && fd->kind != FieldKind::Param)
+        diags.error(fd->init->range, "only 'param' fields take an initial value");
+      s->fields.push_back(std::move(fd));
+    }
+    return s;
+  }
+
+  // ---- bodies
+  DeclPtr grammarDecl(EvoParser::GrammarDeclContext *c) {
+    auto d = std::make_unique<GrammarDecl>();
+    d->range = L.rule(c);
+    d->name = ident(c->IDENT());
+    for (auto *child : c->children) {
+      if (auto *s = dynamic_cast<EvoParser::SettingContext *>(child)) {
+        d->body.settings.push_back(setting(s));
+      } else if (auto *p = dynamic_cast<EvoParser::ProductionContext *>(child)) {
+        Production prod;
+        prod.lhs = ident(p->IDENT());
+        prod.range = L.rule(p);
+        for (auto *a : p->alternative()) {
+          Alternative alt;
+          alt.part = ident(a->IDENT());
+          alt.range = L.rule(a);
+          for (auto *pb : a->portBinding())
+            alt.ports.push_back({ident(pb->IDENT(0)), ident(pb->IDENT(1))});
+          if (a->expr())
+            alt.weight = expr(a->expr());
+          prod.alternatives.push_back(std::move(alt));
+        }
+        d->productions.push_back(std::move(prod));
+      }
+    }
+    return d;
+  }
+
+  DeclPtr bodyDecl(EvoParser::BodyDeclContext *c) {
+    auto d = std::make_unique<BodyDecl>();
+    d->range = L.rule(c);
+    // children: 'body' kind name settingsBlock
+    auto *kindTok = dynamic_cast<antlr4::tree::TerminalNode *>(c->children.at(1));
+    auto *nameTok = dynamic_cast<antlr4::tree::TerminalNode *>(c->children.at(2));
+    d->kindWord = ident(kindTok);
+    d->name = ident(nameTok);
+    if (d->kindWord.name == "lattice")
+      d->bodyKind = BodyKind::Lattice;
+    else if (d->kindWord.name == "grammar")
+      d->bodyKind = BodyKind::Grammar;
+    else
+      diags.error(d->kindWord.range,
+                  "unknown body kind '" + d->kindWord.name + "'; expected 'lattice' or 'grammar'");
+    settings(c->settingsBlock(), d->body);
+    return d;
+  }
+
+  DeclPtr mutationDecl(EvoParser::MutationDeclContext *c) {
+    auto d = std::make_unique<MutationDecl>();
+    d->range = L.rule(c);
+    d->name.name = "mutation";
+    d->name.range = L.token(c->getStart());
+    for (auto *r : c->mutationRule()) {
+      MutationRule rule;
+      rule.range = L.rule(r);
+      auto words = r->IDENT();
+      bool hasUntil = false;
+      for (auto *ch : r->children)
+        if (auto *t = dynamic_cast<antlr4::tree::TerminalNode *>(ch))
+          if (t->getText() == "until")
+            hasUntil = true;
+      size_t nWords = words.size() - (hasUntil ? 1 : 0);
+      if (nWords < 2 || nWords > 3) {
+        diags.error(rule.range, "a mutation rule reads 'OP [TARGET] p = RATE;' "
+                                "(e.g. 'flip cell p = 1 / cells;' or 'add p = 0.3;')");
+        continue;
+      }
+      rule.op = ident(words[0]);
+      if (nWords == 3)
+        rule.target = ident(words[1]);
+      rule.rateName = ident(words[nWords - 1]);
+      rule.rate = expr(r->expr());
+      if (hasUntil) {
+        Ident w = ident(words.back());
+        if (w.name != "changed")
+          diags.error(w.range, "expected 'until changed', found 'until " + w.name + "'");
+        rule.untilChanged = true;
+      }
+      if (rule.rateName.name != "p") {
+        diags.error(rule.rateName.range,
+                    "expected 'p = RATE' in a mutation rule, found '" + rule.rateName.name + "'");
+        continue;
+      }
+      d->rules.push_back(std::move(rule));
+    }
+    return d;
+  }
+
+  // ---- learning
+  DeclPtr controllerDecl(EvoParser::ControllerDeclContext *c) {
+    auto d = std::make_unique<ControllerDecl>();
+    d->range = L.rule(c);
+    d->name = ident(c->IDENT());
+    for (auto *child : c->children) {
+      if (auto *l = dynamic_cast<EvoParser::LetStmtContext *>(child)) {
+        d->lets.push_back(letStmt(l));
+        continue;
+      }
+      auto *sc = dynamic_cast<EvoParser::SettingContext *>(child);
+      if (!sc)
+        continue;
+      Setting s = setting(sc);
+      const std::string &k = s.key.name;
+      auto noSuffix = [&](size_t i) {
+        if (!s.suffixes[i].name.empty())
+          diags.error(s.suffixes[i].range,
+                      "unexpected '" + s.suffixes[i].name + "' after a value of '" + k + "'");
+      };
+      if (k == "inputs") {
+        d->inputsRange = s.range;
+        for (size_t i = 0; i < s.values.size(); ++i) {
+          noSuffix(i);
+          d->inputs.push_back(std::move(s.values[i]));
+        }
+      } else if (k == "hidden") {
+        d->hiddenRange = s.range;
+        for (size_t i = 0; i < s.values.size(); ++i)
+          d->hidden.push_back({std::move(s.values[i]), s.suffixes[i], 0});
+      } else if (k == "outputs") {
+        d->outputsRange = s.range;
+        for (size_t i = 0; i < s.values.size(); ++i)
+          d->outputs.push_back({std::move(s.values[i]), s.suffixes[i], nullptr});
+      } else if (k == "init") {
+        if (s.values.size() != 1)
+          diags.error(s.range, "'init' takes one value, e.g. xavier_normal(w1 = 2, w2 = 3)");
+        noSuffix(0);
+        d->init = std::move(s.values[0]);
+      } else {
+        diags.error(s.key.range, "unknown controller setting '" + k +
+                                     "'; expected let, inputs, hidden, outputs or init");
+      }
+    }
+    return d;
+  }
+
+  DeclPtr lossDecl(EvoParser::LossDeclContext *c) {
+    auto d = std::make_unique<LossDecl>();
+    d->range = L.rule(c);
+    d->name = ident(c->IDENT());
+    if (c->expr()) {
+      d->value = expr(c->expr());
+      return d;
+    }
+    for (auto *s : c->stmt()) {
+      StmtPtr st = stmt(s);
+      if (!st)
+        continue;
+      if (auto *let = dynCast<LetStmt>(st.get())) {
+        if (d->value)
+          diags.error(let->range, "'let' after 'return' in loss '" + d->name.name + "'");
+        st.release();
+        d->lets.emplace_back(let);
+      } else if (auto *ret = dynCast<ReturnStmt>(st.get())) {
+        if (d->value)
+          diags.error(ret->range, "loss '" + d->name.name + "' returns twice");
+        else
+          d->value = std::move(ret->value);
+      } else {
+        diags.error(st->range, "a loss body holds only 'let' and one 'return'");
+      }
+    }
+    if (!d->value)
+      diags.error(d->name.range, "loss '" + d->name.name + "' has no 'return'");
+    return d;
+  }
+
+  // ---- expressions
+  template <class T> std::unique_ptr<T> node(antlr4::ParserRuleContext *c) {
+    auto n = std::make_unique<T>();
+    n->range = L.rule(c);
+    return n;
+  }
+
+  ExprPtr expr(EvoParser::ExprContext *c) {
+    if (++depth > kMaxDepth) {
+      --depth;
+      if (!depthReported)
+        diags.error(L.rule(c), "expression nested too deeply (more than " +
+                                   std::to_string(kMaxDepth) + " levels)");
+      depthReported = true;
+      auto n = node<NumberExpr>(c);
+      n->text = "0";
+      return n;
+    }
+    ExprPtr r = exprInner(c);
+    --depth;
+    return r;
+  }
+
+  ExprPtr exprInner(EvoParser::ExprContext *c) {
+    if (auto *p = dynamic_cast<EvoParser::PrimaryExprContext *>(c))
+      return primary(p->primary());
+    if (auto *m = dynamic_cast<EvoParser::MemberExprContext *>(c)) {
+      auto n = node<MemberExpr>(c);
+      n->base = expr(m->expr());
+      n->member = ident(m->IDENT());
+      return n;
+    }
+    if (auto *i = dynamic_cast<EvoParser::IndexExprContext *>(c)) {
+      auto n = node<IndexExpr>(c);
+      n->base = expr(i->expr(0));
+      n->index = expr(i->expr(1));
+      return n;
+    }
+    if (auto *u = dynamic_cast<EvoParser::UnaryExprContext *>(c)) {
+      std::string op = u->op->getText();
+      ExprPtr operand = expr(u->expr());
+      // Fold `-3` into a literal so `x[-1]` and settings read naturally.
+      if (op == "-")
+        if (auto *num = dynCast<NumberExpr>(operand.get())) {
+          num->value = -num->value;
+          num->text = "-" + num->text;
+          num->range = L.rule(c);
+          return operand;
+        }
+      auto n = node<UnaryExpr>(c);
+      n->op = op == "-" ? UnaryOp::Neg : op == "+" ? UnaryOp::Plus : UnaryOp::Not;
+      n->operand = std::move(operand);
+      return n;
+    }
+    if (auto *b = dynamic_cast<EvoParser::BinaryExprContext *>(c)) {
+      auto n = node<BinaryExpr>(c);
+      std::string op = b->op->getText();
+      n->opRange = L.token(b->op);
+      n->lhs = expr(b->expr(0));
+      n->rhs = expr(b->expr(1));
+      static const std::pair<const char *, BinaryOp> ops[] = {
+          {"+", BinaryOp::Add}, {"-", BinaryOp::Sub}, {"*", BinaryOp::Mul},
+          {"/", BinaryOp::Div}, {"<", BinaryOp::Lt},  {"<=", BinaryOp::Le},
+          {">", BinaryOp::Gt},  {">=", BinaryOp::Ge}, {"==", BinaryOp::Eq},
+          {"!=", BinaryOp::Ne}, {"&&", BinaryOp::And}, {"||", BinaryOp::Or}};
+      for (auto &[s, o] : ops)
+        if (op == s)
+          n->op = o;
+      return n;
+    }
+    if (auto *f = dynamic_cast<EvoParser::IfExprContext *>(c)) {
+      auto n = node<IfExpr>(c);
+      n->cond = expr(f->expr(0));
+      n->thenExpr = expr(f->expr(1));
+      n->elseExpr = expr(f->expr(2));
+      return n;
+    }
+    auto n = node<NumberExpr>(c);
+    n->text = "0";
+    return n;
+  }
+
+  ExprPtr primary(EvoParser::PrimaryContext *c) {
+    if (auto *p = dynamic_cast<EvoParser::NumberLitContext *>(c)) {
+      auto n = node<NumberExpr>(c);
+      n->text = p->getText();
+      n->value = std::strtod(n->text.c_str(), nullptr);
+      n->isInteger = n->text.find_first_of(".eE") == std::string::npos;
+      return n;
+    }
+    if (dynamic_cast<EvoParser::BoolLitContext *>(c)) {
+      auto n = node<BoolExpr>(c);
+      n->value = c->getText() == "true";
+      return n;
+    }
+    if (auto *s = dynamic_cast<EvoParser::StringLitContext *>(c)) {
+      auto n = node<StringExpr>(c);
+      n->value = unquote(s->getText());
+      return n;
+    }
+    if (auto *w = dynamic_cast<EvoParser::WindowCallContext *>(c)) {
+      auto n = node<WindowExpr>(c);
+      n->op_name = ident(w->IDENT(0));
+      n->var = ident(w->IDENT(1));
+      n->lo = expr(w->expr(0));
+      n->hi = expr(w->expr(1));
+      n->body = expr(w->expr(2));
+      const std::string &op = n->op_name.name;
+      if (op == "sum")
+        n->op = ReduceOp::Sum;
+      else if (op == "mean")
+        n->op = ReduceOp::Mean;
+      else if (op == "min")
+        n->op = ReduceOp::Min;
+      else if (op == "max")
+        n->op = ReduceOp::Max;
+      else
+        diags.error(n->op_name.range, "'" + op + "' cannot reduce over a time window; "
+                                      "use sum, mean, min or max");
+      return n;
+    }
+    if (auto *k = dynamic_cast<EvoParser::CallContext *>(c)) {
+      auto n = node<CallExpr>(c);
+      n->callee = ident(k->IDENT());
+      for (auto *a : k->callArg()) {
+        if (a->anyName()) {
+          n->namedArgs.push_back({ident(a->anyName()), expr(a->expr())});
+        } else {
+          if (!n->namedArgs.empty())
+            diags.error(L.rule(a), "positional argument after a named argument");
+          n->args.push_back(expr(a->expr()));
+        }
+      }
+      return n;
+    }
+    if (auto *nm = dynamic_cast<EvoParser::NameContext *>(c)) {
+      auto n = node<NameExpr>(c);
+      n->name = nm->getText();
+      return n;
+    }
+    if (auto *p = dynamic_cast<EvoParser::ParenContext *>(c)) {
+      ExprPtr inner = expr(p->expr());
+      inner->range = L.rule(c);
+      return inner;
+    }
+    if (auto *t = dynamic_cast<EvoParser::TupleContext *>(c)) {
+      auto n = node<TupleExpr>(c);
+      for (auto *e : t->expr())
+        n->elems.push_back(expr(e));
+      return n;
+    }
+    if (auto *l = dynamic_cast<EvoParser::ListContext *>(c)) {
+      auto n = node<ListExpr>(c);
+      for (auto *e : l->expr())
+        n->elems.push_back(expr(e));
+      return n;
+    }
+    auto n = node<NumberExpr>(c);
+    n->text = "0";
+    return n;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Module> buildModule(EvoParser::ProgramContext *tree, const LocMap &locs,
+                                    DiagnosticEngine &diags) {
+  Builder b(locs, diags);
+  return b.program(tree);
+}
+
+} // namespace evoc::frontend

@@ -1,0 +1,245 @@
+// checkFile: load a program, collect its top-level names, apply --set
+// overrides, and run every check in order.
+#include "frontend/Imports.h"
+#include "frontend/Parser.h"
+#include "sema/Checker.h"
+#include "support/SourceManager.h"
+
+#include <algorithm>
+
+namespace evoc::sema {
+
+using namespace ast;
+
+int editDistance(const std::string &a, const std::string &b) {
+  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    prev[j] = int(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = int(i);
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closest(const std::string &name, const std::vector<std::string> &candidates) {
+  std::string best;
+  int bestD = 1 + int(name.size()) / 3;
+  for (const auto &c : candidates) {
+    int d = editDistance(name, c);
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+static const char *declWord(DeclKind k) {
+  switch (k) {
+  case DeclKind::Fn: return "fn";
+  case DeclKind::Physics: return "physics";
+  case DeclKind::Part: return "part";
+  case DeclKind::Grammar: return "grammar";
+  case DeclKind::Body: return "body";
+  case DeclKind::Controller: return "controller";
+  case DeclKind::Loss: return "loss";
+  default: return "declaration";
+  }
+}
+
+void Checker::collect(Program &program) {
+  auto once = [&](auto &list, Decl *d, const char *what) {
+    using T = typename std::remove_reference_t<decltype(list)>::value_type;
+    if (!list.empty())
+      diags.error(d->name.range, std::string("more than one '") + what + "' block; merge them")
+          .note(list.front()->name.range, std::string("the first '") + what + "' block is here");
+    list.push_back(static_cast<T>(d));
+  };
+  for (auto &m : program.modules) {
+    for (auto &dp : m->decls) {
+      Decl *d = dp.get();
+      switch (d->kind) {
+      case DeclKind::Import: continue;
+      case DeclKind::World: once(worlds, d, "world"); continue;
+      case DeclKind::Evolve: once(evolves, d, "evolve"); continue;
+      case DeclKind::Mutation: once(mutations, d, "mutation"); continue;
+      default: break;
+      }
+      auto [it, fresh] = names.emplace(d->name.name, d);
+      if (!fresh) {
+        diags.error(d->name.range, "'" + d->name.name + "' is already declared")
+            .note(it->second->name.range, std::string("the ") + declWord(it->second->kind) +
+                                              " '" + d->name.name + "' is declared here");
+        continue;
+      }
+      switch (d->kind) {
+      case DeclKind::Fn: fns.push_back(cast<FnDecl>(d)); break;
+      case DeclKind::Physics: physicsDecls.push_back(cast<PhysicsDecl>(d)); break;
+      case DeclKind::Part: parts.push_back(cast<PartDecl>(d)); break;
+      case DeclKind::Grammar: grammars.push_back(cast<GrammarDecl>(d)); break;
+      case DeclKind::Body: bodies.push_back(cast<BodyDecl>(d)); break;
+      case DeclKind::Controller: controllers.push_back(cast<ControllerDecl>(d)); break;
+      case DeclKind::Loss: losses.push_back(cast<LossDecl>(d)); break;
+      default: break;
+      }
+    }
+  }
+  haveWorld = !worlds.empty();
+}
+
+/// Keys `--set` accepts, per block.
+static const std::vector<std::string> kWorldKeys = {
+    "dim", "dt", "steps", "precision", "gravity", "damping", "ground", "physics", "checkpoint"};
+static const std::vector<std::string> kEvolveKeys = {
+    "population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"};
+static const std::vector<std::string> kLearnKeys = {"iterations", "optimizer", "loss",
+                                                    "controller"};
+
+bool Checker::applyOverrides() {
+  bool ok = true;
+  for (const auto &[key, value] : options.overrides) {
+    std::vector<std::string> path;
+    size_t start = 0;
+    while (true) {
+      size_t dot = key.find('.', start);
+      path.push_back(key.substr(start, dot == std::string::npos ? dot : dot - start));
+      if (dot == std::string::npos)
+        break;
+      start = dot + 1;
+    }
+    SettingsBlock *block = nullptr;
+    const std::vector<std::string> *known = nullptr;
+    std::string leaf = path.back();
+    if (path.size() == 2 && path[0] == "world") {
+      known = &kWorldKeys;
+      if (!worlds.empty())
+        block = &worlds.front()->body;
+    } else if (path.size() == 2 && path[0] == "evolve") {
+      known = &kEvolveKeys;
+      if (!evolves.empty())
+        block = &evolves.front()->body;
+    } else if (path.size() == 3 && path[0] == "evolve" && path[1] == "learn") {
+      known = &kLearnKeys;
+      if (!evolves.empty()) {
+        for (auto &nb : evolves.front()->body.blocks)
+          if (nb.name.name == "learn")
+            block = nb.block.get();
+      }
+    }
+    if (!known || std::find(known->begin(), known->end(), leaf) == known->end()) {
+      std::string hint;
+      std::vector<std::string> all;
+      for (auto &k : kWorldKeys)
+        all.push_back("world." + k);
+      for (auto &k : kEvolveKeys)
+        all.push_back("evolve." + k);
+      for (auto &k : kLearnKeys)
+        all.push_back("evolve.learn." + k);
+      std::string c = closest(key, all);
+      diags.error("unknown setting '" + key + "' in --set" +
+                  (c.empty() ? std::string("") : "; did you mean '" + c + "'?"));
+      ok = false;
+      continue;
+    }
+    if (!block) {
+      diags.error("--set " + key + ": the program has no '" +
+                  key.substr(0, key.rfind('.')) + "' block to override");
+      ok = false;
+      continue;
+    }
+    // Parse the value as the value of a setting in a small buffer of its own.
+    int file = sources.addBuffer("<--set " + key + ">", "world { " + leaf + " = " + value + "; }");
+    auto module = frontend::parseModule(file, sources, diags);
+    if (!module || module->decls.empty()) {
+      ok = false;
+      continue;
+    }
+    auto *w = cast<WorldDecl>(module->decls.front().get());
+    Setting s = std::move(w->body.settings.front());
+    bool replaced = false;
+    for (auto &old : block->settings)
+      if (old.key.name == leaf) {
+        old.values = std::move(s.values);
+        old.suffixes = std::move(s.suffixes);
+        replaced = true;
+      }
+    if (!replaced)
+      block->settings.push_back(std::move(s));
+  }
+  return ok;
+}
+
+std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
+  collect(*program);
+  if (!applyOverrides()) {
+    out.ast = std::move(program);
+    return std::nullopt;
+  }
+  checkWorld();
+  selectPhysics();
+  checkParts();
+  checkGrammars();
+  checkBody();
+  checkMutations();
+  checkEvolve();
+  checkFns();
+  for (auto *p : physicsDecls)
+    checkPhysics(*p);
+  for (auto *c : controllers)
+    checkController(*c);
+  for (auto *l : losses)
+    checkLoss(*l);
+  for (auto *f : fns)
+    out.fns[f->name.name] = f;
+  out.physics = out.world.physics;
+  out.controller = out.evolve.learn.controller;
+  out.loss = out.evolve.learn.loss;
+  if (options.requireExperiment && !diags.hasErrors()) {
+    SourceRange at;
+    if (program->main() && !program->main()->decls.empty())
+      at = program->main()->decls.front()->range;
+    at.end = at.begin;
+    if (!haveWorld)
+      diags.error(at, "this program is not an experiment: it has no 'world' block");
+    else if (!out.physics)
+      diags.error(at, "this program has no physics (import one, e.g. "
+                      "import \"physics/mass_spring.evo\";)");
+    if (!out.hasBody)
+      diags.error(at, "this program has no body (declare 'body lattice NAME { ... }')");
+    if (!out.hasEvolve)
+      diags.error(at, "this program has no 'evolve' block");
+  }
+  out.ast = std::move(program);
+  if (diags.hasErrors())
+    return std::nullopt;
+  return std::move(out);
+}
+
+std::optional<CheckedProgram> checkFile(const std::string &path, const CheckOptions &options,
+                                        SourceManager &sources, DiagnosticEngine &diags) {
+  frontend::ImportOptions io;
+  io.stdlibDirs = options.stdlibDirs;
+  io.useEnv = !options.ignoreEnv;
+  auto program = frontend::loadProgram(path, io, sources, diags);
+  if (!program)
+    return std::nullopt;
+  Checker checker(options, sources, diags);
+  return checker.run(std::move(program));
+}
+
+std::optional<CheckedProgram> checkBuffer(int file, const CheckOptions &options,
+                                          SourceManager &sources, DiagnosticEngine &diags) {
+  frontend::ImportOptions io;
+  io.stdlibDirs = options.stdlibDirs;
+  io.useEnv = !options.ignoreEnv;
+  auto program = frontend::loadProgramFromFile(file, io, sources, diags);
+  if (!program)
+    return std::nullopt;
+  Checker checker(options, sources, diags);
+  return checker.run(std::move(program));
+}
+
+} // namespace evoc::sema

@@ -1,0 +1,126 @@
+// Internal to sema: the Checker, the state shared by the checks of one
+// program (top-level names, evaluated world, selected decls), and the
+// expression context used while typing expressions.
+#pragma once
+
+#include "sema/Program.h"
+#include "support/Diagnostics.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace evoc::sema {
+
+/// Where an expression appears; decides which names and forms are allowed.
+enum class Ctx {
+  Fn,         ///< a fn body: params, lets, world
+  Step,       ///< a physics step: loop elements, lets, world, set fields
+  Controller, ///< controller lets and inputs: set fields (current state), world
+  Loss,       ///< a loss: states at times, windows, T
+  Setting,    ///< a settings value (evaluated to a constant)
+};
+
+/// One scope of `let`s (and, in fns, params).
+struct Scope {
+  std::map<std::string, ast::LetStmt *> lets;
+  std::map<std::string, ast::ParamDecl *> params;
+  ast::ForStmt *loop = nullptr;       ///< a for loop's variable
+  const ast::WindowExpr *window = nullptr; ///< a window's variable
+};
+
+/// The context of the expression being checked.
+struct ExprCtx {
+  Ctx ctx = Ctx::Setting;
+  const ast::PhysicsDecl *physics = nullptr; ///< for set names
+  std::vector<Scope> scopes;
+  /// Step: the temp fields accumulated so far (read-before-write warning).
+  std::set<const ast::FieldDecl *> *accumulated = nullptr;
+  /// Step: input fields read, with the first place each is read.
+  std::map<const ast::FieldDecl *, SourceRange> *inputsRead = nullptr;
+  /// Controller inputs: sin_waves(...) is allowed at the top of an item.
+  bool allowSinWaves = false;
+  /// Loss: a state field is the base of an IndexExpr (it has a time).
+  bool timed = false;
+};
+
+class Checker {
+public:
+  Checker(const CheckOptions &options, SourceManager &sources, DiagnosticEngine &diags)
+      : options(options), sources(sources), diags(diags) {}
+
+  std::optional<CheckedProgram> run(std::unique_ptr<ast::Program> program);
+
+  // ---- shared state
+  const CheckOptions &options;
+  SourceManager &sources;
+  DiagnosticEngine &diags;
+  CheckedProgram out;
+  /// Top-level named decls (fn, physics, part, grammar, body, controller, loss).
+  std::map<std::string, ast::Decl *> names;
+  std::vector<ast::WorldDecl *> worlds;
+  std::vector<ast::EvolveDecl *> evolves;
+  std::vector<ast::MutationDecl *> mutations;
+  std::vector<ast::PhysicsDecl *> physicsDecls;
+  std::vector<ast::ControllerDecl *> controllers;
+  std::vector<ast::LossDecl *> losses;
+  std::vector<ast::FnDecl *> fns;
+  std::vector<ast::BodyDecl *> bodies;
+  std::vector<ast::PartDecl *> parts;
+  std::vector<ast::GrammarDecl *> grammars;
+  bool haveWorld = false;
+
+  // ---- CheckFile.cpp
+  void collect(ast::Program &program);
+  bool applyOverrides();
+
+  // ---- Settings.cpp: constants and the world
+  /// Evaluates a constant numeric expression; reports and returns nullopt if
+  /// it is not one. `what` names the setting in messages.
+  std::optional<double> evalNumber(const ast::Expr &e, const std::string &what,
+                                   const std::map<std::string, double> *vars = nullptr);
+  std::optional<int64_t> evalInt(const ast::Expr &e, const std::string &what,
+                                 const std::map<std::string, double> *vars = nullptr);
+  /// A bare name value (`f64`, `mlp`); reports if it is not a name.
+  std::optional<std::string> evalName(const ast::Expr &e, const std::string &what);
+  ast::Expr *single(const ast::Setting &s, const std::string &what);
+  void checkKnownKeys(const ast::SettingsBlock &b, const std::string &block,
+                      const std::vector<std::string> &keys,
+                      const std::vector<std::string> &blocks = {});
+  void checkWorld();
+  void selectPhysics();
+
+  // ---- Bodies.cpp: parts, grammars, bodies, mutations
+  void checkParts();
+  void checkGrammars();
+  void checkBody();
+  void checkMutations();
+
+  // ---- Evolve.cpp
+  void checkEvolve();
+
+  // ---- Exprs.cpp: typing expressions
+  ast::Type check(ast::Expr &e, ExprCtx &cx);
+  /// Reports "undefined name" with a did-you-mean from `candidates`.
+  void undefined(const SourceRange &r, const std::string &what, const std::string &name,
+                 const std::vector<std::string> &candidates);
+
+  // ---- Stmts.cpp: fns, physics, controllers, losses
+  void checkFns();
+  void checkPhysics(ast::PhysicsDecl &p);
+  void checkController(ast::ControllerDecl &c);
+  void checkLoss(ast::LossDecl &l);
+  void checkLet(ast::LetStmt &let, ExprCtx &cx);
+  void warnUnused(Scope &scope);
+  /// The physics controllers and losses are checked against.
+  const ast::PhysicsDecl *learningPhysics() const;
+};
+
+/// Edit distance, for did-you-mean suggestions.
+int editDistance(const std::string &a, const std::string &b);
+/// The closest candidate within a small edit distance, or "".
+std::string closest(const std::string &name, const std::vector<std::string> &candidates);
+
+} // namespace evoc::sema

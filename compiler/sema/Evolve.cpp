@@ -1,0 +1,233 @@
+// The evolve block: population, generations, seed, learn { ... } (selects the
+// controller and the loss), fitness, select and invalid rules.
+#include "sema/Checker.h"
+
+#include <algorithm>
+
+namespace evoc::sema {
+
+using namespace ast;
+
+static std::string q(const std::string &s) { return "'" + s + "'"; }
+
+namespace {
+
+/// Selects a decl by a `key = NAME` setting or as the only one of its kind.
+template <class D>
+const D *selectDecl(Checker &C, const SettingsBlock *b, const std::string &key,
+                    const std::vector<D *> &all, DeclKind kind, const char *word) {
+  const Setting *s = b ? b->find(key) : nullptr;
+  if (s) {
+    Expr *e = C.single(*s, key);
+    if (!e)
+      return nullptr;
+    auto *n = dynCast<NameExpr>(e);
+    if (!n) {
+      C.diags.error(e->range, q(key) + " must name a " + word);
+      return nullptr;
+    }
+    auto it = C.names.find(n->name);
+    if (it == C.names.end()) {
+      std::vector<std::string> cands;
+      for (auto *d : all)
+        cands.push_back(d->name.name);
+      C.undefined(n->range, word, n->name, cands);
+      return nullptr;
+    }
+    if (it->second->kind != kind) {
+      C.diags.error(n->range, q(n->name) + " is not a " + word)
+          .note(it->second->name.range, q(n->name) + " is declared here");
+      return nullptr;
+    }
+    n->ref = NameRef::Decl;
+    return static_cast<const D *>(it->second);
+  }
+  if (all.size() == 1)
+    return all.front();
+  return nullptr;
+}
+
+} // namespace
+
+void Checker::checkEvolve() {
+  Evolve &ev = out.evolve;
+  const SettingsBlock *b = evolves.empty() ? nullptr : &evolves.front()->body;
+  const SettingsBlock *learn = b ? b->findBlock("learn") : nullptr;
+  ev.learn.controller = selectDecl(*this, learn, "controller", controllers,
+                                   DeclKind::Controller, "controller");
+  ev.learn.loss = selectDecl(*this, learn, "loss", losses, DeclKind::Loss, "loss");
+  if (!b)
+    return;
+  out.hasEvolve = true;
+  SourceRange at = evolves.front()->name.range;
+  checkKnownKeys(*b, "evolve", {"population", "generations", "seed", "offspring", "body",
+                                "fitness", "select", "invalid"},
+                 {"learn"});
+  if (!learn)
+    diags.error(at, "evolve needs a 'learn { ... }' block (iterations, optimizer)");
+  else
+    checkKnownKeys(*learn, "learn", {"iterations", "optimizer", "loss", "controller"});
+  if (learn && !ev.learn.controller && !learn->find("controller"))
+    diags.error(at, controllers.empty() ? "no controller is declared; import one, e.g. "
+                                          "import \"controllers/mlp.evo\";"
+                                        : "several controllers are declared; choose one with "
+                                          "'controller = NAME;' in learn");
+  if (learn && !ev.learn.loss && !learn->find("loss"))
+    diags.error(at, losses.empty() ? "no loss is declared; import one, e.g. "
+                                     "import \"losses/displacement.evo\";"
+                                   : "several losses are declared; choose one with "
+                                     "'loss = NAME;' in learn");
+  for (const auto &s : b->settings) {
+    const std::string &k = s.key.name;
+    const std::string what = "evolve." + k;
+    if (k == "population" || k == "generations" || k == "seed" || k == "offspring") {
+      Expr *e = single(s, what);
+      auto v = e ? evalInt(*e, what) : std::nullopt;
+      if (!v)
+        continue;
+      if (k == "population") {
+        if (*v < 1)
+          diags.error(e->range, "evolve.population must be at least 1");
+        else
+          ev.population = *v;
+      } else if (k == "generations") {
+        if (*v < 0)
+          diags.error(e->range, "evolve.generations must not be negative");
+        else
+          ev.generations = *v;
+      } else if (k == "seed") {
+        if (*v < 0)
+          diags.error(e->range, "evolve.seed must not be negative");
+        else
+          ev.seed = uint64_t(*v);
+      } else {
+        if (*v < 0)
+          diags.error(e->range, "evolve.offspring must not be negative");
+        else
+          ev.offspring = *v;
+      }
+    } else if (k == "fitness") {
+      Expr *e = single(s, what);
+      if (!e)
+        continue;
+      // R(±loss) or -R(±loss), R over the learning curve.
+      double sign = 1;
+      Expr *x = e;
+      if (auto *u = dynCast<UnaryExpr>(x); u && u->op == UnaryOp::Neg)
+        sign = -sign, x = u->operand.get();
+      auto *call = dynCast<CallExpr>(x);
+      Expr *arg = call && call->args.size() == 1 ? call->args[0].get() : nullptr;
+      if (arg)
+        if (auto *u = dynCast<UnaryExpr>(arg); u && u->op == UnaryOp::Neg)
+          sign = -sign, arg = u->operand.get();
+      auto *name = arg ? dynCast<NameExpr>(arg) : nullptr;
+      const std::string r = call ? call->callee.name : "";
+      if (!name || name->name != "loss" ||
+          (r != "max" && r != "min" && r != "mean" && r != "last" && r != "first")) {
+        diags.error(e->range, "fitness must reduce the learning curve of the loss: "
+                              "max(-loss), mean(-loss), last(-loss), ...");
+        continue;
+      }
+      call->ref = CallRef::Setting;
+      ev.fitness.reduce = r;
+      ev.fitness.sign = sign;
+    } else if (k == "select") {
+      Expr *e = single(s, what);
+      if (!e)
+        continue;
+      auto *call = dynCast<CallExpr>(e);
+      if (call && call->callee.name == "truncation" && call->args.size() == 1 &&
+          call->namedArgs.empty()) {
+        auto *n = dynCast<NameExpr>(call->args[0].get());
+        if (n && (n->name == "mu_plus_lambda" || n->name == "mu_comma_lambda")) {
+          call->ref = CallRef::Setting;
+          ev.select.kind = "truncation";
+          ev.select.scheme = n->name;
+          continue;
+        }
+      }
+      if (call && call->callee.name == "tournament" && call->args.size() == 1) {
+        if (auto n = evalInt(*call->args[0], "tournament size")) {
+          if (*n < 2)
+            diags.error(call->args[0]->range, "a tournament needs at least 2 entrants");
+          call->ref = CallRef::Setting;
+          ev.select.kind = "tournament";
+          ev.select.tournamentSize = *n;
+        }
+        continue;
+      }
+      diags.error(e->range, "select must be truncation(mu_plus_lambda), "
+                            "truncation(mu_comma_lambda) or tournament(K)");
+    } else if (k == "invalid") {
+      for (auto &v : s.values) {
+        auto *call = dynCast<CallExpr>(v.get());
+        const std::string n = call ? call->callee.name : "";
+        if (n == "nonfinite" && call->args.empty()) {
+          ev.invalid.push_back({n, 0});
+          call->ref = CallRef::Setting;
+          continue;
+        }
+        if ((n == "loss_above" || n == "loss_jump") && call->args.size() == 1) {
+          call->ref = CallRef::Setting;
+          if (auto x = evalNumber(*call->args[0], n)) {
+            if (*x <= 0)
+              diags.error(call->args[0]->range, n + " needs a positive threshold");
+            else
+              ev.invalid.push_back({n, *x});
+          }
+          continue;
+        }
+        diags.error(v->range, "invalid rules are loss_above(X), loss_jump(X) and nonfinite()");
+      }
+    }
+  }
+  if (!learn)
+    return;
+  for (const auto &s : learn->settings) {
+    const std::string &k = s.key.name;
+    const std::string what = "evolve.learn." + k;
+    if (k == "iterations") {
+      Expr *e = single(s, what);
+      if (auto v = e ? evalInt(*e, what) : std::nullopt) {
+        if (*v < 1)
+          diags.error(e->range, "evolve.learn.iterations must be at least 1");
+        else
+          ev.learn.iterations = *v;
+      }
+    } else if (k == "optimizer") {
+      Expr *e = single(s, what);
+      if (!e)
+        continue;
+      auto *call = dynCast<CallExpr>(e);
+      static const std::map<std::string, std::vector<std::string>> known = {
+          {"normalized_sgd", {"step"}}, {"sgd", {"lr"}}, {"adam", {"lr", "beta1", "beta2", "eps"}}};
+      auto it = call ? known.find(call->callee.name) : known.end();
+      if (it == known.end()) {
+        diags.error(e->range, "optimizer must be normalized_sgd(step = S), sgd(lr = L) or "
+                              "adam(lr = L, beta1 = B1, beta2 = B2, eps = E)");
+        continue;
+      }
+      call->ref = CallRef::Setting;
+      ev.learn.optimizer.name = it->first;
+      if (!call->args.empty())
+        diags.error(call->args[0]->range, it->first + "() takes named arguments");
+      for (auto &na : call->namedArgs) {
+        const auto &keys = it->second;
+        if (std::find(keys.begin(), keys.end(), na.name.name) == keys.end()) {
+          diags.error(na.name.range, "unknown argument " + q(na.name.name) + " of " + it->first);
+          continue;
+        }
+        if (auto v = evalNumber(*na.value, na.name.name)) {
+          if (*v <= 0 && na.name.name != "beta1" && na.name.name != "beta2")
+            diags.error(na.value->range, q(na.name.name) + " must be positive");
+          else if ((na.name.name == "beta1" || na.name.name == "beta2") && (*v < 0 || *v >= 1))
+            diags.error(na.value->range, q(na.name.name) + " must lie in [0, 1)");
+          else
+            ev.learn.optimizer.args[na.name.name] = *v;
+        }
+      }
+    }
+  }
+}
+
+} // namespace evoc::sema

@@ -1,0 +1,270 @@
+// Settings: constant evaluation of setting values, known-key checks, and the
+// evaluated world (dim, dt, steps, ground, physics selection, ...).
+#include "sema/Checker.h"
+
+#include "support/SourceManager.h"
+
+#include <algorithm>
+
+#include <cmath>
+#include <filesystem>
+
+namespace evoc::sema {
+
+using namespace ast;
+
+std::optional<double> Checker::evalNumber(const Expr &e, const std::string &what,
+                                          const std::map<std::string, double> *vars) {
+  switch (e.kind) {
+  case ExprKind::Number:
+    return cast<NumberExpr>(&e)->value;
+  case ExprKind::Name: {
+    auto *n = cast<NameExpr>(&e);
+    if (vars) {
+      auto it = vars->find(n->name);
+      if (it != vars->end())
+        return it->second;
+    }
+    if (n->name == "pi")
+      return M_PI;
+    break;
+  }
+  case ExprKind::Unary: {
+    auto *u = cast<UnaryExpr>(&e);
+    if (u->op == UnaryOp::Not)
+      break;
+    auto v = evalNumber(*u->operand, what, vars);
+    if (!v)
+      return std::nullopt;
+    return u->op == UnaryOp::Neg ? -*v : *v;
+  }
+  case ExprKind::Binary: {
+    auto *b = cast<BinaryExpr>(&e);
+    if (b->op != BinaryOp::Add && b->op != BinaryOp::Sub && b->op != BinaryOp::Mul &&
+        b->op != BinaryOp::Div)
+      break;
+    auto l = evalNumber(*b->lhs, what, vars);
+    if (!l)
+      return std::nullopt;
+    auto r = evalNumber(*b->rhs, what, vars);
+    if (!r)
+      return std::nullopt;
+    switch (b->op) {
+    case BinaryOp::Add: return *l + *r;
+    case BinaryOp::Sub: return *l - *r;
+    case BinaryOp::Mul: return *l * *r;
+    default:
+      if (*r == 0) {
+        diags.error(e.range, "division by zero in '" + what + "'");
+        return std::nullopt;
+      }
+      return *l / *r;
+    }
+  }
+  default:
+    break;
+  }
+  diags.error(e.range, "'" + what + "' must be a number");
+  return std::nullopt;
+}
+
+std::optional<int64_t> Checker::evalInt(const Expr &e, const std::string &what,
+                                        const std::map<std::string, double> *vars) {
+  auto v = evalNumber(e, what, vars);
+  if (!v)
+    return std::nullopt;
+  if (std::floor(*v) != *v || std::fabs(*v) > 9.0e15) {
+    diags.error(e.range, "'" + what + "' must be a whole number");
+    return std::nullopt;
+  }
+  return int64_t(*v);
+}
+
+std::optional<std::string> Checker::evalName(const Expr &e, const std::string &what) {
+  if (auto *n = dynCast<NameExpr>(&e))
+    return n->name;
+  diags.error(e.range, "'" + what + "' must be a name");
+  return std::nullopt;
+}
+
+Expr *Checker::single(const Setting &s, const std::string &what) {
+  if (s.values.size() != 1) {
+    diags.error(s.range, "'" + what + "' takes one value, not " + std::to_string(s.values.size()));
+    return nullptr;
+  }
+  if (!s.suffixes.empty() && !s.suffixes[0].name.empty()) {
+    diags.error(s.suffixes[0].range, "unexpected '" + s.suffixes[0].name + "' after the value");
+    return nullptr;
+  }
+  return s.values[0].get();
+}
+
+void Checker::checkKnownKeys(const SettingsBlock &b, const std::string &block,
+                             const std::vector<std::string> &keys,
+                             const std::vector<std::string> &blocks) {
+  std::map<std::string, const Setting *> seen;
+  for (const auto &s : b.settings) {
+    if (std::find(keys.begin(), keys.end(), s.key.name) == keys.end()) {
+      std::string c = closest(s.key.name, keys);
+      std::string list;
+      for (size_t i = 0; i < keys.size(); ++i)
+        list += (i ? ", " : "") + keys[i];
+      diags.error(s.key.range, "unknown " + block + " setting '" + s.key.name + "'" +
+                                   (c.empty() ? "; known: " + list : "; did you mean '" + c + "'?"));
+      continue;
+    }
+    auto [it, fresh] = seen.emplace(s.key.name, &s);
+    if (!fresh)
+      diags.error(s.key.range, "'" + s.key.name + "' is set twice in " + block)
+          .note(it->second->key.range, "first set here");
+  }
+  for (const auto &nb : b.blocks)
+    if (std::find(blocks.begin(), blocks.end(), nb.name.name) == blocks.end())
+      diags.error(nb.name.range, "unknown block '" + nb.name.name + "' in " + block);
+}
+
+void Checker::checkWorld() {
+  World &w = out.world;
+  if (worlds.empty())
+    return;
+  const SettingsBlock &b = worlds.front()->body;
+  checkKnownKeys(b, "world", {"dim", "dt", "steps", "precision", "gravity", "damping", "ground",
+                              "physics", "checkpoint"});
+  for (const auto &s : b.settings) {
+    const std::string &k = s.key.name;
+    const std::string what = "world." + k;
+    Expr *e = nullptr;
+    if (k == "dim" || k == "dt" || k == "steps" || k == "precision" || k == "gravity" ||
+        k == "damping" || k == "ground" || k == "physics" || k == "checkpoint")
+      e = single(s, what);
+    if (!e)
+      continue;
+    if (k == "dim") {
+      if (auto v = evalInt(*e, what)) {
+        if (*v != 2 && *v != 3)
+          diags.error(e->range, "world.dim must be 2 or 3, not " + std::to_string(*v));
+        else
+          w.dim = int(*v);
+      }
+    } else if (k == "dt") {
+      if (auto v = evalNumber(*e, what)) {
+        if (!(*v > 0))
+          diags.error(e->range, "world.dt must be positive");
+        else
+          w.dt = *v;
+      }
+    } else if (k == "steps") {
+      if (auto v = evalInt(*e, what)) {
+        if (*v < 1)
+          diags.error(e->range, "world.steps must be at least 1 (it counts the states "
+                                "x[0] .. x[steps - 1])");
+        else
+          w.steps = *v;
+      }
+    } else if (k == "precision") {
+      if (auto v = evalName(*e, what)) {
+        if (*v == "f64")
+          w.precision = Precision::F64;
+        else if (*v == "f32")
+          w.precision = Precision::F32;
+        else
+          diags.error(e->range, "world.precision must be f64 or f32, not '" + *v + "'");
+      }
+    } else if (k == "gravity") {
+      if (auto v = evalNumber(*e, what))
+        w.gravity = *v;
+    } else if (k == "damping") {
+      if (auto v = evalNumber(*e, what)) {
+        if (*v < 0)
+          diags.error(e->range, "world.damping must not be negative");
+        else
+          w.damping = *v;
+      }
+    } else if (k == "checkpoint") {
+      if (auto v = evalInt(*e, what)) {
+        if (*v < 1)
+          diags.error(e->range, "world.checkpoint must be at least 1 (states kept every K steps)");
+        else
+          w.checkpoint = *v;
+      }
+    } else if (k == "ground") {
+      auto *call = dynCast<CallExpr>(e);
+      if (!call || (call->callee.name != "flat" && call->callee.name != "terrain")) {
+        diags.error(e->range, "world.ground must be flat(height = H, friction = MU) or "
+                              "terrain(\"file.csv\", friction = MU)");
+        continue;
+      }
+      call->ref = CallRef::Setting;
+      w.ground.kind = call->callee.name;
+      if (w.ground.kind == "flat" && !call->args.empty())
+        diags.error(call->args[0]->range, "flat() takes named arguments: height = H, friction = MU");
+      if (w.ground.kind == "terrain") {
+        auto *str = call->args.size() == 1 ? dynCast<StringExpr>(call->args[0].get()) : nullptr;
+        if (!str) {
+          diags.error(call->range, "terrain() takes the file name of its profile: "
+                                   "terrain(\"hills.csv\", friction = MU)");
+        } else {
+          std::filesystem::path base =
+              std::filesystem::path(sources.path(call->range.begin.file)).parent_path();
+          w.ground.file = (base / str->value).string();
+        }
+      }
+      for (const auto &na : call->namedArgs) {
+        const std::string &an = na.name.name;
+        if (an != "height" && an != "friction") {
+          diags.error(na.name.range, "unknown argument '" + an + "' of " + w.ground.kind +
+                                         "(); expected height or friction");
+          continue;
+        }
+        auto v = evalNumber(*na.value, "world.ground." + an);
+        if (!v)
+          continue;
+        if (an == "friction" && *v < 0)
+          diags.error(na.value->range, "friction must not be negative");
+        else if (an == "height")
+          w.ground.height = *v;
+        else
+          w.ground.friction = *v;
+      }
+    }
+    // `physics` is resolved in selectPhysics.
+  }
+}
+
+void Checker::selectPhysics() {
+  const Setting *sel = worlds.empty() ? nullptr : worlds.front()->body.find("physics");
+  if (sel && sel->values.size() == 1) {
+    auto *n = dynCast<NameExpr>(sel->values[0].get());
+    if (!n) {
+      diags.error(sel->values[0]->range, "'world.physics' must be the name of a physics");
+      return;
+    }
+    auto it = names.find(n->name);
+    if (it == names.end() || it->second->kind != DeclKind::Physics) {
+      std::vector<std::string> cands;
+      for (auto *p : physicsDecls)
+        cands.push_back(p->name.name);
+      if (it != names.end())
+        diags.error(n->range, "'" + n->name + "' is not a physics")
+            .note(it->second->name.range, "'" + n->name + "' is declared here");
+      else
+        undefined(n->range, "physics", n->name, cands);
+      return;
+    }
+    n->ref = NameRef::Decl;
+    out.world.physics = cast<PhysicsDecl>(it->second);
+    return;
+  }
+  if (physicsDecls.size() == 1) {
+    out.world.physics = physicsDecls.front();
+  } else if (physicsDecls.size() > 1 && haveWorld) {
+    std::string list;
+    for (size_t i = 0; i < physicsDecls.size(); ++i)
+      list += (i ? ", " : "") + physicsDecls[i]->name.name;
+    diags.error(worlds.front()->name.range,
+                "several physics are declared (" + list +
+                    "); choose one with 'physics = NAME;' in the world block");
+  }
+}
+
+} // namespace evoc::sema

@@ -1,0 +1,408 @@
+// Checks of fns, physics (sets, fields, the step's loops and assignments),
+// controllers and losses.
+#include "sema/Checker.h"
+
+#include <functional>
+
+namespace evoc::sema {
+
+using namespace ast;
+
+namespace {
+
+std::string q(const std::string &s) { return "'" + s + "'"; }
+
+/// Resolves a written type; reports unknown names and vectors of the wrong
+/// dimension for the world.
+void resolveType(Checker &C, TypeExpr &t) {
+  const std::string &n = t.name.name;
+  if (n == "scalar")
+    t.resolved = Type::scalar();
+  else if (n == "bool")
+    t.resolved = Type::boolean();
+  else if (n == "vec2" || n == "vec3") {
+    int w = n == "vec2" ? 2 : 3;
+    t.resolved = Type::vec(w);
+    if (C.haveWorld && w != C.out.world.dim)
+      C.diags.error(t.name.range, n + " in a dim = " + std::to_string(C.out.world.dim) +
+                                      " world; use vec" + std::to_string(C.out.world.dim));
+  } else {
+    std::string c = closest(n, {"scalar", "bool", "vec2", "vec3"});
+    C.diags.error(t.name.range, "unknown type " + q(n) +
+                                    (c.empty() ? "; expected scalar, bool, vec2 or vec3"
+                                               : "; did you mean '" + c + "'?"));
+    t.resolved = Type::error();
+  }
+}
+
+bool assignable(const Type &value, const Type &target) {
+  if (value.isError() || target.isError())
+    return true;
+  if (value.isField())
+    return false;
+  return value == target || (value.kind == TypeKind::Int && target.kind == TypeKind::Scalar);
+}
+
+} // namespace
+
+const PhysicsDecl *Checker::learningPhysics() const {
+  if (out.world.physics)
+    return out.world.physics;
+  return physicsDecls.empty() ? nullptr : physicsDecls.front();
+}
+
+void Checker::checkLet(LetStmt &let, ExprCtx &cx) {
+  Type t = check(*let.value, cx);
+  if (let.declaredType) {
+    resolveType(*this, *let.declaredType);
+    if (!assignable(t, let.declaredType->resolved))
+      diags.error(let.value->range, "the value of " + q(let.name.name) + " is " +
+                                        typeToString(t) + ", but it is declared " +
+                                        typeToString(let.declaredType->resolved));
+    if (!let.declaredType->resolved.isError() && !t.isField())
+      t = let.declaredType->resolved;
+  }
+  if (t.kind == TypeKind::Element || t.kind == TypeKind::Set || t.kind == TypeKind::World) {
+    diags.error(let.value->range, "cannot bind " + typeToString(t) + " to a name; use it directly");
+    t = Type::error();
+  }
+  let.type = t;
+  Scope &s = cx.scopes.back();
+  for (auto it = cx.scopes.rbegin(); it != cx.scopes.rend(); ++it) {
+    auto prev = it->lets.find(let.name.name);
+    if (prev != it->lets.end()) {
+      diags.error(let.name.range, q(let.name.name) + " is already defined")
+          .note(prev->second->name.range, "the first definition is here");
+      return;
+    }
+    auto p = it->params.find(let.name.name);
+    if (p != it->params.end()) {
+      diags.error(let.name.range, q(let.name.name) + " is already a parameter")
+          .note(p->second->range, "the parameter is declared here");
+      return;
+    }
+    if (it->loop && it->loop->var.name == let.name.name) {
+      diags.error(let.name.range, q(let.name.name) + " is already the loop variable")
+          .note(it->loop->var.range, "the loop variable is declared here");
+      return;
+    }
+  }
+  s.lets[let.name.name] = &let;
+}
+
+void Checker::warnUnused(Scope &scope) {
+  for (auto &[n, l] : scope.lets)
+    if (!l->used && n[0] != '_')
+      diags.warning(l->name.range, "unused let " + q(n));
+}
+
+void Checker::checkFns() {
+  for (auto *fn : fns) {
+    std::map<std::string, ParamDecl *> seen;
+    for (auto &p : fn->params) {
+      resolveType(*this, p.type);
+      auto [it, fresh] = seen.emplace(p.name.name, &p);
+      if (!fresh)
+        diags.error(p.name.range, "parameter " + q(p.name.name) + " is declared twice")
+            .note(it->second->range, "the first one is here");
+    }
+    resolveType(*this, fn->result);
+  }
+  for (auto *fn : fns) {
+    ExprCtx cx;
+    cx.ctx = Ctx::Fn;
+    Scope s;
+    for (auto &p : fn->params)
+      s.params.emplace(p.name.name, &p);
+    cx.scopes.push_back(std::move(s));
+    bool returned = false;
+    for (auto &st : fn->body) {
+      if (returned) {
+        diags.error(st->range, "statement after 'return' in fn " + q(fn->name.name));
+        break;
+      }
+      if (auto *let = dynCast<LetStmt>(st.get())) {
+        checkLet(*let, cx);
+      } else if (auto *ret = dynCast<ReturnStmt>(st.get())) {
+        returned = true;
+        Type t = check(*ret->value, cx);
+        if (!assignable(t, fn->result.resolved))
+          diags.error(ret->value->range, "fn " + q(fn->name.name) + " returns " +
+                                             typeToString(fn->result.resolved) + ", but this is " +
+                                             typeToString(t))
+              .note(fn->result.name.range, "the result type is declared here");
+      } else {
+        diags.error(st->range, std::string("a fn body holds only 'let' and 'return'") +
+                                   (isa<AssignStmt>(st.get()) ? "; assignments belong in a step" : ""));
+      }
+    }
+    if (!returned)
+      diags.error(fn->name.range, "fn " + q(fn->name.name) + " has no 'return'; end it with "
+                                  "'return VALUE;'");
+    warnUnused(cx.scopes.back());
+  }
+  // Fns are inlined, so a call cycle can never be lowered.
+  std::map<const FnDecl *, int> state;
+  std::vector<const FnDecl *> stack;
+  std::function<void(const FnDecl *)> visit = [&](const FnDecl *f) {
+    state[f] = 1;
+    stack.push_back(f);
+    std::function<void(const Expr &)> walk = [&](const Expr &e) {
+      if (auto *c = dynCast<CallExpr>(&e)) {
+        if (c->fn) {
+          if (state[c->fn] == 1) {
+            std::string chain;
+            bool in = false;
+            for (auto *g : stack) {
+              in = in || g == c->fn;
+              if (in)
+                chain += g->name.name + " -> ";
+            }
+            diags.error(c->callee.range, "fn " + q(c->fn->name.name) + " calls itself (" + chain +
+                                             c->fn->name.name + "); fns are inlined, so recursion "
+                                             "is not supported");
+          } else if (state[c->fn] == 0) {
+            visit(c->fn);
+          }
+        }
+        for (auto &a : c->args)
+          walk(*a);
+      } else if (auto *u = dynCast<UnaryExpr>(&e)) {
+        walk(*u->operand);
+      } else if (auto *b = dynCast<BinaryExpr>(&e)) {
+        walk(*b->lhs);
+        walk(*b->rhs);
+      } else if (auto *i = dynCast<IfExpr>(&e)) {
+        walk(*i->cond);
+        walk(*i->thenExpr);
+        walk(*i->elseExpr);
+      } else if (auto *m = dynCast<MemberExpr>(&e)) {
+        walk(*m->base);
+      }
+    };
+    for (auto &st : f->body) {
+      if (auto *let = dynCast<LetStmt>(st.get()))
+        walk(*let->value);
+      else if (auto *ret = dynCast<ReturnStmt>(st.get()))
+        walk(*ret->value);
+    }
+    stack.pop_back();
+    state[f] = 2;
+  };
+  for (auto *fn : fns)
+    if (state[fn] == 0)
+      visit(fn);
+}
+
+void Checker::checkPhysics(PhysicsDecl &p) {
+  // Sets, endpoints and fields.
+  std::map<std::string, SetDecl *> sets;
+  for (auto &s : p.sets) {
+    auto [it, fresh] = sets.emplace(s->name.name, s.get());
+    if (!fresh)
+      diags.error(s->name.range, "set " + q(s->name.name) + " is declared twice in physics " +
+                                     q(p.name.name))
+          .note(it->second->name.range, "the first one is here");
+  }
+  for (auto &s : p.sets) {
+    std::map<std::string, SourceRange> members;
+    auto addMember = [&](const Ident &id) {
+      auto [it, fresh] = members.emplace(id.name, id.range);
+      if (!fresh)
+        diags.error(id.range, q(id.name) + " is declared twice in set " + q(s->name.name))
+            .note(it->second, "the first one is here");
+    };
+    for (auto &e : s->endpoints) {
+      addMember(e.name);
+      const SetDecl *t = p.findSet(e.setName.name);
+      if (!t) {
+        std::vector<std::string> c;
+        for (auto &o : p.sets)
+          c.push_back(o->name.name);
+        undefined(e.setName.range, "set", e.setName.name, c);
+      } else if (!t->endpoints.empty()) {
+        diags.error(e.setName.range, "endpoint " + q(e.name.name) + " must point into a set "
+                                     "without endpoints (like point), not " + q(t->name.name));
+      }
+      e.target = t;
+    }
+    for (auto &f : s->fields) {
+      addMember(f->name);
+      resolveType(*this, f->type);
+      if (f->type.resolved.kind == TypeKind::Bool)
+        diags.error(f->type.name.range, "fields hold numbers (scalar, vec2, vec3), not bool");
+      if (f->init) {
+        ExprCtx cx;
+        cx.ctx = Ctx::Setting;
+        evalNumber(*f->init, s->name.name + "." + f->name.name);
+        f->init->type = Type::scalar();
+      }
+    }
+  }
+
+  // The step.
+  ExprCtx cx;
+  cx.ctx = Ctx::Step;
+  cx.physics = &p;
+  std::set<const FieldDecl *> accumulated;
+  std::map<const FieldDecl *, SourceRange> inputsRead;
+  std::map<const FieldDecl *, SourceRange> stateWrites;
+  cx.accumulated = &accumulated;
+  cx.inputsRead = &inputsRead;
+  cx.scopes.emplace_back();
+  for (auto &st : p.step) {
+    if (auto *let = dynCast<LetStmt>(st.get())) {
+      checkLet(*let, cx);
+      continue;
+    }
+    auto *loop = dynCast<ForStmt>(st.get());
+    if (!loop) {
+      diags.error(st->range, isa<ReturnStmt>(st.get())
+                                 ? "a step has no 'return'; it assigns next states in loops"
+                                 : "assignments in a step go inside a loop: for p in point { ... }");
+      continue;
+    }
+    loop->set = p.findSet(loop->setName.name);
+    if (!loop->set) {
+      std::vector<std::string> c;
+      for (auto &o : p.sets)
+        c.push_back(o->name.name);
+      undefined(loop->setName.range, "set", loop->setName.name, c);
+      continue;
+    }
+    Scope ls;
+    ls.loop = loop;
+    cx.scopes.push_back(std::move(ls));
+    std::set<const FieldDecl *> accumulatedHere;
+    for (auto &inner : loop->body) {
+      if (auto *let = dynCast<LetStmt>(inner.get())) {
+        checkLet(*let, cx);
+        continue;
+      }
+      if (isa<ForStmt>(inner.get())) {
+        diags.error(inner->range, "loops do not nest; follow endpoints instead (s.a.x)");
+        continue;
+      }
+      auto *as = dynCast<AssignStmt>(inner.get());
+      if (!as) {
+        diags.error(inner->range, "a step has no 'return'; it assigns next states");
+        continue;
+      }
+      Type vt = check(*as->value, cx);
+      // The target: elem.field or elem.endpoint.field.
+      auto *m = dynCast<MemberExpr>(as->target.get());
+      const SetDecl *owner = nullptr;
+      const EndpointDecl *through = nullptr;
+      bool shapeOk = false;
+      if (m) {
+        if (auto *n = dynCast<NameExpr>(m->base.get())) {
+          if (n->name == loop->var.name) {
+            owner = loop->set;
+            shapeOk = true;
+          }
+        } else if (auto *mm = dynCast<MemberExpr>(m->base.get())) {
+          auto *n = dynCast<NameExpr>(mm->base.get());
+          if (n && n->name == loop->var.name) {
+            through = loop->set->findEndpoint(mm->member.name);
+            if (through) {
+              owner = through->target;
+              shapeOk = true;
+            }
+          }
+        }
+      }
+      if (!shapeOk) {
+        diags.error(as->target->range, "a step assigns a field of the loop's element (" +
+                                           loop->var.name + ".f) or of an endpoint (" +
+                                           loop->var.name + ".a.f)");
+        continue;
+      }
+      // Type the target without counting it as a read.
+      auto *savedAcc = cx.accumulated;
+      auto *savedIn = cx.inputsRead;
+      cx.accumulated = nullptr;
+      cx.inputsRead = nullptr;
+      Type tt = check(*as->target, cx);
+      cx.accumulated = savedAcc;
+      cx.inputsRead = savedIn;
+      if (tt.isError() || !owner)
+        continue;
+      const FieldDecl *f = m->field;
+      if (!f)
+        continue;
+      as->field = f;
+      as->through = through;
+      std::string fname = q(owner->name.name + "." + f->name.name);
+      if (as->op == AssignOp::Set) {
+        if (f->kind == FieldKind::Temp) {
+          diags.error(as->opRange, "temp " + fname + " only accumulates; use += or -=");
+          continue;
+        }
+        if (f->kind != FieldKind::State) {
+          diags.error(as->target->range, std::string("cannot assign ") +
+                                             fieldKindSpelling(f->kind) + " field " + fname +
+                                             " in a step; only states change over time");
+          continue;
+        }
+        if (through) {
+          diags.error(as->target->range, "a state is written only for the loop's own element; "
+                                         "write " + fname + " in 'for _ in " +
+                                         owner->name.name + "'");
+          continue;
+        }
+        auto [it, fresh] = stateWrites.emplace(f, as->target->range);
+        if (!fresh) {
+          diags.error(as->target->range, "state " + fname + " is written twice in one step")
+              .note(it->second, "it is first written here");
+          continue;
+        }
+        as->ref = AssignRef::NextState;
+      } else {
+        if (f->kind != FieldKind::Temp) {
+          diags.error(as->opRange, std::string("'") + (as->op == AssignOp::AddTo ? "+=" : "-=") +
+                                       "' accumulates into temp fields; " + fname + " is a " +
+                                       fieldKindSpelling(f->kind) + " field" +
+                                       (f->kind == FieldKind::State ? " (assign its next value with '=')" : ""));
+          continue;
+        }
+        as->ref = AssignRef::Accumulate;
+        accumulatedHere.insert(f);
+      }
+      if (!assignable(vt, f->type.resolved))
+        diags.error(as->value->range, fname + " is " + typeToString(f->type.resolved) +
+                                          ", but the value is " + typeToString(vt));
+    }
+    warnUnused(cx.scopes.back());
+    cx.scopes.pop_back();
+    accumulated.insert(accumulatedHere.begin(), accumulatedHere.end());
+  }
+  warnUnused(cx.scopes.back());
+
+  // Inputs read by the step must be written by the controller's outputs.
+  if (&p != out.world.physics || !haveWorld)
+    return;
+  for (auto &[f, where] : inputsRead) {
+    const ControllerDecl *c = out.evolve.learn.controller;
+    bool written = false;
+    if (c)
+      for (auto &o : c->outputs)
+        if (auto *m = dynCast<MemberExpr>(o.target.get()))
+          if (auto *n = dynCast<NameExpr>(m->base.get()))
+            if (n->name == f->owner->name.name && m->member.name == f->name.name)
+              written = true;
+    if (written)
+      continue;
+    std::string fname = q(f->owner->name.name + "." + f->name.name);
+    if (c)
+      diags.error(where, "input " + fname + " is read here, but controller " + q(c->name.name) +
+                             " has no output that writes it")
+          .note(c->name.range, "add 'outputs = " + f->owner->name.name + "." + f->name.name +
+                                   " tanh;' to this controller");
+    else
+      diags.error(where, "input " + fname + " is read here, but no controller writes it; "
+                                            "declare a controller with 'outputs = " +
+                             f->owner->name.name + "." + f->name.name + " tanh;'");
+  }
+}
+
+} // namespace evoc::sema

@@ -1,0 +1,153 @@
+// The grammar of the evoc language (.evo files). The C++ parser is generated
+// from it at build time; the frontend turns its parse tree into evoc's AST.
+grammar Evo;
+
+program : item* EOF ;
+
+item
+  : importDecl
+  | worldDecl
+  | fnDecl
+  | physicsDecl
+  | partDecl
+  | grammarDecl
+  | bodyDecl
+  | mutationDecl
+  | controllerDecl
+  | lossDecl
+  | evolveDecl
+  ;
+
+importDecl : 'import' STRING ';' ;
+
+worldDecl : 'world' settingsBlock ;
+
+evolveDecl : 'evolve' settingsBlock ;
+
+// ---- settings: `key = value, value ...;` and nested `name { ... }` blocks
+
+settingsBlock : '{' (setting | nestedBlock)* '}' ;
+
+setting : anyName '=' settingValue (',' settingValue)* ';' ;
+
+// A value may carry a trailing word: `hidden = 32 tanh;`.
+settingValue : expr IDENT? ;
+
+nestedBlock : anyName settingsBlock ;
+
+// Names that may also be keywords where no ambiguity arises (setting keys,
+// named arguments): `physics = ...`, `normalized_sgd(step = 0.2)`.
+anyName
+  : IDENT | 'import' | 'world' | 'fn' | 'physics' | 'set' | 'step' | 'for'
+  | 'in' | 'let' | 'return' | 'part' | 'grammar' | 'body' | 'mutation'
+  | 'until' | 'controller' | 'loss' | 'evolve'
+  ;
+
+// ---- functions and statements
+
+fnDecl : 'fn' IDENT '(' (param (',' param)*)? ')' '->' typeName '{' stmt* '}' ;
+
+param : IDENT ':' typeName ;
+
+typeName : IDENT ;
+
+stmt
+  : letStmt
+  | forStmt
+  | returnStmt
+  | assignStmt
+  ;
+
+letStmt : 'let' IDENT (':' typeName)? '=' expr ';' ;
+
+forStmt : 'for' IDENT 'in' IDENT '{' stmt* '}' ;
+
+returnStmt : 'return' expr ';' ;
+
+assignStmt : expr op=('=' | '+=' | '-=') expr ';' ;
+
+// ---- physics
+
+physicsDecl : 'physics' IDENT '{' physicsItem* '}' ;
+
+physicsItem
+  : setDecl
+  | stepDecl
+  ;
+
+setDecl : 'set' IDENT ('(' endpoint (',' endpoint)* ')')? '{' fieldDecl* '}' ;
+
+endpoint : IDENT ':' IDENT ;
+
+// `state x: vec2;`: the first word is the field kind.
+fieldDecl : anyName IDENT ':' typeName ('=' expr)? ';' ;
+
+stepDecl : 'step' '{' stmt* '}' ;
+
+// ---- bodies
+
+partDecl : 'part' IDENT settingsBlock ;
+
+grammarDecl : 'grammar' IDENT '{' (setting | production)* '}' ;
+
+production : IDENT '->' alternative ('|' alternative)* ';' ;
+
+alternative : IDENT ('(' (portBinding (',' portBinding)*)? ')')? ('@' expr)? ;
+
+portBinding : IDENT ':' IDENT ;
+
+bodyDecl : 'body' (IDENT | 'grammar') IDENT settingsBlock ;
+
+// `flip cell p = 1 / cells until changed;`
+mutationDecl : 'mutation' '{' mutationRule* '}' ;
+
+mutationRule : IDENT+ '=' expr ('until' IDENT)? ';' ;
+
+// ---- learning
+
+controllerDecl : 'controller' IDENT '{' (letStmt | setting)* '}' ;
+
+lossDecl
+  : 'loss' IDENT '=' expr ';'
+  | 'loss' IDENT '{' stmt* '}'
+  ;
+
+// ---- expressions, highest precedence first
+
+expr
+  : primary                                          # primaryExpr
+  | expr '.' IDENT                                   # memberExpr
+  | expr '[' expr ']'                                # indexExpr
+  | op=('-' | '+' | '!') expr                        # unaryExpr
+  | expr op=('*' | '/') expr                         # binaryExpr
+  | expr op=('+' | '-') expr                         # binaryExpr
+  | expr op=('<' | '<=' | '>' | '>=') expr           # binaryExpr
+  | expr op=('==' | '!=') expr                       # binaryExpr
+  | expr op='&&' expr                                # binaryExpr
+  | expr op='||' expr                                # binaryExpr
+  | 'if' expr 'then' expr 'else' expr                # ifExpr
+  ;
+
+primary
+  : NUMBER                                           # numberLit
+  | ('true' | 'false')                               # boolLit
+  | STRING                                           # stringLit
+  | IDENT '(' IDENT 'in' expr '..' expr ':' expr ')' # windowCall
+  | IDENT '(' (callArg (',' callArg)*)? ')'          # call
+  | (IDENT | 'world' | 'loss')                       # name
+  | '(' expr ')'                                     # paren
+  | '(' expr (',' expr)+ ','? ')'                    # tuple
+  | '[' (expr (',' expr)* ','?)? ']'                 # list
+  ;
+
+callArg : (anyName '=')? expr ;
+
+// ---- lexer
+
+NUMBER : [0-9]+ ('.' [0-9]+)? ([eE] [+-]? [0-9]+)? ;
+STRING : '"' (~["\\\r\n] | '\\' ~[\r\n])* '"' ;
+IDENT : [a-zA-Z_] [a-zA-Z_0-9]* ;
+
+LINE_COMMENT : '//' ~[\r\n]* -> skip ;
+BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
+WS : [ \t\r\n]+ -> skip ;
