@@ -1,0 +1,97 @@
+// The runtime end to end on the ELDiR semantics: the hand-built ELDiR
+// kernels of tests/autodiff, the reference robots and parameters read with
+// the ROBOTS.json / PARAMS.json readers, run by simulate() (checkpointed
+// rollouts, thread pool), must reproduce ../shared/testdata/eldir-vectors.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "EldirFixture.h"
+#include "autodiff/Differentiate.h"
+#include "core/JsonIO.h"
+#include "core/Train.h"
+#include "support/Error.h"
+
+using namespace evoc;
+using namespace evoc::runtime;
+
+namespace {
+
+std::string vectors(const std::string &name) {
+  return std::string(EVOC_SHARED_DIR) + "/testdata/eldir-vectors/" + name;
+}
+
+// The fixture names buffers only; give them the field names irgen uses.
+ir::Module eldir(test::Contact contact) {
+  test::EldirOptions o;
+  o.contact = contact;
+  o.hidden = 32;
+  ir::Module m = test::eldirModule(o);
+  for (auto &b : m.buffers) {
+    if (b.name == "point.x.next" || b.name == "point.v.next")
+      b.field = b.name.substr(0, b.name.size() - 5);
+    else if (b.role == ir::Role::Param)
+      b.field = b.name.substr(4); // "mlp.w1" -> "w1"
+  }
+  autodiff::differentiate(m);
+  return m;
+}
+
+void check(codegen::BackendKind kind, int64_t steps, int64_t checkpointK) {
+  auto robots = readRobotsFile(vectors("robots.json"), 2);
+  auto params = readParamsFile(vectors("params.json"));
+  for (auto contact : {test::Contact::Friction, test::Contact::NoSlip}) {
+    std::string cname = contact == test::Contact::Friction ? "friction" : "noslip";
+    std::ifstream f(vectors("expected_" + cname + "_T" + std::to_string(steps) + ".json"));
+    REQUIRE(f.good());
+    auto expected = nlohmann::json::parse(f)["results"];
+    ir::Module m = eldir(contact);
+    std::unique_ptr<codegen::Executable> exe;
+    try {
+      exe = codegen::compile(m, kind);
+    } catch (const Error &e) {
+      WARN("back end skipped: " << e.what());
+      return;
+    }
+    SimOptions o;
+    o.steps = steps;
+    o.groundHeight = 0.1;
+    o.threads = 2;
+    o.checkpointK = checkpointK;
+    SimResult res = simulate(m, *exe, robots, params, o);
+    REQUIRE(res.results.size() == expected.size());
+    for (size_t r = 0; r < expected.size(); ++r) {
+      INFO(cname << " T " << steps << " robot " << r);
+      const TrainResult &got = res.results[r];
+      REQUIRE(got.valid);
+      double want = expected[r]["loss"];
+      CHECK(std::abs(got.loss - want) <= 1e-8 * std::abs(want));
+      auto g = paramSetToJson(got.grad);
+      for (const char *key : {"w1", "b1", "w2", "b2"}) {
+        ParamSet e = parseParamsJson(
+            nlohmann::json{{"params", {{{key, expected[r]["grad"][key]}}}}}.dump())[0];
+        const auto &ge = e.at(key).data, &gg = got.grad.at(key).data;
+        REQUIRE(ge.size() == gg.size());
+        double gmax = 0, diff = 0;
+        for (size_t i = 0; i < ge.size(); ++i)
+          gmax = std::max(gmax, std::abs(ge[i])), diff = std::max(diff, std::abs(ge[i] - gg[i]));
+        INFO(key << ": max |diff| " << diff << " of max |grad| " << gmax);
+        CHECK(diff <= 1e-6 * gmax);
+      }
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("simulate reproduces the ELDiR vectors (interpreter, T = 100)", "[vectors]") {
+  check(codegen::BackendKind::Interp, 100, 0);
+  check(codegen::BackendKind::Interp, 100, 7);
+}
+
+TEST_CASE("simulate reproduces the ELDiR vectors (CPU back end, T = 1000)", "[vectors]") {
+  check(codegen::BackendKind::Cpu, 1000, 0);
+}
