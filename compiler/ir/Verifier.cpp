@@ -178,6 +178,10 @@ private:
       rt = m_.buffers[in.buffer].elem;
       if (m_.buffers[in.buffer].role == Role::Temp && !written_.count(in.buffer))
         err(in, "temporary read before it is written");
+      if (m_.buffers[in.buffer].role == Role::NextState ||
+          m_.buffers[in.buffer].role == Role::Output)
+        err(in, "a kernel may not read a " + std::string(roleName(m_.buffers[in.buffer].role)) +
+                    " buffer (the runtime does not supply it as an input)");
       break;
     case Op::Store:
     case Op::AccAdd:

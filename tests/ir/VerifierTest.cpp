@@ -35,6 +35,8 @@ TEST_CASE("verifier catches broken rules", "[ir][verifier]") {
   CHECK_THAT(errorsOf("  %1 = consti 0\n  %2 = constf 1\n  store xn[%1], %2\n"
                       "  accadd xn[%1], %2\n"),
              Catch::Contains("both stored and accumulated"));
+  CHECK_THAT(errorsOf("  %1 = consti 0\n  %2 = load xn[%1]\n"),
+             Catch::Contains("may not read a next buffer"));
   CHECK_THAT(errorsOf("  %1 = consti 0\n  %2 = load f[%1]\n"),
              Catch::Contains("temporary read before it is written"));
   CHECK_THAT(errorsOf("  %1 = consti 0\n  %2 = load a[%1]\n  %3 = itof %2\n  %4 = lt %2, %3\n"),
