@@ -9,6 +9,7 @@
 #include "support/SourceManager.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace evoc::frontend {
@@ -76,16 +77,25 @@ public:
 
 protected:
   void reportNoViableAlternative(antlr4::Parser *p, const antlr4::NoViableAltException &e) override {
-    report(p, e.getOffendingToken(), "unexpected " + describe(e.getOffendingToken()) + where(p));
+    antlr4::Token *t = e.getOffendingToken();
+    if (special(p, t, nullptr))
+      return;
+    report(p, t, "unexpected " + describe(t) + where(p));
   }
   void reportInputMismatch(antlr4::Parser *p, const antlr4::InputMismatchException &e) override {
     antlr4::Token *t = e.getOffendingToken();
     auto expected = e.getExpectedTokens();
+    if (special(p, t, &expected))
+      return;
     if (expectsOnly(p, expected, ";")) {
       reportAfterPrevious(p, "expected ';'" + after(p));
       return;
     }
-    report(p, t, "unexpected " + describe(t) + "; expected " + expectedText(p, expected));
+    std::string w = where(p);
+    if (w.rfind("; expected", 0) == 0)
+      report(p, t, "unexpected " + describe(t) + w);
+    else
+      report(p, t, "unexpected " + describe(t) + "; expected " + expectedText(p, expected));
   }
   void reportFailedPredicate(antlr4::Parser *p, const antlr4::FailedPredicateException &e) override {
     report(p, e.getOffendingToken(), "unexpected " + describe(e.getOffendingToken()));
@@ -95,6 +105,9 @@ protected:
       return;
     beginErrorCondition(p);
     antlr4::Token *t = p->getCurrentToken();
+    auto expectedHere = getExpectedTokens(p);
+    if (special(p, t, &expectedHere))
+      return;
     report(p, t, "unexpected " + describe(t) + "; expected " +
                      expectedText(p, getExpectedTokens(p)));
   }
@@ -103,6 +116,8 @@ protected:
       return;
     beginErrorCondition(p);
     auto expected = getExpectedTokens(p);
+    if (special(p, p->getCurrentToken(), &expected))
+      return;
     reportAfterPrevious(p, "expected " + expectedText(p, expected) + after(p));
   }
 
@@ -129,6 +144,93 @@ private:
     } else {
       r = L.token(p->getCurrentToken());
     }
+    diags.error(r, msg);
+  }
+
+
+  /// Tokens from the start of the stream up to (not including) `t`.
+  std::vector<antlr4::Token *> before(antlr4::Parser *p, antlr4::Token *t) {
+    std::vector<antlr4::Token *> out;
+    auto *ts = dynamic_cast<antlr4::BufferedTokenStream *>(p->getTokenStream());
+    if (!ts || !t)
+      return out;
+    for (auto *x : ts->getTokens()) {
+      if (x->getTokenIndex() >= t->getTokenIndex())
+        break;
+      out.push_back(x);
+    }
+    return out;
+  }
+
+  /// Messages for the common mistakes: a missing ';' at a line end, an
+  /// unclosed bracket, `.5`. Returns true if it reported.
+  bool special(antlr4::Parser *p, antlr4::Token *t, const antlr4::misc::IntervalSet *expected) {
+    if (!t)
+      return false;
+    auto toks = before(p, t);
+    // `.5`
+    if (t->getText() == "." && p->getTokenStream()->LA(2) != antlr4::Token::EOF) {
+      antlr4::Token *next = p->getTokenStream()->get(t->getTokenIndex() + 1);
+      if (next && p->getVocabulary().getSymbolicName(next->getType()) == "NUMBER" &&
+          next->getStartIndex() == t->getStopIndex() + 1) {
+        report(p, t, "numbers need a digit before '.': write 0" + next->getText().insert(0, "."));
+        return true;
+      }
+    }
+    // A missing ';' at the end of a line: `dim = 2 <newline> dt = 0.1;`
+    bool wantsSemi = expected && expected->contains(size_t(semiType(p)));
+    if (toks.size() >= 2 && t->getText() == "=" && (wantsSemi || !expected)) {
+      antlr4::Token *prev = toks.back(), *prev2 = toks[toks.size() - 2];
+      if (prev->getLine() > prev2->getLine()) {
+        reportAfter(prev2, "expected ';' after " + describe(prev2));
+        return true;
+      }
+    }
+    if (!toks.empty() && wantsSemi && t->getLine() > toks.back()->getLine()) {
+      reportAfter(toks.back(), "expected ';' after " + describe(toks.back()));
+      return true;
+    }
+    // An unclosed bracket.
+    std::vector<antlr4::Token *> open;
+    for (auto *x : toks) {
+      std::string s = x->getText();
+      if (s == "(" || s == "[" || s == "{")
+        open.push_back(x);
+      else if ((s == ")" || s == "]" || s == "}") && !open.empty())
+        open.pop_back();
+    }
+    std::string ts = t->getText();
+    bool closes = t->getType() == antlr4::Token::EOF || ts == ";" || ts == "}" || ts == ")" ||
+                  ts == "]";
+    if (!open.empty() && closes) {
+      std::string o = open.back()->getText();
+      std::string c = o == "(" ? ")" : o == "[" ? "]" : "}";
+      if (c != ts && (o != "{" || t->getType() == antlr4::Token::EOF)) {
+        ++errors;
+        SourceRange r = L.token(t);
+        if (t->getType() == antlr4::Token::EOF)
+          r.end = r.begin;
+        diags.error(r, "expected '" + c + "' before " + describe(t))
+            .note(L.token(open.back()), "to match this '" + o + "'");
+        return true;
+      }
+    }
+    return false;
+  }
+
+  size_t semiType(antlr4::Parser *p) {
+    const auto &voc = p->getVocabulary();
+    for (size_t i = 1; i <= voc.getMaxTokenType(); ++i)
+      if (voc.getLiteralName(i) == "';'")
+        return i;
+    return 0;
+  }
+
+  void reportAfter(antlr4::Token *prev, const std::string &msg) {
+    ++errors;
+    SourceRange r;
+    r.begin = L.at(prev->getStopIndex() + 1);
+    r.end = r.begin;
     diags.error(r, msg);
   }
 
@@ -178,15 +280,23 @@ private:
       // Keep only tokens that do not start an expression.
       static const std::set<std::string> starts = {"a number", "a name", "a string", "'('",
                                                    "'['", "'-'", "'+'", "'!'", "'if'",
-                                                   "'true'", "'false'"};
+                                                   "'true'", "'false'", "'world'",
+                                                   "'loss'"};
       for (auto t : types) {
         std::string n = tokenName(voc, t);
         if (!starts.count(n) && seen.insert(n).second)
           names.push_back(n);
       }
     } else {
+      bool name = false;
+      for (auto t : types)
+        name = name || voc.getSymbolicName(t) == "IDENT";
       for (auto t : types) {
         std::string n = tokenName(voc, t);
+        // Keywords allowed as setting names: "a name" says it.
+        bool keyword = n.size() > 2 && n[0] == '\'' && std::isalpha(static_cast<unsigned char>(n[1]));
+        if (name && keyword)
+          continue;
         if (seen.insert(n).second)
           names.push_back(n);
       }
@@ -279,6 +389,9 @@ std::unique_ptr<ast::Module> parseModule(int file, const SourceManager &sources,
   lexer.addErrorListener(&lexErrors);
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
+  // After a lexer error the parser's complaints are mostly echoes of it.
+  if (lexErrors.errors > 0)
+    return nullptr;
   if (!checkNesting(tokens, L, diags))
     return nullptr;
 

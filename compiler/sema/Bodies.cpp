@@ -123,6 +123,7 @@ void Checker::checkParts() {
 
 void Checker::checkGrammars() {
   for (auto *g : grammars) {
+    int errorsBefore = diags.errorCount();
     BodyGrammar bg;
     bg.name = g->name.name;
     checkKnownKeys(g->body, "grammar", {"start"});
@@ -225,7 +226,7 @@ void Checker::checkGrammars() {
       }
     }
     for (auto &p : g->productions)
-      if (!finite.count(p.lhs.name) && !diags.hasErrors())
+      if (!finite.count(p.lhs.name) && diags.errorCount() == errorsBefore)
         diags.error(p.lhs.range, "symbol " + q(p.lhs.name) + " never finishes expanding: every "
                                  "alternative needs another expansion; add one with empty "
                                  "ports");

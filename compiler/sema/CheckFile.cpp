@@ -25,11 +25,13 @@ int editDistance(const std::string &a, const std::string &b) {
 }
 
 std::string closest(const std::string &name, const std::vector<std::string> &candidates) {
+  // Allow about one typo per three letters, never a whole short name.
+  int maxD = name.size() <= 3 ? 1 : name.size() <= 6 ? 2 : 3;
   std::string best;
-  int bestD = 1 + int(name.size()) / 3;
+  int bestD = maxD + 1;
   for (const auto &c : candidates) {
     int d = editDistance(name, c);
-    if (d < bestD) {
+    if (d < bestD && d < int(name.size()) && d < int(c.size())) {
       bestD = d;
       best = c;
     }

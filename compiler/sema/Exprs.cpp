@@ -413,8 +413,8 @@ private:
       ix.timeWindow = win;
       ix.timeOffset = v;
       if (win->loValue + v < 0 || win->hiValue + v > T)
-        diags.error(ix.index->range, "time t" + std::string(v < 0 ? " - " : " + ") +
-                                         std::to_string(v < 0 ? -v : v) + " leaves 0..T (T = " +
+        diags.error(ix.index->range, "time t" + std::string(v == 0 ? "" : v < 0 ? " - " : " + ") +
+                                         (v == 0 ? "" : std::to_string(v < 0 ? -v : v)) + " leaves 0..T (T = " +
                                          std::to_string(T) + ") for t in " +
                                          std::to_string(win->loValue) + ".." +
                                          std::to_string(win->hiValue));
@@ -445,10 +445,13 @@ private:
       return err();
     }
     int64_t T = C.out.world.steps - 1;
-    if (l < 0 || h > T || l > h)
+    if (l < 0 || h > T || l > h) {
       diags.error(SourceRange::join(w.lo->range, w.hi->range),
                   "window " + std::to_string(l) + ".." + std::to_string(h) +
                       " must lie within 0..T (T = " + std::to_string(T) + ") with its start first");
+      l = 0; // no follow-up errors about times inside the window
+      h = T;
+    }
     w.loValue = l;
     w.hiValue = h;
     Scope s;
@@ -627,7 +630,7 @@ private:
       if (bi->id == Builtin::Max)
         c.builtin = Builtin::ReduceMax;
       if (!ts[0].isField() || !ts[0].isNumeric()) {
-        diags.error(c.args[0]->range, q(fname) + "(x) reduces a field over its set, and this is " +
+        diags.error(c.args[0]->range, fname + "(x) reduces a field over its set, and this is " +
                                           typeToString(ts[0]) +
                                           (n == 1 && (fname == "min" || fname == "max")
                                                ? "; for two values write " + fname + "(a, b)"
