@@ -314,8 +314,8 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
     for (const auto &p : s.population)
       fit.push_back(p.fitness);
     json pop = json::array(), kids = json::array();
-    for (const auto &p : s.population)
-      pop.push_back(individualJson(body, p, config.writePhenotypes));
+    for (size_t i = 0; i < s.population.size(); ++i)
+      pop.push_back(individualJson(body, s.population[i], int(i) < config.phenotypeLimit));
     for (size_t i = 0; i < offspring.size(); ++i) {
       json k = {{"id", offspring[i].id},
                 {"parent", offspring[i].parent},

@@ -72,7 +72,10 @@ struct EvolutionConfig {
   FitnessSpec fitness;
   SelectionSpec selection;
   double robotStepsPerDesign = 0; ///< robot-steps/s when Evaluation::robotSteps is 0
-  bool writePhenotypes = true;    ///< points/springs of every member in population.json
+  /// population.json holds the phenotype (points, springs) of the best
+  /// `phenotypeLimit` members only (genotypes of all): at the paper's scale a
+  /// phenotype is ~60 KB of JSON, and any genotype expands to it again.
+  int phenotypeLimit = 50;
   int maxInitialAttempts = 10;    ///< re-draws of an all-invalid generation 0
 };
 

@@ -1,0 +1,65 @@
+// EvaluateFn / GaitFn on top of runtime::train and runtime::trajectory.
+#include "evolve/TrainEvaluate.h"
+
+#include "core/JsonIO.h"
+#include "support/Error.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+namespace evoc::evolve {
+
+EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executable &exe,
+                         runtime::TrainOptions opts) {
+  return [&info, &exe, opts](const EvalBatch &batch) {
+    auto results = std::make_shared<std::vector<runtime::TrainResult>>(
+        runtime::train(info, exe, batch.robots, opts, &batch.ids));
+    if (results->size() != batch.robots.size())
+      throw Error(fmt::format("the trainer returned {} results for {} robots",
+                              results->size(), batch.robots.size()));
+    std::vector<Evaluation> out(results->size());
+    for (size_t i = 0; i < results->size(); ++i) {
+      runtime::TrainResult &r = (*results)[i];
+      Evaluation &e = out[i];
+      e.losses = r.losses;
+      e.valid = r.valid;
+      e.reason = r.error;
+      e.robotSteps = r.robotSteps;
+      // Gradients and per-rollout memory are not needed past this point.
+      r.grad.clear();
+      if (!r.bestParams.empty())
+        r.params.clear();
+      e.paramsFn = [results, i] {
+        const auto &res = (*results)[i];
+        return runtime::paramSetToJson(res.bestParams.empty() ? res.params : res.bestParams);
+      };
+    }
+    return out;
+  };
+}
+
+runtime::ParamSet paramsFromJson(const nlohmann::json &j) {
+  nlohmann::json doc = {{"params", nlohmann::json::array({j})}};
+  return runtime::parseParamsJson(doc.dump(), "trained parameters").at(0);
+}
+
+GaitFn trainGait(const runtime::ModuleInfo &info, const codegen::Executable &exe,
+                 runtime::TrainOptions opts, std::vector<int64_t> times) {
+  return [&info, &exe, opts, times](const runtime::Robot &robot, const nlohmann::json &params) {
+    std::vector<GaitFrame> frames;
+    if (!params.is_object())
+      return frames;
+    try {
+      auto xs = runtime::trajectory(info, exe, robot, paramsFromJson(params), opts,
+                                    "point.x", times);
+      for (size_t k = 0; k < xs.size() && k < times.size(); ++k)
+        frames.push_back(GaitFrame{xs[k], {}, fmt::format("t = {}", times[k])});
+    } catch (const Error &) {
+      frames.clear(); // a picture is never worth failing the run for
+    }
+    return frames;
+  };
+}
+
+} // namespace evoc::evolve

@@ -1,0 +1,35 @@
+// Glue between the evolution engine and the runtime's trainer: an EvaluateFn
+// that learns every body's controller with runtime::train, and a GaitFn that
+// records a trained robot's positions for the pictures. Separate target
+// (evoc_evolve_train) so the engine itself needs no compiler or back end.
+#pragma once
+
+#include "evolve/Evolution.h"
+
+#include "core/Layout.h"
+#include "core/Train.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace evoc::evolve {
+
+/// An EvaluateFn that trains each batch with runtime::train(info, exe,
+/// robots, opts, &batch.ids): weights seeded from (opts.seed, design id), so
+/// set opts.seed to the run's seed. Losses, validity, the trained
+/// parameters (bestParams, else params; fetched lazily) and robot-steps come
+/// from each TrainResult. `info` and `exe` must outlive the function.
+EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executable &exe,
+                         runtime::TrainOptions opts);
+
+/// A GaitFn: the robot's "point.x" at `times` (e.g. 0, T/3, 2T/3, T-1) under
+/// the given trained parameters (PARAMS.json entry format). Returns no frames
+/// when the parameters are missing or do not fit (the picture then shows the
+/// rest pose).
+GaitFn trainGait(const runtime::ModuleInfo &info, const codegen::Executable &exe,
+                 runtime::TrainOptions opts, std::vector<int64_t> times);
+
+/// Parameters in the PARAMS.json entry format -> a ParamSet.
+runtime::ParamSet paramsFromJson(const nlohmann::json &j);
+
+} // namespace evoc::evolve
