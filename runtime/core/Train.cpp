@@ -65,12 +65,26 @@ std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable
         break;
       }
       res.losses.push_back(o.loss);
+      const std::byte *g = pop.arena(r, Arena::Grad);
+      double ss = 0;
+      for (int64_t j = 0; j < pop.layout(r).paramCount; ++j) {
+        double gj = loadF(g, j, pop.f32());
+        ss += gj * gj;
+      }
+      res.gradNorms.push_back(std::sqrt(ss));
       if (opts.keepBestParams && o.loss < best) {
         best = o.loss;
         res.bestParams = pop.params(r);
       }
       if (i + 1 == iters)
         res.grad = pop.grads(r);
+      size_t nl = res.losses.size();
+      if (std::abs(o.loss) > opts.stopAbove ||
+          (nl > 1 && std::abs(o.loss - res.losses[nl - 2]) >= opts.stopJump)) {
+        res.stoppedEarly = true;
+        res.grad = pop.grads(r);
+        break;
+      }
       if (opts.iterations > 0)
         opt.update(pop.arena(r, Arena::Param), pop.arena(r, Arena::Grad), pop.f32());
     }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,12 @@ struct TrainOptions {
   double groundHeight = 0;     // initial placement (the world's ground height)
   int upAxis = 1;              // vertical coordinate
   bool keepBestParams = true;  // fill TrainResult::bestParams
+  // Early stop (saves the rest of a doomed curve; SCIENCE.md's invalid
+  // rules): stop after a loss with |loss| > stopAbove, or one that moved by
+  // >= stopJump from the previous loss. The curve keeps that loss, so a
+  // judge applying the same rule to it still sees the violation.
+  double stopAbove = std::numeric_limits<double>::infinity();
+  double stopJump = std::numeric_limits<double>::infinity();
 };
 using SimOptions = TrainOptions;
 
@@ -47,6 +54,8 @@ struct TrainResult {
   bool valid = true;
   std::string error;           // why not valid ("robot 3: the state 'point.x' is NaN ...")
   std::vector<double> losses;  // loss of every forward pass, in order (max(1, iterations))
+  std::vector<double> gradNorms; // ||gradient|| of every forward pass (a differentiability measure)
+  bool stoppedEarly = false;   // stopAbove / stopJump ended the curve
   double loss = 0;             // the last entry of losses (NaN when none)
   ParamSet grad;               // gradient of the last forward pass
   ParamSet params;             // parameters after the last update

@@ -113,6 +113,25 @@ TEST_CASE("Invalid robots are reported in the batch, the others train", "[train]
   CHECK(std::isnan(res[1].loss));
   CHECK(res[2].valid);
   CHECK(res[2].losses.size() == 3);
+  REQUIRE(res[2].gradNorms.size() == 3);
+  double ss = 0;
+  for (double g : res[2].grad.at("w").data)
+    ss += g * g;
+  for (double g : res[2].grad.at("b").data)
+    ss += g * g;
+  CHECK(res[2].gradNorms[2] == Approx(std::sqrt(ss)).epsilon(1e-12));
+  // Early stop: a threshold below the first |loss| ends the curve there.
+  o.stopAbove = std::abs(res[2].losses[0]) * 0.5;
+  std::vector<uint64_t> id2 = {2};
+  auto stopped = train(info, *exe, {ladderRobot(3)}, o, &id2);
+  CHECK(stopped[0].stoppedEarly);
+  CHECK(stopped[0].losses.size() == 1);
+  CHECK(stopped[0].valid);
+  o.stopAbove = 1e9;
+  o.stopJump = std::abs(res[2].losses[1] - res[2].losses[0]) * 0.5;
+  stopped = train(info, *exe, {ladderRobot(3)}, o, &id2);
+  CHECK(stopped[0].losses.size() == 2);
+  CHECK(stopped[0].losses == std::vector<double>(res[2].losses.begin(), res[2].losses.begin() + 2));
 }
 
 TEST_CASE("simulate: PARAMS.json in, OUT.json out, bad params named", "[train][sim]") {
