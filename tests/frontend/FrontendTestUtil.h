@@ -1,0 +1,40 @@
+// Helpers for the front-end tests: parse a string, collect diagnostics.
+#pragma once
+
+#include "frontend/Imports.h"
+#include "frontend/Parser.h"
+#include "support/Diagnostics.h"
+#include "support/SourceManager.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace evoc::test {
+
+/// A parse of one in-memory file, keeping the sources alive.
+struct Parsed {
+  SourceManager sources;
+  DiagnosticEngine diags{sources};
+  std::unique_ptr<ast::Module> module;
+
+  /// Headlines of every diagnostic (and note), in order.
+  std::vector<std::string> lines() const {
+    std::vector<std::string> out;
+    for (const auto &d : diags.diagnostics()) {
+      out.push_back(diags.headline(d));
+      for (const auto &n : d.notes)
+        out.push_back(diags.headline(Severity::Note, n.range, n.message));
+    }
+    return out;
+  }
+};
+
+inline std::unique_ptr<Parsed> parse(const std::string &text, const std::string &name = "t.evo") {
+  auto p = std::make_unique<Parsed>();
+  int f = p->sources.addBuffer(name, text);
+  p->module = frontend::parseModule(f, p->sources, p->diags);
+  return p;
+}
+
+} // namespace evoc::test
