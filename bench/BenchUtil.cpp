@@ -2,6 +2,8 @@
 // FLOP counts of IR kernels, timing.
 #include "BenchUtil.h"
 
+#include <algorithm>
+#include <ctime>
 #include <fstream>
 #include <immintrin.h>
 #include <thread>
@@ -48,41 +50,66 @@ __attribute__((target("avx2,fma"))) double chains256(int64_t iters) {
   return out[0] + out[1] + out[2] + out[3];
 }
 
-double rate(int threads, int lanes, double (*fn)(int64_t)) {
+double rate(int threads, int lanes, double (*fn)(int64_t), double *perCpu) {
   const int64_t iters = 20'000'000;
   std::vector<std::thread> ts;
-  std::vector<double> sink(static_cast<size_t>(threads));
+  std::vector<double> sink(static_cast<size_t>(threads)), cpu(static_cast<size_t>(threads));
   fn(iters / 20); // warm up (frequency ramp)
   auto t0 = std::chrono::steady_clock::now();
   for (int t = 0; t < threads; ++t)
-    ts.emplace_back([&, t] { sink[size_t(t)] = fn(iters); });
+    ts.emplace_back([&, t] {
+      double c0 = threadCpuSeconds();
+      sink[size_t(t)] = fn(iters);
+      cpu[size_t(t)] = threadCpuSeconds() - c0;
+    });
   for (auto &t : ts)
     t.join();
   double s = since(t0);
   volatile double keep = sink[0];
   (void)keep;
-  return 2.0 * lanes * kChains * double(iters) * threads / s;
+  const double flopsPerThread = 2.0 * lanes * kChains * double(iters);
+  if (perCpu) {
+    *perCpu = 0;
+    for (double c : cpu)
+      *perCpu = std::max(*perCpu, flopsPerThread / c);
+  }
+  return flopsPerThread * threads / s;
 }
 
 } // namespace
 
-double peakFmaFlops(int threads, int *widthBits) {
-  double best = 0;
+double peakFmaFlops(int threads, int *widthBits, double *perCpuSecond) {
+  double best = 0, bestCpu = 0;
   int width = 0;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    best = rate(threads, 4, chains256);
+    best = rate(threads, 4, chains256, &bestCpu);
     width = 256;
   }
   if (__builtin_cpu_supports("avx512f")) {
-    double r = rate(threads, 8, chains512);
-    if (r > best) {
+    double c = 0, r = rate(threads, 8, chains512, &c);
+    if (c > bestCpu) {
       best = r;
+      bestCpu = c;
       width = 512;
     }
   }
   if (widthBits)
     *widthBits = width;
+  if (perCpuSecond)
+    *perCpuSecond = bestCpu;
   return best;
+}
+
+double processCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+double threadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
 namespace {

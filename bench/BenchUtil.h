@@ -12,8 +12,9 @@ namespace evoc::bench {
 
 /// Peak double-precision FLOP/s (an FMA counts 2) of `threads` cores running
 /// independent FMA chains with the widest vectors this CPU has; `widthBits`
-/// gets the vector width used.
-double peakFmaFlops(int threads, int *widthBits = nullptr);
+/// gets the vector width used. `perCpuSecond` gets the rate per CPU second
+/// of one thread (robust when other processes share the cores).
+double peakFmaFlops(int threads, int *widthBits = nullptr, double *perCpuSecond = nullptr);
 
 /// Floating-point operations one call of kernel `k` executes for the given
 /// set sizes: add, sub, mul, div, sqrt, accumulations and scatter-adds count
@@ -25,6 +26,10 @@ double kernelFlops(const ir::Module &m, int k, const int64_t *sizes);
 inline double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+/// CPU seconds used by this process (all threads) / by the calling thread.
+double processCpuSeconds();
+double threadCpuSeconds();
 
 /// Peak resident set size of this process in bytes (Linux: VmHWM).
 int64_t peakRssBytes();

@@ -74,7 +74,7 @@ std::pair<double, double> stepFlops(const ir::Module &m, const runtime::Robot &r
 }
 
 struct RunStats {
-  double seconds = 0;
+  double seconds = 0, cpuSeconds = 0;
   int64_t robotSteps = 0;
   runtime::RolloutMemory memory; // of the largest robot
   int invalid = 0;
@@ -83,9 +83,11 @@ struct RunStats {
 RunStats runTrain(const runtime::ModuleInfo &info, const codegen::Executable &exe,
                   const std::vector<runtime::Robot> &robots, runtime::TrainOptions o) {
   auto t0 = std::chrono::steady_clock::now();
+  const double c0 = bench::processCpuSeconds();
   std::vector<runtime::TrainResult> res = runtime::train(info, exe, robots, o);
   RunStats s;
   s.seconds = bench::since(t0);
+  s.cpuSeconds = bench::processCpuSeconds() - c0;
   for (const auto &r : res) {
     s.robotSteps += r.robotSteps;
     s.invalid += r.valid ? 0 : 1;
@@ -98,7 +100,7 @@ RunStats runTrain(const runtime::ModuleInfo &info, const codegen::Executable &ex
 void workload(const char *name, int rows, int cols, int nRobots, const Args &a,
               const ir::Module &m, const runtime::ModuleInfo &info,
               const codegen::Executable &cpu, const codegen::Executable &interp,
-              double peakAll) {
+              double peakAll, double peakCpu) {
   std::vector<runtime::Robot> robots = randomLatticeRobots(rows, cols, nRobots, 1234);
   double pts = 0, sps = 0, fwd = 0, adj = 0;
   for (const auto &r : robots) {
@@ -123,14 +125,17 @@ void workload(const char *name, int rows, int cols, int nRobots, const Args &a,
   const double steps = double(a.steps - 1);
   // Executed FLOPs: forward, the checkpointed sweep's recomputation, adjoint.
   const double flopsCk = steps * (2 * fwd + adj), flopsFt = steps * (fwd + adj);
-  fmt::print("  cpu, checkpointed:  {:.3f} s  {:>10.0f} robot-steps/s  {:.2f} GFLOP/s = "
-             "{:.1f}% of peak FMA ({} invalid)\n",
-             ck.seconds, double(ck.robotSteps) / ck.seconds, flopsCk / ck.seconds * 1e-9,
-             100 * flopsCk / ck.seconds / peakAll, ck.invalid);
-  fmt::print("  cpu, full tape:     {:.3f} s  {:>10.0f} robot-steps/s  {:.2f} GFLOP/s = "
-             "{:.1f}% of peak FMA\n",
-             ft.seconds, double(ft.robotSteps) / ft.seconds, flopsFt / ft.seconds * 1e-9,
-             100 * flopsFt / ft.seconds / peakAll);
+  auto line = [&](const char *what, const RunStats &r, double flops) {
+    fmt::print("  cpu, {:<13} {:.3f} s: {:>8.0f} robot-steps/s, {:5.2f} GFLOP/s = {:4.1f}% of "
+               "peak FMA; per CPU-second: {:>8.0f} robot-steps, {:4.1f}% of one core's peak\n",
+               what, r.seconds, double(r.robotSteps) / r.seconds, flops / r.seconds * 1e-9,
+               100 * flops / r.seconds / peakAll, double(r.robotSteps) / r.cpuSeconds,
+               100 * flops / r.cpuSeconds / peakCpu);
+  };
+  line("checkpointed:", ck, flopsCk);
+  line("full tape:", ft, flopsFt);
+  if (ck.invalid)
+    fmt::print("  ({} robots invalid)\n", ck.invalid);
   fmt::print("  state memory of the largest robot: checkpointed {:.1f} KiB vs full tape "
              "{:.1f} KiB = {:.1f}%; time checkpointed / full tape = {:.2f}x\n",
              ck.memory.stateStoreBytes / 1024.0, ft.memory.stateStoreBytes / 1024.0,
@@ -157,11 +162,12 @@ int main(int argc, char **argv) {
   fmt::print("evoc CPU benchmark on {}, {} threads\n", codegen::cpu::hostDescription(),
              a.threads);
   int width = 0;
-  const double peak1 = bench::peakFmaFlops(1, &width);
+  double peakCpu = 0;
+  const double peak1 = bench::peakFmaFlops(1, &width, &peakCpu);
   const double peakAll = bench::peakFmaFlops(a.threads);
-  fmt::print("peak FMA (f64, {}-bit vectors): {:.1f} GFLOP/s on 1 thread, {:.1f} GFLOP/s on "
-             "{} threads\n",
-             width, peak1 * 1e-9, peakAll * 1e-9, a.threads);
+  fmt::print("peak FMA (f64, {}-bit vectors): {:.1f} GFLOP/s on 1 thread ({:.1f} per CPU-second), "
+             "{:.1f} GFLOP/s on {} threads\n",
+             width, peak1 * 1e-9, peakCpu * 1e-9, peakAll * 1e-9, a.threads);
 
   // The module: the ELDiR step (noslip ground) + MLP + loss, and its adjoints.
   testing::MassSpringIds ids;
@@ -182,8 +188,8 @@ int main(int argc, char **argv) {
   fs::remove_all(cache, ec);
   auto interp = codegen::compile(m, codegen::BackendKind::Interp);
 
-  workload("ELDiR public framework", 6, 10, a.quick ? 8 : 64, a, m, info, *warm, *interp, peakAll);
-  workload("ELDiR paper", 13, 22, a.quick ? 2 : 16, a, m, info, *warm, *interp, peakAll);
+  workload("ELDiR public framework", 6, 10, a.quick ? 8 : 64, a, m, info, *warm, *interp, peakAll, peakCpu);
+  workload("ELDiR paper", 13, 22, a.quick ? 2 : 16, a, m, info, *warm, *interp, peakAll, peakCpu);
   fmt::print("\npeak RSS of this process: {:.1f} MiB\n", bench::peakRssBytes() / 1048576.0);
   return 0;
 }
