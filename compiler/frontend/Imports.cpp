@@ -87,20 +87,20 @@ private:
       return;
     }
     std::vector<std::string> tried;
-    std::vector<fs::path> candidates;
+    std::vector<std::pair<std::string, fs::path>> candidates; // (folder, file)
     fs::path p(imp.path);
     if (p.is_absolute()) {
-      candidates.push_back(p);
+      candidates.push_back({p.parent_path().string(), p});
     } else {
-      candidates.push_back(fs::path(sources.path(from)).parent_path() / p);
+      std::string here = fs::path(sources.path(from)).parent_path().string();
+      candidates.push_back({here.empty() ? "." : here, fs::path(here) / p});
       for (const auto &dir : search)
-        candidates.push_back(fs::path(dir) / p);
+        candidates.push_back({dir, fs::path(dir) / p});
     }
-    for (const auto &c : candidates) {
+    for (const auto &[folder, c] : candidates) {
       std::error_code ec;
       if (!fs::is_regular_file(c, ec)) {
-        std::string folder = c.parent_path().string();
-        tried.push_back(folder.empty() ? "." : folder);
+        tried.push_back(folder);
         continue;
       }
       int id = sources.loadFile(c.lexically_normal().string());

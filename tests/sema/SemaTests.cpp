@@ -1,0 +1,334 @@
+// Sema tests: the CheckedProgram of the examples, --set overrides, and the
+// annotations lowering relies on (resolved names, types, element sets).
+#include "SemaTestUtil.h"
+
+#include <catch2/catch.hpp>
+
+#include <functional>
+
+using namespace evoc;
+using namespace evoc::ast;
+
+static const std::string kSrc = EVOC_SOURCE_DIR;
+
+TEST_CASE("every stdlib and example file checks", "[sema]") {
+  for (const char *f : {"stdlib/physics/mass_spring.evo", "stdlib/parts/triangle.evo",
+                        "stdlib/controllers/mlp.evo", "stdlib/losses/displacement.evo",
+                        "examples/eldir.evo", "examples/eldir_small.evo"}) {
+    auto c = test::checkPath(kSrc + "/" + f);
+    INFO(f << "\n" << c->all());
+    CHECK(c->program);
+    CHECK(c->diags.diagnostics().empty());
+  }
+}
+
+TEST_CASE("the CheckedProgram of examples/eldir.evo", "[sema]") {
+  auto c = test::checkPath(kSrc + "/examples/eldir.evo");
+  INFO(c->all());
+  REQUIRE(c->program);
+  const sema::CheckedProgram &p = *c->program;
+  CHECK(p.world.dim == 2);
+  CHECK(p.world.dt == Approx(0.004));
+  CHECK(p.world.steps == 1000);
+  CHECK(p.world.precision == sema::Precision::F64);
+  CHECK(p.world.gravity == Approx(-4.8));
+  CHECK(p.world.damping == Approx(15));
+  CHECK(p.world.ground.kind == "flat");
+  CHECK(p.world.ground.height == Approx(0.1));
+  CHECK(p.world.ground.friction == Approx(1.0));
+  CHECK(!p.world.checkpoint);
+  REQUIRE(p.physics);
+  CHECK(p.physics->name.name == "mass_spring_noslip");
+  CHECK(p.world.physics == p.physics);
+  REQUIRE(p.controller);
+  CHECK(p.controller->name.name == "mlp");
+  REQUIRE(p.loss);
+  CHECK(p.loss->name.name == "displacement");
+  REQUIRE(p.hasBody);
+  CHECK(p.body.kind == BodyKind::Lattice);
+  CHECK(p.body.cell == "triangle");
+  CHECK(p.body.rows == 13);
+  CHECK(p.body.cols == 22);
+  CHECK(p.body.edge == Approx(0.05));
+  CHECK(p.body.stiffness == Approx(3e4));
+  CHECK(p.body.actuation == Approx(0.1));
+  CHECK(p.body.repair == std::vector<std::string>{"fill_holes", "largest_component"});
+  REQUIRE(p.parts.size() == 1);
+  CHECK(p.parts[0].points.size() == 3);
+  CHECK(p.parts[0].springs.size() == 3);
+  REQUIRE(p.parts[0].ports.size() == 3);
+  CHECK(p.parts[0].ports[2].name == "left");
+  CHECK(p.parts[0].ports[2].points == std::vector<int>{2, 0});
+  REQUIRE(p.mutations.size() == 2);
+  CHECK(p.mutations[0].op == "flip");
+  CHECK(p.mutations[0].target == "cell");
+  CHECK(!p.mutations[0].constant);
+  CHECK(p.mutations[0].untilChanged);
+  REQUIRE(p.mutations[0].rateExpr);
+  CHECK(p.mutations[1].target == "actuator");
+  CHECK(!p.mutations[1].untilChanged);
+  REQUIRE(p.hasEvolve);
+  CHECK(p.evolve.population == 1000);
+  CHECK(p.evolve.generations == 1000);
+  CHECK(p.evolve.seed == 1);
+  CHECK(p.evolve.learn.iterations == 35);
+  CHECK(p.evolve.learn.optimizer.name == "normalized_sgd");
+  CHECK(p.evolve.learn.optimizer.args.at("step") == Approx(0.2));
+  CHECK(p.evolve.fitness.reduce == "max");
+  CHECK(p.evolve.fitness.sign == -1);
+  CHECK(p.evolve.select.kind == "truncation");
+  CHECK(p.evolve.select.scheme == "mu_plus_lambda");
+  REQUIRE(p.evolve.invalid.size() == 2);
+  CHECK(p.evolve.invalid[0].kind == "loss_above");
+  CHECK(p.evolve.invalid[0].value == Approx(5.5));
+  CHECK(p.evolve.invalid[1].kind == "loss_jump");
+  CHECK(p.fns.count("spring_impulse"));
+  CHECK(p.fns.count("free_velocity"));
+}
+
+TEST_CASE("--set overrides apply before the checks", "[sema]") {
+  sema::CheckOptions o;
+  o.overrides = {{"evolve.population", "50"},
+                 {"world.steps", "200"},
+                 {"evolve.learn.iterations", "3"},
+                 {"world.checkpoint", "10"},
+                 {"world.physics", "mass_spring_friction"}};
+  auto c = test::checkPath(kSrc + "/examples/eldir.evo", o);
+  INFO(c->all());
+  REQUIRE(c->program);
+  CHECK(c->program->evolve.population == 50);
+  CHECK(c->program->world.steps == 200);
+  CHECK(c->program->evolve.learn.iterations == 3);
+  CHECK(c->program->world.checkpoint == 10);
+  CHECK(c->program->physics->name.name == "mass_spring_friction");
+
+  sema::CheckOptions bad;
+  bad.overrides = {{"evolve.populaton", "5"}, {"world.steps", "0"}};
+  auto d = test::checkPath(kSrc + "/examples/eldir.evo", bad);
+  CHECK(!d->program);
+  REQUIRE(d->lines().size() == 1);
+  CHECK(d->lines()[0] == "evoc: error: unknown setting 'evolve.populaton' in --set; did you "
+                         "mean 'evolve.population'?");
+  sema::CheckOptions zero;
+  zero.overrides = {{"world.steps", "0"}};
+  auto e = test::checkPath(kSrc + "/examples/eldir.evo", zero);
+  REQUIRE(e->lines().size() == 1);
+  CHECK(e->lines()[0] == "<--set world.steps>:1:17: error: world.steps must be at least 1 (it "
+                         "counts the states x[0] .. x[steps - 1])");
+}
+
+TEST_CASE("requireExperiment rejects a library file", "[sema]") {
+  sema::CheckOptions o;
+  o.requireExperiment = true;
+  auto c = test::checkPath(kSrc + "/stdlib/physics/mass_spring.evo", o);
+  CHECK(!c->program);
+  CHECK(c->all().find("no 'world' block") != std::string::npos);
+}
+
+/// Visits every expression under a statement list.
+static void forEachExpr(const std::vector<StmtPtr> &stmts, const std::function<void(const Expr &)> &f) {
+  std::function<void(const Expr &)> walk = [&](const Expr &e) {
+    f(e);
+    if (auto *m = dynCast<MemberExpr>(&e))
+      walk(*m->base);
+    if (auto *b = dynCast<BinaryExpr>(&e))
+      walk(*b->lhs), walk(*b->rhs);
+    if (auto *u = dynCast<UnaryExpr>(&e))
+      walk(*u->operand);
+    if (auto *i = dynCast<IfExpr>(&e))
+      walk(*i->cond), walk(*i->thenExpr), walk(*i->elseExpr);
+    if (auto *c = dynCast<CallExpr>(&e))
+      for (auto &a : c->args)
+        walk(*a);
+    if (auto *x = dynCast<IndexExpr>(&e))
+      walk(*x->base), walk(*x->index);
+  };
+  for (auto &s : stmts) {
+    if (auto *l = dynCast<LetStmt>(s.get()))
+      walk(*l->value);
+    if (auto *a = dynCast<AssignStmt>(s.get()))
+      walk(*a->target), walk(*a->value);
+    if (auto *r = dynCast<ReturnStmt>(s.get()))
+      walk(*r->value);
+    if (auto *fr = dynCast<ForStmt>(s.get()))
+      forEachExpr(fr->body, f);
+  }
+}
+
+TEST_CASE("annotations: every name resolved and typed in the physics step", "[sema]") {
+  auto c = test::checkPath(kSrc + "/examples/eldir.evo");
+  REQUIRE(c->program);
+  const PhysicsDecl &ph = *c->program->physics;
+  const SetDecl *point = ph.findSet("point");
+  const SetDecl *spring = ph.findSet("spring");
+  REQUIRE(point);
+  REQUIRE(spring);
+  CHECK(spring->endpoints[0].target == point);
+  int names = 0, members = 0;
+  forEachExpr(ph.step, [&](const Expr &e) {
+    CHECK(!e.type.isError());
+    if (auto *n = dynCast<NameExpr>(&e)) {
+      ++names;
+      CHECK(n->ref != NameRef::Unresolved);
+    }
+    if (auto *m = dynCast<MemberExpr>(&e)) {
+      ++members;
+      CHECK(m->ref != MemberRef::Unresolved);
+    }
+    if (auto *call = dynCast<CallExpr>(&e))
+      CHECK(call->ref != CallRef::Unresolved);
+  });
+  CHECK(names > 20);
+  CHECK(members > 20);
+  auto *springLoop = dynCast<ForStmt>(ph.step[0].get());
+  REQUIRE(springLoop);
+  CHECK(springLoop->set == spring);
+  auto *let = dynCast<LetStmt>(springLoop->body[0].get());
+  REQUIRE(let);
+  CHECK(let->type == Type::vec(2));
+  auto *call = dynCast<CallExpr>(let->value.get());
+  REQUIRE(call);
+  CHECK(call->ref == CallRef::Fn);
+  REQUIRE(call->fn);
+  CHECK(call->fn->name.name == "spring_impulse");
+  // s.a.x - s.b.x: a gather through endpoint a.
+  auto *diff = dynCast<BinaryExpr>(call->args[0].get());
+  REQUIRE(diff);
+  auto *sax = dynCast<MemberExpr>(diff->lhs.get());
+  REQUIRE(sax);
+  CHECK(sax->ref == MemberRef::Field);
+  CHECK(sax->field == point->findField("x"));
+  auto *sa = dynCast<MemberExpr>(sax->base.get());
+  REQUIRE(sa);
+  CHECK(sa->ref == MemberRef::Endpoint);
+  CHECK(sa->endpoint == &spring->endpoints[0]);
+  CHECK(sa->type.kind == TypeKind::Element);
+  CHECK(sa->type.set == point);
+  auto *sname = dynCast<NameExpr>(sa->base.get());
+  REQUIRE(sname);
+  CHECK(sname->ref == NameRef::Element);
+  CHECK(sname->loop == springLoop);
+  auto *acc = dynCast<AssignStmt>(springLoop->body[1].get());
+  REQUIRE(acc);
+  CHECK(acc->ref == AssignRef::Accumulate);
+  CHECK(acc->field == point->findField("dv"));
+  CHECK(acc->through == &spring->endpoints[0]);
+  auto *pointLoop = dynCast<ForStmt>(ph.step[1].get());
+  REQUIRE(pointLoop);
+  auto *next = dynCast<AssignStmt>(pointLoop->body.back().get());
+  REQUIRE(next);
+  CHECK(next->ref == AssignRef::NextState);
+  CHECK(next->field == point->findField("v"));
+  CHECK(next->through == nullptr);
+  // world.ground.height resolves to its value.
+  auto *g = dynCast<LetStmt>(pointLoop->body[0].get());
+  REQUIRE(g);
+  auto *h = dynCast<MemberExpr>(g->value.get());
+  REQUIRE(h);
+  CHECK(h->ref == MemberRef::WorldSetting);
+  CHECK(h->worldKey == "ground.height");
+  CHECK(h->constValue == Approx(0.1));
+}
+
+TEST_CASE("annotations: controller and loss", "[sema]") {
+  auto c = test::checkPath(kSrc + "/examples/eldir.evo");
+  REQUIRE(c->program);
+  const ControllerDecl &mlp = *c->program->controller;
+  const SetDecl *point = c->program->physics->findSet("point");
+  REQUIRE(mlp.inputs.size() == 5);
+  auto *sw = dynCast<CallExpr>(mlp.inputs[0].get());
+  REQUIRE(sw);
+  CHECK(sw->builtin == Builtin::SinWaves);
+  CHECK(mlp.inputs[1]->type.kind == TypeKind::Vec);
+  CHECK(mlp.inputs[1]->type.set == point);
+  CHECK(mlp.inputs[3]->type == Type::scalar());
+  CHECK(mlp.lets[0]->type == Type::vec(2)); // com = mean(point.x)
+  REQUIRE(mlp.hidden.size() == 1);
+  CHECK(mlp.hidden[0].unitsValue == 32);
+  REQUIRE(mlp.outputs.size() == 1);
+  CHECK(mlp.outputs[0].field == c->program->physics->findSet("spring")->findField("act"));
+  // loss = -mean(point.x[T].x - point.x[0].x)
+  const LossDecl &loss = *c->program->loss;
+  CHECK(loss.value->type == Type::scalar());
+  auto *neg = dynCast<UnaryExpr>(loss.value.get());
+  REQUIRE(neg);
+  auto *mean = dynCast<CallExpr>(neg->operand.get());
+  REQUIRE(mean);
+  CHECK(mean->builtin == Builtin::Mean);
+  auto *diff = dynCast<BinaryExpr>(mean->args[0].get());
+  REQUIRE(diff);
+  CHECK(diff->type.set == point);
+  auto *last = dynCast<IndexExpr>(dynCast<MemberExpr>(diff->lhs.get())->base.get());
+  REQUIRE(last);
+  CHECK(last->timeIsConstant);
+  CHECK(last->timeValue == 999);
+  auto *first = dynCast<IndexExpr>(dynCast<MemberExpr>(diff->rhs.get())->base.get());
+  REQUIRE(first);
+  CHECK(first->timeValue == 0);
+}
+
+TEST_CASE("windows: bounds and window-relative times", "[sema]") {
+  auto c = test::checkText(R"(import "physics/mass_spring.evo";
+world { steps = 100; physics = mass_spring_noslip; }
+controller c { inputs = point.v; hidden = 4 tanh; outputs = spring.act tanh; }
+loss speed = -mean(t in 1..T: mean(point.x[t].x - point.x[t - 1].x)) / world.dt;
+)", kSrc + "/examples/t.evo");
+  INFO(c->all());
+  REQUIRE(c->program);
+  auto *div = dynCast<BinaryExpr>(c->program->loss->value.get());
+  REQUIRE(div);
+  auto *neg = dynCast<UnaryExpr>(div->lhs.get());
+  REQUIRE(neg);
+  auto *w = dynCast<WindowExpr>(neg->operand.get());
+  REQUIRE(w);
+  CHECK(w->loValue == 1);
+  CHECK(w->hiValue == 99);
+}
+
+TEST_CASE("several errors in one run; warnings do not fail a check", "[sema]") {
+  auto c = test::checkText("fn f(x: scalar) -> scalar {\n  let u = 1;\n  return y + z;\n}\n"
+                           "fn g(x: scalar) -> vec2 { return x; }\n");
+  CHECK(!c->program);
+  auto l = c->lines();
+  REQUIRE(l.size() == 5);
+  CHECK(l[0] == "t.evo:3:10: error: undefined name 'y'");
+  CHECK(l[1] == "t.evo:3:14: error: undefined name 'z'");
+  CHECK(l[2] == "t.evo:2:7: warning: unused let 'u'");
+  CHECK(l[3] == "t.evo:5:34: error: fn 'g' returns vec2, but this is scalar");
+  auto w = test::checkText("fn f(x: scalar) -> scalar {\n  let u = 1;\n  return x;\n}\n");
+  CHECK(w->program);
+  CHECK(w->diags.warningCount() == 1);
+}
+
+TEST_CASE("a grammar body evaluates to rules", "[sema]") {
+  auto c = test::checkText(R"(part seg {
+  points = [(0, 0), (1, 0), (0, 1), (1, 1)];
+  springs = [(0, 1), (1, 3), (3, 2), (2, 0), (0, 3)];
+  ports = left(0, 2), right(1, 3), down(0, 1);
+}
+part foot { points = [(0, 0), (1, 0), (0.5, 1)]; springs = [(0, 1), (1, 2), (2, 0)]; ports = up(2); }
+grammar Walker {
+  start = Body;
+  Body -> seg(right: Trunk, down: Leg);
+  Trunk -> seg(right: Trunk, down: Leg) @ 0.5 | seg(down: Leg);
+  Leg -> foot;
+}
+body grammar W { grammar = Walker; max_parts = 12; scale = 0.1; }
+mutation { add p = 0.3; remove p = 0.2; rearrange p = 0.3; combine p = 0.2; }
+)");
+  INFO(c->all());
+  REQUIRE(c->program);
+  const auto &p = *c->program;
+  REQUIRE(p.grammars.size() == 1);
+  CHECK(p.grammars[0].start == "Body");
+  REQUIRE(p.grammars[0].rules.size() == 3);
+  CHECK(p.grammars[0].rules[1].alternatives[0].weight == Approx(0.5));
+  CHECK(p.grammars[0].rules[1].alternatives[1].ports.size() == 1);
+  CHECK(p.body.kind == BodyKind::Grammar);
+  CHECK(p.body.grammar == "Walker");
+  CHECK(p.body.maxParts == 12);
+  REQUIRE(p.mutations.size() == 4);
+  CHECK(p.mutations[3].op == "combine");
+  CHECK(p.mutations[3].constant);
+  CHECK(p.mutations[3].rate == Approx(0.2));
+}
