@@ -52,6 +52,7 @@ private:
   std::vector<bool> activeBuf_;           // buffer -> loads are active
   std::vector<int> adjBuf_;               // buffer -> its adjoint buffer, -1 none
   std::vector<const ir::Block *> defBlock_;
+  std::map<ValueId, const ir::Inst *> constDefs_; // forward ConstF definitions
   std::vector<bool> usedNested_;          // used in a block nested in its own
   std::vector<ValueId> adjSlot_;          // forward id -> adj local slot
   std::vector<std::vector<ValueId>> adjList_;

@@ -5,6 +5,7 @@
 // partial derivative is a forward value (which may be inf/NaN in a branch a
 // select did not take) are guarded: select(a == 0, 0, a * partial), so a zero
 // adjoint stays exactly zero and nothing leaks from untaken branches.
+#include <cmath>
 #include <limits>
 
 #include "autodiff/AdjointEmitter.h"
@@ -26,6 +27,11 @@ void AdjointEmitter::rule(const Inst &in, ValueId a) {
   auto x = [&](int k) { return mapped(in.args[k]); };
   ValueId r = mapped(in.result);
   auto mulG = [&](ValueId p) { return guard(a, b_.mul(a, p)); };
+  // A finite nonzero constant partial needs no guard.
+  auto finiteConst = [&](int k) {
+    const Inst *d = constDefs_.count(in.args[k]) ? constDefs_.at(in.args[k]) : nullptr;
+    return d && std::isfinite(d->f) && d->f != 0;
+  };
   switch (in.op) {
   case Op::Add:
     addAdj(arg(0), a);
@@ -38,13 +44,13 @@ void AdjointEmitter::rule(const Inst &in, ValueId a) {
     break;
   case Op::Mul:
     if (act(0))
-      addAdj(arg(0), mulG(x(1)));
+      addAdj(arg(0), finiteConst(1) ? b_.mul(a, x(1)) : mulG(x(1)));
     if (act(1))
-      addAdj(arg(1), mulG(x(0)));
+      addAdj(arg(1), finiteConst(0) ? b_.mul(a, x(0)) : mulG(x(0)));
     break;
   case Op::Div: // r = x / y: dx = a / y, dy = -a * r / y
     if (act(0))
-      addAdj(arg(0), guard(a, b_.div(a, x(1))));
+      addAdj(arg(0), finiteConst(1) ? b_.div(a, x(1)) : guard(a, b_.div(a, x(1))));
     if (act(1))
       addAdj(arg(1), guard(a, b_.op(Op::Neg, {b_.div(b_.mul(a, r), x(1))})));
     break;

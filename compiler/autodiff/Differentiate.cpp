@@ -42,6 +42,8 @@ void AdjointEmitter::analyse(const Block &b, std::vector<const Inst *> &loops) {
       defBlock_[in.result] = &b;
     if (in.op == Op::Local)
       slots_[in.result].block = &b;
+    if (in.op == Op::ConstF)
+      constDefs_[in.result] = &in;
     if (slotOp && in.op != Op::LocalGet) {
       SlotInfo &s = slots_[in.args[0]];
       // The chain: the loops between the slot's declaring block and here.
