@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "Backends.h"
 #include "MassSpring.h"
@@ -217,4 +218,26 @@ TEST_CASE("mass-spring rollouts agree with the interpreter on every back end",
       CHECK(worst <= be.rtol);
     }
   }
+}
+
+TEST_CASE("compiled kernels may be called from several threads at once", "[llvm][threads]") {
+  testing::MassSpringIds ids;
+  ir::Module m = testing::makeMassSpringModule(ids);
+  codegen::CompileOptions opts;
+  opts.useCache = false;
+  auto exe = codegen::compile(m, codegen::BackendKind::Cpu, opts);
+  std::mt19937_64 rng(11);
+  std::vector<testing::MassSpringRobot> robots;
+  for (int i = 0; i < 8; ++i)
+    robots.push_back(testing::makeRandomRobot(rng, 3 + i % 3, 4 + i % 4));
+  std::vector<double> serial, parallel(robots.size());
+  for (const auto &r : robots)
+    serial.push_back(testing::rollout(m, ids, *exe, r, 200));
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < robots.size(); ++i)
+    threads.emplace_back([&, i] { parallel[i] = testing::rollout(m, ids, *exe, robots[i], 200); });
+  for (auto &t : threads)
+    t.join();
+  for (size_t i = 0; i < robots.size(); ++i)
+    CHECK(parallel[i] == serial[i]);
 }
