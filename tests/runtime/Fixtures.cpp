@@ -55,6 +55,11 @@ Module chainModule(const ChainOptions &o) {
   int in = buf(m, "ctrl.in", Type::F, Role::Temp, {input}, 1);
   int vinc = buf(m, "point.vinc", Type::F, Role::Temp, {point}, 2);
   int loss = buf(m, "loss", Type::F, Role::Output, {}, 1);
+  int xf = -1;
+  if (o.fixedTime >= 0) {
+    xf = buf(m, "point.x@fixed", Type::F, Role::State, {point}, 2, "point.x", TimeRef::Fixed);
+    m.buffers[xf].fixedTime = o.fixedTime;
+  }
   int carry = -1;
   if (o.carryField)
     carry = buf(m, "point.mass", Type::F, Role::State, {point}, 1);
@@ -132,6 +137,14 @@ Module chainModule(const ChainOptions &o) {
     b.endLoop();
     ValueId np = b.op(Op::IToF, {b.size(point)});
     b.accAdd(loss, b.constI(0), b.op(Op::Neg, {b.div(b.localGet(l), np)}));
+    if (xf >= 0) {
+      ValueId lf = b.local(0);
+      ValueId j = b.beginLoop(point);
+      ValueId jd = b.op(Op::IAdd, {b.op(Op::IMul, {j, b.constI(2)}), b.constI(1)});
+      b.localUpdate(Op::LocalAdd, lf, b.load(xf, jd));
+      b.endLoop();
+      b.accAdd(loss, b.constI(0), b.mul(b.constF(0.5), b.div(b.localGet(lf), np)));
+    }
   }
   if (o.lossStep) {
     m.kernels.emplace_back();

@@ -4,7 +4,10 @@
 #include <cmath>
 
 #include "Fixtures.h"
+#include <atomic>
+
 #include "core/JsonIO.h"
+#include "core/ThreadPool.h"
 #include "core/Train.h"
 #include "support/Error.h"
 
@@ -160,4 +163,28 @@ TEST_CASE("simulate: PARAMS.json in, OUT.json out, bad params named", "[train][s
   CHECK_THROWS_WITH(simulate(m, *exe, robots, params, o), Catch::Contains("robot 0, field"));
   params.pop_back();
   CHECK_THROWS_WITH(simulate(m, *exe, robots, params, o), Catch::Contains("1 robots"));
+}
+
+TEST_CASE("Thread pool: every item once, exceptions reach the caller", "[threads]") {
+  ThreadPool pool(3);
+  CHECK(pool.size() == 3);
+  for (int n : {0, 1, 7, 100}) {
+    std::vector<int> hits(size_t(n), 0);
+    std::vector<std::atomic<int>> workers(3);
+    pool.parallelFor(n, [&](int i, int w) {
+      ++hits[size_t(i)];
+      ++workers[size_t(w)];
+    });
+    for (int h : hits)
+      CHECK(h == 1);
+  }
+  CHECK_THROWS_WITH(pool.parallelFor(50,
+                                     [](int i, int) {
+                                       if (i == 13)
+                                         throw Error("item 13 failed");
+                                     }),
+                    "item 13 failed");
+  int count = 0;
+  pool.parallelFor(5, [&](int, int) { __atomic_add_fetch(&count, 1, __ATOMIC_SEQ_CST); });
+  CHECK(count == 5);
 }
