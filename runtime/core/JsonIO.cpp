@@ -152,8 +152,9 @@ std::vector<Robot> parseRobotsJson(const std::string &text, const std::string &s
       std::string where = fmt::format("{}, point {}", at, i);
       const json &p = array(pts[i], where);
       if (int(p.size()) != R.dim)
-        throw Error(fmt::format("{} has {} coordinates, expected {} like the robot's first point",
-                                where, p.size(), R.dim));
+        throw Error(fmt::format("{} has {} coordinates, expected {} ({})", where, p.size(), R.dim,
+                                dim > 0 ? fmt::format("the experiment is {}D", dim)
+                                        : "like the robot's first point"));
       for (int c = 0; c < R.dim; ++c)
         R.points.push_back(number(p[c], fmt::format("{}, coordinate {}", where, coordName(c))));
     }

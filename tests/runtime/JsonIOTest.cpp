@@ -84,6 +84,15 @@ TEST_CASE("ROBOTS.json: errors name the robot and the field", "[json]") {
   e = robotsError(R"({"robots": [{"points": [[0,0],[1,0,2]], "springs": []}]})");
   CHECK(e.find("robot 0, point 1 has 3 coordinates, expected 2") != std::string::npos);
 
+  try {
+    parseRobotsJson(R"({"robots": [{"points": [[0,0,0]], "springs": []}]})", "r.json", 2);
+    FAIL("3D point accepted in a 2D experiment");
+  } catch (const Error &err) {
+    CHECK(std::string(err.what()).find("point 0 has 3 coordinates, expected 2 (the experiment is 2D)") !=
+          std::string::npos);
+  }
+  CHECK_THROWS_WITH(readRobotsFile("/nonexistent/robots.json"), Catch::Contains("cannot read"));
+
   e = robotsError(R"({"robots": [{"points": [[0,0],[1,0]], "springs": [[0, 1, 1, 1]]}]})");
   CHECK(e.find("robot 0, spring 0 has 4 entries, expected 5") != std::string::npos);
 
