@@ -195,6 +195,7 @@ void Checker::checkFns() {
 }
 
 void Checker::checkPhysics(PhysicsDecl &p) {
+  const int errorsBefore = diags.errorCount();
   // Sets, endpoints and fields.
   std::map<std::string, SetDecl *> sets;
   for (auto &s : p.sets) {
@@ -377,9 +378,24 @@ void Checker::checkPhysics(PhysicsDecl &p) {
     accumulated.insert(accumulatedHere.begin(), accumulatedHere.end());
   }
   warnUnused(cx.scopes.back());
+  if (p.stepRange.begin.line == 0)
+    diags.error(p.name.range, "physics " + q(p.name.name) + " has no 'step { ... }'");
+  else if (diags.errorCount() == errorsBefore)
+    for (auto &s : p.sets)
+      for (auto &f : s->fields) {
+        std::string fname = q(s->name.name + "." + f->name.name);
+        if (f->kind == FieldKind::State && !stateWrites.count(f.get()))
+          diags.warning(f->name.range, "state " + fname + " is never written by the step, so it "
+                                       "never changes; declare it 'body' if it is constant");
+        if (f->kind == FieldKind::Temp && !accumulated.count(f.get()))
+          diags.warning(f->name.range, "nothing accumulates into temp " + fname +
+                                           ", so it is always zero");
+      }
 
   // Inputs read by the step must be written by the controller's outputs.
-  if (&p != out.world.physics || !haveWorld)
+  // With controllers declared but none selected, the selection was reported.
+  if (&p != out.world.physics || !haveWorld ||
+      (!out.evolve.learn.controller && !controllers.empty()))
     return;
   for (auto &[f, where] : inputsRead) {
     const ControllerDecl *c = out.evolve.learn.controller;
