@@ -1,0 +1,248 @@
+// Typing calls: builtins (element-wise math, reductions over a set,
+// sin_waves) and user fns, with arity and argument types.
+#include "sema/Typer.h"
+
+namespace evoc::sema {
+
+using namespace ast;
+
+namespace {
+
+struct BuiltinInfo {
+  const char *name;
+  Builtin id;
+  int minArgs, maxArgs;
+};
+
+const BuiltinInfo kBuiltins[] = {
+    {"norm", Builtin::Norm, 1, 1},   {"dot", Builtin::Dot, 2, 2},
+    {"clamp", Builtin::Clamp, 3, 3}, {"abs", Builtin::Abs, 1, 1},
+    {"min", Builtin::Min, 1, 2},     {"max", Builtin::Max, 1, 2},
+    {"exp", Builtin::Exp, 1, 1},     {"log", Builtin::Log, 1, 1},
+    {"sin", Builtin::Sin, 1, 1},     {"cos", Builtin::Cos, 1, 1},
+    {"tanh", Builtin::Tanh, 1, 1},   {"sqrt", Builtin::Sqrt, 1, 1},
+    {"pow", Builtin::Pow, 2, 2},     {"floor", Builtin::Floor, 1, 1},
+    {"vec2", Builtin::Vec2, 2, 2},   {"vec3", Builtin::Vec3, 3, 3},
+    {"sum", Builtin::Sum, 1, 1},     {"mean", Builtin::Mean, 1, 1},
+    {"sin_waves", Builtin::SinWaves, 1, 1},
+};
+
+} // namespace
+
+Type Typer::call(CallExpr &c) {
+  const std::string &fname = c.callee.name;
+  const BuiltinInfo *bi = nullptr;
+  for (const auto &b : kBuiltins)
+    if (fname == b.name)
+      bi = &b;
+  if (!bi) {
+    auto d = C.names.find(fname);
+    if (d != C.names.end() && d->second->kind == DeclKind::Fn)
+      return fnCall(c, *cast<FnDecl>(d->second));
+    if (d != C.names.end()) {
+      diags.error(c.callee.range, q(fname) + " is not a function")
+          .note(d->second->name.range, q(fname) + " is declared here");
+      return err();
+    }
+    std::vector<std::string> cands;
+    for (const auto &b : kBuiltins)
+      cands.push_back(b.name);
+    for (auto *f : C.fns)
+      cands.push_back(f->name.name);
+    C.undefined(c.callee.range, "function", fname, cands);
+    return err();
+  }
+  c.ref = CallRef::Builtin;
+  c.builtin = bi->id;
+  int n = int(c.args.size());
+  if (bi->id == Builtin::SinWaves)
+    return sinWaves(c);
+  if (!c.namedArgs.empty()) {
+    diags.error(c.namedArgs[0].name.range, q(fname) + " takes no named arguments");
+    return err();
+  }
+  if (n < bi->minArgs || n > bi->maxArgs) {
+    std::string want = bi->minArgs == bi->maxArgs ? std::to_string(bi->minArgs)
+                                                  : std::to_string(bi->minArgs) + " or " +
+                                                        std::to_string(bi->maxArgs);
+    diags.error(c.range, q(fname) + " takes " + want + " argument" +
+                             (bi->maxArgs == 1 ? "" : "s") + ", not " + std::to_string(n));
+    for (auto &a : c.args)
+      check(*a);
+    return err();
+  }
+  std::vector<Type> ts;
+  for (auto &a : c.args)
+    ts.push_back(check(*a));
+  for (auto &t : ts)
+    if (t.isError())
+      return err();
+  // Reductions over a set.
+  if (bi->id == Builtin::Sum || bi->id == Builtin::Mean ||
+      ((bi->id == Builtin::Min || bi->id == Builtin::Max) && n == 1)) {
+    if (bi->id == Builtin::Min)
+      c.builtin = Builtin::ReduceMin;
+    if (bi->id == Builtin::Max)
+      c.builtin = Builtin::ReduceMax;
+    if (!ts[0].isField() || !ts[0].isNumeric()) {
+      diags.error(c.args[0]->range, fname + "(x) reduces a field over its set, and this is " +
+                                        typeToString(ts[0]) +
+                                        (n == 1 && (fname == "min" || fname == "max")
+                                             ? "; for two values write " + fname + "(a, b)"
+                                             : ""));
+      return err();
+    }
+    if (cx.ctx == Ctx::Fn) {
+      diags.error(c.range, "a fn cannot reduce over a set");
+      return err();
+    }
+    Type r = ts[0];
+    r.set = nullptr;
+    if (r.kind == TypeKind::Int)
+      r.kind = TypeKind::Scalar;
+    return r;
+  }
+  const SetDecl *set = nullptr;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    if (!ts[i].isNumeric()) {
+      diags.error(c.args[i]->range, q(fname) + " needs numbers, not " + typeToString(ts[i]));
+      return err();
+    }
+    if (!combine(Type{ts[i].kind, 1, set}, ts[i], c.range, set))
+      return err();
+  }
+  auto argScalar = [&](size_t i) {
+    if (!isScalarLike(ts[i])) {
+      diags.error(c.args[i]->range, "argument " + std::to_string(i + 1) + " of " + q(fname) +
+                                        " must be a scalar, not " + typeToString(ts[i]));
+      return false;
+    }
+    return true;
+  };
+  switch (bi->id) {
+  case Builtin::Norm:
+    if (ts[0].kind != TypeKind::Vec) {
+      diags.error(c.args[0]->range, "norm() takes a vector, not " + typeToString(ts[0]) +
+                                        "; use abs() for a scalar");
+      return err();
+    }
+    return {TypeKind::Scalar, 1, set};
+  case Builtin::Dot:
+    if (ts[0].kind != TypeKind::Vec || ts[1].kind != TypeKind::Vec || ts[0].width != ts[1].width) {
+      diags.error(c.range, "dot() takes two vectors of the same size, not " +
+                               typeToString(ts[0]) + " and " + typeToString(ts[1]));
+      return err();
+    }
+    return {TypeKind::Scalar, 1, set};
+  case Builtin::Vec2:
+  case Builtin::Vec3:
+    for (size_t i = 0; i < ts.size(); ++i)
+      if (!argScalar(i))
+        return err();
+    if (bi->id == Builtin::Vec3 && C.out.world.dim == 2 && C.haveWorld)
+      diags.error(c.range, "vec3 in a dim = 2 world; use vec2");
+    if (bi->id == Builtin::Vec2 && C.out.world.dim == 3 && C.haveWorld)
+      diags.error(c.range, "vec2 in a dim = 3 world; use vec3");
+    return {TypeKind::Vec, bi->id == Builtin::Vec2 ? 2 : 3, set};
+  case Builtin::Clamp:
+    if (!argScalar(1) || !argScalar(2))
+      return err();
+    [[fallthrough]];
+  default: {
+    // Element-wise on scalars or vectors; two-argument forms need equal shapes
+    // or a scalar second argument.
+    Type r = ts[0];
+    if (r.kind == TypeKind::Int)
+      r.kind = TypeKind::Scalar;
+    if ((bi->id == Builtin::Min || bi->id == Builtin::Max || bi->id == Builtin::Pow) &&
+        !(isScalarLike(ts[1]) || (ts[1].kind == TypeKind::Vec && ts[1].width == ts[0].width &&
+                                  ts[0].kind == TypeKind::Vec))) {
+      diags.error(c.range, q(fname) + " of " + typeToString(ts[0]) + " and " +
+                               typeToString(ts[1]) + " is not defined");
+      return err();
+    }
+    if (ts[0].kind != TypeKind::Vec && ts.size() > 1 && ts[1].kind == TypeKind::Vec) {
+      diags.error(c.range, q(fname) + " of " + typeToString(ts[0]) + " and " +
+                               typeToString(ts[1]) + " is not defined");
+      return err();
+    }
+    r.set = set;
+    return r;
+  }
+  }
+}
+
+Type Typer::sinWaves(CallExpr &c) {
+  if (!cx.allowSinWaves) {
+    diags.error(c.range, "sin_waves(..) is a controller input; use it in 'inputs = ...'");
+    return err();
+  }
+  cx.allowSinWaves = false;
+  if (c.args.size() != 1) {
+    diags.error(c.range, "sin_waves takes the number of waves and omega: "
+                         "sin_waves(10, omega = 10)");
+    return err();
+  }
+  auto n = C.evalInt(*c.args[0], "sin_waves count");
+  if (n && *n < 1)
+    diags.error(c.args[0]->range, "sin_waves needs at least one wave");
+  c.args[0]->type = Type::scalar();
+  bool haveOmega = false;
+  for (auto &na : c.namedArgs) {
+    if (na.name.name != "omega") {
+      diags.error(na.name.range, "unknown argument " + q(na.name.name) +
+                                     " of sin_waves; expected omega");
+      continue;
+    }
+    haveOmega = true;
+    C.evalNumber(*na.value, "omega");
+    na.value->type = Type::scalar();
+  }
+  if (!haveOmega)
+    diags.error(c.range, "sin_waves needs its angular frequency: sin_waves(N, omega = W)");
+  return Type::scalar();
+}
+
+Type Typer::fnCall(CallExpr &c, const FnDecl &fn) {
+  c.ref = CallRef::Fn;
+  c.fn = &fn;
+  if (!c.namedArgs.empty())
+    diags.error(c.namedArgs[0].name.range, "fn arguments are positional");
+  if (c.args.size() != fn.params.size()) {
+    diags.error(c.range, q(fn.name.name) + " takes " + std::to_string(fn.params.size()) +
+                             " argument" + (fn.params.size() == 1 ? "" : "s") + ", not " +
+                             std::to_string(c.args.size()))
+        .note(fn.name.range, q(fn.name.name) + " is declared here");
+    for (auto &a : c.args)
+      check(*a);
+    return err();
+  }
+  bool ok = true;
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    Type t = check(*c.args[i]);
+    const Type &want = fn.params[i].type.resolved;
+    if (t.isError() || want.isError()) {
+      ok = false;
+      continue;
+    }
+    if (t.isField()) {
+      diags.error(c.args[i]->range, "fn arguments are single values; this is " +
+                                        typeToString(t));
+      ok = false;
+      continue;
+    }
+    bool match = t == want || (t.kind == TypeKind::Int && want.kind == TypeKind::Scalar);
+    if (!match) {
+      diags.error(c.args[i]->range, "argument " + std::to_string(i + 1) + " of " +
+                                        q(fn.name.name) + " must be " + typeToString(want) +
+                                        ", not " + typeToString(t))
+          .note(fn.params[i].range, "parameter " + q(fn.params[i].name.name) + " is declared here");
+      ok = false;
+    }
+  }
+  if (!ok)
+    return err();
+  return fn.result.resolved;
+}
+
+} // namespace evoc::sema

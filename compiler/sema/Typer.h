@@ -1,0 +1,52 @@
+// Internal to sema: the Typer, which types one expression tree and fills
+// its annotations. Its methods are split over Exprs.cpp (names, members,
+// times, operators) and Calls.cpp (builtins and fn calls).
+#pragma once
+
+#include "sema/Checker.h"
+
+namespace evoc::sema {
+
+class Typer {
+public:
+  Typer(Checker &c, ExprCtx &cx) : C(c), cx(cx), diags(c.diags) {}
+
+  ast::Type check(ast::Expr &e);
+  /// The common element set of two operands, or reports a mismatch.
+  bool combine(const ast::Type &a, const ast::Type &b, const SourceRange &r,
+               const ast::SetDecl *&out);
+  ast::Type dispatch(ast::Expr &e);
+  std::vector<std::string> visibleNames();
+  ast::Type name(ast::NameExpr &n);
+  ast::Type member(ast::MemberExpr &m);
+  /// Reports a field of another set used on this set's element or namespace.
+  void noSuchMember(ast::MemberExpr &m, const ast::SetDecl *s, const std::string &how);
+  ast::Type elementMember(ast::MemberExpr &m, const ast::SetDecl *s);
+  ast::Type setMember(ast::MemberExpr &m, const ast::SetDecl *s, bool timed);
+  ast::Type worldMember(ast::MemberExpr &m);
+  /// A time index: constant (over T) or window variable plus offset.
+  bool timeOf(const ast::Expr &e, const ast::WindowExpr *&win, int64_t &value);
+  ast::Type index(ast::IndexExpr &ix);
+  ast::Type window(ast::WindowExpr &w);
+  ast::Type unary(ast::UnaryExpr &u);
+  ast::Type binary(ast::BinaryExpr &b);
+  ast::Type ifExpr(ast::IfExpr &f);
+  ast::Type call(ast::CallExpr &c);
+  ast::Type sinWaves(ast::CallExpr &c);
+  ast::Type fnCall(ast::CallExpr &c, const ast::FnDecl &fn);
+
+  Checker &C;
+  ExprCtx &cx;
+  DiagnosticEngine &diags;
+
+  ast::Type err() { return ast::Type::error(); }
+};
+
+/// Quotes a name for a message.
+inline std::string q(const std::string &s) { return "'" + s + "'"; }
+/// Scalar or Int (an int promotes to scalar).
+inline bool isScalarLike(const ast::Type &t) {
+  return t.kind == ast::TypeKind::Scalar || t.kind == ast::TypeKind::Int;
+}
+
+} // namespace evoc::sema
