@@ -39,6 +39,7 @@ struct StateField {
 
 /// Module-level facts, computed once per module. The constructor checks the
 /// contract the runtime relies on and throws evoc::Error when it is broken.
+/// It keeps a pointer to the module, which must outlive it.
 struct ModuleInfo {
   explicit ModuleInfo(const ir::Module &m);
 

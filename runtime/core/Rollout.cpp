@@ -203,6 +203,9 @@ void Rollout::runInit(Population &pop, int r) {
   RolloutConfig cfg;
   cfg.steps = 1;
   prepare(pop, r, cfg, false);
+  if (info_.init.empty())
+    return;
+  pop.initialState(r, pinnedState(0), 0.0, -1); // Init kernels see the body's points
   for (int k : info_.init)
     call(k, 0, pinnedState(0), nullptr, nullptr, nullptr);
 }
