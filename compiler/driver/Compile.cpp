@@ -11,7 +11,8 @@
 
 namespace evoc::driver {
 
-static int emitAst(const sema::CheckedProgram &program, const CommonOptions &, std::ostream &out) {
+static int emitAst(const sema::CheckedProgram &program, const SourceManager &,
+                   const CommonOptions &, std::ostream &out) {
   ast::dumpProgram(*program.ast, out);
   return 0;
 }
@@ -30,6 +31,8 @@ static int runCompile(const std::vector<std::string> &args) {
       emit = a.substr(7);
     else if (a == "--emit" && i + 1 < opts.rest.size())
       emit = opts.rest[++i];
+    else if (a.rfind("--dump-after", 0) == 0)
+      ; // read by the IR stages (EmitStages.cpp)
     else
       rest.push_back(a);
   }
@@ -63,7 +66,7 @@ static int runCompile(const std::vector<std::string> &args) {
   auto program = loadChecked(opts, sources, diags);
   if (!program)
     return 1;
-  return kind->emit(*program, opts, std::cout);
+  return kind->emit(*program, sources, opts, std::cout);
 }
 
 static bool registered =

@@ -50,7 +50,8 @@ std::optional<sema::CheckedProgram> loadChecked(const CommonOptions &opts, Sourc
 /// register ir, grad-ir, opt-ir, llvm, cuda.
 struct EmitKind {
   const char *name;
-  int (*emit)(const sema::CheckedProgram &program, const CommonOptions &opts, std::ostream &out);
+  int (*emit)(const sema::CheckedProgram &program, const SourceManager &sources,
+              const CommonOptions &opts, std::ostream &out);
 };
 bool addEmitKind(EmitKind kind);
 const std::vector<EmitKind> &emitKinds();

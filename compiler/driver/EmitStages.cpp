@@ -28,11 +28,8 @@ std::string dumpAfterOption(const CommonOptions &opts) {
   return "";
 }
 
-std::optional<ir::Module> stage(const sema::CheckedProgram &p, const CommonOptions &opts,
-                                Stage s, std::ostream &out) {
-  SourceManager sources; // irgen needs file names only; the program's own are in its AST
-  for (const auto &mod : p.ast->modules)
-    (void)mod;
+std::optional<ir::Module> stage(const sema::CheckedProgram &p, const SourceManager &sources,
+                                const CommonOptions &opts, Stage s, std::ostream &out) {
   DiagnosticEngine diags(sources);
   PipelineOptions po;
   po.stage = s;
@@ -43,26 +40,28 @@ std::optional<ir::Module> stage(const sema::CheckedProgram &p, const CommonOptio
   return m;
 }
 
-int emitIR(const sema::CheckedProgram &p, const CommonOptions &o, std::ostream &out, Stage s) {
-  auto m = stage(p, o, s, out);
+int emitIR(const sema::CheckedProgram &p, const SourceManager &src, const CommonOptions &o,
+           std::ostream &out, Stage s) {
+  auto m = stage(p, src, o, s, out);
   if (!m)
     return 1;
   ir::print(*m, out);
   return 0;
 }
 
-int emitLLVM(const sema::CheckedProgram &p, const CommonOptions &o, std::ostream &out) {
-  auto m = stage(p, o, Stage::Opt, out);
+int emitLLVM(const sema::CheckedProgram &p, const SourceManager &src, const CommonOptions &o,
+             std::ostream &out) {
+  auto m = stage(p, src, o, Stage::Opt, out);
   if (!m)
     return 1;
   out << codegen::emitLLVM(*m, 3);
   return 0;
 }
 
-int emitCudaKind(const sema::CheckedProgram &p, const CommonOptions &o, std::ostream &out,
-                 bool ptx) {
+int emitCudaKind(const sema::CheckedProgram &p, const SourceManager &src, const CommonOptions &o,
+                 std::ostream &out, bool ptx) {
 #ifdef EVOC_HAVE_CUDA
-  auto m = stage(p, o, Stage::Opt, out);
+  auto m = stage(p, src, o, Stage::Opt, out);
   if (!m)
     return 1;
   out << (ptx ? codegen::cuda::emitPtx(*m) : codegen::cuda::emitCuda(*m));
@@ -75,14 +74,22 @@ int emitCudaKind(const sema::CheckedProgram &p, const CommonOptions &o, std::ost
 }
 
 [[maybe_unused]] bool registered =
-    addEmitKind({"ir", [](auto &p, auto &o, auto &out) { return emitIR(p, o, out, Stage::IR); }}) &&
-    addEmitKind({"grad-ir",
-                 [](auto &p, auto &o, auto &out) { return emitIR(p, o, out, Stage::Grad); }}) &&
-    addEmitKind({"opt-ir",
-                 [](auto &p, auto &o, auto &out) { return emitIR(p, o, out, Stage::Opt); }}) &&
+    addEmitKind({"ir", [](auto &p, auto &s, auto &o, auto &out) {
+                   return emitIR(p, s, o, out, Stage::IR);
+                 }}) &&
+    addEmitKind({"grad-ir", [](auto &p, auto &s, auto &o, auto &out) {
+                   return emitIR(p, s, o, out, Stage::Grad);
+                 }}) &&
+    addEmitKind({"opt-ir", [](auto &p, auto &s, auto &o, auto &out) {
+                   return emitIR(p, s, o, out, Stage::Opt);
+                 }}) &&
     addEmitKind({"llvm", emitLLVM}) &&
-    addEmitKind({"cuda", [](auto &p, auto &o, auto &out) { return emitCudaKind(p, o, out, false); }}) &&
-    addEmitKind({"ptx", [](auto &p, auto &o, auto &out) { return emitCudaKind(p, o, out, true); }});
+    addEmitKind({"cuda", [](auto &p, auto &s, auto &o, auto &out) {
+                   return emitCudaKind(p, s, o, out, false);
+                 }}) &&
+    addEmitKind({"ptx", [](auto &p, auto &s, auto &o, auto &out) {
+                   return emitCudaKind(p, s, o, out, true);
+                 }});
 
 } // namespace
 } // namespace evoc::driver
