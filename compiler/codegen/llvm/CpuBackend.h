@@ -57,3 +57,12 @@ std::string emitLLVM(const ir::Module &m, int optLevel = 0, FpMode fp = FpMode::
 std::string hostDescription();
 
 } // namespace evoc::codegen::cpu
+
+namespace evoc::codegen {
+
+/// `evoc compile --emit llvm`: the CPU back end's LLVM IR (see cpu::emitLLVM).
+inline std::string emitLLVM(const ir::Module &m, int optLevel = 0) {
+  return cpu::emitLLVM(m, optLevel);
+}
+
+} // namespace evoc::codegen
