@@ -36,6 +36,8 @@ struct Data {
 /// Result of a gradient check: the worst relative error and where.
 struct GradReport {
   double maxRelErr = 0;
+  /// Normwise: max |ad - fd| / max(largest |fd|, noise floor).
+  double normErr = 0;
   std::string where;
   int checked = 0;
   bool finite = true;
@@ -44,11 +46,13 @@ struct GradReport {
 /// Checks the adjoint of forward kernel `k` (its adjoint must exist) at the
 /// data `d`: J = sum of random weights * every NextState/Output it writes;
 /// the adjoint kernel's accumulated input adjoints are compared against
-/// fourth-order central differences of J. Relative error of an entry is
-/// |ad - fd| / max(|ad|, |fd|, 1e-3 * largest |fd| of its buffer,
-/// 1e-6 * largest |fd| overall) (the floors absorb finite-difference noise
-/// on entries whose true derivative is zero).
-/// Only buffers in `only` are checked when it is not empty.
+/// fourth-order central differences of J at steps 1e-4, 2e-5, 4e-6 (times
+/// 1 + |x|), taking per entry the estimate closer to the adjoint. Relative
+/// error of an entry: |ad - fd| / max(|ad|, |fd|, 1e-3 * largest |fd| of its
+/// buffer, 1e-5 * largest |fd| overall, 1e-5 * sum |terms of J|) (the floors
+/// absorb rounding noise, about 3e-12 * sum |terms| / h, on entries whose
+/// derivative is zero or tiny). Only buffers in `only` are checked when it
+/// is not empty.
 GradReport gradCheck(const ir::Module &m, int k, const Data &d, int64_t t, uint32_t seed,
                      const std::vector<std::string> &only = {});
 
