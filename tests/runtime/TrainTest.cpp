@@ -1,14 +1,15 @@
 // Optimisers, the learning loop, thread-count determinism, `evoc sim`.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cmath>
 
 #include "Fixtures.h"
-#include <atomic>
-
+#include "autodiff/Differentiate.h"
 #include "core/JsonIO.h"
 #include "core/ThreadPool.h"
 #include "core/Train.h"
+#include "ir/Builder.h"
 #include "support/Error.h"
 
 using namespace evoc;
@@ -187,4 +188,35 @@ TEST_CASE("Thread pool: every item once, exceptions reach the caller", "[threads
   int count = 0;
   pool.parallelFor(5, [&](int, int) { __atomic_add_fetch(&count, 1, __ATOMIC_SEQ_CST); });
   CHECK(count == 5);
+}
+
+TEST_CASE("Init kernels run after seeding, before given parameters", "[train]") {
+  ir::Module m = chainModule();
+  {
+    m.kernels.emplace_back();
+    ir::Kernel &k = m.kernels.back();
+    k.name = "init";
+    k.kind = ir::KernelKind::Init;
+    ir::Builder b(m, k);
+    // b[s] = rest[s] + x-coordinate of point 1 (the initial state is visible).
+    ir::ValueId x1 = b.load(m.findBuffer("point.x"), b.constI(2));
+    ir::ValueId s = b.beginLoop(m.findSet("spring"));
+    b.store(m.findBuffer("ctrl.b"), s, b.add(b.load(m.findBuffer("spring.rest"), s), x1));
+    b.endLoop();
+  }
+  autodiff::differentiate(m);
+  ModuleInfo info(m);
+  REQUIRE(info.init.size() == 1);
+  auto exe = interp(m);
+  Robot r = ladderRobot(3);
+  TrainOptions o;
+  o.steps = 10;
+  auto res = train(info, *exe, {r}, o);
+  const auto &bias = res[0].params.at("b").data;
+  for (int s = 0; s < r.numSprings(); ++s)
+    CHECK(bias[size_t(s)] == r.springs[size_t(s)].rest + r.points[2]);
+  std::vector<ParamSet> given = {res[0].params};
+  given[0]["b"].data.assign(given[0]["b"].data.size(), 0.5);
+  auto res2 = train(info, *exe, {r}, o, nullptr, &given);
+  CHECK(res2[0].params.at("b").data == given[0]["b"].data);
 }
