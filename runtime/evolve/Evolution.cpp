@@ -206,6 +206,7 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
     }
   }
   if (options.resume) { // drop log lines of a generation that never completed
+    dir.removeStaleTemporaries();
     for (auto &r : dir.readLog())
       if (r.is_object() && r.value("generation", 1 << 30) <= s.generation)
         log.push_back(r);

@@ -164,6 +164,26 @@ void RunDir::writeFile(const std::string &name, std::string_view text) const {
   writeFileAtomic(dir_ / name, text);
 }
 
+static bool isTemporary(const fs::path &p) {
+  std::string name = p.filename().string();
+  size_t at = name.rfind(".tmp.");
+  return at != std::string::npos && at + 5 < name.size() &&
+         name.find_first_not_of("0123456789", at + 5) == std::string::npos;
+}
+
+void RunDir::removeStaleTemporaries() const {
+  std::error_code ec;
+  for (const auto &e : fs::directory_iterator(dir_, ec)) {
+    if (e.is_directory(ec) && e.path().filename().string().rfind("gen_", 0) == 0) {
+      for (const auto &f : fs::directory_iterator(e.path(), ec))
+        if (isTemporary(f.path()))
+          fs::remove(f.path(), ec);
+    } else if (isTemporary(e.path())) {
+      fs::remove(e.path(), ec);
+    }
+  }
+}
+
 std::vector<nlohmann::json> RunDir::readLog() const {
   std::vector<nlohmann::json> out;
   std::error_code ec;

@@ -55,6 +55,11 @@ public:
   /// Writes DIR/NAME atomically (pictures, extra files).
   void writeFile(const std::string &name, std::string_view text) const;
 
+  /// Removes temporary files left by writes that a kill interrupted
+  /// (NAME.tmp.PID, in DIR and its gen_NNNN folders). Call only when no
+  /// other process writes to this run.
+  void removeStaleTemporaries() const;
+
   /// The log's records, in order.
   std::vector<nlohmann::json> readLog() const;
   /// Rewrites the log atomically with `records`.

@@ -6,17 +6,35 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <thread>
 #include <unistd.h>
 
 namespace evoc::evolve::test {
 
+namespace {
+// Removes this process's scratch directories at exit (a forked child leaves
+// with _exit and removes nothing); EVOC_KEEP_TEST_DIRS=1 keeps them.
+struct ScratchCleanup {
+  std::vector<std::filesystem::path> dirs;
+  ~ScratchCleanup() {
+    if (std::getenv("EVOC_KEEP_TEST_DIRS"))
+      return;
+    std::error_code ec;
+    for (const auto &d : dirs)
+      std::filesystem::remove_all(d, ec);
+  }
+};
+ScratchCleanup cleanup;
+} // namespace
+
 std::filesystem::path scratchDir(const std::string &name) {
   auto p = std::filesystem::temp_directory_path() /
            fmt::format("evoc-evolve-test-{}-{}", ::getpid(), name);
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
+  cleanup.dirs.push_back(p);
   return p;
 }
 

@@ -81,3 +81,4 @@ TEST_CASE("train evaluate: evolution with the real trainer", "[train]") {
   CHECK(test::logWithoutTiming(root / "a") == test::logWithoutTiming(root / "b"));
   CHECK(readTextFile(root / "a" / "best.json") == readTextFile(root / "b" / "best.json"));
 }
+
