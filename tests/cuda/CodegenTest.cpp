@@ -64,6 +64,9 @@ TEST_CASE("planner: parallel loops, reductions, owned and deferred scatter-adds"
   // b1.adj[u] and w1.adj[u * nin + i] are owned by the unit; in.adj[i] is shared.
   REQUIRE(units.deferred.size() == 1);
   CHECK((*units.deferred.begin())->buffer == d.inAdj);
+  // ... owned by the inner loop's element: replayed in parallel over inputs.
+  CHECK(units.transposed.size() == 1);
+  CHECK(step.loops.at(loops[5]).transposed.empty()); // endpoints: no such owner
   const LoopPlan &points = adj.loops.at(al[1]);
   CHECK(points.deferred.size() == 2); // both into centre.adj
   CHECK(points.reduced.size() == 3);
@@ -107,6 +110,10 @@ TEST_CASE("generated CUDA: #line, block reductions, replays, precision", "[cuda]
 
   std::string adj = kernelText(src, d.adj);
   CHECK(adj.find("(serial: cross-iteration dependence)") != std::string::npos);
+  CHECK(std::regex_search(adj, std::regex("for \\(long long (v[0-9]+) = tid; \\1 < sizes\\[" +
+                                          std::to_string(d.input) + "\\]; \\1 \\+= EVOC_BLOCK\\) \\{\n"
+                                          " *for \\(long long v[0-9]+ = 0; v[0-9]+ < sizes\\[" +
+                                          std::to_string(d.unit) + "\\]; \\+\\+v[0-9]+\\) \\{")));
   CHECK(std::regex_search(adj, std::regex("evoc_reduce<1>")));
   CHECK(std::regex_search(adj, std::regex("evoc_reduce<2>")));
   CHECK(std::regex_search(adj, std::regex("= evoc_broadcast\\(l")) == false); // updated locals only

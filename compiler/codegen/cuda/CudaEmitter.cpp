@@ -280,7 +280,7 @@ private:
         line(slot(s) + " = evoc_combine<" + o + ">(" + slot(s) + ", evoc_reduce<" + o + ">(" +
              partial(s) + ", evoc_sh));");
       }
-      if (!lp.deferred.empty()) {
+      if (lp.deferred.size() > lp.transposed.size()) {
         line("if (tid == 0) { // replay deferred scatter-adds in loop order");
         ++indent_;
         line("for (long long " + e + " = 0; " + e + " < " + n + "; ++" + e + ") {");
@@ -290,8 +290,10 @@ private:
         line("}");
         --indent_;
         line("}");
-        line("__syncthreads();");
       }
+      transposedReplay(loop, ctx); // other buffers: may run beside the above
+      if (!lp.deferred.empty())
+        line("__syncthreads();");
     }
     --indent_;
     line("}");
@@ -327,9 +329,48 @@ private:
     return s;
   }
 
+  /// Replays of sites owned by an inner loop's element: parallel over that
+  /// element, each thread walking the outer elements in ascending order.
+  void transposedReplay(const Inst &loop, Ctx &ctx) {
+    const LoopPlan &lp = *ctx.lp;
+    for (const auto &ip : loop.body->insts) {
+      if (ip->op != Op::Loop)
+        continue;
+      std::vector<const Inst *> sites;
+      for (const auto &jp : ip->body->insts)
+        if (lp.transposed.count(jp.get()))
+          sites.push_back(jp.get());
+      if (sites.empty())
+        continue;
+      std::string j = v(ip->body->arg), e = v(loop.body->arg);
+      line("// parallel replay over " + m_.sets[ip->set].name + ": thread j owns target slice j");
+      line("for (long long " + j + " = tid; " + j + " < sizes[" + std::to_string(ip->set) + "]; " +
+           j + " += EVOC_BLOCK) {");
+      ++indent_;
+      line("for (long long " + e + " = 0; " + e + " < sizes[" + std::to_string(loop.set) + "]; ++" +
+           e + ") {");
+      ++indent_;
+      ctx.loops.push_back({ip->body->arg, ip->set});
+      for (const Inst *in : sites) {
+        std::string r = "r" + std::to_string(siteIndex_.at(in)), sl = slotExpr(ctx);
+        loc(in->loc);
+        line(buf(in->buffer) + "[" + r + "i[" + sl + "]] += " + r + "v[" + sl + "];");
+      }
+      ctx.loops.pop_back();
+      --indent_;
+      line("}");
+      --indent_;
+      line("}");
+    }
+  }
+
+  bool serialSite(const Inst &in, const LoopPlan &lp) const {
+    return in.op == Op::AccAdd && lp.deferred.count(&in) && !lp.transposed.count(&in);
+  }
+
   bool hasDeferred(const ir::Block &b, const LoopPlan &lp) const {
     for (const auto &ip : b.insts)
-      if ((ip->op == Op::AccAdd && lp.deferred.count(ip.get())) ||
+      if (serialSite(*ip, lp) ||
           (ip->op == Op::Loop && hasDeferred(*ip->body, lp)))
         return true;
     return false;
@@ -338,7 +379,7 @@ private:
   void replay(const ir::Block &b, Ctx &ctx) {
     for (const auto &ip : b.insts) {
       const Inst &in = *ip;
-      if (in.op == Op::AccAdd && ctx.lp->deferred.count(&in)) {
+      if (serialSite(in, *ctx.lp)) {
         std::string r = "r" + std::to_string(siteIndex_.at(&in)), s = slotExpr(ctx);
         loc(in.loc);
         line(buf(in.buffer) + "[" + r + "i[" + s + "]] += " + r + "v[" + s + "];");

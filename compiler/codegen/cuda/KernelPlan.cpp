@@ -221,7 +221,40 @@ private:
         for (const Access &a : as)
           lp.deferred.insert(a.inst);
     }
+    transpose(loop, lp);
     return lp;
+  }
+
+  /// Finds the deferred sites that can be replayed in parallel (LoopPlan).
+  void transpose(const Inst &loop, LoopPlan &lp) {
+    // Candidate: buffer -> (inner loop, slice) of its first deferred site.
+    std::map<int, std::pair<const Inst *, std::optional<Extent>>> cand;
+    std::set<int> rejected;
+    std::map<const Inst *, const Inst *> where; // deferred site -> inner loop (or null)
+    for (const Inst *site : lp.deferred)
+      where[site] = nullptr;
+    for (const auto &ip : loop.body->insts)
+      if (ip->op == Op::Loop)
+        for (const auto &jp : ip->body->insts)
+          if (where.count(jp.get()))
+            where[jp.get()] = ip.get();
+    for (const auto &[site, inner] : where) {
+      int b = site->buffer;
+      if (rejected.count(b))
+        continue;
+      std::optional<Extent> s =
+          inner ? owned(site->args[0], inner->body->arg) : std::optional<Extent>();
+      if (!s) {
+        rejected.insert(b);
+        continue;
+      }
+      auto [it, fresh] = cand.emplace(b, std::make_pair(inner, s));
+      if (!fresh && (it->second.first != inner || !(*it->second.second == *s)))
+        rejected.insert(b);
+    }
+    for (const auto &[site, inner] : where)
+      if (!rejected.count(site->buffer))
+        lp.transposed[site] = inner;
   }
 
   void collectSites(const Inst &loop, const LoopPlan &lp, std::vector<int> &sets,

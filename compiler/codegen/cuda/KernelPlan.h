@@ -23,6 +23,11 @@ struct LoopPlan {
   /// AccAdds inside the loop whose target may be shared between iterations:
   /// recorded (index, value) in the parallel phase, replayed in loop order.
   std::set<const ir::Inst *> deferred;
+  /// Deferred AccAdds replayed in parallel over the elements of a loop nested
+  /// directly in this one (site -> that loop): every deferred site of their
+  /// buffer sits directly in that loop with an index owned by its element, so
+  /// thread j replays target slice j in the interpreter's order (e ascending).
+  std::map<const ir::Inst *, const ir::Inst *> transposed;
 };
 
 /// A deferred AccAdd and the sets of the loops around it (outermost first):
