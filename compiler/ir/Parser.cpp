@@ -55,7 +55,7 @@ public:
         continue;
       std::string w = next();
       if (w == "module") moduleLine();
-      else if (w == "file") m_.files.push_back(next());
+      else if (w == "file") fileLine();
       else if (w == "set") setLine();
       else if (w == "buffer") bufferLine();
       else if (w == "kernel") kernelLine();
@@ -143,6 +143,16 @@ private:
     }
     out.push_back(cur);
     return out;
+  }
+
+  // The rest of the line, verbatim: file names may hold spaces.
+  void fileLine() {
+    const std::string &l = lines_[ln_];
+    size_t at = l.find("file") + 4;
+    if (at < l.size() && l[at] == ' ')
+      ++at;
+    m_.files.push_back(l.substr(at));
+    pos_ = toks_.size();
   }
 
   void moduleLine() {

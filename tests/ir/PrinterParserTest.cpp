@@ -14,6 +14,7 @@ namespace {
 Module sample() {
   Module m;
   m.name = "sample";
+  m.files = {"examples/eldir.evo", "<--set world.physics>"};
   int point = addSet(m, "point");
   int spring = addSet(m, "spring");
   m.sets[point].fromBody = true;
