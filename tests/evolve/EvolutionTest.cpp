@@ -199,3 +199,20 @@ TEST_CASE("progress: plain lines off a terminal, \\r on one", "[progress]") {
     }
   }
 }
+
+// Engine overhead at the paper's scale (13 x 22, P = 1000) with a free
+// trainer: run by hand with `evoc_evolve_tests "[.bench]"`.
+TEST_CASE("evolution: engine overhead at the paper's scale", "[.bench]") {
+  auto cfg = smallConfig(1000, 3);
+  cfg.body.rows = 13;
+  cfg.body.cols = 22;
+  RunOptions opt;
+  opt.dir = scratchDir("bench") / "run";
+  opt.progress = stderr;
+  opt.forceTty = 0;
+  auto s = runEvolution(cfg, fakeEvaluate(), opt);
+  WARN(fmt::format("{} designs in {:.2f} s: {:.0f} designs/s of engine overhead",
+                   s.designsEvaluated, s.seconds, s.designsEvaluated / s.seconds));
+  for (const char *f : {"state.json", "gen_0002/population.json", "best.json"})
+    WARN(fmt::format("{}: {} KB", f, fs::file_size(opt.dir / f) / 1024));
+}
