@@ -119,6 +119,44 @@ TEST_CASE("evolution: an all-invalid start is an error, not a crash", "[evolutio
   CHECK_THROWS_WITH(runEvolution(cfg, wrongCount, opt), Catch::Contains("returned 1 results"));
 }
 
+TEST_CASE("evolution: a short population refills, trainer rejections count", "[evolution]") {
+  auto dir = scratchDir("refill") / "run";
+  RunOptions opt;
+  opt.dir = dir;
+  opt.progress = nullptr;
+  EvaluateFn fake = fakeEvaluate();
+  // Generation 0: only designs 2 and 5 are valid; later, the trainer itself
+  // rejects every design whose id is a multiple of 5.
+  EvaluateFn picky = [&](const EvalBatch &b) {
+    auto evals = fake(b);
+    for (size_t i = 0; i < evals.size(); ++i) {
+      evals[i].losses = {-0.01 * double(b.ids[i] % 7 + 1)};
+      if (b.generation == 0 ? (b.ids[i] != 2 && b.ids[i] != 5) : b.ids[i] % 5 == 0) {
+        evals[i].valid = false;
+        evals[i].reason = "diverged in the trainer";
+      }
+    }
+    return evals;
+  };
+  runEvolution(smallConfig(8, 3), picky, opt);
+  auto log = RunDir::open(dir).readLog();
+  REQUIRE(log.size() == 3);
+  CHECK(log[0]["population"] == 2);
+  CHECK(log[0]["offspring_valid"] == 2);
+  CHECK(log[1]["population"] == 8); // 2 parents + 8 children, minus rejections
+  json g1 = readJson(dir / "gen_0001" / "population.json");
+  std::vector<int64_t> parents;
+  for (const auto &k : g1["offspring"]) {
+    parents.push_back(k["parent"].get<int64_t>());
+    bool rejected = k["id"].get<uint64_t>() % 5 == 0;
+    CHECK(k["valid"].get<bool>() == !rejected);
+    if (rejected)
+      CHECK(k["reason"] == "diverged in the trainer");
+  }
+  // Parents in rank order (5 has the better fitness), taking turns.
+  CHECK(parents == std::vector<int64_t>{5, 2, 5, 2, 5, 2, 5, 2});
+}
+
 TEST_CASE("evolution: the evaluate batch carries ids, seeds and lattice robots", "[evolution]") {
   auto dir = scratchDir("batch") / "run";
   RunOptions opt;
