@@ -150,8 +150,9 @@ void writePictures(const RunDir &dir, int generation, const LatticeBody &body,
 json configFingerprint(const EvolutionConfig &c) {
   json invalid = json::array();
   for (const auto &r : c.fitness.invalid)
-    invalid.push_back({{"kind", r.kind == InvalidRule::Kind::LossAbove ? "loss_above" : "loss_jump"},
-                       {"threshold", r.threshold}});
+    invalid.push_back(
+        {{"kind", r.kind == InvalidRule::Kind::LossAbove ? "loss_above" : "loss_jump"},
+         {"threshold", r.threshold}});
   const auto &b = c.body;
   return {{"population", c.population},
           {"seed", c.seed},
@@ -160,7 +161,8 @@ json configFingerprint(const EvolutionConfig &c) {
                     {"base_y", b.baseY}, {"fill_holes", b.fillHoles},
                     {"largest_component", b.largestComponent},
                     {"sample_cell_p", b.sampleCellP}, {"sample_actuator_p", b.sampleActuatorP}}},
-          {"mutation", {{"cell_rate", c.mutation.cellRate}, {"until_changed", c.mutation.untilChanged},
+          {"mutation", {{"cell_rate", c.mutation.cellRate},
+                        {"until_changed", c.mutation.untilChanged},
                         {"growth", c.mutation.growth}, {"actuator_rate", c.mutation.actuatorRate},
                         {"max_attempts", c.mutation.maxAttempts}}},
           {"fitness", {{"kind", fitnessName(c.fitness.kind)}, {"invalid", invalid}}},

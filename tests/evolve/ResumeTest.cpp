@@ -64,12 +64,12 @@ TEST_CASE("resume: 2 generations + 2 more equals 4 in one go", "[resume]") {
 
 TEST_CASE("resume: after SIGKILL mid-generation", "[resume]") {
   auto root = scratchDir("kill");
-  const int gens = 8;
+  const int gens = 10;
   runEvolution(smallConfig(6, gens, 21), fakeEvaluate(), quiet(root / "whole"));
   // (log lines to wait for, trainer delay): killed during generation 0's
   // training, during a later generation's training, and (no delay) most
   // likely in the middle of writing files.
-  const std::pair<int, int> cases[] = {{0, 40}, {3, 40}, {2, 0}};
+  const std::pair<int, int> cases[] = {{0, 60}, {3, 60}, {2, 0}};
   for (auto [killAfterLines, sleepMs] : cases) {
     fs::path dir = root / fmt::format("killed{}-{}", killAfterLines, sleepMs);
     pid_t pid = ::fork();
