@@ -2,7 +2,7 @@
 // throughput, speed-up over the interpreter, checkpointed vs full-tape
 // memory and time, cold and warm compile time, all measured in this run.
 //
-//   evoc_cpu_bench [--threads N] [--steps T] [--quick] [--hand-built]
+//   evoc_cpu_bench [--threads N] [--steps T] [--quick] [--hand-built] [--dump-robots DIR]
 //
 // The modules are examples/eldir_small.evo (6x10, friction ground) and
 // examples/eldir.evo (13x22, noslip) through the whole compiler; with
@@ -12,6 +12,7 @@
 #include <iostream>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,7 @@ struct Args {
   int64_t steps = 1000;
   bool quick = false;
   bool handBuilt = false;
+  std::string dumpRobots; // folder for robots_RxC.json (the PyTorch baseline reads them)
 };
 
 Args parse(int argc, char **argv) {
@@ -57,9 +59,11 @@ Args parse(int argc, char **argv) {
       a.quick = true;
     else if (s == "--hand-built")
       a.handBuilt = true;
+    else if (s == "--dump-robots" && i + 1 < argc)
+      a.dumpRobots = argv[++i];
     else {
       std::fprintf(stderr,
-                   "usage: evoc_cpu_bench [--threads N] [--steps T] [--quick] [--hand-built]\n");
+                   "usage: evoc_cpu_bench [--threads N] [--steps T] [--quick] [--hand-built] [--dump-robots DIR]\n");
       std::exit(2);
     }
   }
@@ -170,6 +174,12 @@ void workload(const char *name, int rows, int cols, int nRobots, const Args &a,
               const codegen::Executable &cpu, const codegen::Executable &interp,
               double peakAll, double peakCpu) {
   std::vector<runtime::Robot> robots = randomLatticeRobots(rows, cols, nRobots, 1234);
+  if (!a.dumpRobots.empty()) { // the same bodies for bench/torch_baseline.py
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto &r : robots)
+      all.push_back(evolve::robotToJson(r));
+    std::ofstream(fmt::format("{}/robots_{}x{}.json", a.dumpRobots, rows, cols)) << all.dump();
+  }
   double pts = 0, sps = 0, fwd = 0, adj = 0;
   for (const auto &r : robots) {
     pts += r.numPoints();
