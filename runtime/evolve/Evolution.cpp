@@ -216,7 +216,15 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
   }
 
   Progress progress(options.progress, options.forceTty);
-  if (options.resume)
+  if (options.resume && s.generation + 1 >= config.generations)
+    progress.note(fmt::format("'{}' has already completed generations 0 to {}; to go on, "
+                              "ask for more generations",
+                              options.dir.string(), s.generation));
+  else if (options.resume && s.generation < 0)
+    progress.note(fmt::format("resuming '{}': no generation had completed; starting from "
+                              "generation 0",
+                              options.dir.string()));
+  else if (options.resume)
     progress.note(fmt::format("resuming '{}' after generation {}", options.dir.string(),
                               s.generation));
   double genSecondsSum = 0;
@@ -225,7 +233,6 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
     const auto t0 = Clock::now();
     std::vector<Individual> offspring;
     std::vector<Verdict> verdicts;
-    std::vector<json> paramsOf; // filled lazily for the best offspring only
     std::vector<Evaluation> evals;
     double evalSeconds = 0, robotSteps = 0;
     int valid = 0;
