@@ -76,19 +76,21 @@ std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable
         best = o.loss;
         res.bestParams = pop.params(r);
       }
-      if (i + 1 == iters)
+      if (i + 1 == iters && opts.keepGrad)
         res.grad = pop.grads(r);
       size_t nl = res.losses.size();
       if (std::abs(o.loss) > opts.stopAbove ||
           (nl > 1 && std::abs(o.loss - res.losses[nl - 2]) >= opts.stopJump)) {
         res.stoppedEarly = true;
-        res.grad = pop.grads(r);
+        if (opts.keepGrad)
+          res.grad = pop.grads(r);
         break;
       }
       if (opts.iterations > 0)
         opt.update(pop.arena(r, Arena::Param), pop.arena(r, Arena::Grad), pop.f32());
     }
-    res.params = pop.params(r);
+    if (opts.keepParams)
+      res.params = pop.params(r);
     res.loss = res.losses.empty() || !res.valid ? std::numeric_limits<double>::quiet_NaN()
                                                 : res.losses.back();
   });

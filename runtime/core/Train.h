@@ -40,6 +40,8 @@ struct TrainOptions {
   double groundHeight = 0;     // initial placement (the world's ground height)
   int upAxis = 1;              // vertical coordinate
   bool keepBestParams = true;  // fill TrainResult::bestParams
+  bool keepParams = true;      // fill TrainResult::params (final parameters)
+  bool keepGrad = true;        // fill TrainResult::grad (last gradient)
   // Early stop (saves the rest of a doomed curve; SCIENCE.md's invalid
   // rules): stop after a loss with |loss| > stopAbove, or one that moved by
   // >= stopJump from the previous loss. The curve keeps that loss, so a
