@@ -200,7 +200,7 @@ TEST_CASE("Every back end gives the interpreter's loss and gradient", "[rollout]
   auto want = rref.run(ref.pop, 0, config(100), true);
   REQUIRE(want.valid);
   auto gwant = ref.grad(0);
-  for (auto kind : {codegen::BackendKind::Cpu}) {
+  for (auto kind : {codegen::BackendKind::Cpu, codegen::BackendKind::Cuda}) {
     std::unique_ptr<Setup> s;
     try {
       s = std::make_unique<Setup>(o, std::vector<Robot>{ladderRobot(3)}, kind);

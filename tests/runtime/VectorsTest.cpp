@@ -95,3 +95,7 @@ TEST_CASE("simulate reproduces the ELDiR vectors (interpreter, T = 100)", "[vect
 TEST_CASE("simulate reproduces the ELDiR vectors (CPU back end, T = 1000)", "[vectors]") {
   check(codegen::BackendKind::Cpu, 1000, 0);
 }
+
+TEST_CASE("simulate reproduces the ELDiR vectors (CUDA back end where a GPU exists)", "[vectors][cuda]") {
+  check(codegen::BackendKind::Cuda, 100, 0);
+}
