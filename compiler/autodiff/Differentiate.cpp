@@ -188,8 +188,35 @@ void AdjointEmitter::recompute(const Block &b, bool tempWrites) {
 }
 
 void AdjointEmitter::recomputeBlock(const Block &b, bool tempWrites) {
+  // Inside the reverse sweep, a value the forward stored into a Temp is
+  // reloaded from it (the replay wrote it, bit for bit) instead of being
+  // recomputed, when its index is already known where the value is defined.
+  std::map<const Inst *, const Inst *> reload; // defining inst -> its store
+  if (!tempWrites) {
+    std::map<ValueId, size_t> pos;
+    std::map<ValueId, const Inst *> def;
+    for (size_t k = 0; k < b.insts.size(); ++k) {
+      const Inst &in = *b.insts[k];
+      if (in.result && in.op != Op::Loop) {
+        pos[in.result] = k;
+        def[in.result] = &in;
+      }
+      if (in.op != Op::Store || m_.buffers[in.buffer].role != Role::Temp)
+        continue;
+      ValueId v = in.args[1], idx = in.args[0];
+      if (!def.count(v) || def[v]->op == Op::Local || reload.count(def[v]))
+        continue;
+      bool known = pos.count(idx) ? pos[idx] < pos[v] : true; // else: outer or loop index
+      if (known)
+        reload[def[v]] = &in;
+    }
+  }
   for (const auto &ip : b.insts) {
     const Inst &in = *ip;
+    if (auto it = reload.find(&in); it != reload.end()) {
+      map_[in.result] = b_.load(it->second->buffer, mapped(it->second->args[0]));
+      continue;
+    }
     switch (in.op) {
     case Op::Loop:
       map_[in.body->arg] = b_.beginLoop(in.set);
