@@ -81,6 +81,8 @@ public:
   /// it is not one. `what` names the setting in messages.
   std::optional<double> evalNumber(const ast::Expr &e, const std::string &what,
                                    const std::map<std::string, double> *vars = nullptr);
+  std::optional<double> evalNumberRaw(const ast::Expr &e, const std::string &what,
+                                      const std::map<std::string, double> *vars);
   std::optional<int64_t> evalInt(const ast::Expr &e, const std::string &what,
                                  const std::map<std::string, double> *vars = nullptr);
   /// A bare name value (`f64`, `mlp`); reports if it is not a name.

@@ -15,6 +15,16 @@ using namespace ast;
 
 std::optional<double> Checker::evalNumber(const Expr &e, const std::string &what,
                                           const std::map<std::string, double> *vars) {
+  auto v = evalNumberRaw(e, what, vars);
+  if (v && !std::isfinite(*v)) {
+    diags.error(e.range, "'" + what + "' is not a finite number");
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<double> Checker::evalNumberRaw(const Expr &e, const std::string &what,
+                                             const std::map<std::string, double> *vars) {
   switch (e.kind) {
   case ExprKind::Number:
     return cast<NumberExpr>(&e)->value;
@@ -33,7 +43,7 @@ std::optional<double> Checker::evalNumber(const Expr &e, const std::string &what
     auto *u = cast<UnaryExpr>(&e);
     if (u->op == UnaryOp::Not)
       break;
-    auto v = evalNumber(*u->operand, what, vars);
+    auto v = evalNumberRaw(*u->operand, what, vars);
     if (!v)
       return std::nullopt;
     return u->op == UnaryOp::Neg ? -*v : *v;
@@ -43,10 +53,10 @@ std::optional<double> Checker::evalNumber(const Expr &e, const std::string &what
     if (b->op != BinaryOp::Add && b->op != BinaryOp::Sub && b->op != BinaryOp::Mul &&
         b->op != BinaryOp::Div)
       break;
-    auto l = evalNumber(*b->lhs, what, vars);
+    auto l = evalNumberRaw(*b->lhs, what, vars);
     if (!l)
       return std::nullopt;
-    auto r = evalNumber(*b->rhs, what, vars);
+    auto r = evalNumberRaw(*b->rhs, what, vars);
     if (!r)
       return std::nullopt;
     switch (b->op) {
