@@ -10,7 +10,10 @@
 //   // res[i].losses: the learning curve of body i; res[i].valid / error;
 //   // fitness = max over losses of -loss; res[i].bestParams: its weights.
 // Weights are initialised from (seed, bodyIds[i]), so a body's result does
-// not depend on which batch or thread it ran in.
+// not depend on which batch or thread it ran in. For large batches set
+// o.keepGrad = o.keepParams = false (only bestParams is then copied out), and
+// o.stopAbove / o.stopJump to the .evo's invalid rules to stop doomed curves
+// early; res[i].gradNorms is ||gradient|| per iteration.
 #pragma once
 
 #include <cstdint>
