@@ -34,6 +34,13 @@ int mapUtf8(std::string_view s, std::vector<int> &cpToByte) {
     for (size_t k = 1; k < n; ++k)
       if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2)
         return int(i);
+    // Overlong forms, surrogates and code points past U+10FFFF are invalid
+    // too (and ANTLR's decoder throws on them).
+    unsigned char c1 = n > 1 ? static_cast<unsigned char>(s[i + 1]) : 0;
+    if ((n == 2 && c < 0xC2) || (n == 3 && c == 0xE0 && c1 < 0xA0) ||
+        (n == 3 && c == 0xED && c1 >= 0xA0) || (n == 4 && c == 0xF0 && c1 < 0x90) ||
+        (n == 4 && (c > 0xF4 || (c == 0xF4 && c1 >= 0x90))))
+      return int(i);
     if (c == 0)
       return int(i);
     cpToByte.push_back(int(i));
@@ -367,6 +374,11 @@ bool checkNesting(antlr4::CommonTokenStream &tokens, const LocMap &L, Diagnostic
 
 } // namespace
 
+namespace {
+std::unique_ptr<ast::Module> parseChecked(int file, std::string_view text, const LocMap &L,
+                                          DiagnosticEngine &diags);
+} // namespace
+
 std::unique_ptr<ast::Module> parseModule(int file, const SourceManager &sources,
                                          DiagnosticEngine &diags) {
   LocMap L;
@@ -382,6 +394,23 @@ std::unique_ptr<ast::Module> parseModule(int file, const SourceManager &sources,
                                   : "source file is not valid UTF-8");
     return nullptr;
   }
+  // ANTLR reports through exceptions in a few corners; none may escape.
+  try {
+    return parseChecked(file, text, L, diags);
+  } catch (const std::exception &e) {
+    SourceRange r;
+    r.begin = sources.locAt(file, 0);
+    r.end = r.begin;
+    diags.error(r, std::string("cannot parse this file (") + e.what() + ")");
+    return nullptr;
+  }
+}
+
+namespace {
+
+std::unique_ptr<ast::Module> parseChecked(int file, std::string_view text, const LocMap &L,
+                                          DiagnosticEngine &diags) {
+  (void)file;
   antlr4::ANTLRInputStream input(text.data(), text.size());
   EvoLexer lexer(&input);
   LexerErrors lexErrors(L, diags);
@@ -408,5 +437,7 @@ std::unique_ptr<ast::Module> parseModule(int file, const SourceManager &sources,
     return nullptr;
   return module;
 }
+
+} // namespace
 
 } // namespace evoc::frontend

@@ -170,6 +170,15 @@ TEST_CASE("hostile input: bad UTF-8, NUL, deep nesting", "[parser]") {
   auto a = test::parse(std::string("world { dim = 2; }\n\xff\xfe"));
   REQUIRE(a->lines().size() == 1);
   CHECK(a->lines()[0] == "t.evo:2:1: error: source file is not valid UTF-8");
+  // Overlong encodings and surrogates (found by libFuzzer: ANTLR's decoder
+  // threw on them).
+  for (const char *bad : {"\xc0\xa3", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80"}) {
+    auto o = test::parse(std::string("let x = 1; // ") + bad + "\n");
+    REQUIRE(o->lines().size() == 1);
+    CHECK(o->lines()[0] == "t.evo:1:15: error: source file is not valid UTF-8");
+  }
+  auto ok = test::parse("// caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\xa4\x96\nworld { dim = 2; }\n");
+  CHECK(ok->lines().empty());
   auto b = test::parse(std::string("world {\0}", 9));
   REQUIRE(b->lines().size() == 1);
   CHECK(b->lines()[0] == "t.evo:1:8: error: unexpected NUL byte in source file");
