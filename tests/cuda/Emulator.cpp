@@ -6,11 +6,13 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <vector>
 
 #include "codegen/cuda/CudaBackend.h"
+#include "codegen/cuda/Internal.h"
 #include "codegen/cuda/KernelPlan.h"
 
 namespace evoc::cudatest {
@@ -37,25 +39,60 @@ static inline float __int_as_float(unsigned x) { float f; memcpy(&f, &x, 4); ret
 )";
 
 const char *kFooter = R"(
-typedef void (*evoc_kfn)(void *const *, const long long *, char *const *, long long);
+typedef void (*evoc_kfn)(void *const *, const long long *, char *const *, long long, long long);
 extern "C" void evoc_emu_launch(evoc_kfn fn, int nBlocks, void *const *bufs,
-                                const long long *sizes, char *const *scratch, long long t) {
-  for (int b = 0; b < nBlocks; ++b) {
+                                const long long *sizes, char *const *scratch, long long a,
+                                long long b) {
+  for (int blk = 0; blk < nBlocks; ++blk) {
     std::barrier<> bar(EVOC_BLOCK);
     evoc_bar = &bar;
     std::vector<std::thread> ts;
     for (unsigned i = 0; i < EVOC_BLOCK; ++i)
       ts.emplace_back([=] {
         threadIdx = {i, 0, 0};
-        blockIdx = {unsigned(b), 0, 0};
-        fn(bufs, sizes, scratch, t);
+        blockIdx = {unsigned(blk), 0, 0};
+        fn(bufs, sizes, scratch, a, b);
       });
     for (auto &th : ts) th.join();
   }
 }
 )";
 
-using LaunchFn = void (*)(void *, int, void *const *, const long long *, char *const *, long long);
+using LaunchFn = void (*)(void *, int, void *const *, const long long *, char *const *, long long,
+                          long long);
+
+/// Host memory standing in for device memory; launches through the library.
+class EmulatedDevice final : public codegen::cuda::DeviceApi {
+public:
+  EmulatedDevice(void *lib, LaunchFn launch) : lib_(lib), launch_(launch) {}
+  uint64_t alloc(size_t n) override {
+    // Poisoned like fresh device memory: nothing may rely on zeroes.
+    char *p = new char[n + 64];
+    std::memset(p, 0x5a, n + 64);
+    return reinterpret_cast<uint64_t>(p);
+  }
+  void free(uint64_t p) override { delete[] reinterpret_cast<char *>(p); }
+  void upload(uint64_t dst, const void *src, size_t n) override {
+    std::memcpy(reinterpret_cast<void *>(dst), src, n);
+  }
+  void download(void *dst, uint64_t src, size_t n) override {
+    std::memcpy(dst, reinterpret_cast<const void *>(src), n);
+  }
+  void zero(uint64_t dst, size_t n) override { std::memset(reinterpret_cast<void *>(dst), 0, n); }
+  void launch(const std::string &symbol, int grid, uint64_t buffers, uint64_t sizes,
+              uint64_t scratch, int64_t a, int64_t b) override {
+    void *fn = dlsym(lib_, symbol.c_str());
+    if (!fn)
+      throw std::runtime_error("emulator: no kernel " + symbol);
+    launch_(fn, grid, reinterpret_cast<void *const *>(buffers),
+            reinterpret_cast<const long long *>(sizes), reinterpret_cast<char *const *>(scratch),
+            a, b);
+  }
+
+private:
+  void *lib_;
+  LaunchFn launch_;
+};
 
 } // namespace
 
@@ -63,6 +100,7 @@ struct EmulatedExecutable::State {
   void *lib = nullptr;
   LaunchFn launch = nullptr;
   std::vector<void *> fns;
+  std::unique_ptr<EmulatedDevice> device;
   std::vector<codegen::cuda::KernelPlan> plans; // sites only (Inst pointers unused)
   ir::Precision prec;
   size_t nBuffers = 0, nSets = 0;
@@ -90,6 +128,7 @@ EmulatedExecutable::EmulatedExecutable(const ir::Module &m, const std::string &w
   if (!s_->lib)
     throw std::runtime_error(std::string("emulator: dlopen: ") + dlerror());
   s_->launch = reinterpret_cast<LaunchFn>(dlsym(s_->lib, "evoc_emu_launch"));
+  s_->device = std::make_unique<EmulatedDevice>(s_->lib, s_->launch);
   for (size_t k = 0; k < m.kernels.size(); ++k) {
     s_->fns.push_back(dlsym(s_->lib, ("evoc_k" + std::to_string(k)).c_str()));
     if (!s_->fns.back())
@@ -124,7 +163,9 @@ void EmulatedExecutable::runBatch(int k, int nRobots, void *const *const *buffer
     scratchPtrs.push_back(scratch[r].data());
   }
   s_->launch(s_->fns[k], nRobots, table.data(), reinterpret_cast<const long long *>(sizes),
-             scratchPtrs.data(), t);
+             scratchPtrs.data(), t, 0);
 }
+
+codegen::cuda::DeviceApi &EmulatedExecutable::device() const { return *s_->device; }
 
 } // namespace evoc::cudatest

@@ -7,14 +7,14 @@
 #include <memory>
 #include <string>
 
-#include "codegen/Executable.h"
+#include "codegen/cuda/CudaBackend.h"
 #include "ir/IR.h"
 
 namespace evoc::cudatest {
 
 /// The module compiled from emitCuda() output for the CPU, with the batch ABI
 /// of the real launcher (per-robot buffer tables, sizes, scratch).
-class EmulatedExecutable : public codegen::Executable {
+class EmulatedExecutable : public codegen::cuda::CudaExecutable {
 public:
   /// Compiles `m`'s generated CUDA into a shared library under `workDir`.
   EmulatedExecutable(const ir::Module &m, const std::string &workDir);
@@ -22,7 +22,10 @@ public:
   void run(int k, void *const *buffers, const int64_t *sizes, int64_t t) const override;
   /// One launch over `nRobots` blocks, like CudaExecutable::runBatch.
   void runBatch(int k, int nRobots, void *const *const *buffers, const int64_t *sizes,
-                int64_t t) const;
+                int64_t t) const override;
+  std::string deviceName() const override { return "CPU emulation"; }
+  /// Host memory and emulated launches (for CudaRollout).
+  codegen::cuda::DeviceApi &device() const override;
 
 private:
   struct State;

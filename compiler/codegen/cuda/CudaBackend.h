@@ -16,6 +16,8 @@
 
 namespace evoc::codegen::cuda {
 
+class DeviceApi; // Internal.h: device memory and launches
+
 /// Threads per block of every generated kernel (one block per robot).
 inline constexpr int kBlockSize = 128;
 
@@ -45,6 +47,8 @@ public:
                         const int64_t *sizes, int64_t t) const = 0;
   /// "NVIDIA H200 (sm_90)": the device the module was loaded on.
   virtual std::string deviceName() const = 0;
+  /// Device memory and launches of the loaded module (for CudaRollout).
+  virtual DeviceApi &device() const = 0;
 };
 
 /// Compiles `m` for the first CUDA device of this machine and loads it.

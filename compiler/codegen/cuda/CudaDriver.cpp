@@ -50,6 +50,7 @@ Driver load() {
   EVOC_SYM(memFree, cuMemFree);
   EVOC_SYM(memcpyHtoD, cuMemcpyHtoD);
   EVOC_SYM(memcpyDtoH, cuMemcpyDtoH);
+  EVOC_SYM(memsetD8, cuMemsetD8);
   EVOC_SYM(launchKernel, cuLaunchKernel);
   EVOC_SYM(getErrorString, cuGetErrorString);
 #undef EVOC_SYM

@@ -26,6 +26,7 @@ struct Driver {
   decltype(&::cuMemFree) memFree = nullptr;
   decltype(&::cuMemcpyHtoD) memcpyHtoD = nullptr;
   decltype(&::cuMemcpyDtoH) memcpyDtoH = nullptr;
+  decltype(&::cuMemsetD8) memsetD8 = nullptr;
   decltype(&::cuLaunchKernel) launchKernel = nullptr;
   decltype(&::cuGetErrorString) getErrorString = nullptr;
 

@@ -164,18 +164,12 @@ private:
       siteIndex_[plan_.sites[i].inst] = static_cast<int>(i);
     line("");
     line("// kernel " + std::to_string(k) + ": " + kn.name);
-    line("extern \"C\" __global__ void __launch_bounds__(EVOC_BLOCK)");
-    line(kernelSymbol(k) +
-         "(void *const *evoc_buffers, const long long *evoc_sizes, char *const *evoc_scratch, "
-         "long long t) {");
+    line("static __device__ void evoc_body" + std::to_string(k) +
+         "(void *const *buffers, const long long *sizes, char *evoc_scratch, long long t, "
+         "F *evoc_sh) {");
     ++indent_;
-    line("void *const *buffers = evoc_buffers + (long long)blockIdx.x * " +
-         std::to_string(m_.buffers.size()) + ";");
-    line("const long long *sizes = evoc_sizes + (long long)blockIdx.x * " +
-         std::to_string(m_.sets.size()) + ";");
     line("const int tid = threadIdx.x;");
-    line("__shared__ F evoc_sh[EVOC_BLOCK];");
-    line("(void)tid; (void)t; (void)sizes; (void)evoc_scratch;");
+    line("(void)tid; (void)t; (void)sizes; (void)evoc_scratch; (void)evoc_sh;");
     std::set<int> used = plan_.loaded;
     used.insert(plan_.stored.begin(), plan_.stored.end());
     used.insert(plan_.accumulated.begin(), plan_.accumulated.end());
@@ -187,7 +181,7 @@ private:
            (ro ? "const " : "") + et + " *)buffers[" + std::to_string(b) + "]; // " + B.name);
     }
     if (!plan_.sites.empty()) {
-      line("char *evoc_sp = evoc_scratch[blockIdx.x];");
+      line("char *evoc_sp = evoc_scratch;");
       for (size_t i = 0; i < plan_.sites.size(); ++i) {
         std::string n = "1";
         for (int s : plan_.sites[i].loopSets)
@@ -201,6 +195,22 @@ private:
     --indent_;
     resetLoc();
     line("}");
+    line("extern \"C\" __global__ void __launch_bounds__(EVOC_BLOCK)");
+    line(kernelSymbol(k) + "(" + kLaunchParams + ") {");
+    line("  __shared__ F evoc_sh[EVOC_BLOCK];");
+    line("  evoc_body" + std::to_string(k) + "(" + robotArgs() + ", evoc_a, evoc_sh);");
+    line("}");
+  }
+
+  /// The one signature of every __global__ function (see Internal.h).
+  static constexpr const char *kLaunchParams =
+      "void *const *evoc_buffers, const long long *evoc_sizes, char *const *evoc_scratch, "
+      "long long evoc_a, long long evoc_b";
+
+  std::string robotArgs() const {
+    return "evoc_buffers + (long long)blockIdx.x * " + std::to_string(m_.buffers.size()) +
+           ", evoc_sizes + (long long)blockIdx.x * " + std::to_string(m_.sets.size()) +
+           ", evoc_scratch[blockIdx.x]";
   }
 
   void topLevel(const ir::Block &b) {
@@ -514,6 +524,8 @@ private:
 
 std::string kernelSymbol(int k) { return "evoc_k" + std::to_string(k); }
 
-std::string emitCuda(const ir::Module &m) { return Emitter(m).run(); }
+std::string emitCuda(const ir::Module &m) {
+  return Emitter(m).run() + emitRolloutKernels(m, rolloutInfo(m));
+}
 
 } // namespace evoc::codegen::cuda

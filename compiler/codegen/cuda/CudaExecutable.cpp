@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -51,6 +52,59 @@ std::pair<std::string, bool> pickArch(int major, int minor) {
   return {"sm_" + std::to_string(best), false};
 }
 
+/// DeviceApi over the driver, for CudaRollout. Calls make the context current
+/// first: the runtime may call from any thread.
+class DriverDevice final : public DeviceApi {
+public:
+  DriverDevice(const Driver &d, CUcontext ctx) : d_(d), ctx_(ctx) {}
+  void setModule(CUmodule mod) { mod_ = mod; }
+  uint64_t alloc(size_t n) override {
+    cur();
+    CUdeviceptr p = 0;
+    d_.check(d_.memAlloc(&p, std::max<size_t>(n, 1)), "cuMemAlloc");
+    return p;
+  }
+  void free(uint64_t p) override {
+    cur();
+    d_.memFree(static_cast<CUdeviceptr>(p));
+  }
+  void upload(uint64_t dst, const void *src, size_t n) override {
+    cur();
+    d_.check(d_.memcpyHtoD(dst, src, n), "cuMemcpyHtoD");
+  }
+  void download(void *dst, uint64_t src, size_t n) override {
+    cur();
+    d_.check(d_.memcpyDtoH(dst, src, n), "cuMemcpyDtoH");
+  }
+  void zero(uint64_t dst, size_t n) override {
+    cur();
+    d_.check(d_.memsetD8(dst, 0, n), "cuMemsetD8");
+  }
+  void launch(const std::string &symbol, int grid, uint64_t buffers, uint64_t sizes,
+              uint64_t scratch, int64_t a, int64_t b) override {
+    cur();
+    std::lock_guard<std::mutex> lock(mu_);
+    CUfunction &f = fns_[symbol];
+    if (!f)
+      d_.check(d_.moduleGetFunction(&f, mod_, symbol.c_str()), "cuModuleGetFunction");
+    CUdeviceptr pb = buffers, ps = sizes, pc = scratch;
+    long long la = a, lb = b;
+    void *args[] = {&pb, &ps, &pc, &la, &lb};
+    d_.check(d_.launchKernel(f, static_cast<unsigned>(grid), 1, 1, kBlockSize, 1, 1, 0, nullptr,
+                             args, nullptr),
+             "cuLaunchKernel");
+    d_.check(d_.ctxSynchronize(), "cuCtxSynchronize (after the kernel launch)");
+  }
+
+private:
+  void cur() { d_.check(d_.ctxSetCurrent(ctx_), "cuCtxSetCurrent"); }
+  const Driver &d_;
+  CUcontext ctx_;
+  CUmodule mod_ = nullptr;
+  std::mutex mu_;
+  std::map<std::string, CUfunction> fns_;
+};
+
 class Impl final : public CudaExecutable {
 public:
   Impl(const ir::Module &m, const CompileOptions &opts) : d_(Driver::get()) {
@@ -83,6 +137,8 @@ public:
       rc = d_.moduleLoadData(&mod_, image.c_str());
     }
     d_.check(rc, "cuModuleLoadData");
+    device_ = std::make_unique<DriverDevice>(d_, dev_.ctx);
+    device_->setModule(mod_);
     for (size_t k = 0; k < m.kernels.size(); ++k) {
       CUfunction f = nullptr;
       d_.check(d_.moduleGetFunction(&f, mod_, kernelSymbol(static_cast<int>(k)).c_str()),
@@ -103,6 +159,8 @@ public:
   void run(int k, void *const *buffers, const int64_t *sizes, int64_t t) const override {
     runBatch(k, 1, &buffers, sizes, t);
   }
+
+  DeviceApi &device() const override { return *device_; }
 
   std::string deviceName() const override {
     return dev_.name + " (sm_" + std::to_string(dev_.major) + std::to_string(dev_.minor) + ")";
@@ -162,8 +220,8 @@ public:
                            static_cast<size_t>(top - ptrOff)),
              "cuMemcpyHtoD");
     CUdeviceptr dPtrs = arena_ + ptrOff, dScr = arena_ + scrTabOff, dSizes = arena_ + sizesOff;
-    long long tt = t;
-    void *args[] = {&dPtrs, &dSizes, &dScr, &tt};
+    long long tt = t, unused = 0;
+    void *args[] = {&dPtrs, &dSizes, &dScr, &tt, &unused};
     d_.check(d_.launchKernel(fns_[k], static_cast<unsigned>(nRobots), 1, 1, kBlockSize, 1, 1, 0,
                              nullptr, args, nullptr),
              "cuLaunchKernel");
@@ -215,6 +273,7 @@ private:
   std::vector<BufMeta> bufs_;
   std::vector<KernelMeta> kernels_;
   int nSets_ = 0;
+  std::unique_ptr<DriverDevice> device_;
   mutable std::mutex mu_;
   mutable CUdeviceptr arena_ = 0;
   mutable int64_t arenaBytes_ = 0;

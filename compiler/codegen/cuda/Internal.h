@@ -32,3 +32,47 @@ std::string cachedCompile(const std::string &src, const std::string &name,
 std::string defaultCacheDir();
 
 } // namespace evoc::codegen::cuda
+
+namespace evoc::codegen::cuda {
+
+/// The state fields of a module's Step kernel, as the fused rollout kernels
+/// and CudaRollout bind them: a field's State (time Current) and NextState
+/// buffers point into one tape of T states; their adjoints into two slots.
+struct RolloutField {
+  std::string name;
+  int cur = -1, next = -1;       // State (Current) / NextState buffer
+  int adjCur = -1, adjNext = -1; // their adjoints in the step's adjoint
+};
+
+/// What the fused rollout needs to know about a module.
+struct RolloutInfo {
+  int step = -1, stepAdj = -1;   // kernel indices (-1: none)
+  std::vector<RolloutField> fields;
+  std::vector<int> stepZero;     // zeroed before every step: Temps
+  std::vector<int> adjZero;      // before every step adjoint: Temps and their adjoints
+};
+
+/// Finds the Step kernel, its adjoint and their state fields.
+RolloutInfo rolloutInfo(const ir::Module &m);
+
+/// CUDA source of evoc_rollout_forward / evoc_rollout_backward for `m`
+/// (empty when the module has no Step kernel). Appended by emitCuda.
+std::string emitRolloutKernels(const ir::Module &m, const RolloutInfo &info);
+
+/// Device memory and launches, behind which the real driver or a CPU
+/// emulation sits (tests). Addresses are device addresses as integers.
+class DeviceApi {
+public:
+  virtual ~DeviceApi() = default;
+  virtual uint64_t alloc(size_t bytes) = 0;
+  virtual void free(uint64_t p) = 0;
+  virtual void upload(uint64_t dst, const void *src, size_t n) = 0;
+  virtual void download(void *dst, uint64_t src, size_t n) = 0;
+  virtual void zero(uint64_t dst, size_t n) = 0;
+  /// Launches `symbol` over `grid` blocks with the one kernel signature
+  /// (tables, sizes, scratch table, a, b) and waits for it.
+  virtual void launch(const std::string &symbol, int grid, uint64_t buffers, uint64_t sizes,
+                      uint64_t scratch, int64_t a, int64_t b) = 0;
+};
+
+} // namespace evoc::codegen::cuda

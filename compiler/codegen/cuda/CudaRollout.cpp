@@ -1,0 +1,292 @@
+// CudaRollout: device memory layout of a population (regions that are zeroed
+// together are contiguous), the step and loss pointer tables, and the
+// forward / backward launch sequence of the fused rollout kernels.
+#include "codegen/cuda/CudaRollout.h"
+
+#include <algorithm>
+#include <map>
+
+#include "codegen/cuda/Internal.h"
+#include "codegen/cuda/KernelPlan.h"
+#include "support/Error.h"
+
+namespace evoc::codegen::cuda {
+namespace {
+
+/// Where a buffer lives; regions zeroed at the same moment are contiguous.
+enum Region { Persistent, Outputs, Grads, Zeroed, Tapes, NumRegions };
+
+int64_t align64(int64_t n) { return (n + 63) & ~int64_t(63); }
+
+} // namespace
+
+struct CudaRollout::Impl {
+  DeviceApi &dev;
+  const ir::Module &m;
+  int nR, nB, nS;
+  int64_t T;
+  RolloutInfo info;
+  std::vector<int> lossK, lossAdjK;
+  std::vector<int64_t> sizes;          // nR * nS
+  std::vector<int> fieldOf;            // buffer -> field index (tape or adjoint tape), -1
+  std::vector<Region> region;          // per buffer
+  std::vector<int64_t> off, len;       // nR * nB: byte offset (-1: none), byte length
+  int64_t regionBegin[NumRegions + 1] = {};
+  uint64_t base = 0;
+  int64_t total = 0;
+  uint64_t stepTable = 0, lossTable = 0, dSizes = 0, scratchTable = 0;
+  int loss = -1, lossAdj = -1;         // the Output "loss" and its adjoint
+
+  Impl(DeviceApi &d, const ir::Module &mod, int n, const int64_t *sz, int64_t steps)
+      : dev(d), m(mod), nR(n), nB(static_cast<int>(mod.buffers.size())),
+        nS(static_cast<int>(mod.sets.size())), T(steps), info(rolloutInfo(mod)),
+        sizes(sz, sz + static_cast<size_t>(n) * mod.sets.size()) {
+    if (info.step < 0)
+      throw Error("the CUDA rollout needs a module with a step kernel.");
+    if (T < 2)
+      throw Error("the CUDA rollout needs at least 2 states (steps >= 2).");
+    for (size_t k = 0; k < m.kernels.size(); ++k) {
+      if (m.kernels[k].kind == ir::KernelKind::Loss)
+        lossK.push_back(static_cast<int>(k));
+      if (m.kernels[k].kind == ir::KernelKind::LossAdj)
+        lossAdjK.push_back(static_cast<int>(k));
+      if (m.kernels[k].kind == ir::KernelKind::LossStep)
+        throw Error("the CUDA rollout does not support per-step losses yet (kernel " +
+                    m.kernels[k].name + "); use --backend cpu.");
+    }
+    fieldOf.assign(nB, -1);
+    for (size_t f = 0; f < info.fields.size(); ++f) {
+      const RolloutField &F = info.fields[f];
+      if (F.cur >= 0 && F.next < 0)
+        throw Error("the CUDA rollout needs the step to write every state field it reads "
+                    "(field " + F.name + ").");
+      for (int b : {F.cur, F.next, F.adjCur, F.adjNext})
+        if (b >= 0)
+          fieldOf[b] = static_cast<int>(f);
+    }
+    loss = m.findBuffer("loss");
+    classify();
+    layout();
+    tables();
+  }
+
+  ~Impl() {
+    if (base)
+      dev.free(base);
+  }
+
+  int tapeBuffer(int f) const {
+    const RolloutField &F = info.fields[f];
+    return F.cur >= 0 ? F.cur : F.next;
+  }
+  int adjTapeBuffer(int f) const {
+    const RolloutField &F = info.fields[f];
+    return F.adjCur >= 0 ? F.adjCur : F.adjNext;
+  }
+  int fieldByName(const std::string &n) const {
+    for (size_t f = 0; f < info.fields.size(); ++f)
+      if (info.fields[f].name == n)
+        return static_cast<int>(f);
+    return -1;
+  }
+  std::string fieldName(int b) const {
+    return m.buffers[b].field.empty() ? m.buffers[b].name : m.buffers[b].field;
+  }
+  /// The state index a loss kernel's State buffer refers to.
+  int64_t stateIndex(const ir::Buffer &B) const {
+    switch (B.time) {
+    case ir::TimeRef::First: return 0;
+    case ir::TimeRef::Fixed: return std::clamp<int64_t>(B.fixedTime, 0, T - 1);
+    default: return T - 1;
+    }
+  }
+
+  void classify() {
+    region.assign(nB, Persistent);
+    for (int b = 0; b < nB; ++b) {
+      const ir::Buffer &B = m.buffers[b];
+      bool tapeField = fieldOf[b] >= 0 && (b == info.fields[fieldOf[b]].cur ||
+                                           b == info.fields[fieldOf[b]].next);
+      if (tapeField)
+        region[b] = Tapes;
+      else if (B.role == ir::Role::Output)
+        region[b] = Outputs;
+      else if (B.role == ir::Role::Adjoint &&
+               (m.buffers[B.primal].role == ir::Role::Param ||
+                m.buffers[B.primal].role == ir::Role::Body))
+        region[b] = Grads;
+      else if (B.role == ir::Role::Temp || B.role == ir::Role::Adjoint)
+        region[b] = Zeroed; // temps, their adjoints, adjoint tapes, loss.adj, pinned adjoints
+    }
+  }
+
+  int64_t bytes(int b, int r) const {
+    int64_t n = ir::bufferLength(m, b, sizes.data() + static_cast<size_t>(r) * nS);
+    return n * (m.buffers[b].elem == ir::Type::I ? 4 : (m.precision == ir::Precision::F64 ? 8 : 4));
+  }
+
+  void layout() {
+    off.assign(static_cast<size_t>(nR) * nB, -1);
+    len.assign(off.size(), 0);
+    int64_t top = 0;
+    for (int reg = 0; reg < NumRegions; ++reg) {
+      regionBegin[reg] = top;
+      for (int r = 0; r < nR; ++r)
+        for (int b = 0; b < nB; ++b) {
+          if (region[b] != reg)
+            continue;
+          int f = fieldOf[b];
+          // State and NextState of a field share one tape; adjoints two slots.
+          if (f >= 0 && reg == Tapes && b != tapeBuffer(f))
+            continue;
+          if (f >= 0 && reg == Zeroed && b != adjTapeBuffer(f))
+            continue;
+          size_t i = static_cast<size_t>(r) * nB + b;
+          len[i] = bytes(b, r);
+          int64_t copies = reg == Tapes ? T : (f >= 0 ? 2 : 1);
+          off[i] = top;
+          top += align64(len[i] * copies);
+        }
+    }
+    regionBegin[NumRegions] = top;
+    // Fields: the partner buffer points at the same tape.
+    for (int r = 0; r < nR; ++r)
+      for (int b = 0; b < nB; ++b) {
+        int f = fieldOf[b];
+        if (f < 0)
+          continue;
+        int owner = region[b] == Tapes ? tapeBuffer(f) : adjTapeBuffer(f);
+        size_t i = static_cast<size_t>(r) * nB + b, o = static_cast<size_t>(r) * nB + owner;
+        off[i] = off[o];
+        len[i] = bytes(b, r);
+      }
+    int64_t scratchPerRobot = 0;
+    std::vector<int64_t> scratchOff(nR);
+    std::vector<KernelPlan> plans;
+    for (const ir::Kernel &k : m.kernels)
+      plans.push_back(planKernel(m, k));
+    for (int r = 0; r < nR; ++r) {
+      scratchPerRobot = 0;
+      for (const KernelPlan &p : plans)
+        scratchPerRobot = std::max(scratchPerRobot,
+                                   scratchBytes(p, m.precision, sizes.data() + size_t(r) * nS));
+      scratchOff[r] = top;
+      top += align64(scratchPerRobot + 8);
+    }
+    int64_t tablesOff = top;
+    top += align64(int64_t(nR) * nB * 8) * 2 + align64(int64_t(nR) * nS * 8) +
+           align64(int64_t(nR) * 8);
+    total = top;
+    base = dev.alloc(static_cast<size_t>(total));
+    stepTable = base + tablesOff;
+    lossTable = stepTable + align64(int64_t(nR) * nB * 8);
+    dSizes = lossTable + align64(int64_t(nR) * nB * 8);
+    scratchTable = dSizes + align64(int64_t(nR) * nS * 8);
+    std::vector<uint64_t> scr(nR);
+    for (int r = 0; r < nR; ++r)
+      scr[r] = base + scratchOff[r];
+    dev.upload(scratchTable, scr.data(), scr.size() * 8);
+    dev.upload(dSizes, sizes.data(), sizes.size() * 8);
+  }
+
+  void tables() {
+    std::vector<uint64_t> step(static_cast<size_t>(nR) * nB, 0), lossT;
+    for (size_t i = 0; i < step.size(); ++i)
+      if (off[i] >= 0)
+        step[i] = base + static_cast<uint64_t>(off[i]);
+    lossT = step;
+    // Loss kernels see states at fixed times of the tapes, and the adjoint
+    // of the last state lands in the slot the backward sweep starts from.
+    for (int b = 0; b < nB; ++b) {
+      const ir::Buffer &B = m.buffers[b];
+      bool state = B.role == ir::Role::State;
+      bool stateAdj = B.role == ir::Role::Adjoint && m.buffers[B.primal].role == ir::Role::State;
+      if (!state && !stateAdj)
+        continue;
+      const ir::Buffer &P = state ? B : m.buffers[B.primal];
+      int f = fieldByName(P.field.empty() ? P.name : P.field);
+      if (f < 0)
+        continue; // a state no step writes: not a tape (uploaded as is)
+      int64_t t = stateIndex(P);
+      for (int r = 0; r < nR; ++r) {
+        size_t i = static_cast<size_t>(r) * nB + b;
+        size_t ti = static_cast<size_t>(r) * nB + tapeBuffer(f);
+        int64_t l = bytes(b, r);
+        if (state) {
+          lossT[i] = base + static_cast<uint64_t>(off[ti] + t * l);
+        } else if (t == T - 1 && adjTapeBuffer(f) >= 0) {
+          size_t ai = static_cast<size_t>(r) * nB + adjTapeBuffer(f);
+          lossT[i] = base + static_cast<uint64_t>(off[ai] + ((T - 1) & 1) * l);
+        }
+      }
+    }
+    dev.upload(stepTable, step.data(), step.size() * 8);
+    dev.upload(lossTable, lossT.data(), lossT.size() * 8);
+    lossTableHost = std::move(lossT);
+  }
+  std::vector<uint64_t> lossTableHost;
+
+  void zeroRegion(Region reg) {
+    if (regionBegin[reg + 1] > regionBegin[reg])
+      dev.zero(base + regionBegin[reg], static_cast<size_t>(regionBegin[reg + 1] - regionBegin[reg]));
+  }
+};
+
+CudaRollout::CudaRollout(const CudaExecutable &exe, const ir::Module &m, int nRobots,
+                         const int64_t *sizes, int64_t T)
+    : p_(std::make_unique<Impl>(exe.device(), m, nRobots, sizes, T)) {}
+
+CudaRollout::~CudaRollout() = default;
+
+void CudaRollout::upload(int b, int r, const void *host) {
+  size_t i = static_cast<size_t>(r) * p_->nB + b;
+  EVOC_ASSERT(p_->off[i] >= 0, "CudaRollout::upload: buffer has no device memory");
+  p_->dev.upload(p_->base + p_->off[i], host, static_cast<size_t>(p_->len[i]));
+}
+
+void CudaRollout::download(int b, int r, void *host) const {
+  size_t i = static_cast<size_t>(r) * p_->nB + b;
+  EVOC_ASSERT(p_->off[i] >= 0, "CudaRollout::download: buffer has no device memory");
+  int64_t at = p_->off[i];
+  if (p_->region[b] == Tapes)
+    at += (p_->T - 1) * p_->len[i]; // the last state
+  p_->dev.download(host, p_->base + at, static_cast<size_t>(p_->len[i]));
+}
+
+void CudaRollout::forward() {
+  Impl &p = *p_;
+  p.zeroRegion(Outputs);
+  p.dev.launch("evoc_rollout_forward", p.nR, p.stepTable, p.dSizes, p.scratchTable, 0, p.T - 1);
+  for (int k : p.lossK) {
+    p.zeroRegion(Zeroed);
+    p.dev.launch(kernelSymbol(k), p.nR, p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0);
+  }
+}
+
+void CudaRollout::backward() {
+  Impl &p = *p_;
+  if (p.info.stepAdj < 0)
+    throw Error("the module was not differentiated: no step adjoint to run.");
+  p.zeroRegion(Zeroed);
+  int seed = -1;
+  for (int b = 0; b < p.nB; ++b)
+    if (p.m.buffers[b].role == ir::Role::Adjoint && p.m.buffers[b].primal == p.loss)
+      seed = b;
+  if (seed >= 0) {
+    double one = 1.0;
+    float onef = 1.0f;
+    for (int r = 0; r < p.nR; ++r)
+      p.dev.upload(p.lossTableHost[static_cast<size_t>(r) * p.nB + seed],
+                   p.m.precision == ir::Precision::F64 ? static_cast<const void *>(&one) : &onef,
+                   p.m.precision == ir::Precision::F64 ? 8 : 4);
+  }
+  for (int k : p.lossAdjK)
+    p.dev.launch(kernelSymbol(k), p.nR, p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0);
+  p.dev.launch("evoc_rollout_backward", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T - 2, 0);
+}
+
+void CudaRollout::zeroGradients() { p_->zeroRegion(Grads); }
+
+int64_t CudaRollout::deviceBytes() const { return p_->total; }
+
+} // namespace evoc::codegen::cuda
