@@ -78,3 +78,52 @@ void deriveSetSizes(const Module &m, int64_t *sizes) {
 }
 
 } // namespace evoc::ir
+
+namespace evoc::ir {
+
+namespace {
+void copyBlock(const Block &from, Block &to) {
+  to.arg = from.arg;
+  for (const auto &ip : from.insts) {
+    auto in = std::make_unique<Inst>();
+    in->op = ip->op;
+    in->type = ip->type;
+    in->result = ip->result;
+    in->args = ip->args;
+    in->f = ip->f;
+    in->i = ip->i;
+    in->buffer = ip->buffer;
+    in->set = ip->set;
+    in->loc = ip->loc;
+    if (ip->body) {
+      in->body = std::make_unique<Block>();
+      copyBlock(*ip->body, *in->body);
+    }
+    to.insts.push_back(std::move(in));
+  }
+}
+} // namespace
+
+Module clone(const Module &m) {
+  Module c;
+  c.name = m.name;
+  c.precision = m.precision;
+  c.files = m.files;
+  c.sets = m.sets;
+  c.buffers = m.buffers;
+  for (const Kernel &k : m.kernels) {
+    c.kernels.emplace_back();
+    Kernel &d = c.kernels.back();
+    d.name = k.name;
+    d.kind = k.kind;
+    d.windowBegin = k.windowBegin;
+    d.windowEnd = k.windowEnd;
+    d.primal = k.primal;
+    d.nextValue = k.nextValue;
+    d.valueTypes = k.valueTypes;
+    copyBlock(k.body, d.body);
+  }
+  return c;
+}
+
+} // namespace evoc::ir

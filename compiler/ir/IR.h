@@ -223,6 +223,9 @@ struct Module {
   int findKernel(const std::string &n) const;
 };
 
+/// A deep copy (Module holds unique_ptrs and is move-only).
+Module clone(const Module &m);
+
 /// Number of elements of buffer `b` given the sizes of the element sets.
 int64_t bufferLength(const Module &m, int b, const int64_t *sizes);
 

@@ -126,3 +126,12 @@ TEST_CASE("parser: errors name the line", "[ir][parser]") {
              Catch::Contains("missing '}'"));
   CHECK_THAT(bad("module m\nbuffer b elem=f role=wat\n"), Catch::Contains("ir:2: bad role"));
 }
+
+TEST_CASE("clone is a deep copy", "[ir]") {
+  Module m = sample();
+  Module c = clone(m);
+  CHECK(toString(c) == toString(m));
+  c.kernels[0].body.insts[1]->body->insts.clear();
+  CHECK(toString(c) != toString(m));
+  CHECK(verify(m).empty());
+}
