@@ -155,6 +155,10 @@ Type Typer::name(NameExpr &n) {
              C.learningPhysics() && C.learningPhysics()->findSet(n.name))
     diags.error(n.range, "a fn cannot use the element set " + q(n.name) +
                              "; pass the values it needs as parameters");
+  else if (n.name == "dt" || n.name == "gravity" || n.name == "damping" || n.name == "dim" ||
+           n.name == "steps" || n.name == "ground")
+    diags.error(n.range, "undefined name " + q(n.name) + "; world settings are read as world." +
+                             n.name);
   else
     C.undefined(n.range, "name", n.name, visibleNames());
   return err();
