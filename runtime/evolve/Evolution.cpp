@@ -2,6 +2,7 @@
 // written after each generation, with state.json last as the commit point.
 #include "evolve/Evolution.h"
 
+#include "evolve/Metrics.h"
 #include "evolve/Progress.h"
 #include "evolve/RunDir.h"
 
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 namespace evoc::evolve {
 
@@ -28,6 +30,7 @@ struct Individual {
   LatticeGenome genome;
   double fitness = 0;
   std::vector<double> losses;
+  std::vector<double> gradNorms;
 };
 
 /// Everything a resume needs; serialised to state.json.
@@ -52,6 +55,9 @@ json numberOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr);
 json individualJson(const LatticeBody &body, const Individual &ind, bool phenotype) {
   json j = {{"id", ind.id},         {"parent", ind.parent}, {"born", ind.born},
             {"fitness", ind.fitness}, {"losses", ind.losses}, {"genome", body.toJson(ind.genome)}};
+  if (!ind.gradNorms.empty())
+    j["grad_norms"] = ind.gradNorms;
+  j["metrics"] = metricsJson(learningMetrics(ind.losses, ind.gradNorms));
   if (phenotype)
     j["robot"] = robotToJson(body.express(ind.genome));
   return j;
@@ -64,6 +70,10 @@ Individual individualFromJson(const LatticeBody &body, const json &j) {
   ind.born = j.at("born").get<int>();
   ind.fitness = j.at("fitness").get<double>();
   ind.losses = j.at("losses").get<std::vector<double>>();
+  if (j.contains("grad_norms")) // NaN was written as null
+    for (const auto &g : j["grad_norms"])
+      ind.gradNorms.push_back(g.is_number() ? g.get<double>()
+                                            : std::numeric_limits<double>::quiet_NaN());
   ind.genome = body.fromJson(j.at("genome"));
   return ind;
 }
@@ -277,6 +287,7 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
           v.reason = evals[i].reason.empty() ? "rejected by the trainer" : evals[i].reason;
         }
         offspring[i].losses = evals[i].losses;
+        offspring[i].gradNorms = evals[i].gradNorms;
         robotSteps += evals[i].robotSteps > 0 ? double(evals[i].robotSteps)
                                                : config.robotStepsPerDesign;
         offspring[i].fitness = v.fitness;
@@ -321,8 +332,18 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
 
     // Files, state.json last.
     std::vector<double> fit;
-    for (const auto &p : s.population)
+    std::vector<LearningMetrics> metrics;
+    for (const auto &p : s.population) {
       fit.push_back(p.fitness);
+      metrics.push_back(learningMetrics(p.losses, p.gradNorms));
+    }
+    auto medianMetric = [&](double LearningMetrics::*field) {
+      std::vector<double> v;
+      for (const auto &m : metrics)
+        if (std::isfinite(m.*field))
+          v.push_back(m.*field);
+      return v.empty() ? json() : json(median(v));
+    };
     json pop = json::array(), kids = json::array();
     for (size_t i = 0; i < s.population.size(); ++i)
       pop.push_back(individualJson(body, s.population[i], int(i) < config.phenotypeLimit));
@@ -355,6 +376,8 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
                 {"fitness_min", *std::min_element(fit.begin(), fit.end())},
                 {"fitness_median", median(fit)},
                 {"fitness_max", *std::max_element(fit.begin(), fit.end())},
+                {"learning_gain_median", medianMetric(&LearningMetrics::gain)},
+                {"monotonicity_median", medianMetric(&LearningMetrics::monotone)},
                 {"best_id", s.best.id},
                 {"best_fitness", s.best.fitness},
                 {"population", s.population.size()},

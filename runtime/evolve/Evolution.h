@@ -51,6 +51,9 @@ struct Evaluation {
   /// Simulated robot-steps spent on this body (0: use
   /// EvolutionConfig::robotStepsPerDesign), for robot-steps/s in the log.
   int64_t robotSteps = 0;
+  /// Optional: the gradient norm of every iteration (TrainResult::gradNorms),
+  /// for the differentiability measures (Metrics.h).
+  std::vector<double> gradNorms;
 };
 
 /// Trains and scores a batch; must return one Evaluation per body.

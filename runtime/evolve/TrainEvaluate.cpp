@@ -26,6 +26,7 @@ EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executa
       e.valid = r.valid;
       e.reason = r.error;
       e.robotSteps = r.robotSteps;
+      e.gradNorms = r.gradNorms;
       // Gradients and per-rollout memory are not needed past this point.
       r.grad.clear();
       if (!r.bestParams.empty())

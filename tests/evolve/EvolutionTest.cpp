@@ -74,6 +74,9 @@ TEST_CASE("evolution: a small run writes a complete run directory", "[evolution]
   CHECK(pop["offspring"].size() == 8);
   CHECK(pop["population"][0].contains("genome"));
   CHECK(pop["population"][0].contains("robot"));
+  CHECK(pop["population"][0]["grad_norms"].size() == 5);
+  CHECK(pop["population"][0]["metrics"]["learning_gain"].get<double>() >= 0);
+  CHECK(log.back()["monotonicity_median"] == 1.0); // the fake curves always fall
   CHECK(pop["best"]["params"] == best["params"]);
 }
 

@@ -1,6 +1,7 @@
 // Fitness from learning curves, invalid rules, selection and the random stream.
 #include "evolve/EvoRng.h"
 #include "evolve/Fitness.h"
+#include "evolve/Metrics.h"
 #include "evolve/Selection.h"
 #include "support/Error.h"
 
@@ -98,4 +99,18 @@ TEST_CASE("rng: reproducible, checkpointable, in range", "[rng]") {
   CHECK(designSeed(1, 2) != designSeed(1, 3));
   CHECK(designSeed(1, 2) != designSeed(2, 2));
   CHECK(designSeed(1, 2) == designSeed(1, 2));
+}
+
+TEST_CASE("metrics: differentiability measures from a learning curve", "[metrics]") {
+  auto m = learningMetrics({0.5, 0.3, 0.35, 0.1}, {2, 2, 2, 2});
+  CHECK(m.gain == Approx(0.4));
+  CHECK(m.monotone == Approx(2.0 / 3));
+  CHECK(m.gradNormCv == 0);
+  m = learningMetrics({0.5}, {1, 3});
+  CHECK(m.gain == 0);
+  CHECK(std::isnan(m.monotone));
+  CHECK(m.gradNormCv == Approx(0.5));
+  auto j = metricsJson(learningMetrics({}, {}));
+  CHECK(j["learning_gain"].is_null());
+  CHECK(j["grad_norm_cv"].is_null());
 }

@@ -51,6 +51,8 @@ EvaluateFn fakeEvaluate(int sleepMs) {
       Evaluation e;
       for (int k = 1; k <= 5; ++k)
         e.losses.push_back(-act / 100.0 * (1 - std::pow(0.5, k)));
+      for (int k = 1; k <= 5; ++k)
+        e.gradNorms.push_back(1.0 + 0.1 * k * (act % 3));
       if (r.numPoints() % 7 == 0)
         e.losses[2] = std::nan("");
       e.params = {{"w", {double(batch.seeds[i] % 1000), double(r.numSprings())}}};
