@@ -361,7 +361,8 @@ void Checker::checkPhysics(PhysicsDecl &p) {
       } else {
         if (f->kind != FieldKind::Temp) {
           diags.error(as->opRange, std::string("'") + (as->op == AssignOp::AddTo ? "+=" : "-=") +
-                                       "' accumulates into temp fields; " + fname + " is a " +
+                                       "' accumulates into temp fields; " + fname + " is " +
+                                       (f->kind == FieldKind::Input ? "an " : "a ") +
                                        fieldKindSpelling(f->kind) + " field" +
                                        (f->kind == FieldKind::State ? " (assign its next value with '=')" : ""));
           continue;

@@ -332,3 +332,44 @@ mutation { add p = 0.3; remove p = 0.2; rearrange p = 0.3; combine p = 0.2; }
   CHECK(p.mutations[3].constant);
   CHECK(p.mutations[3].rate == Approx(0.2));
 }
+
+TEST_CASE("a 3D world with vec3 physics and terrain ground", "[sema]") {
+  auto c = test::checkText(R"(world { dim = 3; ground = terrain("hills.csv", friction = 0.5); physics = P3; }
+physics P3 {
+  set point { state x: vec3; state v: vec3; }
+  set spring(a: point, b: point) { body rest: scalar; param k: scalar = 10; input act: scalar; }
+  step {
+    for p in point {
+      p.v = p.v + world.dt * vec3(0, 0, world.gravity);
+      p.x = p.x + world.dt * p.v * (1 + 0 * world.ground.friction);
+    }
+  }
+}
+controller c { inputs = point.x; hidden = 4 sin; outputs = spring.act linear; }
+)", "/data/exp/walker3d.evo");
+  INFO(c->all());
+  REQUIRE(c->program);
+  CHECK(c->program->world.dim == 3);
+  CHECK(c->program->world.ground.kind == "terrain");
+  CHECK(c->program->world.ground.file == "/data/exp/hills.csv");
+  CHECK(c->program->world.ground.friction == Approx(0.5));
+  // A vec2 in this world is an error.
+  auto d = test::checkText("world { dim = 3; }\nfn f(a: vec2) -> scalar { return a.x; }\n");
+  REQUIRE(d->lines().size() == 1);
+  CHECK(d->lines()[0] == "t.evo:2:9: error: vec2 in a dim = 3 world; use vec3");
+}
+
+TEST_CASE("param and input fields cannot be assigned in a step", "[sema]") {
+  auto c = test::checkText(R"(world { physics = P; }
+physics P {
+  set point { state x: vec2; param m: scalar = 1; input f: scalar; }
+  step { for p in point { p.x = p.x * p.m * p.f; p.m = 2; p.f -= 1; } }
+}
+controller c { inputs = point.x; hidden = 4 tanh; outputs = point.f tanh; }
+)");
+  auto l = c->lines();
+  REQUIRE(l.size() == 2);
+  CHECK(l[0] == "t.evo:4:50: error: cannot assign param field 'point.m' in a step; only states "
+                "change over time");
+  CHECK(l[1] == "t.evo:4:63: error: '-=' accumulates into temp fields; 'point.f' is an input field");
+}
