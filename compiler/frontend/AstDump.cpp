@@ -31,6 +31,41 @@ private:
     s << "<" << r.begin.line << ":" << r.begin.col << "-" << r.end.line << ":" << r.end.col << ">";
     return s.str();
   }
+  static std::string nameRef(const NameExpr &n) {
+    switch (n.ref) {
+    case NameRef::Unresolved: return "";
+    case NameRef::Let: return " [let]";
+    case NameRef::Param: return " [param]";
+    case NameRef::Element: return " [loop element]";
+    case NameRef::WindowVar: return " [window variable]";
+    case NameRef::Set: return " [set]";
+    case NameRef::World: return " [world]";
+    case NameRef::LastTime: return " [T = " + num(n.constValue) + "]";
+    case NameRef::Constant: return " [constant " + num(n.constValue) + "]";
+    case NameRef::Decl: return " [declaration]";
+    }
+    return "";
+  }
+  static std::string memberRef(const MemberExpr &m) {
+    switch (m.ref) {
+    case MemberRef::Unresolved: return "";
+    case MemberRef::Field:
+      return std::string(" [") + fieldKindSpelling(m.field->kind) + " field]";
+    case MemberRef::Endpoint: return " [endpoint]";
+    case MemberRef::Component: return " [component " + std::to_string(m.component) + "]";
+    case MemberRef::SetField:
+      return std::string(" [") + fieldKindSpelling(m.field->kind) + " field of the set]";
+    case MemberRef::WorldSetting:
+      return m.worldKey == "ground" ? " [world setting]"
+                                    : " [world setting = " + num(m.constValue) + "]";
+    }
+    return "";
+  }
+  static std::string num(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  }
   static std::string ty(const Type &t) {
     return t.isError() ? "" : " : " + typeToString(t);
   }
@@ -188,7 +223,12 @@ private:
     case StmtKind::Assign: {
       auto &a = *cast<AssignStmt>(&s);
       const char *op = a.op == AssignOp::Set ? "=" : a.op == AssignOp::AddTo ? "+=" : "-=";
-      line(d) << "Assign " << op << " " << rng(a.range) << "\n";
+      line(d) << "Assign " << op << " " << rng(a.range);
+      if (a.ref == AssignRef::NextState)
+        out << " [next state]";
+      else if (a.ref == AssignRef::Accumulate)
+        out << " [accumulate]";
+      out << "\n";
       expr(*a.target, d + 1);
       expr(*a.value, d + 1);
       break;
@@ -218,18 +258,28 @@ private:
     case ExprKind::String:
       line(d) << "String \"" << cast<StringExpr>(&e)->value << "\"";
       break;
-    case ExprKind::Name:
-      line(d) << "Name " << cast<NameExpr>(&e)->name;
+    case ExprKind::Name: {
+      auto &n = *cast<NameExpr>(&e);
+      line(d) << "Name " << n.name << nameRef(n);
       break;
-    case ExprKind::Member:
-      line(d) << "Member ." << cast<MemberExpr>(&e)->member.name;
+    }
+    case ExprKind::Member: {
+      auto &m = *cast<MemberExpr>(&e);
+      line(d) << "Member ." << m.member.name << memberRef(m);
       break;
+    }
     case ExprKind::Index:
       line(d) << "Index";
       break;
-    case ExprKind::Call:
-      line(d) << "Call " << cast<CallExpr>(&e)->callee.name;
+    case ExprKind::Call: {
+      auto &c = *cast<CallExpr>(&e);
+      line(d) << "Call " << c.callee.name;
+      if (c.ref == CallRef::Builtin)
+        out << " [builtin " << builtinName(c.builtin) << "]";
+      else if (c.ref == CallRef::Fn)
+        out << " [fn]";
       break;
+    }
     case ExprKind::Unary:
       line(d) << "Unary " << unaryOpSpelling(cast<UnaryExpr>(&e)->op);
       break;
