@@ -57,6 +57,13 @@ public:
 std::unique_ptr<CudaExecutable> compileCuda(const ir::Module &m,
                                             const CompileOptions &opts = {});
 
+/// The device's arithmetic throughput in FLOP/s (an FMA counts 2), measured
+/// by a microbenchmark of independent FMA chains on device 0, in f64 or f32.
+/// `theoretical` gets SMs x clock x FMA units per SM for known archs (0 if
+/// unknown). Throws evoc::Error when CUDA is unavailable.
+double measurePeakFlops(ir::Precision p, double *theoretical = nullptr,
+                        std::string *device = nullptr);
+
 /// Whether the CUDA back end can run here; when not, `why` gets the sentence
 /// compileCuda would throw. Never throws.
 bool cudaAvailable(std::string *why = nullptr);

@@ -21,6 +21,8 @@ std::unique_ptr<CudaExecutable> compileCuda(const ir::Module &, const CompileOpt
   throw Error(kWhy);
 }
 
+double measurePeakFlops(ir::Precision, double *, std::string *) { throw Error(kWhy); }
+
 bool cudaAvailable(std::string *why) {
   if (why)
     *why = kWhy;

@@ -1,0 +1,264 @@
+// GPU benchmark of the paper's workload (SCIENCE.md): a population of random
+// 13x22-lattice ELDiR robots, T states, one forward + backward of the whole
+// population with the fused CUDA rollout kernels, in f64 and f32. Prints
+// robot-steps per second, the fraction of the GPU's FMA peak (measured in the
+// same run) and one "RESULT" line per precision for bench/gpu/run.sh.
+//
+//   evoc_bench_gpu [--population P] [--steps T] [--precision f64|f32|both]
+//                  [--iterations I] [--dump-robots FILE] [--seed S]
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "BenchUtil.h"
+#include "CudaModels.h"
+#include "autodiff/Differentiate.h"
+#include "codegen/cuda/CudaBackend.h"
+#include "codegen/cuda/CudaRollout.h"
+#include "evolve/Lattice.h"
+#include "opt/Passes.h"
+#include "support/Error.h"
+
+using namespace evoc;
+using cudatest::MassSpringIds;
+
+namespace {
+
+struct Args {
+  int population = 1000, iterations = 1;
+  int64_t steps = 1000;
+  std::string precision = "both", dumpRobots;
+  uint64_t seed = 1234;
+};
+
+Args parse(int argc, char **argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "evoc_bench_gpu: %s needs a value\n", s.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (s == "--population")
+      a.population = std::stoi(next());
+    else if (s == "--steps")
+      a.steps = std::stoll(next());
+    else if (s == "--precision")
+      a.precision = next();
+    else if (s == "--iterations")
+      a.iterations = std::stoi(next());
+    else if (s == "--dump-robots")
+      a.dumpRobots = next();
+    else if (s == "--seed")
+      a.seed = std::stoull(next());
+    else {
+      std::fprintf(stderr, "usage: evoc_bench_gpu [--population P] [--steps T] "
+                           "[--precision f64|f32|both] [--iterations I] [--dump-robots FILE] "
+                           "[--seed S]\n");
+      std::exit(2);
+    }
+  }
+  return a;
+}
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Random repaired 13x22 lattice bodies (the paper's genotype space) with the
+/// controller initialisation of SCIENCE.md (Xavier-normal x2 / x3, zero biases).
+std::vector<cudatest::MassSpringRobot> robots(int n, uint64_t seed, const std::string &dump) {
+  evolve::LatticeSpec spec;
+  spec.rows = 13;
+  spec.cols = 22;
+  evolve::LatticeBody body(spec);
+  evolve::EvoRng rng(seed);
+  std::mt19937_64 wrng(seed);
+  std::normal_distribution<double> gauss(0, 1);
+  std::vector<cudatest::MassSpringRobot> out;
+  std::ofstream js;
+  if (!dump.empty()) {
+    js.open(dump);
+    js << "[";
+  }
+  for (int i = 0; i < n; ++i) {
+    runtime::Robot r = body.express(body.sample(rng));
+    cudatest::MassSpringRobot m;
+    m.nPoints = r.numPoints();
+    m.nSprings = r.numSprings();
+    m.x0 = r.points;
+    m.v0.assign(m.x0.size(), 0.0);
+    for (const runtime::Spring &s : r.springs) {
+      m.a.push_back(s.a);
+      m.b.push_back(s.b);
+      m.rest.push_back(s.rest);
+      m.stiff.push_back(s.stiffness);
+      m.actu.push_back(s.actuation);
+    }
+    int64_t nin = 12 + 4 * m.nPoints;
+    auto xavier = [&](std::vector<double> &w, int64_t o, int64_t in, double gain) {
+      double sd = gain * std::sqrt(2.0 / double(o + in));
+      w.resize(size_t(o * in));
+      for (double &e : w)
+        e = sd * gauss(wrng);
+    };
+    xavier(m.w1, 32, nin, 2.0);
+    xavier(m.w2, m.nSprings, 32, 3.0);
+    m.b1.assign(32, 0.0);
+    m.b2.assign(size_t(m.nSprings), 0.0);
+    out.push_back(std::move(m));
+    if (js.is_open()) { // bench/torch_baseline.py's format
+      js << (i ? "," : "") << "{\"points\":[";
+      for (int p = 0; p < r.numPoints(); ++p)
+        js << (p ? "," : "") << "[" << r.points[2 * p] << "," << r.points[2 * p + 1] << "]";
+      js << "],\"springs\":[";
+      for (size_t s = 0; s < r.springs.size(); ++s) {
+        const auto &q = r.springs[s];
+        js << (s ? "," : "") << "[" << q.a << "," << q.b << "," << q.rest << "," << q.stiffness
+           << "," << q.actuation << "]";
+      }
+      js << "]}";
+    }
+  }
+  if (js.is_open())
+    js << "]\n";
+  return out;
+}
+
+/// Converts f64 host data to the module's precision.
+std::vector<char> bytes(const std::vector<double> &v, bool f64) {
+  std::vector<char> out(v.size() * (f64 ? 8 : 4));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (f64) {
+      std::memcpy(out.data() + 8 * i, &v[i], 8);
+    } else {
+      float f = float(v[i]);
+      std::memcpy(out.data() + 4 * i, &f, 4);
+    }
+  }
+  return out;
+}
+
+void run(const Args &a, ir::Precision prec, const std::vector<cudatest::MassSpringRobot> &rs) {
+  const bool f64 = prec == ir::Precision::F64;
+  const char *pname = f64 ? "f64" : "f32";
+  MassSpringIds d;
+  ir::Module m = cudatest::makeMassSpringModule(d, prec);
+  m.kernels.pop_back(); // the test-only adjoint-shapes kernel
+  autodiff::differentiate(m);
+  opt::runPasses(m);
+  auto t0 = std::chrono::steady_clock::now();
+  auto exe = codegen::cuda::compileCuda(m);
+  double compileS = since(t0);
+
+  const int P = int(rs.size());
+  std::vector<int64_t> sizes;
+  double flopsPerStep = 0; // forward + adjoint, summed over the population
+  for (const auto &r : rs) {
+    std::vector<int64_t> s(m.sets.size(), 0);
+    s[d.point] = r.nPoints;
+    s[d.spring] = r.nSprings;
+    ir::deriveSetSizes(m, s.data());
+    flopsPerStep += bench::kernelFlops(m, d.step, s.data()) +
+                    bench::kernelFlops(m, m.findKernel("step.adj"), s.data());
+    sizes.insert(sizes.end(), s.begin(), s.end());
+  }
+  auto upload = [&](codegen::cuda::CudaRollout &ro) {
+    for (int r = 0; r < P; ++r) {
+      const auto &q = rs[r];
+      auto put = [&](int b, const std::vector<double> &v) { ro.upload(b, r, bytes(v, f64).data()); };
+      put(d.x, q.x0);
+      put(d.v, q.v0);
+      put(d.rest, q.rest);
+      put(d.stiff, q.stiff);
+      put(d.actu, q.actu);
+      put(d.w1, q.w1);
+      put(d.b1, q.b1);
+      put(d.w2, q.w2);
+      put(d.b2, q.b2);
+      ro.upload(d.sa, r, q.a.data());
+      ro.upload(d.sb, r, q.b.data());
+    }
+  };
+  { // warm-up: module load, first launches, clocks
+    codegen::cuda::CudaRollout warm(*exe, m, P, sizes.data(), 3);
+    upload(warm);
+    warm.forward();
+    warm.backward();
+  }
+  codegen::cuda::CudaRollout ro(*exe, m, P, sizes.data(), a.steps);
+  upload(ro);
+  double fwd = 0, bwd = 0;
+  for (int it = 0; it < a.iterations; ++it) {
+    ro.zeroGradients();
+    auto t1 = std::chrono::steady_clock::now();
+    ro.forward();
+    fwd += since(t1);
+    auto t2 = std::chrono::steady_clock::now();
+    ro.backward();
+    bwd += since(t2);
+  }
+  int bad = 0;
+  double lossSum = 0;
+  for (int r = 0; r < P; ++r) {
+    double l = 0;
+    float lf = 0;
+    if (f64)
+      ro.download(d.loss, r, &l);
+    else
+      ro.download(d.loss, r, &lf), l = lf;
+    if (std::isfinite(l))
+      lossSum += l;
+    else
+      ++bad;
+  }
+  const double robotSteps = double(P) * double(a.steps - 1) * a.iterations;
+  const double sec = fwd + bwd, rate = robotSteps / sec;
+  double theo = 0;
+  std::string dev;
+  double peak = codegen::cuda::measurePeakFlops(prec, &theo, &dev);
+  double achieved = flopsPerStep * double(a.steps - 1) * a.iterations / sec;
+  std::printf("== %s on %s: %d robots (13x22 lattice), T = %lld, %d iteration(s)\n", pname,
+              dev.c_str(), P, (long long)a.steps, a.iterations);
+  std::printf("   compile %.2f s, device memory %.2f GB, mean loss %.6g, non-finite %d\n",
+              compileS, ro.deviceBytes() / 1e9, lossSum / std::max(1, P - bad), bad);
+  std::printf("   forward %.3f s, backward %.3f s: %.4g robot-steps/s (forward + backward)\n", fwd,
+              bwd, rate);
+  std::printf("   %.3g GFLOP/s = %.2f%% of the measured %s FMA peak (%.3g GFLOP/s; "
+              "theoretical %.3g)\n",
+              achieved / 1e9, 100 * achieved / peak, pname, peak / 1e9, theo / 1e9);
+  std::printf("RESULT precision=%s robot_steps_per_s=%.6g fraction_of_peak=%.6g "
+              "forward_s=%.6g backward_s=%.6g population=%d steps=%lld device=\"%s\"\n",
+              pname, rate, achieved / peak, fwd, bwd, P, (long long)a.steps, dev.c_str());
+  std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Args a = parse(argc, argv);
+  try {
+    std::string why;
+    if (!codegen::cuda::cudaAvailable(&why)) {
+      std::fprintf(stderr, "evoc_bench_gpu: %s\n", why.c_str());
+      return 1;
+    }
+    auto rs = robots(a.population, a.seed, a.dumpRobots);
+    if (a.precision == "f64" || a.precision == "both")
+      run(a, ir::Precision::F64, rs);
+    if (a.precision == "f32" || a.precision == "both")
+      run(a, ir::Precision::F32, rs);
+  } catch (const Error &e) {
+    std::fprintf(stderr, "evoc_bench_gpu: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
