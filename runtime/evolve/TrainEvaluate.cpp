@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace evoc::evolve {
@@ -38,6 +39,17 @@ EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executa
     }
     return out;
   };
+}
+
+EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executable &exe,
+                         runtime::TrainOptions opts, const FitnessSpec &fitness) {
+  for (const InvalidRule &r : fitness.invalid) {
+    if (r.kind == InvalidRule::Kind::LossAbove)
+      opts.stopAbove = std::min(opts.stopAbove, r.threshold);
+    else
+      opts.stopJump = std::min(opts.stopJump, r.threshold);
+  }
+  return trainEvaluate(info, exe, opts);
 }
 
 runtime::ParamSet paramsFromJson(const nlohmann::json &j) {

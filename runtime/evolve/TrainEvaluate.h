@@ -22,6 +22,13 @@ namespace evoc::evolve {
 EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executable &exe,
                          runtime::TrainOptions opts);
 
+/// The same, with the trainer stopping a body early as soon as its curve
+/// breaks one of `fitness.invalid`'s rules (TrainOptions::stopAbove /
+/// stopJump): such a body is invalid whatever comes after, so the verdict is
+/// unchanged and its remaining iterations are saved.
+EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executable &exe,
+                         runtime::TrainOptions opts, const FitnessSpec &fitness);
+
 /// A GaitFn: the robot's "point.x" at `times` (e.g. 0, T/3, 2T/3, T-1) under
 /// the given trained parameters (PARAMS.json entry format). Returns no frames
 /// when the parameters are missing or do not fit (the picture then shows the

@@ -73,6 +73,23 @@ TEST_CASE("train evaluate: evolution with the real trainer", "[train]") {
   auto ps = paramsFromJson(best["params"]);
   CHECK(ps.at("w").shape[0] == int64_t(best["springs"].size()));
 
+  // With the invalid rules as early-stop rules nothing changes here (every
+  // curve is valid), and a tiny LossAbove stops every body after one loss.
+  auto rules = test::smallConfig(4, 3, 5).fitness;
+  EvalBatch batch;
+  batch.ids = {0, 1};
+  LatticeBody body(s.config.body);
+  EvoRng rng(2);
+  batch.robots = {body.express(body.sample(rng)), body.express(body.sample(rng))};
+  auto plain = trainEvaluate(s.info, *s.exe, s.opts)(batch);
+  auto early = trainEvaluate(s.info, *s.exe, s.opts, rules)(batch);
+  CHECK(plain[0].losses == early[0].losses);
+  rules.invalid = {{InvalidRule::Kind::LossAbove, 0.0}};
+  auto stopped = trainEvaluate(s.info, *s.exe, s.opts, rules)(batch);
+  CHECK(stopped[0].losses.size() == 1);
+  CHECK(stopped[1].losses.size() == 1);
+  CHECK_FALSE(judge(stopped[0].losses, rules).valid);
+
   // Resume with the real trainer: 2 generations + 1 equals 3.
   auto two = s.config;
   two.generations = 2;
