@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The GPU benchmark in one command (on a machine with an NVIDIA GPU and the CUDA
+# toolkit): builds the CUDA pieces of evoc (Release), runs the CUDA tests (GPU
+# agreement with the interpreter included), the paper's workload (13x22 lattice
+# robots, population 1000, T = 1000, f64 and f32) on the fused CUDA rollout, and the
+# batched PyTorch CUDA baseline on the same bodies; prints a summary.
+#
+#   bench/gpu/run.sh                     # POPULATION=1000 STEPS=1000 by default
+#   POPULATION=200 STEPS=300 bench/gpu/run.sh   # a quicker look
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD_DIR:-build-gpu-bench}
+P=${POPULATION:-1000}
+T=${STEPS:-1000}
+OUT=${OUT_DIR:-$BUILD/gpu-bench}
+mkdir -p "$OUT"
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total \
+  --format=csv,noheader || echo "(nvidia-smi not found)"
+
+if [ ! -f "$BUILD/build.ninja" ]; then
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 ||
+    { tail -30 "$OUT/cmake.log"; exit 1; }
+fi
+ninja -C "$BUILD" -j "$(nproc)" evoc_bench_gpu evoc_cuda_tests >"$OUT/build.log" 2>&1 ||
+  { tail -40 "$OUT/build.log"; exit 1; }
+
+echo "== CUDA tests (NVRTC, emulation, GPU agreement)"
+if ! "$BUILD/tests/cuda/evoc_cuda_tests" >"$OUT/tests.log" 2>&1; then
+  tail -60 "$OUT/tests.log"
+  echo "WARNING: CUDA tests failed (see $OUT/tests.log); benchmarking anyway"
+else
+  tail -2 "$OUT/tests.log"
+fi
+
+echo "== evoc (fused CUDA rollout)"
+"$BUILD/bench/gpu/evoc_bench_gpu" --population "$P" --steps "$T" --precision both \
+  --dump-robots "$OUT/robots.json" | tee "$OUT/evoc.txt"
+
+echo "== PyTorch CUDA baseline (same bodies)"
+python3 bench/gpu/torch_cuda_baseline.py "$OUT/robots.json" --steps "$T" --precision both |
+  tee "$OUT/torch.txt" || true
+
+python3 - "$OUT/evoc.txt" "$OUT/torch.txt" <<'PY'
+import re, sys
+def results(path):
+    out = {}
+    for line in open(path):
+        if line.startswith("RESULT"):
+            kv = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))
+            out[kv["precision"]] = kv
+    return out
+evoc, torch = results(sys.argv[1]), results(sys.argv[2])
+work = 1e7 * 35 * 1000  # designs x learning iterations x steps (forward + backward each)
+print("== summary")
+for p in ("f64", "f32"):
+    if p not in evoc:
+        continue
+    r = float(evoc[p]["robot_steps_per_s"])
+    line = (f"{p}: {r:.4g} robot-steps/s forward+backward, "
+            f"{100 * float(evoc[p]['fraction_of_peak']):.2f}% of measured FMA peak")
+    if p in torch:
+        line += f", {r / float(torch[p]['robot_steps_per_s']):.1f}x PyTorch CUDA"
+    else:
+        line += ", no PyTorch baseline"
+    days = work / r / 86400
+    line += f"; paper's experiment (1e7 designs x 35 iterations x 1000 steps) on one GPU: {days:.1f} days"
+    print(line)
+print("device:", next(iter(evoc.values()))["device"] if evoc else "?")
+PY
