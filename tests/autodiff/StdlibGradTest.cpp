@@ -1,10 +1,13 @@
 // Finite-difference checks of the adjoints of what irgen makes of the stdlib:
 // both physics steps (mass_spring_noslip / _friction, in and out of contact),
-// the MLP controller, the displacement loss, and windowed / max / min losses.
+// the MLP controller, the displacement loss, and windowed / max / min losses;
+// and examples/eldir.evo against the reference vectors.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "GradCheck.h"
 #include "autodiff/Differentiate.h"
@@ -113,4 +116,155 @@ TEST_CASE("stdlib loss and windowed / max / min losses: adjoint vs finite differ
   CHECK(w.kernels[w.findKernel("loss.w0.adj")].kind == KernelKind::LossStepAdj);
   CHECK_GRAD(test::gradCheck(w, k, dw, 20, 3));
   CHECK_GRAD(test::gradCheck(w, w.findKernel("loss"), dw, 49, 3));
+}
+
+namespace {
+
+// examples/eldir.evo lowered by irgen with `world.physics` overridden.
+Module lowerExample(const std::string &physics) {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  sema::CheckOptions opts;
+  opts.ignoreEnv = true;
+  opts.stdlibDirs = {std::string(EVOC_SOURCE_DIR) + "/stdlib"};
+  opts.overrides = {{"world.physics", physics}};
+  std::optional<Module> m;
+  if (auto prog = sema::checkFile(std::string(EVOC_SOURCE_DIR) + "/examples/eldir.evo", opts,
+                                  sources, diags))
+    m = irgen::lowerProgram(*prog, sources, diags);
+  std::ostringstream errs;
+  diags.flush(errs);
+  INFO(errs.str());
+  REQUIRE(m);
+  autodiff::differentiate(*m);
+  return std::move(*m);
+}
+
+nlohmann::json readVectors(const std::string &name) {
+  std::ifstream f(std::string(EVOC_SHARED_DIR) + "/testdata/eldir-vectors/" + name);
+  REQUIRE(f.good());
+  return nlohmann::json::parse(f);
+}
+
+std::vector<double> flat(const nlohmann::json &j) {
+  std::vector<double> out;
+  for (auto &row : j) {
+    if (row.is_array())
+      for (auto &v : row)
+        out.push_back(v);
+    else
+      out.push_back(row);
+  }
+  return out;
+}
+
+// A rollout and its adjoint over whatever state fields the module has
+// (runtime protocol of docs/architecture.md); returns the loss.
+double rolloutGradient(const Module &m, test::Data &d, int steps) {
+  std::vector<std::pair<int, int>> state; // (State current, NextState) per field
+  for (size_t n = 0; n < m.buffers.size(); ++n)
+    if (m.buffers[n].role == Role::NextState)
+      for (size_t s = 0; s < m.buffers.size(); ++s)
+        if (m.buffers[s].role == Role::State && m.buffers[s].time == TimeRef::Current &&
+            m.buffers[s].field == m.buffers[n].field)
+          state.emplace_back(static_cast<int>(s), static_cast<int>(n));
+  auto adj = [&](int b) { return m.findBuffer(m.buffers[b].name + ".adj"); };
+  std::vector<std::vector<std::vector<double>>> traj(state.size());
+  for (size_t i = 0; i < state.size(); ++i)
+    traj[i].push_back(d.f[state[i].first]);
+  for (int t = 0; t + 1 < steps; ++t) {
+    d.zero(Role::Temp);
+    d.run(m.findKernel("step"), t);
+    for (size_t i = 0; i < state.size(); ++i) {
+      d.f[state[i].first] = d.f[state[i].second];
+      traj[i].push_back(d.f[state[i].first]);
+    }
+  }
+  // Loss inputs: states at fixed times, by field.
+  auto timed = [&](auto fn) {
+    for (size_t b = 0; b < m.buffers.size(); ++b) {
+      const Buffer &buf = m.buffers[b];
+      if (buf.role != Role::State || buf.time == TimeRef::Current)
+        continue;
+      int64_t t = buf.time == TimeRef::First ? 0
+                  : buf.time == TimeRef::Last ? steps - 1 : buf.fixedTime;
+      for (size_t i = 0; i < state.size(); ++i)
+        if (m.buffers[state[i].first].field == buf.field)
+          fn(static_cast<int>(b), i, t);
+    }
+  };
+  timed([&](int b, size_t i, int64_t t) { d.f[b] = traj[i][t]; });
+  d.zero(Role::Temp);
+  d.run(m.findKernel("loss"), steps - 1);
+  double L = d.F("loss")[0];
+  d.zero(Role::Adjoint);
+  d.F("loss.adj") = {1.0};
+  d.zero(Role::Temp);
+  d.run(m.findKernel("loss.adj"), steps - 1);
+  std::vector<std::vector<double>> a(state.size());
+  for (size_t i = 0; i < state.size(); ++i)
+    a[i].assign(d.f[state[i].first].size(), 0.0);
+  timed([&](int b, size_t i, int64_t t) {
+    if (t == steps - 1)
+      a[i] = d.f[adj(b)];
+  });
+  for (int t = steps - 2; t >= 0; --t) {
+    for (size_t i = 0; i < state.size(); ++i) {
+      d.f[state[i].first] = traj[i][t];
+      d.f[adj(state[i].second)] = a[i];
+      std::fill(d.f[adj(state[i].first)].begin(), d.f[adj(state[i].first)].end(), 0.0);
+    }
+    d.zero(Role::Temp);
+    d.zeroAdjointsOf(Role::Temp);
+    d.run(m.findKernel("step.adj"), t);
+    for (size_t i = 0; i < state.size(); ++i)
+      a[i] = d.f[adj(state[i].first)];
+  }
+  return L;
+}
+
+} // namespace
+
+TEST_CASE("examples/eldir.evo through irgen, autodiff and the interpreter reproduces "
+          "eldir-vectors (T = 100)",
+          "[autodiff][stdlib][eldir]") {
+  auto robots = readVectors("robots.json")["robots"];
+  auto params = readVectors("params.json")["params"];
+  for (std::string contact : {"noslip", "friction"}) {
+    Module m = lowerExample("mass_spring_" + contact);
+    auto expected = readVectors("expected_" + contact + "_T100.json")["results"];
+    for (size_t r = 0; r < robots.size(); ++r) {
+      INFO(contact << " robot " << r);
+      auto &rb = robots[r];
+      int n = static_cast<int>(rb["points"].size()), ns = static_cast<int>(rb["springs"].size());
+      test::Data d(m, {{"point", n}, {"spring", ns}});
+      for (int i = 0; i < n; ++i)
+        for (int c = 0; c < 2; ++c)
+          d.F("point.x")[2 * i + c] = rb["points"][i][c];
+      const char *cols[] = {"spring.rest", "spring.stiffness", "spring.actuation"};
+      for (int s = 0; s < ns; ++s) {
+        d.I("spring.a")[s] = rb["springs"][s][0];
+        d.I("spring.b")[s] = rb["springs"][s][1];
+        for (int c = 0; c < 3; ++c)
+          d.F(cols[c])[s] = rb["springs"][s][2 + c];
+      }
+      for (const char *k : {"w1", "b1", "w2", "b2"})
+        d.F(std::string("mlp.") + k) = flat(params[r][k]);
+      double L = rolloutGradient(m, d, 100);
+      double Lref = expected[r]["loss"];
+      CHECK(std::fabs(L - Lref) <= 1e-8 * std::fabs(Lref));
+      for (const char *k : {"w1", "b1", "w2", "b2"}) {
+        INFO(k);
+        std::vector<double> ref = flat(expected[r]["grad"][k]);
+        const auto &g = d.F(std::string("mlp.") + k + ".adj");
+        REQUIRE(g.size() == ref.size());
+        double largest = 0, worst = 0;
+        for (size_t i = 0; i < ref.size(); ++i) {
+          largest = std::max(largest, std::fabs(ref[i]));
+          worst = std::max(worst, std::fabs(g[i] - ref[i]));
+        }
+        CHECK(worst <= 1e-6 * largest);
+      }
+    }
+  }
 }
