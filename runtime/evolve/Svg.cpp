@@ -26,12 +26,18 @@ static std::string escape(const std::string &s) {
   return o;
 }
 
-// Actuation amplitude in (0, 1] -> orange..red; activation in [-1, 1] ->
-// blue (extend) .. grey .. red (contract).
-static std::string actuationColour(double rel) {
-  rel = std::clamp(rel, 0.0, 1.0);
-  int g = int(std::lround(165 - 135 * rel));
-  return fmt::format("rgb(230,{},20)", g);
+// Actuated springs without controller outputs: orange at rest length, toward
+// red when contracted and blue when extended, full colour at a strain equal
+// to the spring's actuation amplitude. With outputs a in [-1, 1]: blue
+// (extend) .. grey .. red (contract).
+static std::string strainColour(double s) {
+  s = std::clamp(s, -1.0, 1.0);
+  const double orange[3] = {230, 140, 20}, red[3] = {200, 0, 0}, blue[3] = {30, 80, 230};
+  const double *to = s < 0 ? red : blue;
+  double w = std::fabs(s);
+  return fmt::format("rgb({},{},{})", std::lround(orange[0] + w * (to[0] - orange[0])),
+                     std::lround(orange[1] + w * (to[1] - orange[1])),
+                     std::lround(orange[2] + w * (to[2] - orange[2])));
 }
 static std::string activationColour(double a) {
   a = std::clamp(a, -1.0, 1.0);
@@ -46,9 +52,6 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
   if (robot.dim != 2)
     throw Error("gait pictures are drawn for 2D robots only");
   const size_t n = size_t(robot.numPoints());
-  double maxAct = 0;
-  for (const auto &s : robot.springs)
-    maxAct = std::max(maxAct, std::fabs(s.actuation));
   // Shared vertical range; per-panel horizontal range (the body's width).
   double ylo = style.groundY, yhi = style.groundY, width = 0;
   for (size_t f = 0; f < frames.size(); ++f) {
@@ -70,7 +73,7 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
   const double k = style.pixelsPerUnit, pad = 24, top = style.title.empty() ? 10 : 30;
   const double panelW = width * k + 2 * pad, bodyH = (yhi - ylo) * k;
   const double panelH = bodyH + 2 * pad + 18;
-  const double W = std::max(1.0, double(frames.size())) * panelW, H = panelH + top;
+  const double W = std::max(1.0, double(frames.size())) * panelW, H = panelH + top + 16;
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
       "viewBox=\"0 0 {:.1f} {:.1f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -80,6 +83,11 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
     svg += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
                        "font-size=\"14\">{}</text>\n",
                        W / 2, escape(style.title));
+  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" "
+                     "font-size=\"11\" fill=\"#555\">grey: passive springs; "
+                     "actuated: orange at rest length, red contracted, blue "
+                     "extended</text>\n",
+                     W / 2, H - 4);
   double x0 = 0; // first frame's left edge: later panels show displacement
   if (!frames.empty() && n > 0) {
     x0 = frames[0].points[0];
@@ -107,8 +115,12 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
       std::string colour = "#999";
       if (act && s < fr.activation.size())
         colour = activationColour(fr.activation[s]);
-      else if (act)
-        colour = actuationColour(maxAct > 0 ? std::fabs(sp.actuation) / maxAct : 1);
+      else if (act) {
+        double dx = fr.points[2 * sp.a] - fr.points[2 * sp.b];
+        double dy = fr.points[2 * sp.a + 1] - fr.points[2 * sp.b + 1];
+        double strain = sp.rest > 0 ? std::hypot(dx, dy) / sp.rest - 1 : 0;
+        colour = strainColour(strain / std::fabs(sp.actuation));
+      }
       svg += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" "
                          "stroke=\"{}\" stroke-width=\"{}\"/>\n",
                          X(fr.points[2 * sp.a]), Y(fr.points[2 * sp.a + 1]),

@@ -26,9 +26,10 @@ struct GaitStyle {
 
 /// A 2D robot at each frame, panels left to right, each panel showing the
 /// frame's horizontal offset from the first frame, the ground line, passive
-/// springs in grey and actuated springs coloured by actuation amplitude (or,
-/// when a frame carries activations, red for contraction, blue for
-/// extension). Throws evoc::Error if a frame does not match the robot.
+/// springs in grey and actuated springs coloured by their strain relative to
+/// their actuation amplitude (orange at rest length, red contracted, blue
+/// extended), or by the controller's output when a frame carries
+/// activations. Throws evoc::Error if a frame does not match the robot.
 std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
                        const GaitStyle &style = {});
 

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace evoc::evolve;
@@ -48,7 +49,12 @@ TEST_CASE("svg: gait frames side by side", "[svg]") {
   CHECK(count(svg, "<line") == size_t(4 * robot.numSprings() + 4));
   CHECK(svg.find("t = 300") != std::string::npos);
   CHECK(svg.find("a &lt;gait&gt;") != std::string::npos);
-  CHECK(svg.find("rgb(230,") != std::string::npos); // actuated, no activation
+  // Actuated springs at rest length are orange; the jittered frames are not.
+  std::string rest = renderGait(robot, {GaitFrame{robot.points, {}, "rest"}});
+  CHECK(count(rest, "rgb(230,140,20)") == size_t(std::count_if(
+                                              robot.springs.begin(), robot.springs.end(),
+                                              [](const auto &s) { return s.actuation != 0; })));
+  CHECK(count(svg, "rgb(230,140,20)") < count(rest, "rgb(230,140,20)") * 4);
   frames[0].points.pop_back();
   CHECK_THROWS_AS(renderGait(robot, frames), evoc::Error);
   if (const char *out = std::getenv("EVOC_SVG_OUT")) { // for looking at it
