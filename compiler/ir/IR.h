@@ -8,19 +8,25 @@
 // Design (see docs/architecture.md):
 //  - Every value is a scalar: float (the module's precision), int (i64) or
 //    bool. Buffers of elem Type::I (index buffers: spring endpoints, ...)
-//    hold int32_t in memory; a Load widens to i64. Float buffers hold the
-//    module precision (double or float). Vectors of the language are lowered to scalars by irgen; a field of
-//    vec2 over points is a buffer with comps = 2, index = i * 2 + c.
+//    hold int32_t in memory; a Load widens to i64, a Store narrows. Float
+//    buffers hold the module precision (double or float). Vectors of the
+//    language are lowered to scalars by irgen; a field of vec2 over points
+//    is a buffer with comps = 2, index = i * 2 + c.
 //  - Control flow is structured: a Loop instruction owns a nested Block that
 //    runs once per element of a set; its block argument is the element index.
 //  - Reductions use accumulator locals: `Local` declares a mutable float slot
-//    (initialised to Inst::f), LocalAdd/LocalMax/LocalMin update it, LocalGet
-//    reads it. Rule (checked by the verifier): a local is read only in the
-//    block that declares it, after the last instruction that updates it.
+//    (initialised to Inst::f, which may be +-inf, each time the `local`
+//    instruction runs: one declared in a loop body restarts every
+//    iteration), LocalAdd/LocalMax/LocalMin update it, LocalGet reads it.
+//    Rule (checked by the verifier): a local is read only in the block that
+//    declares it, after the last instruction that updates it. Updates of one
+//    slot happen in program order, loops in index order (a float sum's
+//    rounding depends on it).
 //  - Memory: Load / Store / AccAdd (scatter-add) on buffers at an int index.
 //    Rule: within one kernel a buffer is either stored (each element at most
 //    once) or accumulated, never both; a temporary is written before it is
-//    read.
+//    read; no kernel reads a NextState or Output buffer. Out-of-range
+//    indices are compiler or body-data bugs (the interpreter checks).
 //  - Exact semantics every back end must match (the interpreter is the
 //    reference): min(a, b) = b < a ? b : a; max(a, b) = b > a ? b : a
 //    (ties and NaN in b pick a); local.max: s = x > s ? x : s; local.min:
