@@ -15,7 +15,10 @@ public:
   Interp(const Module &m, const Kernel &k, void *const *bufs, const int64_t *sizes,
          int64_t t)
       : m_(m), k_(k), bufs_(bufs), sizes_(sizes), t_(t), fv_(k.nextValue + 1),
-        iv_(k.nextValue + 1) {}
+        iv_(k.nextValue + 1), lens_(m.buffers.size()) {
+    for (size_t b = 0; b < lens_.size(); ++b)
+      lens_[b] = bufferLength(m, static_cast<int>(b), sizes);
+  }
 
   void run(const Block &b) {
     for (const auto &ip : b.insts)
@@ -27,7 +30,7 @@ private:
 
   int64_t index(const Inst &in, ValueId v) {
     int64_t i = iv_[v];
-    int64_t n = bufferLength(m_, in.buffer, sizes_);
+    int64_t n = lens_[in.buffer];
     if (i < 0 || i >= n || !bufs_[in.buffer])
       internalError(__FILE__, __LINE__,
                     "interpreter: " + std::string(opName(in.op)) + " " +
@@ -141,6 +144,7 @@ private:
   int64_t t_;
   std::vector<F> fv_;
   std::vector<int64_t> iv_;
+  std::vector<int64_t> lens_; // buffer lengths for this call's set sizes
 };
 
 } // namespace
