@@ -47,6 +47,17 @@ Population::Population(const ModuleInfo &info, std::vector<Robot> robots)
   // Body buffers, by field name.
   for (int r = 0; r < nr; ++r) {
     const Robot &R = robots_[r];
+    // Kernels gather through spring endpoints without bounds checks: a bad
+    // index must never reach them (robots need not come from JSON).
+    if (R.dim < 1 || R.points.size() % size_t(R.dim) != 0)
+      throw Error(fmt::format("robot {} has {} coordinates, not a multiple of its dimension {}",
+                              r, R.points.size(), R.dim));
+    for (int s = 0; s < R.numSprings(); ++s) {
+      const Spring &S = R.springs[s];
+      if (S.a < 0 || S.a >= R.numPoints() || S.b < 0 || S.b >= R.numPoints())
+        throw Error(fmt::format("robot {}, spring {} connects points {} and {}, but the robot "
+                                "has {} points", r, s, S.a, S.b, R.numPoints()));
+    }
     if (info.pointX >= 0 && info.fields[info.pointX].comps != R.dim)
       throw Error(fmt::format("robot {} has {}-dimensional points, but the experiment is {}D",
                               r, R.dim, info.fields[info.pointX].comps));

@@ -32,7 +32,8 @@ public:
   /// Lays out and allocates every robot, and fills its Body buffers from
   /// the robot ("spring.a", "spring.b", "spring.rest", "spring.stiffness",
   /// "spring.actuation"). Parameters start at zero. Throws evoc::Error when
-  /// a body buffer is unknown or a robot does not fit the module (dim).
+  /// a body buffer is unknown, a spring endpoint is out of range, or a robot
+  /// does not fit the module (dim).
   Population(const ModuleInfo &info, std::vector<Robot> robots);
 
   int size() const { return int(robots_.size()); }

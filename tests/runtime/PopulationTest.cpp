@@ -146,5 +146,11 @@ TEST_CASE("Module contract violations are clear errors", "[population]") {
   r3.dim = 3;
   ir::Module ok = chainModule();
   ModuleInfo info3(ok);
+  CHECK_THROWS_WITH(Population(info3, {r3}), Catch::Contains("not a multiple"));
+  r3.points.resize(12); // 4 points of 3 coordinates: valid springs, wrong dimension
   CHECK_THROWS_WITH(Population(info3, {r3}), Catch::Contains("3-dimensional"));
+  Robot badSpring = ladderRobot(2);
+  badSpring.springs[1].b = 4;
+  CHECK_THROWS_WITH(Population(info3, {ladderRobot(2), badSpring}),
+                    Catch::Contains("robot 1, spring 1 connects points"));
 }
