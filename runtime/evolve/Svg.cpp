@@ -73,7 +73,9 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
   const double k = style.pixelsPerUnit, pad = 24, top = style.title.empty() ? 10 : 30;
   const double panelW = width * k + 2 * pad, bodyH = (yhi - ylo) * k;
   const double panelH = bodyH + 2 * pad + 18;
-  const double W = std::max(1.0, double(frames.size())) * panelW, H = panelH + top + 16;
+  // At least as wide as the legend line.
+  const double W = std::max(430.0, std::max(1.0, double(frames.size())) * panelW);
+  const double H = panelH + top + 16;
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
       "viewBox=\"0 0 {:.1f} {:.1f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -84,9 +86,8 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
                        "font-size=\"14\">{}</text>\n",
                        W / 2, escape(style.title));
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" "
-                     "font-size=\"11\" fill=\"#555\">grey: passive springs; "
-                     "actuated: orange at rest length, red contracted, blue "
-                     "extended</text>\n",
+                     "font-size=\"11\" fill=\"#555\">actuated springs: orange at rest, "
+                     "red contracted, blue extended; grey: passive</text>\n",
                      W / 2, H - 4);
   double x0 = 0; // first frame's left edge: later panels show displacement
   if (!frames.empty() && n > 0) {
