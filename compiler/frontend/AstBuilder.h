@@ -5,6 +5,7 @@
 #include "frontend/AST.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace evoc {
@@ -23,6 +24,35 @@ struct LocMap {
   SourceLoc at(size_t cpIndex) const;
   SourceRange token(const antlr4::Token *t) const;
   SourceRange rule(antlr4::ParserRuleContext *ctx) const;
+};
+
+/// Builds expressions and names (ExprBuilder.cpp); the declaration builder
+/// (AstBuilder.cpp) derives from it.
+class ExprBuilder {
+public:
+  ExprBuilder(const LocMap &locs, DiagnosticEngine &diags) : L(locs), diags(diags) {}
+
+  ast::ExprPtr expr(EvoParser::ExprContext *c);
+  ast::Ident ident(antlr4::tree::TerminalNode *n) const;
+  ast::Ident ident(EvoParser::AnyNameContext *n) const;
+  /// A string literal's text without quotes, escapes decoded.
+  static std::string unquote(const std::string &s);
+
+protected:
+  template <class T> std::unique_ptr<T> node(antlr4::ParserRuleContext *c) const {
+    auto n = std::make_unique<T>();
+    n->range = L.rule(c);
+    return n;
+  }
+
+  const LocMap &L;
+  DiagnosticEngine &diags;
+
+private:
+  ast::ExprPtr exprInner(EvoParser::ExprContext *c);
+  ast::ExprPtr primary(EvoParser::PrimaryContext *c);
+  int depth = 0;
+  bool depthReported = false;
 };
 
 /// Builds the AST of a parse tree that had no syntax errors. Shape errors the
