@@ -199,6 +199,7 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
 
   RunDir dir = options.resume ? RunDir::open(options.dir)
                               : RunDir::create(options.dir, options.resolvedSource);
+  dir.lock();
   State s;
   s.rng = EvoRng(config.seed);
   std::vector<json> log;

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -128,6 +129,25 @@ RunDir RunDir::open(const fs::path &dir) {
                             "(no valid run.json); evoc leaves it untouched",
                             dir.string()));
   return RunDir(dir);
+}
+
+void RunDir::lock() {
+  if (lockFd_)
+    return;
+  fs::path p = dir_ / ".lock";
+  int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    ioError("create the lock file", p);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    throw Error(fmt::format("'{}' is in use by another evoc process; wait for it to end "
+                            "(or stop it) before resuming this run",
+                            dir_.string()));
+  }
+  lockFd_ = std::shared_ptr<int>(new int(fd), [](int *f) {
+    ::close(*f);
+    delete f;
+  });
 }
 
 std::string RunDir::resolvedSource() const { return readTextFile(dir_ / "resolved.evo"); }

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,12 @@ public:
   static RunDir open(const std::filesystem::path &dir);
   /// True when `dir` holds an evoc run (its run.json marker).
   static bool isRun(const std::filesystem::path &dir);
+
+  /// Takes an exclusive lock on the run (flock on DIR/.lock) for as long as
+  /// this object or a copy lives, so two processes never write one run; the
+  /// kernel drops it when the process dies, even by SIGKILL. Throws
+  /// evoc::Error when another process holds it.
+  void lock();
 
   const std::filesystem::path &path() const { return dir_; }
   /// The experiment text the run was started with.
@@ -68,6 +75,7 @@ public:
 private:
   explicit RunDir(std::filesystem::path dir) : dir_(std::move(dir)) {}
   std::filesystem::path dir_;
+  std::shared_ptr<int> lockFd_; // closes (and so unlocks) with the last copy
 };
 
 } // namespace evoc::evolve

@@ -149,6 +149,22 @@ TEST_CASE("resume: directories that are not runs are refused", "[resume]") {
   CHECK(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "empty")).lastGeneration == 1);
 }
 
+TEST_CASE("resume: a run in use by another process is refused", "[resume]") {
+  auto root = scratchDir("locked");
+  runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "run"));
+  std::string before = readTextFile(root / "run" / "state.json");
+  {
+    RunDir holder = RunDir::open(root / "run");
+    holder.lock(); // as a running evoc would
+    CHECK_THROWS_WITH(runEvolution(smallConfig(4, 3), fakeEvaluate(), quiet(root / "run", true)),
+                      Catch::Contains("in use by another evoc process"));
+    CHECK(readTextFile(root / "run" / "state.json") == before);
+  }
+  // Released with its holder: the resume goes ahead.
+  CHECK(runEvolution(smallConfig(4, 3), fakeEvaluate(), quiet(root / "run", true))
+            .lastGeneration == 2);
+}
+
 TEST_CASE("resume: a run killed before generation 0 completed starts over", "[resume]") {
   auto root = scratchDir("fresh");
   RunDir::create(root / "early", "// resume test\n"); // marker, no state
