@@ -10,6 +10,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/llvm/Jit.h"
+#include "codegen/llvm/LoopFission.h"
 #include "codegen/llvm/LowerToLLVM.h"
 #include "codegen/llvm/ObjectCache.h"
 #include "codegen/llvm/Optimize.h"
@@ -35,6 +36,20 @@ std::string printModule(const llvm::Module &lm) {
 
 int clampLevel(int level) { return level < 0 ? 0 : level > 3 ? 3 : level; }
 
+/// The module as lowered: in fast mode, after loop fission (whose scratch
+/// buffers follow the module's own).
+std::unique_ptr<llvm::Module> lower(const ir::Module &m, llvm::LLVMContext &ctx,
+                                    const llvm::TargetMachine &tm, int level, FpMode fp) {
+  const int nBuffers = int(m.buffers.size());
+  if (fp == FpMode::Fast && level >= 2) {
+    ir::Module split = ir::clone(m);
+    fissionLoops(split);
+    return lowerToLLVM(split, ctx, tm.createDataLayout(), hostTarget().triple, true, nBuffers);
+  }
+  return lowerToLLVM(m, ctx, tm.createDataLayout(), hostTarget().triple, fp == FpMode::Fast,
+                     nBuffers);
+}
+
 } // namespace
 
 std::unique_ptr<CpuExecutable> compileCpu(const ir::Module &m, const CompileOptions &opts,
@@ -44,8 +59,7 @@ std::unique_ptr<CpuExecutable> compileCpu(const ir::Module &m, const CompileOpti
   const HostTarget &host = hostTarget();
   std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine(level);
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> lm =
-      lowerToLLVM(m, ctx, tm->createDataLayout(), host.triple, fp == FpMode::Fast);
+  std::unique_ptr<llvm::Module> lm = lower(m, ctx, *tm, level, fp);
 
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
   std::string object, key, dir;
@@ -82,8 +96,7 @@ std::string emitLLVM(const ir::Module &m, int optLevel, FpMode fp) {
   const int level = clampLevel(optLevel);
   std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine(level);
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> lm =
-      lowerToLLVM(m, ctx, tm->createDataLayout(), hostTarget().triple, fp == FpMode::Fast);
+  std::unique_ptr<llvm::Module> lm = lower(m, ctx, *tm, level, fp);
   optimizeModule(*lm, *tm, level);
   return printModule(*lm);
 }

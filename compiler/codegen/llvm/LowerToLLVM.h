@@ -24,9 +24,12 @@ std::string kernelSymbol(int k);
 /// be contracted into FMAs and accumulator updates (LocalAdd) reassociated,
 /// so reductions vectorise; without it the results are those of the IR
 /// interpreter bit for bit. The result is verified; a verifier failure is an
-/// internal error.
+/// internal error. Buffers from index `firstScratch` on are codegen-private
+/// scratch (LoopFission.h) over one set: the exported function allocates
+/// them on its stack instead of reading them from `buffers`.
 std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext &ctx,
                                           const llvm::DataLayout &dl,
-                                          const std::string &triple, bool fastFp);
+                                          const std::string &triple, bool fastFp,
+                                          int firstScratch);
 
 } // namespace evoc::codegen::cpu

@@ -1,0 +1,80 @@
+// Loop fission: which loops are split, and that split kernels compute the same.
+#include <catch2/catch.hpp>
+
+#include "codegen/llvm/LoopFission.h"
+#include "ir/Builder.h"
+#include "ir/Interpreter.h"
+
+using namespace evoc;
+using ir::Op;
+
+namespace {
+
+/// for s: acc = sum_u w[s * U + u] * h[u]; out[s] = tanh(acc + b[s]) (+ out read back if asked).
+ir::Module matvecTanh(bool tailReadsBack) {
+  ir::Module m;
+  m.name = "act";
+  int S = ir::addSet(m, "spring"), U = ir::addSet(m, "unit");
+  auto buf = [&](const char *n, ir::Role r, std::vector<int> sets) {
+    ir::Buffer b;
+    b.name = n;
+    b.role = r;
+    b.sets = std::move(sets);
+    return ir::addBuffer(m, b);
+  };
+  int w = buf("w", ir::Role::Param, {S, U}), h = buf("h", ir::Role::State, {U});
+  int bias = buf("b", ir::Role::Param, {S}), out = buf("out", ir::Role::NextState, {S});
+  m.kernels.resize(1);
+  m.kernels[0].name = "act";
+  ir::Builder b(m, m.kernels[0]);
+  ir::ValueId s = b.beginLoop(S);
+  ir::ValueId acc = b.local();
+  ir::ValueId u = b.beginLoop(U);
+  b.localUpdate(Op::LocalAdd, acc,
+                b.mul(b.load(w, b.op(Op::IAdd, {b.op(Op::IMul, {s, b.size(U)}), u})), b.load(h, u)));
+  if (tailReadsBack)
+    b.localUpdate(Op::LocalAdd, acc, b.load(out, s)); // the first part reads what the tail writes
+  b.endLoop();
+  ir::ValueId pre = b.add(b.localGet(acc), b.load(bias, s));
+  b.store(out, s, b.op(Op::Tanh, {b.mul(pre, b.constF(0.5))}));
+  b.endLoop();
+  return m;
+}
+
+} // namespace
+
+TEST_CASE("loop fission splits an expensive elementwise tail off a reduction loop",
+          "[llvm][fission]") {
+  ir::Module m = matvecTanh(false);
+  ir::Module split = ir::clone(m);
+  REQUIRE(codegen::cpu::fissionLoops(split) == 1);
+  const ir::Block &body = split.kernels[0].body;
+  REQUIRE(body.insts.size() == 2); // the reduction loop, then the tail loop
+  CHECK(body.insts[0]->op == Op::Loop);
+  CHECK(body.insts[1]->op == Op::Loop);
+  CHECK(split.buffers.size() == m.buffers.size() + 1); // one value crosses: the sum
+  const ir::Block &tail = *body.insts[1]->body;
+  CHECK(tail.insts.front()->op == Op::Load); // the sum, then b[s]: b is never written
+  CHECK(tail.insts.back()->op == Op::Store);
+
+  // Same results on the interpreter, the scratch buffer given storage here.
+  const int64_t sizes[] = {5, 7};
+  std::vector<double> w(35), h(7), bias(5), out1(5), out2(5), scratch(5);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = 0.1 * double(i % 11) - 0.4;
+  for (size_t i = 0; i < h.size(); ++i)
+    h[i] = 0.3 * double(i) - 1;
+  for (size_t i = 0; i < bias.size(); ++i)
+    bias[i] = 0.05 * double(i);
+  void *b1[] = {w.data(), h.data(), bias.data(), out1.data()};
+  void *b2[] = {w.data(), h.data(), bias.data(), out2.data(), scratch.data()};
+  ir::interpret(m, 0, b1, sizes, 0);
+  ir::interpret(split, 0, b2, sizes, 0);
+  for (size_t i = 0; i < out1.size(); ++i)
+    CHECK(out1[i] == out2[i]);
+}
+
+TEST_CASE("loop fission leaves loops alone where splitting would change them", "[llvm][fission]") {
+  ir::Module m = matvecTanh(true); // the reduction reads the tail's output buffer
+  CHECK(codegen::cpu::fissionLoops(m) == 0);
+}
