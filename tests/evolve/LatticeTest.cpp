@@ -251,3 +251,39 @@ TEST_CASE("lattice: matches the reference robots bit for bit", "[lattice]") {
     CHECK(matched);
   }
 }
+
+TEST_CASE("lattice: phenotype ordering and geometry on random 13 x 22 bodies", "[lattice]") {
+  LatticeBody b({13, 22});
+  EvoRng rng(17);
+  for (int k = 0; k < 25; ++k) {
+    auto g = b.sample(rng);
+    auto r = b.express(g);
+    REQUIRE(r.numPoints() > 0);
+    double minX = 1e9, minY = 1e9;
+    for (int i = 0; i < r.numPoints(); ++i) {
+      minX = std::min(minX, r.points[2 * i]);
+      minY = std::min(minY, r.points[2 * i + 1]);
+      if (i > 0) { // points in node order: x, then y
+        auto prev = std::make_pair(r.points[2 * i - 2], r.points[2 * i - 1]);
+        CHECK(prev < std::make_pair(r.points[2 * i], r.points[2 * i + 1]));
+      }
+    }
+    CHECK(minX == 0.025);
+    CHECK(minY == 0.1);
+    std::vector<int> degree(r.numPoints(), 0);
+    for (int s = 0; s < r.numSprings(); ++s) {
+      const auto &sp = r.springs[s];
+      CHECK(sp.a < sp.b);
+      if (s > 0)
+        CHECK(std::make_pair(r.springs[s - 1].a, r.springs[s - 1].b) <
+              std::make_pair(sp.a, sp.b));
+      double len = std::hypot(r.points[2 * sp.a] - r.points[2 * sp.b],
+                              r.points[2 * sp.a + 1] - r.points[2 * sp.b + 1]);
+      CHECK(len == Approx(0.05).epsilon(1e-12));
+      ++degree[sp.a];
+      ++degree[sp.b];
+    }
+    for (int d : degree)
+      CHECK(d >= 2); // every point is a corner of a present triangle
+  }
+}
