@@ -101,9 +101,13 @@ TEST_CASE("generated CUDA: #line, block reductions, replays, precision", "[cuda]
                           std::regex("l([0-9]+) = evoc_combine<0>\\(l\\1, evoc_reduce<0>\\(p\\1, evoc_sh\\)\\);")));
   // Spring impulses: recorded, then replayed by thread 0 in loop order.
   CHECK(std::regex_search(step, std::regex("r0i\\[v[0-9]+\\] = v[0-9]+; r0v\\[v[0-9]+\\] = v[0-9]+;")));
-  CHECK(step.find("if (tid == 0) { // replay deferred scatter-adds in loop order") != std::string::npos);
-  CHECK(std::regex_search(step, std::regex("b[0-9]+\\[r3i\\[v[0-9]+\\]\\] \\+= r3v\\[v[0-9]+\\];")));
-  CHECK(step.find("atomic") == std::string::npos);
+  // ... through per-target incidence lists sorted into the interpreter's order.
+  CHECK(step.find("{ // ordered parallel replay into point.vinc: per-target incidence lists") !=
+        std::string::npos);
+  CHECK(step.find("const long long *ri[4] = {r0i, r1i, r2i, r3i};") != std::string::npos);
+  CHECK(step.find("evoc_scan(cnt, start, n, (int *)evoc_sh);") != std::string::npos);
+  // Integer atomics build the lists; no float is ever added atomically.
+  CHECK_FALSE(std::regex_search(step, std::regex("atomic[A-Za-z]*\\(&?b[0-9]")));
   CHECK(step.find("tanh(") != std::string::npos);
   // Int index buffers are int32 in memory, widened on load.
   CHECK(std::regex_search(step, std::regex("const int \\*__restrict__ b[0-9]+ = \\(const int \\*\\)buffers\\[[0-9]+\\]; // spring.a")));
@@ -128,4 +132,18 @@ TEST_CASE("generated CUDA: #line, block reductions, replays, precision", "[cuda]
   CHECK(s32.find("tanhf(") != std::string::npos);
   CHECK(s32.find("expf(") != std::string::npos);
   CHECK(std::regex_search(s32, std::regex("\\(\\(F\\)0.0040000000000000001\\)")));
+}
+
+TEST_CASE("EVOC_CUDA_REPLAY=serial: thread 0 replays scatter-adds in loop order", "[cuda]") {
+  MassSpringIds d;
+  ir::Module m = makeMassSpringModule(d);
+  ::setenv("EVOC_CUDA_REPLAY", "serial", 1);
+  std::string src = codegen::cuda::emitCuda(m);
+  auto plan = codegen::cuda::planKernel(m, m.kernels[d.step]);
+  ::unsetenv("EVOC_CUDA_REPLAY");
+  std::string step = kernelText(src, d.step);
+  CHECK(step.find("if (tid == 0) { // replay deferred scatter-adds in loop order") != std::string::npos);
+  CHECK(std::regex_search(step, std::regex("b[0-9]+\\[r3i\\[v[0-9]+\\]\\] \\+= r3v\\[v[0-9]+\\];")));
+  CHECK(step.find("atomic") == std::string::npos);
+  CHECK(plan.groups.empty());
 }

@@ -30,7 +30,7 @@ void compare(const ir::Module &m, const MassSpringIds &d, const RobotBuffers &re
   }
   if (exactScatter) {
     // Replayed in the interpreter's order from identical inputs: bit-equal.
-    for (int b : {d.inAdj, d.chain, d.w1Adj, d.b1Adj}) {
+    for (int b : {d.inAdj, d.chain, d.w1Adj, d.b1Adj, d.cAdj}) {
       INFO("buffer " << m.buffers[b].name << " must be bit-identical");
       CHECK(ref.data[b] == got.data[b]);
     }
@@ -82,7 +82,13 @@ TEST_CASE("emulated CUDA: scatter-adds replay in interpreter order, bit for bit"
   fs::path dir = workDir();
   MassSpringIds d;
   ir::Module m = makeMassSpringModule(d);
+  // Both replays: incidence lists (default) and thread 0 (EVOC_CUDA_REPLAY=serial).
+  const bool serial = GENERATE(false, true);
+  INFO((serial ? "serial replay" : "incidence-list replay"));
+  if (serial)
+    ::setenv("EVOC_CUDA_REPLAY", "serial", 1);
   EmulatedExecutable emu(m, dir.string());
+  ::unsetenv("EVOC_CUDA_REPLAY");
   std::mt19937_64 rng(11);
   MassSpringRobot robot = makeRandomRobot(rng, 6, 7);
   RobotBuffers ref = makeBuffers(m, d, robot), got = makeBuffers(m, d, robot);
@@ -90,6 +96,7 @@ TEST_CASE("emulated CUDA: scatter-adds replay in interpreter order, bit for bit"
   ir::interpret(m, d.adj, ref.ptrs.data(), ref.sizes.data(), 0);
   emu.run(d.adj, got.ptrs.data(), got.sizes.data(), 0);
   compare(m, d, ref, got, 1e-13, true);
+
   // And twice more: the same bits every run (determinism).
   RobotBuffers again = makeBuffers(m, d, robot);
   emu.run(d.adj, again.ptrs.data(), again.sizes.data(), 0);

@@ -36,6 +36,7 @@ static inline void __syncthreads() { evoc_bar->arrive_and_wait(); }
 #define __restrict__ __restrict
 static inline double __longlong_as_double(long long x) { double d; memcpy(&d, &x, 8); return d; }
 static inline float __int_as_float(unsigned x) { float f; memcpy(&f, &x, 4); return f; }
+static inline int atomicAdd(int *p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 )";
 
 const char *kFooter = R"(

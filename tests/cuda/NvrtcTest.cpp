@@ -53,7 +53,9 @@ TEST_CASE("PTX names every kernel and keeps the .evo line info", "[cuda][nvrtc]"
   for (int k = 0; k < 3; ++k)
     CHECK(ptx.find(".entry evoc_k" + std::to_string(k)) != std::string::npos);
   CHECK(ptx.find("stdlib/physics/mass_spring.evo") != std::string::npos);
-  CHECK(ptx.find("atom.") == std::string::npos); // deterministic: no atomics
+  // Deterministic: integer atomics only (incidence lists), never a float one.
+  CHECK(std::regex_search(ptx, std::regex("\\satom\\.[.a-z0-9]*\\.[us]32")));
+  CHECK_FALSE(std::regex_search(ptx, std::regex("\\s(atom|red)\\.[.a-z0-9]*\\.f(16|32|64)")));
 }
 
 TEST_CASE("an NVRTC failure is an internal error with the source saved", "[cuda][nvrtc]") {

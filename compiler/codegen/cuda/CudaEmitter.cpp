@@ -146,6 +146,25 @@ private:
     line("  __syncthreads();");
     line("  return r;");
     line("}");
+    line("// Exclusive scan of cnt[0..n) into start[0..n] over the block (fixed order).");
+    line("__device__ void evoc_scan(const int *cnt, int *start, long long n, int *sh) {");
+    line("  const int tid = threadIdx.x;");
+    line("  const long long per = (n + EVOC_BLOCK - 1) / EVOC_BLOCK, lo = tid * per;");
+    line("  const long long hi = lo + per < n ? lo + per : n;");
+    line("  int s = 0;");
+    line("  for (long long i = lo; i < hi; ++i) s += cnt[i];");
+    line("  sh[tid] = s;");
+    line("  __syncthreads();");
+    line("  if (tid == 0) {");
+    line("    int acc = 0;");
+    line("    for (int i = 0; i < EVOC_BLOCK; ++i) { int v = sh[i]; sh[i] = acc; acc += v; }");
+    line("    start[n] = acc;");
+    line("  }");
+    line("  __syncthreads();");
+    line("  int acc = sh[tid];");
+    line("  for (long long i = lo; i < hi; ++i) { start[i] = acc; acc += cnt[i]; }");
+    line("  __syncthreads();");
+    line("}");
     line("__device__ F evoc_broadcast(F x, F *sh) {");
     line("  if (threadIdx.x == 0) sh[0] = x;");
     line("  __syncthreads();");
@@ -160,6 +179,7 @@ private:
     const ir::Kernel &kn = m_.kernels[k];
     plan_ = planKernel(m_, kn);
     siteIndex_.clear();
+    usedGroups_.clear();
     for (size_t i = 0; i < plan_.sites.size(); ++i)
       siteIndex_[plan_.sites[i].inst] = static_cast<int>(i);
     line("");
@@ -180,7 +200,7 @@ private:
       line((ro ? "const " : "") + et + " *__restrict__ " + buf(b) + " = (" +
            (ro ? "const " : "") + et + " *)buffers[" + std::to_string(b) + "]; // " + B.name);
     }
-    if (!plan_.sites.empty()) {
+    if (!plan_.sites.empty() || !plan_.groups.empty()) {
       line("char *evoc_sp = evoc_scratch;");
       for (size_t i = 0; i < plan_.sites.size(); ++i) {
         std::string n = "1";
@@ -190,6 +210,12 @@ private:
         line("long long *" + r + "i = (long long *)evoc_sp; evoc_sp += (" + n + ") * 8;");
         line("F *" + r + "v = (F *)evoc_sp; evoc_sp += ((" + n + ") * sizeof(F) + 7) & ~7LL;");
       }
+    }
+    for (size_t g = 0; g < plan_.groups.size(); ++g) {
+      const GatherGroup &G = plan_.groups[g];
+      line("int *c" + std::to_string(g) + " = (int *)evoc_sp; evoc_sp += ((3 * " +
+           lengthExpr(G.buffer) + " + 1 + sizes[" + std::to_string(G.loopSet) + "] * " +
+           std::to_string(G.nSites) + ") * 4 + 7) & ~7LL;");
     }
     topLevel(kn.body);
     --indent_;
@@ -290,7 +316,10 @@ private:
         line(slot(s) + " = evoc_combine<" + o + ">(" + slot(s) + ", evoc_reduce<" + o + ">(" +
              partial(s) + ", evoc_sh));");
       }
-      if (lp.deferred.size() > lp.transposed.size()) {
+      bool anySerial = false;
+      for (const Inst *d : lp.deferred)
+        anySerial = anySerial || serialSite(*d, lp);
+      if (anySerial) {
         line("if (tid == 0) { // replay deferred scatter-adds in loop order");
         ++indent_;
         line("for (long long " + e + " = 0; " + e + " < " + n + "; ++" + e + ") {");
@@ -302,6 +331,8 @@ private:
         line("}");
       }
       transposedReplay(loop, ctx); // other buffers: may run beside the above
+      for (const auto &[b, sites] : lp.gathered)
+        gatheredReplay(loop, b, sites);
       if (!lp.deferred.empty())
         line("__syncthreads();");
     }
@@ -375,7 +406,69 @@ private:
   }
 
   bool serialSite(const Inst &in, const LoopPlan &lp) const {
-    return in.op == Op::AccAdd && lp.deferred.count(&in) && !lp.transposed.count(&in);
+    return in.op == Op::AccAdd && lp.deferred.count(&in) && !lp.transposed.count(&in) &&
+           !lp.gathered.count(in.buffer);
+  }
+
+  std::string lengthExpr(int b) const {
+    const ir::Buffer &B = m_.buffers[b];
+    std::string e = "(" + std::to_string(B.comps) + "LL";
+    for (int s : B.sets)
+      e += " * sizes[" + std::to_string(s) + "]";
+    return e + ")";
+  }
+
+  /// Replays every record of buffer b's sites in parallel over its elements:
+  /// count per target, scan, fill, sort each target's list by ordinal
+  /// (element * m + site: the interpreter's order), then add in that order.
+  void gatheredReplay(const Inst &loop, int b, const std::vector<const Inst *> &sites) {
+    int g = -1;
+    for (size_t i = 0; i < plan_.groups.size() && g < 0; ++i)
+      if (plan_.groups[i].buffer == b && plan_.groups[i].loopSet == loop.set &&
+          !usedGroups_.count(static_cast<int>(i)))
+        g = static_cast<int>(i);
+    EVOC_ASSERT(g >= 0, "cuda emitter: gather group not planned");
+    usedGroups_.insert(g);
+    const std::string m = std::to_string(sites.size()), B = buf(b), c = "c" + std::to_string(g);
+    std::string ri, rv;
+    for (const Inst *in : sites) {
+      std::string r = "r" + std::to_string(siteIndex_.at(in));
+      ri += (ri.empty() ? "" : ", ") + r + "i";
+      rv += (rv.empty() ? "" : ", ") + r + "v";
+    }
+    line("{ // ordered parallel replay into " + m_.buffers[b].name + ": per-target incidence lists");
+    ++indent_;
+    line("const long long n = " + lengthExpr(b) + ", R = sizes[" + std::to_string(loop.set) +
+         "] * " + m + ";");
+    line("int *cnt = " + c + ", *fill = cnt + n, *start = fill + n, *list = start + n + 1;");
+    line("const long long *ri[" + m + "] = {" + ri + "};");
+    line("const F *rv[" + m + "] = {" + rv + "};");
+    line("for (long long i = tid; i < n; i += EVOC_BLOCK) { cnt[i] = 0; fill[i] = 0; }");
+    line("__syncthreads();");
+    line("for (long long o = tid; o < R; o += EVOC_BLOCK) atomicAdd(&cnt[ri[o % " + m + "][o / " +
+         m + "]], 1);");
+    line("__syncthreads();");
+    line("evoc_scan(cnt, start, n, (int *)evoc_sh);");
+    line("for (long long o = tid; o < R; o += EVOC_BLOCK) {");
+    line("  const long long x = ri[o % " + m + "][o / " + m + "];");
+    line("  list[start[x] + atomicAdd(&fill[x], 1)] = (int)o;");
+    line("}");
+    line("__syncthreads();");
+    line("for (long long x = tid; x < n; x += EVOC_BLOCK) {");
+    line("  const int b0 = start[x], b1 = start[x + 1];");
+    line("  if (b0 == b1) continue;");
+    line("  for (int p = b0 + 1; p < b1; ++p) { // insertion sort: lists are short");
+    line("    const int v = list[p];");
+    line("    int q = p - 1;");
+    line("    while (q >= b0 && list[q] > v) { list[q + 1] = list[q]; --q; }");
+    line("    list[q + 1] = v;");
+    line("  }");
+    line("  auto acc = " + B + "[x];");
+    line("  for (int p = b0; p < b1; ++p) acc += rv[list[p] % " + m + "][list[p] / " + m + "];");
+    line("  " + B + "[x] = acc;");
+    line("}");
+    --indent_;
+    line("}");
   }
 
   bool hasDeferred(const ir::Block &b, const LoopPlan &lp) const {
@@ -518,6 +611,7 @@ private:
   bool userLines_ = false;
   KernelPlan plan_;
   std::map<const Inst *, int> siteIndex_;
+  std::set<int> usedGroups_;
 };
 
 } // namespace

@@ -27,7 +27,7 @@ struct BufMeta {
 
 struct KernelMeta {
   std::vector<int> in, out;        // buffers copied to / from the device
-  std::vector<std::vector<int>> siteSets; // deferred scatter-add record shapes
+  KernelPlan plan; // for scratchBytes only (its Inst pointers are not used)
 };
 
 int64_t align256(int64_t n) { return (n + 255) & ~int64_t(255); }
@@ -123,8 +123,7 @@ public:
       in.insert(out.begin(), out.end()); // keep the elements a kernel leaves alone
       km.in.assign(in.begin(), in.end());
       km.out.assign(out.begin(), out.end());
-      for (const RecordSite &s : p.sites)
-        km.siteSets.push_back(s.loopSets);
+      km.plan = std::move(p);
       kernels_.push_back(std::move(km));
     }
     std::string src = emitCuda(m);
@@ -244,14 +243,7 @@ private:
   }
 
   int64_t scratch(const KernelMeta &km, const int64_t *sizes) const {
-    int64_t fb = prec_ == ir::Precision::F64 ? 8 : 4, total = 0;
-    for (const auto &sets : km.siteSets) {
-      int64_t n = 1;
-      for (int s : sets)
-        n *= sizes[s];
-      total += n * 8 + ((n * fb + 7) & ~int64_t(7));
-    }
-    return total;
+    return scratchBytes(km.plan, prec_, sizes);
   }
 
   void reserve(int64_t n) const {

@@ -10,6 +10,8 @@
 #include "codegen/cuda/KernelPlan.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <functional>
 #include <optional>
 
@@ -55,6 +57,11 @@ public:
     for (const auto &ip : k.body.insts)
       if (ip->op == Op::Loop && plan.loops[ip.get()].mode == LoopPlan::Mode::Parallel)
         collectSites(*ip, plan.loops[ip.get()], sets, plan);
+    for (const auto &ip : k.body.insts)
+      if (ip->op == Op::Loop)
+        for (const auto &[b, sites] : plan.loops[ip.get()].gathered)
+          plan.groups.push_back({b, ip->set, static_cast<int>(sites.size()), m_.buffers[b].sets,
+                                 m_.buffers[b].comps});
     return plan;
   }
 
@@ -222,7 +229,27 @@ private:
           lp.deferred.insert(a.inst);
     }
     transpose(loop, lp);
+    const char *mode = std::getenv("EVOC_CUDA_REPLAY");
+    if (!(mode && std::string(mode) == "serial"))
+      gather(loop, lp);
     return lp;
+  }
+
+  /// Finds the deferred sites replayed through incidence lists (LoopPlan).
+  void gather(const Inst &loop, LoopPlan &lp) {
+    std::set<const Inst *> direct;
+    for (const auto &ip : loop.body->insts)
+      direct.insert(ip.get());
+    std::map<int, bool> ok;
+    for (const Inst *site : lp.deferred) {
+      if (lp.transposed.count(site))
+        continue;
+      auto [it, fresh] = ok.emplace(site->buffer, true);
+      it->second = it->second && direct.count(site);
+    }
+    for (const auto &ip : loop.body->insts) // program order
+      if (lp.deferred.count(ip.get()) && !lp.transposed.count(ip.get()) && ok[ip->buffer])
+        lp.gathered[ip->buffer].push_back(ip.get());
   }
 
   /// Finds the deferred sites that can be replayed in parallel (LoopPlan).
@@ -298,6 +325,13 @@ int64_t scratchBytes(const KernelPlan &p, ir::Precision prec, const int64_t *siz
     for (int set : s.loopSets)
       n *= sizes[set];
     total += n * 8 + ((n * fbytes + 7) & ~int64_t(7));
+  }
+  for (const GatherGroup &g : p.groups) {
+    int64_t n = g.comps;
+    for (int set : g.bufferSets)
+      n *= sizes[set];
+    int64_t records = sizes[g.loopSet] * g.nSites;
+    total += ((3 * n + 1 + records) * 4 + 7) & ~int64_t(7);
   }
   return total;
 }

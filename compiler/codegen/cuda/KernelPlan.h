@@ -28,6 +28,20 @@ struct LoopPlan {
   /// buffer sits directly in that loop with an index owned by its element, so
   /// thread j replays target slice j in the interpreter's order (e ascending).
   std::map<const ir::Inst *, const ir::Inst *> transposed;
+  /// Other deferred AccAdds, all of whose buffer's sites sit directly in this
+  /// loop's body: replayed in parallel through per-target incidence lists
+  /// sorted by (element, site), which is the interpreter's order. Buffer ->
+  /// its sites in program order. Off when EVOC_CUDA_REPLAY=serial.
+  std::map<int, std::vector<const ir::Inst *>> gathered;
+};
+
+/// Scratch of one incidence-list replay (see LoopPlan::gathered).
+struct GatherGroup {
+  int buffer = -1;
+  int loopSet = -1;                 // the parallel loop's set
+  int nSites = 0;
+  std::vector<int> bufferSets;      // the buffer's shape, for its length
+  int comps = 1;
 };
 
 /// A deferred AccAdd and the sets of the loops around it (outermost first):
@@ -41,6 +55,7 @@ struct RecordSite {
 struct KernelPlan {
   std::map<const ir::Inst *, LoopPlan> loops; // top-level Loop insts
   std::vector<RecordSite> sites;              // deferred AccAdds, in program order
+  std::vector<GatherGroup> groups;            // incidence-list replays, in program order
   std::set<int> loaded, stored, accumulated;  // buffers by use
 };
 
@@ -48,7 +63,8 @@ struct KernelPlan {
 KernelPlan planKernel(const ir::Module &m, const ir::Kernel &k);
 
 /// Bytes of per-robot device scratch the kernel needs for its records
-/// (index as int64 and value as the module's float, each array 8-aligned).
+/// (index as int64 and value as the module's float, each array 8-aligned),
+/// then for its incidence lists (int32: 3 n + 1 + records, 8-aligned).
 int64_t scratchBytes(const KernelPlan &p, ir::Precision prec, const int64_t *sizes);
 
 } // namespace evoc::codegen::cuda
