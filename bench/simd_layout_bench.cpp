@@ -91,6 +91,7 @@ __attribute__((target("avx512f"), noinline)) void matvecScalarRobot(Robot &r, in
     const double *w = &r.w[size_t(u) * nin];
     int i = 0;
     for (; i + 32 <= nin; i += 32)
+#pragma GCC unroll 4 // keeps the accumulators in registers
       for (int j = 0; j < 4; ++j)
         acc[j] = _mm512_fmadd_pd(_mm512_loadu_pd(w + i + 8 * j), _mm512_loadu_pd(&r.in[i + 8 * j]),
                                  acc[j]);
@@ -112,6 +113,7 @@ __attribute__((target("avx512f"), noinline)) void matvecLanes(const std::vector<
     const double *wu = &w[size_t(u) * nin * 8];
     int i = 0;
     for (; i + 4 <= nin; i += 4)
+#pragma GCC unroll 4
       for (int j = 0; j < 4; ++j)
         acc[j] = _mm512_fmadd_pd(_mm512_loadu_pd(wu + (i + j) * 8),
                                  _mm512_loadu_pd(&in[size_t(i + j) * 8]), acc[j]);
