@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
+
+#include "ir/Interpreter.h"
 
 namespace evoc::cudatest {
 
@@ -138,6 +141,65 @@ void rolloutBatch(const ir::Module &m, const MassSpringIds &d, std::vector<Robot
   call(d.lossK, T - 1);
   call(d.adj, T - 1);
   (void)nS;
+}
+
+
+Reference referenceRollout(const ir::Module &m, const MassSpringIds &d, RobotBuffers rb,
+                           int64_t T, const std::vector<int> &params, const RunFn &run) {
+  auto id = [&](const char *n) { return m.findBuffer(n); };
+  int xAdj = id("point.x.adj"), vAdj = id("point.v.adj"), x1Adj = id("point.x.next.adj"),
+      v1Adj = id("point.v.next.adj"), lastAdj = id("point.x.last.adj"),
+      lossAdj = id("loss.adj");
+  if (xAdj < 0 || vAdj < 0 || x1Adj < 0 || v1Adj < 0 || lastAdj < 0 || lossAdj < 0)
+    throw std::runtime_error("referenceRollout: the module lacks the expected adjoint buffers");
+  for (size_t b = 0; b < rb.data.size(); ++b) // rb is a copy: point at its own data
+    rb.ptrs[b] = rb.data[b].data();
+  size_t bx = rb.data[d.x].size();
+  std::vector<std::vector<char>> xs(T, rb.data[d.x]), vs(T, rb.data[d.v]);
+  std::vector<std::vector<char>> ax(T, std::vector<char>(bx, 0)), av = ax;
+  auto zeroTemps = [&] {
+    for (size_t b = 0; b < m.buffers.size(); ++b) {
+      const ir::Buffer &B = m.buffers[b];
+      if (B.role == ir::Role::Temp ||
+          (B.role == ir::Role::Adjoint && m.buffers[B.primal].role == ir::Role::Temp))
+        rb.zero(static_cast<int>(b));
+    }
+  };
+  for (int b : params)
+    rb.zero(b);
+  for (int64_t t = 0; t + 1 < T; ++t) {
+    rb.ptrs[d.x] = xs[t].data(), rb.ptrs[d.v] = vs[t].data();
+    rb.ptrs[d.x1] = xs[t + 1].data(), rb.ptrs[d.v1] = vs[t + 1].data();
+    zeroTemps();
+    run(d.step, rb.ptrs.data(), rb.sizes.data(), t);
+  }
+  rb.ptrs[d.xFirst] = xs[0].data();
+  rb.ptrs[d.xLast] = xs[T - 1].data();
+  zeroTemps();
+  rb.zero(d.loss);
+  run(d.lossK, rb.ptrs.data(), rb.sizes.data(), T - 1);
+  Reference r;
+  r.loss = rb.get(d.loss, 0);
+  r.lastX = xs[T - 1];
+  zeroTemps();
+  rb.zero(lossAdj);
+  rb.set(lossAdj, 0, 1.0);
+  rb.ptrs[lastAdj] = ax[T - 1].data();
+  run(m.findKernel("loss.adj"), rb.ptrs.data(), rb.sizes.data(), T - 1);
+  for (int64_t t = T - 2; t >= 0; --t) {
+    rb.ptrs[d.x] = xs[t].data(), rb.ptrs[d.v] = vs[t].data();
+    rb.ptrs[x1Adj] = ax[t + 1].data(), rb.ptrs[v1Adj] = av[t + 1].data();
+    rb.ptrs[xAdj] = ax[t].data(), rb.ptrs[vAdj] = av[t].data();
+    zeroTemps();
+    run(m.findKernel("step.adj"), rb.ptrs.data(), rb.sizes.data(), t);
+  }
+  for (int b : params)
+    r.grads.push_back(rb.data[b]);
+  return r;
+}
+
+RunFn interpreter(const ir::Module &m) {
+  return [&m](int k, void *const *b, const int64_t *s, int64_t t) { ir::interpret(m, k, b, s, t); };
 }
 
 double maxRelDiff(const RobotBuffers &ref, const RobotBuffers &got, int b) {

@@ -40,6 +40,23 @@ using BatchFn = std::function<void(int k, int n, void *const *const *bufs, const
 void rolloutBatch(const ir::Module &m, const MassSpringIds &d, std::vector<RobotBuffers> &rbs,
                   int64_t T, const BatchFn &run);
 
+/// Loss, final positions and parameter gradients of one robot's rollout.
+struct Reference {
+  double loss = 0;
+  std::vector<std::vector<char>> grads; // per buffer of `params`
+  std::vector<char> lastX;
+};
+
+/// Forward over T states, the loss, its adjoint and T-1 step adjoints with
+/// every state and state adjoint kept (docs/architecture.md's protocol), each
+/// kernel through `run`. `params`: the Param adjoint buffers to report. The
+/// module must be differentiated (autodiff).
+Reference referenceRollout(const ir::Module &m, const MassSpringIds &d, RobotBuffers rb,
+                           int64_t T, const std::vector<int> &params, const RunFn &run);
+
+/// RunFn of the IR interpreter.
+RunFn interpreter(const ir::Module &m);
+
 /// Largest relative difference of buffer b between two robots' buffers,
 /// relative to the largest magnitude in `ref` (or 1e-300).
 double maxRelDiff(const RobotBuffers &ref, const RobotBuffers &got, int b);

@@ -1,0 +1,87 @@
+// Shared by the CUDA rollout tests: a differentiated ELDiR module and a check
+// of CudaRollout against per-robot reference rollouts.
+#include "RolloutCheck.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "autodiff/Differentiate.h"
+#include "codegen/cuda/CudaRollout.h"
+#include "opt/Passes.h"
+
+namespace evoc::cudatest {
+namespace {
+
+double relDiff(const std::vector<char> &a, const std::vector<char> &b) {
+  REQUIRE(a.size() == b.size());
+  const double *x = reinterpret_cast<const double *>(a.data());
+  const double *y = reinterpret_cast<const double *>(b.data());
+  double scale = 1e-300, diff = 0;
+  for (size_t i = 0; i < a.size() / 8; ++i) {
+    scale = std::max(scale, std::fabs(x[i]));
+    diff = std::max(diff, std::fabs(x[i] - y[i]));
+  }
+  return diff / scale;
+}
+
+
+} // namespace
+
+ir::Module differentiatedModule(MassSpringIds &d, std::vector<int> &params, ir::Precision p) {
+  ir::Module m = makeMassSpringModule(d, p);
+  m.kernels.pop_back(); // the adjoint-shapes kernel
+  autodiff::differentiate(m);
+  opt::runPasses(m);
+  for (const char *n : {"mlp.w1.adj", "mlp.b1.adj", "mlp.w2.adj", "mlp.b2.adj"}) {
+    params.push_back(m.findBuffer(n));
+    REQUIRE(params.back() >= 0);
+  }
+  return m;
+}
+
+/// CudaRollout of `robots` on `exe` against per-robot reference rollouts
+/// through `ref`: loss, last state and every parameter gradient.
+void checkRollout(const codegen::cuda::CudaExecutable &exe, const ir::Module &m,
+                  const MassSpringIds &d, const std::vector<int> &params,
+                  const std::vector<MassSpringRobot> &robots, int64_t T, const RunFn &ref,
+                  double tol) {
+  std::vector<RobotBuffers> rbs;
+  std::vector<int64_t> sizes;
+  for (auto &r : robots) {
+    rbs.push_back(makeBuffers(m, d, r));
+    sizes.insert(sizes.end(), rbs.back().sizes.begin(), rbs.back().sizes.end());
+  }
+  codegen::cuda::CudaRollout ro(exe, m, static_cast<int>(robots.size()), sizes.data(), T);
+  for (size_t r = 0; r < robots.size(); ++r)
+    for (int b : {d.x, d.v, d.sa, d.sb, d.rest, d.stiff, d.actu, d.w1, d.b1, d.w2, d.b2})
+      ro.upload(b, static_cast<int>(r), rbs[r].data[b].data());
+  std::vector<Reference> refs;
+  for (size_t r = 0; r < robots.size(); ++r)
+    refs.push_back(referenceRollout(m, d, rbs[r], T, params, ref));
+  for (int pass = 0; pass < 2; ++pass) { // twice: buffers are reset correctly
+    ro.zeroGradients();
+    ro.forward();
+    ro.backward();
+    for (size_t r = 0; r < robots.size(); ++r) {
+      INFO("robot " << r << " pass " << pass);
+      const Reference &rf = refs[r];
+      double loss = 0;
+      ro.download(d.loss, static_cast<int>(r), &loss);
+      CHECK(std::fabs(loss - rf.loss) <= tol * std::fabs(rf.loss));
+      std::vector<char> lastX(rf.lastX.size());
+      ro.download(d.x, static_cast<int>(r), lastX.data());
+      CHECK(relDiff(rf.lastX, lastX) <= tol);
+      for (size_t i = 0; i < params.size(); ++i) {
+        INFO(m.buffers[params[i]].name);
+        std::vector<char> g(rf.grads[i].size());
+        ro.download(params[i], static_cast<int>(r), g.data());
+        CHECK(relDiff(rf.grads[i], g) <= 100 * tol);
+      }
+    }
+  }
+  CHECK(ro.deviceBytes() > 0);
+}
+
+
+} // namespace evoc::cudatest
