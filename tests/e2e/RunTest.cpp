@@ -1,0 +1,150 @@
+// `evoc run` end to end, through the real binary: a small run improves its
+// best fitness and writes a complete run directory; a run killed with
+// SIGKILL mid-generation resumes to exactly the log of an uninterrupted run.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kSmall = {
+    "--set", "evolve.population=8",      "--set", "evolve.generations=3",
+    "--set", "world.steps=200",          "--set", "evolve.learn.iterations=6",
+    "--threads", "2"};
+
+pid_t spawnEvoc(std::vector<std::string> args) {
+  args.insert(args.begin(), EVOC_BINARY);
+  std::vector<char *> argv;
+  for (auto &a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+int waitExit(pid_t pid) {
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int runEvoc(std::vector<std::string> args) { return waitExit(spawnEvoc(std::move(args))); }
+
+std::vector<std::string> withSmall(std::vector<std::string> args) {
+  args.insert(args.end(), kSmall.begin(), kSmall.end());
+  return args;
+}
+
+std::string example() { return std::string(EVOC_SOURCE_DIR) + "/examples/eldir_small.evo"; }
+
+fs::path freshDir(const std::string &name) {
+  fs::path d = fs::temp_directory_path() / ("evoc-e2e-" + name);
+  fs::remove_all(d);
+  return d;
+}
+
+/// log.jsonl without the fields that measure time.
+std::vector<nlohmann::json> logOf(const fs::path &dir) {
+  std::ifstream in(dir / "log.jsonl");
+  std::vector<nlohmann::json> out;
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line);
+    for (const char *k : {"seconds", "elapsed_seconds", "designs_per_second",
+                          "robot_steps_per_second"})
+      j.erase(k);
+    out.push_back(j);
+  }
+  return out;
+}
+
+size_t lineCount(const fs::path &file) {
+  std::ifstream in(file);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);)
+    ++n;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("evoc run: a small run improves and writes a complete run directory", "[run]") {
+  fs::path dir = freshDir("small");
+  REQUIRE(runEvoc(withSmall({"run", example(), "--out", dir.string()})) == 0);
+  for (const char *f : {"log.jsonl", "best.json", "best.svg", "fitness.svg", "resolved.evo",
+                        "state.json", "gen_0000/population.json", "gen_0002/population.json"})
+    CHECK(fs::exists(dir / f));
+  auto log = logOf(dir);
+  REQUIRE(log.size() == 3);
+  double first = log.front()["fitness_max"], last = log.back()["fitness_max"];
+  CHECK(last > first);
+  CHECK(double(log.back()["fitness_median"]) > double(log.front()["fitness_median"]));
+  auto best = nlohmann::json::parse(std::ifstream(dir / "best.json"));
+  CHECK(best.dump().find("springs") != std::string::npos);
+}
+
+TEST_CASE("evoc run: SIGKILL mid-generation, then --resume, equals an uninterrupted run",
+          "[run][resume]") {
+  fs::path whole = freshDir("whole"), killed = freshDir("killed");
+  REQUIRE(runEvoc(withSmall({"run", example(), "--out", whole.string()})) == 0);
+
+  pid_t pid = spawnEvoc(withSmall({"run", example(), "--out", killed.string()}));
+  // Kill it once generation 0 is logged, while generation 1 is being evaluated.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (lineCount(killed / "log.jsonl") < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(pid, SIGKILL);
+  waitExit(pid);
+  size_t before = lineCount(killed / "log.jsonl");
+  INFO("generations logged before the kill: " << before);
+  CHECK(before < 3);
+
+  REQUIRE(runEvoc(withSmall({"run", example(), "--resume", killed.string()})) == 0);
+  CHECK(logOf(killed) == logOf(whole));
+  auto bestWhole = nlohmann::json::parse(std::ifstream(whole / "best.json"));
+  auto bestKilled = nlohmann::json::parse(std::ifstream(killed / "best.json"));
+  CHECK(bestWhole == bestKilled);
+}
+
+TEST_CASE("evoc run: an existing directory that is not a run is refused untouched", "[run]") {
+  fs::path dir = freshDir("notarun");
+  fs::create_directories(dir);
+  std::ofstream(dir / "precious.txt") << "data";
+  CHECK(runEvoc(withSmall({"run", example(), "--out", dir.string()})) == 1);
+  CHECK(fs::exists(dir / "precious.txt"));
+  CHECK_FALSE(fs::exists(dir / "log.jsonl"));
+}
+
+TEST_CASE("evoc sim / run: bad input is an error with exit code 1, never a crash", "[run]") {
+  fs::path dir = freshDir("badinput");
+  fs::create_directories(dir);
+  std::ofstream(dir / "bad.json") << R"({"robots": [{"points": [[0, 0], [0.05, 0]],
+                                        "springs": [[0, 7, 0.05, 3e4, 0.1]]}]})";
+  CHECK(runEvoc({"sim", example(), "--robots", (dir / "bad.json").string(), "--out",
+                 (dir / "o.json").string()}) == 1);
+  CHECK_FALSE(fs::exists(dir / "o.json"));
+  CHECK(runEvoc({"sim", example(), "--robots", (dir / "missing.json").string(), "--out",
+                 (dir / "o.json").string()}) == 1);
+  CHECK(runEvoc({"run", (dir / "missing.evo").string()}) == 1);
+  CHECK(runEvoc({"run", example(), "--set", "evolve.population=0"}) == 1);
+}
