@@ -1,7 +1,11 @@
 // Host target, the new-PassManager optimisation pipeline and object emission.
 #include "codegen/llvm/Optimize.h"
 
+#include <cstdlib>
 #include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
@@ -11,6 +15,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -49,6 +54,25 @@ const HostTarget &hostTarget() {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    // LLVM options, parsed once per process (they are part of the cache key
+    // through HostTarget::llvmArgs). Vectorised epilogues from VF 8 on (the
+    // default starts at 16): the 12 + 4n inputs of a small robot's
+    // controller leave up to 31 scalar iterations per row otherwise; 10-15%
+    // faster kernels for 6x10 robots. EVOC_LLVM_ARGS adds options for
+    // experiments.
+    host.llvmArgs = "-epilogue-vectorization-minimum-VF=8";
+    if (const char *env = std::getenv("EVOC_LLVM_ARGS"); env && *env)
+      host.llvmArgs += std::string(" ") + env;
+    std::vector<std::string> words{"evoc"};
+    std::istringstream in(host.llvmArgs);
+    for (std::string w; in >> w;)
+      words.push_back(w);
+    std::vector<const char *> argv;
+    for (const auto &w : words)
+      argv.push_back(w.c_str());
+    if (!llvm::cl::ParseCommandLineOptions(int(argv.size()), argv.data(), "evoc", &llvm::errs()))
+      throw Error("LLVM did not accept the options '" + host.llvmArgs +
+                  "' (from EVOC_LLVM_ARGS); fix or unset EVOC_LLVM_ARGS.");
     llvm::orc::JITTargetMachineBuilder jtmb = hostBuilder();
     host.triple = jtmb.getTargetTriple().str();
     host.cpu = jtmb.getCPU();

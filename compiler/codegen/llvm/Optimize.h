@@ -16,6 +16,7 @@ struct HostTarget {
   std::string triple;
   std::string cpu;      // llvm::sys::getHostCPUName()
   std::string features; // from llvm::sys::getHostCPUFeatures()
+  std::string llvmArgs; // evoc's LLVM options + $EVOC_LLVM_ARGS, parsed once
 };
 
 /// Initialises the native LLVM target once (thread-safe) and describes it.
