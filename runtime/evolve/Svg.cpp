@@ -47,19 +47,39 @@ static std::string activationColour(double a) {
   return fmt::format("rgb({},{},{})", r, g, b);
 }
 
-std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
-                       const GaitStyle &style) {
+// Spring s's colour in a frame: grey when passive, else by controller output
+// (when the frame has it) or by strain.
+static std::string springColour(const runtime::Robot &robot, const GaitFrame &fr, size_t s) {
+  const auto &sp = robot.springs[s];
+  if (sp.actuation == 0)
+    return "#999";
+  if (s < fr.activation.size())
+    return activationColour(fr.activation[s]);
+  double dx = fr.points[2 * sp.a] - fr.points[2 * sp.b];
+  double dy = fr.points[2 * sp.a + 1] - fr.points[2 * sp.b + 1];
+  double strain = sp.rest > 0 ? std::hypot(dx, dy) / sp.rest - 1 : 0;
+  return strainColour(strain / std::fabs(sp.actuation));
+}
+
+static void checkFrames(const runtime::Robot &robot, const std::vector<GaitFrame> &frames) {
   if (robot.dim != 2)
     throw Error("gait pictures are drawn for 2D robots only");
+  for (size_t f = 0; f < frames.size(); ++f)
+    if (frames[f].points.size() != size_t(2 * robot.numPoints()))
+      throw Error(fmt::format("gait frame {} has {} coordinates; the robot has {} "
+                              "points, so it needs {}",
+                              f, frames[f].points.size(), robot.numPoints(),
+                              2 * robot.numPoints()));
+}
+
+std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
+                       const GaitStyle &style) {
+  checkFrames(robot, frames);
   const size_t n = size_t(robot.numPoints());
   // Shared vertical range; per-panel horizontal range (the body's width).
   double ylo = style.groundY, yhi = style.groundY, width = 0;
   for (size_t f = 0; f < frames.size(); ++f) {
     const auto &fr = frames[f];
-    if (fr.points.size() != 2 * n)
-      throw Error(fmt::format("gait frame {} has {} coordinates; the robot has {} "
-                              "points, so it needs {}",
-                              f, fr.points.size(), n, 2 * n));
     double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo;
     for (size_t i = 0; i < n; ++i) {
       xlo = std::min(xlo, fr.points[2 * i]);
@@ -113,15 +133,7 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
     for (size_t s = 0; s < robot.springs.size(); ++s) {
       const auto &sp = robot.springs[s];
       bool act = sp.actuation != 0;
-      std::string colour = "#999";
-      if (act && s < fr.activation.size())
-        colour = activationColour(fr.activation[s]);
-      else if (act) {
-        double dx = fr.points[2 * sp.a] - fr.points[2 * sp.b];
-        double dy = fr.points[2 * sp.a + 1] - fr.points[2 * sp.b + 1];
-        double strain = sp.rest > 0 ? std::hypot(dx, dy) / sp.rest - 1 : 0;
-        colour = strainColour(strain / std::fabs(sp.actuation));
-      }
+      std::string colour = springColour(robot, fr, s);
       svg += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" "
                          "stroke=\"{}\" stroke-width=\"{}\"/>\n",
                          X(fr.points[2 * sp.a]), Y(fr.points[2 * sp.a + 1]),
@@ -137,6 +149,86 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
                        f * panelW + panelW / 2, top + panelH - 8, escape(label),
                        n ? xlo - x0 : 0.0);
   }
+  return svg + "</svg>\n";
+}
+
+std::string renderGaitAnimation(const runtime::Robot &robot,
+                                const std::vector<GaitFrame> &frames, double seconds,
+                                const GaitStyle &style) {
+  checkFrames(robot, frames);
+  if (frames.empty())
+    throw Error("an animation needs at least one frame");
+  const size_t n = size_t(robot.numPoints());
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo;
+  double ylo = style.groundY, yhi = style.groundY;
+  for (const auto &fr : frames)
+    for (size_t i = 0; i < n; ++i) {
+      xlo = std::min(xlo, fr.points[2 * i]);
+      xhi = std::max(xhi, fr.points[2 * i]);
+      ylo = std::min(ylo, fr.points[2 * i + 1]);
+      yhi = std::max(yhi, fr.points[2 * i + 1]);
+    }
+  if (n == 0)
+    xlo = xhi = 0;
+  const double k = style.pixelsPerUnit, pad = 24, top = style.title.empty() ? 10 : 30;
+  const double W = std::max(300.0, (xhi - xlo) * k + 2 * pad);
+  const double H = (yhi - ylo) * k + 2 * pad + top;
+  auto X = [&](double x) { return pad + (x - xlo) * k; };
+  auto Y = [&](double y) { return top + pad + (yhi - y) * k; };
+  const std::string timing = fmt::format(
+      "dur=\"{:.3f}s\" repeatCount=\"indefinite\" calcMode=\"discrete\"",
+      std::max(0.05, seconds));
+  // values="v0;v1;..." of one attribute over the frames.
+  auto values = [&](auto &&value) {
+    std::string v;
+    for (size_t f = 0; f < frames.size(); ++f)
+      v += (f ? ";" : "") + value(frames[f]);
+    return v;
+  };
+  auto num = [](double v) { return fmt::format("{:.2f}", v); };
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+      W, H);
+  if (!style.title.empty())
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
+                       "font-size=\"14\">{}</text>\n",
+                       W / 2, escape(style.title));
+  svg += fmt::format("<line x1=\"0\" y1=\"{0:.1f}\" x2=\"{1:.1f}\" y2=\"{0:.1f}\" "
+                     "stroke=\"#6b4f2a\" stroke-width=\"3\"/>\n",
+                     Y(style.groundY), W);
+  for (size_t s = 0; s < robot.springs.size(); ++s) {
+    const auto &sp = robot.springs[s];
+    // Static attributes show frame 0 where SMIL does not run.
+    const auto &f0 = frames[0].points;
+    svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
+                       "stroke-width=\"{}\">",
+                       num(X(f0[2 * sp.a])), num(Y(f0[2 * sp.a + 1])), num(X(f0[2 * sp.b])),
+                       num(Y(f0[2 * sp.b + 1])), springColour(robot, frames[0], s),
+                       sp.actuation != 0 ? 2.5 : 1.2);
+    const char *attrs[4] = {"x1", "y1", "x2", "y2"};
+    for (int c = 0; c < 4; ++c) {
+      int pt = c < 2 ? sp.a : sp.b;
+      bool isX = c % 2 == 0;
+      svg += fmt::format("<animate attributeName=\"{}\" values=\"{}\" {}/>", attrs[c],
+                         values([&](const GaitFrame &fr) {
+                           double v = fr.points[2 * size_t(pt) + (isX ? 0 : 1)];
+                           return num(isX ? X(v) : Y(v));
+                         }),
+                         timing);
+    }
+    svg += fmt::format("<animate attributeName=\"stroke\" values=\"{}\" {}/></line>\n",
+                       values([&](const GaitFrame &fr) { return springColour(robot, fr, s); }),
+                       timing);
+  }
+  for (size_t i = 0; i < n; ++i)
+    svg += fmt::format(
+        "<circle cx=\"{}\" cy=\"{}\" r=\"2.2\" fill=\"#222\">"
+        "<animate attributeName=\"cx\" values=\"{}\" {}/>"
+        "<animate attributeName=\"cy\" values=\"{}\" {}/></circle>\n",
+        num(X(frames[0].points[2 * i])), num(Y(frames[0].points[2 * i + 1])), values([&](const GaitFrame &fr) { return num(X(fr.points[2 * i])); }), timing,
+        values([&](const GaitFrame &fr) { return num(Y(fr.points[2 * i + 1])); }), timing);
   return svg + "</svg>\n";
 }
 

@@ -33,6 +33,13 @@ struct GaitStyle {
 std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
                        const GaitStyle &style = {});
 
+/// The same robot as an animated SVG (SMIL; browsers play it): the frames
+/// in turn, `seconds` per loop, in one view that spans the whole motion, so
+/// the robot walks across it. Colours as renderGait.
+std::string renderGaitAnimation(const runtime::Robot &robot,
+                                const std::vector<GaitFrame> &frames, double seconds = 4,
+                                const GaitStyle &style = {});
+
 /// One generation's fitness summary for the plot.
 struct FitnessPoint {
   int generation = 0;

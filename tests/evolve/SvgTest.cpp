@@ -63,6 +63,32 @@ TEST_CASE("svg: gait frames side by side", "[svg]") {
   }
 }
 
+TEST_CASE("svg: animated gait", "[svg]") {
+  LatticeBody b({6, 10});
+  EvoRng rng(8);
+  auto robot = b.express(b.sample(rng));
+  std::vector<GaitFrame> frames;
+  for (int f = 0; f < 30; ++f) {
+    GaitFrame fr{robot.points, {}, ""};
+    for (int i = 0; i < robot.numPoints(); ++i)
+      fr.points[2 * i] += 0.004 * f + 0.004 * std::sin(0.5 * f + i);
+    frames.push_back(fr);
+  }
+  std::string svg = renderGaitAnimation(robot, frames, 3);
+  CHECK(count(svg, "<line") == size_t(robot.numSprings() + 1));
+  CHECK(count(svg, "<circle") == size_t(robot.numPoints()));
+  // Per spring: x1, y1, x2, y2, stroke; per point: cx, cy; 30 values each.
+  CHECK(count(svg, "<animate ") == size_t(5 * robot.numSprings() + 2 * robot.numPoints()));
+  auto at = svg.find("attributeName=\"x1\" values=\"");
+  REQUIRE(at != std::string::npos);
+  auto end = svg.find('"', at + 28);
+  CHECK(std::count(svg.begin() + long(at), svg.begin() + long(end), ';') == 29);
+  CHECK(svg.find("dur=\"3.000s\"") != std::string::npos);
+  CHECK_THROWS_AS(renderGaitAnimation(robot, {}), evoc::Error);
+  if (const char *out = std::getenv("EVOC_SVG_OUT"))
+    writeFileAtomic(std::string(out) + "/gait_anim.svg", svg);
+}
+
 TEST_CASE("svg: fitness plot", "[svg]") {
   std::vector<FitnessPoint> pts;
   for (int g = 0; g < 30; ++g)
