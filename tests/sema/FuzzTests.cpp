@@ -1,12 +1,14 @@
-// A bounded fuzz run of parse + check: mutated copies of the stdlib and
-// example files (byte flips, token deletion / duplication / swaps / inserts,
+// A bounded fuzz run of parse + check: mutated copies of the stdlib, example
+// and golden files (byte flips, token deletion / duplication / swaps / inserts,
 // truncation) must never crash or hang the front end. EVOC_FUZZ_SECONDS
 // (default 5) bounds the time, EVOC_FUZZ_SEED (default 1) picks the inputs.
 #include "SemaTestUtil.h"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cstdlib>
 #include <random>
 
@@ -112,6 +114,15 @@ TEST_CASE("fuzz: mutated programs never crash or hang the checker", "[fuzz]") {
     seeds.push_back({path, test::readFile(path)});
     REQUIRE(!seeds.back().second.empty());
   }
+  // The golden programs reach the error paths of every check.
+  std::vector<std::string> golden;
+  for (const auto &e : std::filesystem::directory_iterator(std::string(EVOC_SOURCE_DIR) +
+                                                           "/tests/golden"))
+    if (e.path().extension() == ".evo")
+      golden.push_back(e.path().string());
+  std::sort(golden.begin(), golden.end());
+  for (const auto &g : golden)
+    seeds.push_back({g, test::readFile(g)});
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   long tried = 0, rejected = 0;
