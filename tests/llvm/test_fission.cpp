@@ -1,6 +1,9 @@
 // Loop fission: which loops are split, and that split kernels compute the same.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
+#include "codegen/llvm/CpuBackend.h"
 #include "codegen/llvm/LoopFission.h"
 #include "ir/Builder.h"
 #include "ir/Interpreter.h"
@@ -77,4 +80,30 @@ TEST_CASE("loop fission splits an expensive elementwise tail off a reduction loo
 TEST_CASE("loop fission leaves loops alone where splitting would change them", "[llvm][fission]") {
   ir::Module m = matvecTanh(true); // the reduction reads the tail's output buffer
   CHECK(codegen::cpu::fissionLoops(m) == 0);
+}
+
+TEST_CASE("split loops compile and agree with the interpreter, on the stack and on the heap",
+          "[llvm][fission]") {
+  ir::Module m = matvecTanh(false);
+  codegen::CompileOptions opts;
+  opts.useCache = false;
+  auto exe = codegen::cpu::compileCpu(m, opts); // fast mode: fission on
+  for (int64_t nS : {int64_t(37), int64_t(40000)}) { // scratch above 16384 elements: heap
+    const int64_t sizes[] = {nS, 3};
+    const auto n = static_cast<size_t>(nS);
+    std::vector<double> w(3 * n), h = {0.5, -1.25, 2}, bias(n), ref(n), got(n);
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = 0.01 * double(i % 97) - 0.3;
+    for (size_t i = 0; i < bias.size(); ++i)
+      bias[i] = 0.001 * double(i % 13);
+    void *b1[] = {w.data(), h.data(), bias.data(), ref.data()};
+    void *b2[] = {w.data(), h.data(), bias.data(), got.data()};
+    ir::interpret(m, 0, b1, sizes, 0);
+    exe->run(0, b2, sizes, 0);
+    double worst = 0;
+    for (size_t i = 0; i < ref.size(); ++i)
+      worst = std::max(worst, std::fabs(got[i] - ref[i]));
+    INFO(nS << " springs: largest difference " << worst);
+    CHECK(worst < 1e-14);
+  }
 }

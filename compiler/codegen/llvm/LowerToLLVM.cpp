@@ -196,14 +196,34 @@ void KernelLowering::run() {
   abi->getArg(1)->setName("sizes");
   abi->getArg(2)->setName("t");
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", abi));
-  std::vector<llvm::Value *> args;
+  std::vector<llvm::Value *> args, heap;
   for (int bi : bufOrder) {
-    if (bi >= firstScratch_) { // codegen-private scratch over one set: on the stack
+    if (bi >= firstScratch_) { // codegen-private scratch over one set
       const ir::Buffer &sb = m_.buffers[bi];
       EVOC_ASSERT(sb.sets.size() == 1 && sb.comps == 1, "scratch buffer over one set");
       llvm::Value *n = b_.CreateLoad(
           i64, b_.CreateConstInBoundsGEP1_64(i64, abi->getArg(1), uint64_t(sb.sets[0])));
-      args.push_back(b_.CreateAlloca(memTypeOf(bi), n, sb.name));
+      // Up to kStackElems elements on the stack, larger sets on the heap (a
+      // thread's stack is a few MiB): heap = big ? malloc : null, free(heap).
+      constexpr int64_t kStackElems = 16384;
+      llvm::Value *big = b_.CreateICmpSGT(n, b_.getInt64(kStackElems));
+      llvm::Value *stack = b_.CreateAlloca(
+          memTypeOf(bi), b_.CreateSelect(big, b_.getInt64(1), n), sb.name + ".stack");
+      const uint64_t elemBytes = lm_.getDataLayout().getTypeAllocSize(memTypeOf(bi));
+      llvm::FunctionCallee mallocFn = lm_.getOrInsertFunction("malloc", ptrTy, i64);
+      llvm::BasicBlock *pre = b_.GetInsertBlock();
+      llvm::BasicBlock *alloc = llvm::BasicBlock::Create(ctx_, sb.name + ".heap", abi);
+      llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, sb.name + ".ready", abi);
+      b_.CreateCondBr(big, alloc, join);
+      b_.SetInsertPoint(alloc);
+      llvm::Value *mem = b_.CreateCall(mallocFn, {b_.CreateMul(n, b_.getInt64(elemBytes))});
+      b_.CreateBr(join);
+      b_.SetInsertPoint(join);
+      llvm::PHINode *h = b_.CreatePHI(ptrTy, 2);
+      h->addIncoming(llvm::ConstantPointerNull::get(b_.getPtrTy()), pre);
+      h->addIncoming(mem, alloc);
+      heap.push_back(h);
+      args.push_back(b_.CreateSelect(big, h, stack));
       continue;
     }
     args.push_back(b_.CreateLoad(ptrTy, b_.CreateConstInBoundsGEP1_64(ptrTy, abi->getArg(0), bi),
@@ -212,6 +232,11 @@ void KernelLowering::run() {
   args.push_back(abi->getArg(1));
   args.push_back(abi->getArg(2));
   b_.CreateCall(fn_, args);
+  if (!heap.empty()) {
+    llvm::FunctionCallee freeFn = lm_.getOrInsertFunction("free", b_.getVoidTy(), ptrTy);
+    for (llvm::Value *h : heap)
+      b_.CreateCall(freeFn, {h}); // free(null) does nothing
+  }
   b_.CreateRetVoid();
 }
 
