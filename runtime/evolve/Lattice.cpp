@@ -147,6 +147,17 @@ void LatticeBody::repair(LatticeGenome &g) const {
 
 LatticeGenome LatticeBody::mutate(const LatticeGenome &parent,
                                   const LatticeMutation &m, EvoRng &rng) const {
+  // "Changed" means a different shape: a mask that is a translate of the
+  // parent's (or, without fill-holes, differs only by a hole) expresses the
+  // same points and springs and does not count.
+  auto shape = [&](const LatticeGenome &g) {
+    runtime::Robot r = express(g);
+    std::vector<std::pair<int, int>> ends;
+    for (const auto &sp : r.springs)
+      ends.emplace_back(sp.a, sp.b);
+    return std::make_pair(std::move(r.points), std::move(ends));
+  };
+  const auto parentShape = shape(parent);
   LatticeGenome child;
   double p = m.cellRate;
   for (int attempt = 0;; ++attempt) {
@@ -155,7 +166,7 @@ LatticeGenome LatticeBody::mutate(const LatticeGenome &parent,
       if (rng.bernoulli(p))
         b ^= 1;
     repair(child);
-    bool changed = child.mask != parent.mask;
+    bool changed = child.mask != parent.mask && !empty(child) && shape(child) != parentShape;
     if (!empty(child) && (changed || !m.untilChanged))
       break;
     if (attempt + 1 >= m.maxAttempts) { // practically unreachable: keep the body

@@ -80,7 +80,7 @@ struct LatticeGenome {
 /// 1 / #triangles and 1 / #edges, see defaultMutation()).
 struct LatticeMutation {
   double cellRate = 0;        ///< P(flip) per mask bit
-  bool untilChanged = true;   ///< repeat, rate growing, until the body changes
+  bool untilChanged = true;   ///< repeat, rate growing, until the shape changes
   double growth = 2.0;        ///< rate multiplier per retry (capped at 0.5)
   double actuatorRate = 0;    ///< P(flip) per actuation bit
   int maxAttempts = 1000;     ///< retries before giving up on a change
@@ -104,7 +104,9 @@ public:
   /// present triangles becomes present), then keep the largest 4-connected
   /// component of the mask grid (ties: the one met first in row-major order).
   void repair(LatticeGenome &g) const;
-  /// A mutated, repaired, non-empty copy of `parent` (see LatticeMutation).
+  /// A mutated, repaired, non-empty copy of `parent` (see LatticeMutation);
+  /// with untilChanged its shape (points, springs) differs from the parent's,
+  /// not merely its mask (a translated mask expresses the same shape).
   LatticeGenome mutate(const LatticeGenome &parent, const LatticeMutation &m,
                        EvoRng &rng) const;
   /// The phenotype: points ordered by node (x, then y), springs by node pair.

@@ -198,6 +198,22 @@ TEST_CASE("lattice: mutation until changed, actuation rates", "[lattice]") {
     CHECK(b.mutate(parent, m, a) == b.mutate(parent, m, z));
 }
 
+TEST_CASE("lattice: until changed means a new shape, not a translated one", "[lattice]") {
+  // One row of four triangles; the parent is the single triangle (0, 0),
+  // whose translate (2, 0) has the very same phenotype.
+  LatticeBody b({1, 4});
+  LatticeGenome parent = only(b, {{0, 0}});
+  LatticeGenome translate = only(b, {{2, 0}});
+  REQUIRE(robotToJson(b.express(parent)) == robotToJson(b.express(translate)));
+  LatticeMutation m = defaultMutation(b.geometry());
+  m.actuatorRate = 0;
+  EvoRng rng(1);
+  for (int i = 0; i < 300; ++i) {
+    LatticeGenome c = b.mutate(parent, m, rng);
+    CHECK(robotToJson(b.express(c)) != robotToJson(b.express(parent)));
+  }
+}
+
 TEST_CASE("lattice: genome JSON round trip and errors", "[lattice]") {
   LatticeBody b({6, 10});
   EvoRng rng(5);
