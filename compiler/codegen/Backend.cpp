@@ -25,59 +25,10 @@ bool parseBackend(const std::string &s, BackendKind &out) {
 
 namespace {
 
-std::unique_ptr<ir::Block> cloneBlock(const ir::Block &b);
-
-ir::Block copyBlock(const ir::Block &b) {
-  ir::Block out;
-  out.arg = b.arg;
-  for (const auto &in : b.insts) {
-    auto c = std::make_unique<ir::Inst>();
-    c->op = in->op;
-    c->type = in->type;
-    c->result = in->result;
-    c->args = in->args;
-    c->f = in->f;
-    c->i = in->i;
-    c->buffer = in->buffer;
-    c->set = in->set;
-    c->loc = in->loc;
-    if (in->body)
-      c->body = cloneBlock(*in->body);
-    out.insts.push_back(std::move(c));
-  }
-  return out;
-}
-
-std::unique_ptr<ir::Block> cloneBlock(const ir::Block &b) {
-  return std::make_unique<ir::Block>(copyBlock(b));
-}
-
-/// A deep copy: the executable must outlive the caller's module.
-ir::Module cloneModule(const ir::Module &m) {
-  ir::Module out;
-  out.name = m.name;
-  out.precision = m.precision;
-  out.files = m.files;
-  out.sets = m.sets;
-  out.buffers = m.buffers;
-  for (const ir::Kernel &k : m.kernels) {
-    ir::Kernel c;
-    c.name = k.name;
-    c.kind = k.kind;
-    c.windowBegin = k.windowBegin;
-    c.windowEnd = k.windowEnd;
-    c.primal = k.primal;
-    c.body = copyBlock(k.body);
-    c.nextValue = k.nextValue;
-    c.valueTypes = k.valueTypes;
-    out.kernels.push_back(std::move(c));
-  }
-  return out;
-}
-
 /// The IR interpreter behind the Executable interface (the ground truth).
 class InterpExecutable final : public Executable {
 public:
+  /// Holds a deep copy: the executable must outlive the caller's module.
   explicit InterpExecutable(ir::Module m) : m_(std::move(m)) {}
   void run(int k, void *const *buffers, const int64_t *sizes, int64_t t) const override {
     ir::interpret(m_, k, buffers, sizes, t);
@@ -92,7 +43,7 @@ private:
 std::unique_ptr<Executable> compile(const ir::Module &m, BackendKind kind,
                                     const CompileOptions &opts) {
   switch (kind) {
-  case BackendKind::Interp: return std::make_unique<InterpExecutable>(cloneModule(m));
+  case BackendKind::Interp: return std::make_unique<InterpExecutable>(ir::clone(m));
   case BackendKind::Cpu: return cpu::compileCpu(m, opts);
   case BackendKind::Cuda:
 #ifdef EVOC_CODEGEN_WITH_CUDA
