@@ -94,6 +94,9 @@ json stateJson(const LatticeBody &body, const State &s, const json &fingerprint)
 }
 
 State stateFromJson(const LatticeBody &body, const json &j) {
+  if (j.value("format", "") != "evoc-run-state" || j.value("version", 0) != 1)
+    throw Error("its state.json is not an evoc run state of version 1 (written by a "
+                "different evoc?); start a new run");
   State s;
   s.generation = j.at("generation").get<int>();
   s.nextId = j.at("next_id").get<uint64_t>();
@@ -216,6 +219,8 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
     } catch (const json::exception &e) {
       throw Error(fmt::format("cannot resume '{}': state.json is damaged ({})",
                               options.dir.string(), e.what()));
+    } catch (const Error &e) {
+      throw Error(fmt::format("cannot resume '{}': {}", options.dir.string(), e.what()));
     }
   }
   if (options.resume) { // drop log lines of a generation that never completed

@@ -144,6 +144,20 @@ TEST_CASE("resume: directories that are not runs are refused", "[resume]") {
   CHECK_THROWS_WITH(runEvolution(other, fakeEvaluate(), quiet(root / "run", true)),
                     Catch::Contains("body.cols"));
   CHECK(readTextFile(root / "run" / "state.json") == before);
+  // A damaged or foreign state is refused with a sentence, not a crash.
+  auto state = json::parse(before);
+  state["version"] = 99;
+  writeFileAtomic(root / "run" / "state.json", state.dump());
+  CHECK_THROWS_WITH(runEvolution(smallConfig(4, 3), fakeEvaluate(), quiet(root / "run", true)),
+                    Catch::Contains("not an evoc run state"));
+  state["version"] = 1;
+  state["population"][0].erase("genome");
+  writeFileAtomic(root / "run" / "state.json", state.dump());
+  CHECK_THROWS_WITH(runEvolution(smallConfig(4, 3), fakeEvaluate(), quiet(root / "run", true)),
+                    Catch::Contains("state.json is damaged"));
+  writeFileAtomic(root / "run" / "state.json", "{not json");
+  CHECK_THROWS_WITH(runEvolution(smallConfig(4, 3), fakeEvaluate(), quiet(root / "run", true)),
+                    Catch::Contains("not valid JSON"));
   // An empty directory is adopted by a new run.
   fs::create_directories(root / "empty");
   CHECK(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "empty")).lastGeneration == 1);
