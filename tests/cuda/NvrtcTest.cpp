@@ -106,3 +106,11 @@ TEST_CASE("the CUBIN cache: hit, and a corrupt entry is rebuilt", "[cuda][nvrtc]
   CHECK(b != a);
   fs::remove_all(dir);
 }
+
+TEST_CASE("the FMA peak microbenchmark compiles, with real FMAs", "[cuda][nvrtc]") {
+  for (bool f64 : {true, false}) {
+    std::string ptx = codegen::cuda::nvrtcCompile(codegen::cuda::peakKernelSource(f64), "peak",
+                                                  "sm_90", false);
+    CHECK(ptx.find(f64 ? "fma.rn.f64" : "fma.rn.f32") != std::string::npos);
+  }
+}

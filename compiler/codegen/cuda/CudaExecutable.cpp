@@ -32,26 +32,6 @@ struct KernelMeta {
 
 int64_t align256(int64_t n) { return (n + 255) & ~int64_t(255); }
 
-/// The best architecture NVRTC can target for compute capability major.minor:
-/// CUBIN when NVRTC knows it, else PTX of the newest arch it knows (the
-/// driver JIT-compiles PTX for newer devices).
-std::pair<std::string, bool> pickArch(int major, int minor) {
-  int want = major * 10 + minor, n = 0, best = 0;
-  nvrtcGetNumSupportedArchs(&n);
-  std::vector<int> archs(static_cast<size_t>(std::max(n, 0)));
-  if (n > 0)
-    nvrtcGetSupportedArchs(archs.data());
-  for (int a : archs)
-    if (a <= want)
-      best = std::max(best, a);
-  if (best == want)
-    return {"sm_" + std::to_string(want), true};
-  if (best == 0)
-    throw Error("--backend cuda is unavailable: this NVRTC cannot target the GPU's compute "
-                "capability " + std::to_string(major) + "." + std::to_string(minor) + ".");
-  return {"sm_" + std::to_string(best), false};
-}
-
 /// DeviceApi over the driver, for CudaRollout. Calls make the context current
 /// first: the runtime may call from any thread.
 class DriverDevice final : public DeviceApi {
@@ -214,7 +194,9 @@ public:
     }
     std::memcpy(host.data() + sizesOff, sizes, static_cast<size_t>(nRobots) * nSets_ * 8);
     // The scratch region needs no initialisation: records are written first.
-    d_.check(d_.memcpyHtoD(arena_, host.data(), static_cast<size_t>(dataBytes)), "cuMemcpyHtoD");
+    if (dataBytes > 0)
+      d_.check(d_.memcpyHtoD(arena_, host.data(), static_cast<size_t>(dataBytes)),
+               "cuMemcpyHtoD");
     d_.check(d_.memcpyHtoD(arena_ + ptrOff, host.data() + ptrOff,
                            static_cast<size_t>(top - ptrOff)),
              "cuMemcpyHtoD");
@@ -225,7 +207,9 @@ public:
                              nullptr, args, nullptr),
              "cuLaunchKernel");
     d_.check(d_.ctxSynchronize(), "cuCtxSynchronize (after the kernel launch)");
-    d_.check(d_.memcpyDtoH(host.data(), arena_, static_cast<size_t>(dataBytes)), "cuMemcpyDtoH");
+    if (dataBytes > 0)
+      d_.check(d_.memcpyDtoH(host.data(), arena_, static_cast<size_t>(dataBytes)),
+               "cuMemcpyDtoH");
     for (int r = 0; r < nRobots; ++r)
       for (int b : km.out) {
         size_t i = static_cast<size_t>(r) * nB + b;
@@ -272,6 +256,23 @@ private:
 };
 
 } // namespace
+
+std::pair<std::string, bool> pickArch(int major, int minor) {
+  int want = major * 10 + minor, n = 0, best = 0;
+  nvrtcGetNumSupportedArchs(&n);
+  std::vector<int> archs(static_cast<size_t>(std::max(n, 0)));
+  if (n > 0)
+    nvrtcGetSupportedArchs(archs.data());
+  for (int a : archs)
+    if (a <= want)
+      best = std::max(best, a);
+  if (best == want)
+    return {"sm_" + std::to_string(want), true};
+  if (best == 0)
+    throw Error("--backend cuda is unavailable: this NVRTC cannot target the GPU's compute "
+                "capability " + std::to_string(major) + "." + std::to_string(minor) + ".");
+  return {"sm_" + std::to_string(best), false};
+}
 
 std::unique_ptr<CudaExecutable> compileCuda(const ir::Module &m, const CompileOptions &opts) {
   return std::make_unique<Impl>(m, opts);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/IR.h"
@@ -26,6 +27,15 @@ std::string nvrtcCompile(const std::string &src, const std::string &name,
 std::string cachedCompile(const std::string &src, const std::string &name,
                           const std::string &arch, bool cubin,
                           const std::string &cacheDir, bool useCache);
+
+/// The architecture to compile for on a device of compute capability
+/// major.minor: {"sm_XY", true} (CUBIN) when NVRTC knows it, else the newest
+/// arch NVRTC knows with false (PTX, JIT-compiled by the driver). Throws
+/// evoc::Error when NVRTC knows no arch at or below the device's.
+std::pair<std::string, bool> pickArch(int major, int minor);
+
+/// CUDA source of the FMA microbenchmark behind measurePeakFlops.
+std::string peakKernelSource(bool f64);
 
 /// The default cache folder: $EVOC_CACHE_DIR, else $XDG_CACHE_HOME/evoc,
 /// else $HOME/.cache/evoc, else /tmp/evoc-cache.
