@@ -7,6 +7,8 @@
 #
 #   bench/gpu/run.sh                     # POPULATION=1000 STEPS=1000 by default
 #   POPULATION=200 STEPS=300 bench/gpu/run.sh   # a quicker look
+#   SKIP_AGREEMENT=1 bench/gpu/run.sh            # skip the CPU-vs-CUDA check (and
+#                                                # building the front end and LLVM)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build-gpu-bench}
@@ -21,7 +23,9 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 ||
     { tail -30 "$OUT/cmake.log"; exit 1; }
 fi
-ninja -C "$BUILD" -j "$(nproc)" evoc_bench_gpu evoc_cuda_tests >"$OUT/build.log" 2>&1 ||
+TARGETS="evoc_bench_gpu evoc_cuda_tests"
+[ "${SKIP_AGREEMENT:-0}" = 1 ] || TARGETS="$TARGETS evoc_cuda_examples_tests"
+ninja -C "$BUILD" -j "$(nproc)" $TARGETS >"$OUT/build.log" 2>&1 ||
   { tail -40 "$OUT/build.log"; exit 1; }
 
 echo "== CUDA tests (NVRTC, emulation, GPU agreement)"
@@ -30,6 +34,16 @@ if ! "$BUILD/tests/cuda/evoc_cuda_tests" >"$OUT/tests.log" 2>&1; then
   echo "WARNING: CUDA tests failed (see $OUT/tests.log); benchmarking anyway"
 else
   tail -2 "$OUT/tests.log"
+fi
+
+if [ "${SKIP_AGREEMENT:-0}" != 1 ]; then
+  echo "== acceptance: CUDA vs CPU back end, 20 robots, T = 1000, f64; every example on NVRTC"
+  if ! "$BUILD/tests/cuda/evoc_cuda_examples_tests" >"$OUT/agreement.log" 2>&1; then
+    tail -60 "$OUT/agreement.log"
+    echo "WARNING: agreement tests failed (see $OUT/agreement.log)"
+  else
+    tail -2 "$OUT/agreement.log"
+  fi
 fi
 
 echo "== evoc (fused CUDA rollout)"
