@@ -159,7 +159,13 @@ bool Checker::applyOverrides() {
       ok = false;
       continue;
     }
-    auto *w = cast<WorldDecl>(module->decls.front().get());
+    auto *w = dynCast<WorldDecl>(module->decls.front().get());
+    if (!w || w->body.settings.size() != 1 || module->decls.size() != 1 ||
+        !w->body.blocks.empty()) {
+      diags.error("--set " + key + ": the value must be one expression, not '" + value + "'");
+      ok = false;
+      continue;
+    }
     Setting s = std::move(w->body.settings.front());
     bool replaced = false;
     for (auto &old : block->settings)

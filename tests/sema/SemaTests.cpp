@@ -117,6 +117,21 @@ TEST_CASE("--set overrides apply before the checks", "[sema]") {
                          "counts the states x[0] .. x[steps - 1])");
 }
 
+TEST_CASE("--set values are one expression", "[sema]") {
+  sema::CheckOptions o;
+  o.overrides = {{"world.steps", "1; dim = 3"}};
+  auto c = test::checkPath(kSrc + "/examples/eldir.evo", o);
+  CHECK(!c->program);
+  REQUIRE(c->lines().size() == 1);
+  CHECK(c->lines()[0] == "evoc: error: --set world.steps: the value must be one expression, not "
+                         "'1; dim = 3'");
+  sema::CheckOptions g;
+  g.overrides = {{"world.ground", "flat(height = 0.2, friction = 0.3)"}};
+  auto d = test::checkPath(kSrc + "/examples/eldir.evo", g);
+  REQUIRE(d->program);
+  CHECK(d->program->world.ground.height == Approx(0.2));
+}
+
 TEST_CASE("requireExperiment rejects a library file", "[sema]") {
   sema::CheckOptions o;
   o.requireExperiment = true;
