@@ -133,6 +133,9 @@ private:
   DiagnosticEngine &diags;
 
   void report(antlr4::Parser *, antlr4::Token *t, const std::string &msg) {
+    // After an error, complaints at the end of the file are its echoes.
+    if (errors > 0 && t && t->getType() == antlr4::Token::EOF)
+      return;
     ++errors;
     SourceRange r = L.token(t);
     if (t && t->getType() == antlr4::Token::EOF)
@@ -193,7 +196,7 @@ private:
         return true;
       }
     }
-    if (!toks.empty() && wantsSemi && t->getLine() > toks.back()->getLine()) {
+    if (!toks.empty() && wantsSemi && (t->getLine() > toks.back()->getLine() || t->getText() == "}")) {
       reportAfter(toks.back(), "expected ';' after " + describe(toks.back()));
       return true;
     }
