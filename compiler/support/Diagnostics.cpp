@@ -89,10 +89,18 @@ std::string DiagnosticEngine::renderOne(Severity s, const SourceRange &r,
   else if (r.end.line > r.begin.line)
     endCol = int(line.size()) + 1;
   endCol = std::max(endCol, startCol + 1);
-  std::string caret(size_t(std::max(0, startCol - 1)), ' ');
+  // Columns count bytes; the terminal shows characters, so UTF-8
+  // continuation bytes take no room.
+  auto width = [&](int from, int to) { // 0-based byte columns [from, to)
+    int w = 0;
+    for (int i = from; i < to; ++i)
+      if (i >= int(line.size()) || (static_cast<unsigned char>(line[size_t(i)]) & 0xC0) != 0x80)
+        ++w;
+    return w;
+  };
+  std::string caret(size_t(width(0, std::max(0, startCol - 1))), ' ');
   caret += '^';
-  for (int c = startCol + 1; c < endCol; ++c)
-    caret += '~';
+  caret += std::string(size_t(std::max(0, width(startCol, endCol - 1))), '~');
   out += "  " + caret + "\n";
   return out;
 }

@@ -28,6 +28,18 @@ TEST_CASE("an error renders as file:line:col, the line and a caret", "[diagnosti
                                                 "  ^~~~~\n");
 }
 
+TEST_CASE("the caret lines up after UTF-8 text", "[diagnostics]") {
+  SourceManager sm;
+  std::string text = "let s = \"\xc3\xa9\xc3\xa9\"; bad\n";
+  int f = sm.addBuffer("u.evo", text);
+  DiagnosticEngine diags(sm);
+  size_t at = text.find("bad");
+  diags.error(rangeOf(sm, f, int(at), int(at + 3)), "x");
+  CHECK(diags.render(diags.diagnostics()[0]) == "u.evo:1:17: error: x\n"
+                                                "  let s = \"\xc3\xa9\xc3\xa9\"; bad\n"
+                                                "                ^~~\n");
+}
+
 TEST_CASE("line/column mapping and lines", "[diagnostics]") {
   SourceManager sm;
   int f = sm.addBuffer("b.evo", "ab\r\ncd\n\nef");
