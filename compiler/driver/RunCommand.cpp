@@ -158,7 +158,7 @@ int runRun(const std::vector<std::string> &args) {
     ro.gait = evolve::trainGait(info, s.executable(), train,
                                 {0, last / 3, 2 * last / 3, last});
     evolve::RunSummary sum =
-        evolve::runEvolution(config, evolve::trainEvaluate(info, s.executable(), train), ro);
+        evolve::runEvolution(config, evolve::trainEvaluate(info, s.executable(), train, config.fitness), ro);
     std::printf("evoc run: %d generations, %llu designs in %.1f s; best fitness %.6g "
                 "(design %llu)\n"
                 "results: %s/log.jsonl, %s/best.json; pictures: %s/*.svg\n",
