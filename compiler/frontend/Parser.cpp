@@ -140,8 +140,18 @@ private:
     SourceRange r = L.token(t);
     if (t && t->getType() == antlr4::Token::EOF)
       r.end = r.begin;
-    diags.error(r, msg);
+    emit(r, msg);
   }
+
+  /// Reports, unless an error was already reported on this line (ANTLR's
+  /// recovery often trips again right after the first error).
+  DiagBuilder emit(const SourceRange &r, const std::string &msg) {
+    if (r.begin.line == lastLine)
+      return DiagBuilder(&diags, -1);
+    lastLine = r.begin.line;
+    return diags.error(r, msg);
+  }
+  int lastLine = -1;
 
   /// Puts the caret just after the previous token (a missing ';').
   void reportAfterPrevious(antlr4::Parser *p, const std::string &msg) {
@@ -154,7 +164,7 @@ private:
     } else {
       r = L.token(p->getCurrentToken());
     }
-    diags.error(r, msg);
+    emit(r, msg);
   }
 
 
@@ -220,7 +230,7 @@ private:
         SourceRange r = L.token(t);
         if (t->getType() == antlr4::Token::EOF)
           r.end = r.begin;
-        diags.error(r, "expected '" + c + "' before " + describe(t))
+        emit(r, "expected '" + c + "' before " + describe(t))
             .note(L.token(open.back()), "to match this '" + o + "'");
         return true;
       }
@@ -241,7 +251,7 @@ private:
     SourceRange r;
     r.begin = L.at(prev->getStopIndex() + 1);
     r.end = r.begin;
-    diags.error(r, msg);
+    emit(r, msg);
   }
 
   std::string after(antlr4::Parser *p) {
