@@ -312,6 +312,12 @@ void Checker::checkPhysics(PhysicsDecl &p) {
           }
         }
       }
+      if (!shapeOk && m && isa<MemberExpr>(m->base.get()) &&
+          (m->member.name == "x" || m->member.name == "y" || m->member.name == "z")) {
+        diags.error(as->target->range, "a step assigns whole fields, not components; write "
+                                       "the vector, e.g. " + loop->var.name + ".f = vec2(..., ...)");
+        continue;
+      }
       if (!shapeOk) {
         diags.error(as->target->range, "a step assigns a field of the loop's element (" +
                                            loop->var.name + ".f) or of an endpoint (" +
