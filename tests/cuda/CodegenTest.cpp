@@ -55,6 +55,11 @@ TEST_CASE("planner: parallel loops, reductions, owned and deferred scatter-adds"
   CHECK(step.loops.at(loops[5]).deferred.size() == 4);       // vinc at both endpoints
   CHECK(step.sites.size() == 4);
   CHECK(step.loops.at(loops[3]).reduced.empty());            // the unit's own local
+  // Inner products (hidden = W1 in, act = W2 hidden) may run a warp per element.
+  CHECK(step.loops.at(loops[3]).split != nullptr);
+  CHECK(step.loops.at(loops[3]).splitLocals.size() == 1);
+  CHECK(step.loops.at(loops[4]).split != nullptr);
+  CHECK(step.loops.at(loops[5]).split == nullptr); // springs: no inner loop
 
   auto adj = codegen::cuda::planKernel(m, m.kernels[d.adj]);
   auto al = topLoops(m.kernels[d.adj]);
@@ -109,6 +114,10 @@ TEST_CASE("generated CUDA: #line, block reductions, replays, precision", "[cuda]
   // Integer atomics build the lists; no float is ever added atomically.
   CHECK_FALSE(std::regex_search(step, std::regex("atomic[A-Za-z]*\\(&?b[0-9]")));
   CHECK(step.find("tanh(") != std::string::npos);
+  CHECK(step.find("] >= 32) { // few elements, long inner loop: a warp per element") !=
+        std::string::npos);
+  CHECK(std::regex_search(step, std::regex("l([0-9]+) = evoc_combine<0>\\(l\\1, evoc_warp_reduce<0>\\(q\\1, evoc_sh\\)\\);")));
+  CHECK(std::regex_search(step, std::regex("if \\(lane == 0\\) \\{ b" + std::to_string(d.hid) + "\\[")));
   // Int index buffers are int32 in memory, widened on load.
   CHECK(std::regex_search(step, std::regex("const int \\*__restrict__ b[0-9]+ = \\(const int \\*\\)buffers\\[[0-9]+\\]; // spring.a")));
 

@@ -22,12 +22,15 @@ const char *kHeader = R"(// CUDA built-ins for a CPU emulation of one block at a
 #include <math.h>
 #include <string.h>
 #include <barrier>
+#include <memory>
 #include <thread>
 #include <vector>
 struct evoc_dim3 { unsigned x, y, z; };
 thread_local evoc_dim3 threadIdx, blockIdx;
 static std::barrier<> *evoc_bar;
 static inline void __syncthreads() { evoc_bar->arrive_and_wait(); }
+static std::barrier<> *evoc_warp_bar[32];
+static inline void __syncwarp() { evoc_warp_bar[threadIdx.x / 32]->arrive_and_wait(); }
 #define __global__
 #define __device__
 #define __forceinline__ inline
@@ -47,6 +50,11 @@ extern "C" void evoc_emu_launch(evoc_kfn fn, int nBlocks, void *const *bufs,
   for (int blk = 0; blk < nBlocks; ++blk) {
     std::barrier<> bar(EVOC_BLOCK);
     evoc_bar = &bar;
+    std::vector<std::unique_ptr<std::barrier<>>> warps;
+    for (int w = 0; w < EVOC_BLOCK / 32; ++w) {
+      warps.emplace_back(new std::barrier<>(32));
+      evoc_warp_bar[w] = warps.back().get();
+    }
     std::vector<std::thread> ts;
     for (unsigned i = 0; i < EVOC_BLOCK; ++i)
       ts.emplace_back([=] {

@@ -165,6 +165,19 @@ private:
     line("  for (long long i = lo; i < hi; ++i) { start[i] = acc; acc += cnt[i]; }");
     line("  __syncthreads();");
     line("}");
+    line("// Fixed-order tree reduction over one warp (its 32 slots of sh): deterministic.");
+    line("template <int OP> __device__ F evoc_warp_reduce(F x, F *sh) {");
+    line("  const int tid = threadIdx.x, lane = tid & 31;");
+    line("  sh[tid] = x;");
+    line("  __syncwarp();");
+    line("  for (int s = 16; s > 0; s >>= 1) {");
+    line("    if (lane < s) sh[tid] = evoc_combine<OP>(sh[tid], sh[tid + s]);");
+    line("    __syncwarp();");
+    line("  }");
+    line("  F r = sh[tid - lane];");
+    line("  __syncwarp();");
+    line("  return r;");
+    line("}");
     line("__device__ F evoc_broadcast(F x, F *sh) {");
     line("  if (threadIdx.x == 0) sh[0] = x;");
     line("  __syncthreads();");
@@ -275,6 +288,7 @@ private:
 
   struct Ctx {
     const LoopPlan *lp = nullptr;      // inside a parallel top-level loop
+    const std::map<ValueId, Op> *split = nullptr; // locals of a warp-split inner loop
     std::vector<std::pair<ValueId, int>> loops; // enclosing loop args and sets
   };
 
@@ -305,11 +319,24 @@ private:
       ctx.lp = &lp;
       for (const auto &[s, op] : lp.reduced)
         line("F " + partial(s) + " = " + identity(op) + ";");
+      if (lp.split) {
+        line("if (" + n + " < EVOC_BLOCK && sizes[" + std::to_string(lp.split->set) +
+             "] >= 32) { // few elements, long inner loop: a warp per element");
+        ++indent_;
+        warpLoop(loop, lp, ctx);
+        --indent_;
+        line("} else {");
+        ++indent_;
+      }
       line("for (long long " + e + " = tid; " + e + " < " + n + "; " + e + " += EVOC_BLOCK) {");
       ++indent_;
       block(*loop.body, ctx);
       --indent_;
       line("}");
+      if (lp.split) {
+        --indent_;
+        line("}");
+      }
       line("__syncthreads();");
       for (const auto &[s, op] : lp.reduced) {
         std::string o = op == Op::LocalAdd ? "0" : op == Op::LocalMax ? "1" : "2";
@@ -335,6 +362,51 @@ private:
         gatheredReplay(loop, b, sites);
       if (!lp.deferred.empty())
         line("__syncthreads();");
+    }
+    --indent_;
+    line("}");
+  }
+
+  /// A warp per element; lane 0 does the element's side effects, and the
+  /// lanes split the inner loop, then reduce its locals in a fixed order.
+  void warpLoop(const Inst &loop, const LoopPlan &lp, Ctx &ctx) {
+    std::string e = v(loop.body->arg), n = "sizes[" + std::to_string(loop.set) + "]";
+    line("const int lane = tid & 31;");
+    line("for (long long " + e + " = tid >> 5; " + e + " < " + n + "; " + e +
+         " += EVOC_BLOCK / 32) {");
+    ++indent_;
+    for (const auto &ip : loop.body->insts) {
+      const Inst &in = *ip;
+      if (&in == lp.split) {
+        std::string j = v(in.body->arg);
+        for (const auto &[s, op] : lp.splitLocals)
+          line("F q" + std::to_string(s) + " = " + identity(op) + ";");
+        loc(in.loc);
+        line("for (long long " + j + " = lane; " + j + " < sizes[" + std::to_string(in.set) +
+             "]; " + j + " += 32) {");
+        ++indent_;
+        ctx.loops.push_back({in.body->arg, in.set});
+        ctx.split = &lp.splitLocals;
+        block(*in.body, ctx);
+        ctx.split = nullptr;
+        ctx.loops.pop_back();
+        --indent_;
+        line("}");
+        for (const auto &[s, op] : lp.splitLocals) {
+          std::string o = op == Op::LocalAdd ? "0" : op == Op::LocalMax ? "1" : "2";
+          line(slot(s) + " = evoc_combine<" + o + ">(" + slot(s) + ", evoc_warp_reduce<" + o +
+               ">(q" + std::to_string(s) + ", evoc_sh));");
+        }
+      } else if (in.op == Op::Store || in.op == Op::AccAdd) {
+        loc(in.loc);
+        line("if (lane == 0) { " + effect(in, ctx) + "; }");
+      } else if ((in.op == Op::LocalAdd || in.op == Op::LocalMax || in.op == Op::LocalMin) &&
+                 lp.reduced.count(in.args[0])) {
+        loc(in.loc);
+        line("if (lane == 0) " + localUpdate(in, ctx));
+      } else {
+        inst(in, ctx);
+      }
     }
     --indent_;
     line("}");
@@ -535,6 +607,19 @@ private:
     return buf(in.buffer) + "[" + idx + "] += " + val;
   }
 
+  /// The statement of a local.add / local.max / local.min, into the slot, the
+  /// thread's partial of a block reduction or the lane's of a warp reduction.
+  std::string localUpdate(const Inst &in, const Ctx &ctx) const {
+    ValueId s = in.args[0];
+    std::string t = ctx.split && ctx.split->count(s) ? "q" + std::to_string(s)
+                    : ctx.lp && ctx.lp->reduced.count(s) ? partial(s)
+                                                         : slot(s);
+    if (in.op == Op::LocalAdd)
+      return t + " += " + v(in.args[1]) + ";";
+    return t + " = evoc_combine<" + (in.op == Op::LocalMax ? "1" : "2") + ">(" + t + ", " +
+           v(in.args[1]) + ");";
+  }
+
   void inst(const Inst &in, const Ctx &ctx) {
     loc(in.loc);
     const auto &a = in.args;
@@ -544,9 +629,7 @@ private:
     };
     auto bin = [&](const char *o) { def(arg(0) + " " + o + " " + arg(1)); };
     auto call1 = [&](const char *f) { def(math(f) + "(" + arg(0) + ")"); };
-    auto target = [&](ValueId s) {
-      return ctx.lp && ctx.lp->reduced.count(s) ? partial(s) : slot(s);
-    };
+
     switch (in.op) {
     case Op::ConstF: def(floatLit(in.f, m_.precision)); break;
     case Op::ConstI: def(intLit(in.i)); break;
@@ -590,13 +673,9 @@ private:
     case Op::Store:
     case Op::AccAdd: line(effect(in, ctx) + ";"); break;
     case Op::Local: line("F " + slot(in.result) + " = " + floatLit(in.f, m_.precision) + ";"); break;
-    case Op::LocalAdd: line(target(a[0]) + " += " + arg(1) + ";"); break;
+    case Op::LocalAdd:
     case Op::LocalMax:
-      line(target(a[0]) + " = evoc_combine<1>(" + target(a[0]) + ", " + arg(1) + ");");
-      break;
-    case Op::LocalMin:
-      line(target(a[0]) + " = evoc_combine<2>(" + target(a[0]) + ", " + arg(1) + ");");
-      break;
+    case Op::LocalMin: line(localUpdate(in, ctx)); break;
     case Op::LocalGet: def(slot(a[0])); break;
     case Op::Loop: EVOC_ASSERT(false, "cuda emitter: loop reached inst()"); break;
     }

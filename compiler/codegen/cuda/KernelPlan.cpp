@@ -229,10 +229,55 @@ private:
           lp.deferred.insert(a.inst);
     }
     transpose(loop, lp);
+    splitInner(loop, lp);
     const char *mode = std::getenv("EVOC_CUDA_REPLAY");
     if (!(mode && std::string(mode) == "serial"))
       gather(loop, lp);
     return lp;
+  }
+
+  /// Finds an inner product the lanes of a warp can share (LoopPlan::split).
+  void splitInner(const Inst &loop, LoopPlan &lp) {
+    const Inst *inner = nullptr;
+    std::set<ValueId> bodyLocals, innerLocals;
+    for (const auto &ip : loop.body->insts) {
+      if (ip->op == Op::Loop) {
+        if (inner)
+          return;
+        inner = ip.get();
+      }
+      if (ip->op == Op::Local)
+        bodyLocals.insert(ip->result);
+    }
+    if (!inner)
+      return;
+    std::map<ValueId, Op> locals;
+    for (const auto &jp : inner->body->insts) {
+      switch (jp->op) {
+      case Op::Loop:
+      case Op::Store:
+      case Op::AccAdd: return;
+      case Op::Local: innerLocals.insert(jp->result); break;
+      case Op::LocalAdd:
+      case Op::LocalMax:
+      case Op::LocalMin: {
+        ValueId slot = jp->args[0];
+        if (innerLocals.count(slot))
+          break;
+        if (!bodyLocals.count(slot))
+          return;
+        auto [it, fresh] = locals.emplace(slot, jp->op);
+        if (!fresh && it->second != jp->op)
+          return;
+        break;
+      }
+      default: break;
+      }
+    }
+    if (locals.empty())
+      return;
+    lp.split = inner;
+    lp.splitLocals = std::move(locals);
   }
 
   /// Finds the deferred sites replayed through incidence lists (LoopPlan).

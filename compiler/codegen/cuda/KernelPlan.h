@@ -33,6 +33,12 @@ struct LoopPlan {
   /// sorted by (element, site), which is the interpreter's order. Buffer ->
   /// its sites in program order. Off when EVOC_CUDA_REPLAY=serial.
   std::map<int, std::vector<const ir::Inst *>> gathered;
+  /// The one loop nested in this one when it only reduces into locals of
+  /// this loop's body (an inner product): when the set is small and the inner
+  /// loop long, a warp runs each element, its lanes splitting the inner loop,
+  /// with a fixed-order warp reduction per local (slot -> op).
+  const ir::Inst *split = nullptr;
+  std::map<ir::ValueId, ir::Op> splitLocals;
 };
 
 /// Scratch of one incidence-list replay (see LoopPlan::gathered).
