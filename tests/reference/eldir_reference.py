@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""Independent reference implementation of ../../../shared/design/SCIENCE.md
+(the ELDiR mass-spring rollout, its MLP controller and displacement loss), in
+PyTorch with float64 and automatic differentiation.
+
+Written from SCIENCE.md only, not from evoc's sources. It is a test-data
+generator: nothing in the build or in CI needs Python or torch.
+
+    eldir_reference.py sim --robots R.json --params P.json --steps T \
+        --contact {noslip,friction} --out OUT.json
+        -> {"results": [{"loss": L, "grad": {"w1", "b1", "w2", "b2"}}, ...]}
+
+    eldir_reference.py gen --seed S --out-robots R.json --out-params P.json \
+        --spec ROWSxCOLS:P [ROWSxCOLS:P ...]
+        random lattice robots (one per spec: mask density P, repaired) and
+        random non-zero controller parameters.
+
+    eldir_reference.py check --expected E.json --got G.json
+        compares two result files: loss relative error and gradient error
+        relative to the largest expected entry.
+
+ROBOTS.json / PARAMS.json are exactly the formats `evoc sim` reads.
+"""
+import argparse
+import json
+import math
+import random
+import sys
+
+# ---------------------------------------------------------------------------
+# Constants of the reference experiment (SCIENCE.md).
+DT = 0.004
+DAMPING = 15.0
+GRAVITY = -4.8
+GROUND = 0.1
+MU = 1.0
+HIDDEN = 32
+N_SINES = 10
+EDGE = 0.05
+STIFFNESS = 3e4
+ACTUATION = 0.1
+
+
+# ---------------------------------------------------------------------------
+# Simulation (torch, f64, autograd)
+
+def rollout_loss(robot, params, steps, contact):
+    """Loss of one robot's rollout of `steps` states; params are leaf tensors."""
+    import torch
+    f64 = torch.float64
+    pts = torch.tensor(robot["points"], dtype=f64)
+    spr = robot["springs"]
+    n = pts.shape[0]
+    a = torch.tensor([int(s[0]) for s in spr], dtype=torch.long)
+    b = torch.tensor([int(s[1]) for s in spr], dtype=torch.long)
+    rest = torch.tensor([float(s[2]) for s in spr], dtype=f64)
+    stiff = torch.tensor([float(s[3]) for s in spr], dtype=f64)
+    actu = torch.tensor([float(s[4]) for s in spr], dtype=f64)
+    w1, b1, w2, b2 = params["w1"], params["b1"], params["w2"], params["b2"]
+
+    # Initial placement: lift the whole body so that no point is below ground.
+    lowest = float(pts[:, 1].min())
+    if lowest < GROUND:
+        pts = pts + torch.tensor([0.0, GROUND - lowest], dtype=f64)
+
+    x = pts.clone()
+    v = torch.zeros_like(x)
+    x0 = x
+    phases = torch.tensor([2 * math.pi * j / N_SINES for j in range(N_SINES)], dtype=f64)
+    ones2 = torch.ones(2, dtype=f64)
+    decay = math.exp(-DT * DAMPING)
+    grav = torch.tensor([0.0, DT * GRAVITY], dtype=f64)
+    zero = torch.zeros((), dtype=f64)
+
+    for t in range(1, steps):
+        # controller
+        c = x.mean(dim=0)
+        sines = torch.sin(10.0 * (t - 1) * DT + phases)
+        per_point = torch.cat([0.05 * (x - c), 0.05 * v], dim=1).reshape(-1)
+        inp = torch.cat([sines, per_point, ones2])
+        hid = torch.tanh(w1 @ inp + b1)
+        act = torch.tanh(w2 @ hid + b2)
+        # springs
+        d = x[a] - x[b]
+        L = torch.sqrt((d * d).sum(dim=1)) + 1e-4
+        target = rest * (1.0 + actu * act)
+        imp = (DT * (L - target) * stiff / L).unsqueeze(1) * d
+        vinc = torch.zeros_like(v).index_add(0, a, -imp).index_add(0, b, imp)
+        # integrate
+        v1 = decay * v + grav + vinc
+        xn = x + DT * v1
+        xy, vy = x[:, 1], v1[:, 1]
+        if contact == "noslip":
+            hit = (xn[:, 1] < GROUND) & (vy < -1e-4)
+            vy_safe = torch.where(hit, vy, -torch.ones_like(vy))
+            toi = -(xy - GROUND) / vy_safe
+            xc = x + toi.unsqueeze(1) * v1
+            x_new = torch.where(hit.unsqueeze(1), xc, xn)
+            v_new = torch.where(hit.unsqueeze(1), torch.zeros_like(v1), v1)
+        elif contact == "friction":
+            # Derivatives at ties are torch's: d|u|/du = 0 at u = 0 (a point
+            # resting exactly at the ground gets toi = 0 with no derivative),
+            # and max(p.y, g) passes the derivative to p.y when p.y == g.
+            # These reproduce shared/testdata/eldir-vectors to ~1e-13.
+            hit = xn[:, 1] < GROUND
+            toi = torch.clamp(torch.abs(xy - GROUND) / (torch.abs(vy) + 1e-10), 0.0, DT)
+            p = x + toi.unsqueeze(1) * v1
+            vt = v1[:, 0]                     # tangential part (normal (0, 1))
+            vt_abs = torch.abs(vt)
+            nz = vt_abs > 0
+            direction = torch.where(nz, vt / torch.where(nz, vt_abs, torch.ones_like(vt_abs)),
+                                    torch.zeros_like(vt))
+            vtx = vt - direction * MU * torch.minimum(torch.abs(vy), vt_abs)
+            v2 = torch.stack([vtx, torch.zeros_like(vtx)], dim=1)
+            p = torch.where((toi < DT).unsqueeze(1), p + (DT - toi).unsqueeze(1) * v2, p)
+            py = p[:, 1]
+            py = torch.where(py < GROUND, zero + GROUND, py)    # p.y = max(p.y, g)
+            p = torch.stack([p[:, 0], py], dim=1)
+            x_new = torch.where(hit.unsqueeze(1), p, xn)
+            v_new = torch.where(hit.unsqueeze(1), v2, v1)
+        else:
+            raise ValueError("unknown contact model " + contact)
+        x, v = x_new, v_new
+
+    return -(x[:, 0] - x0[:, 0]).sum() / n
+
+
+def simulate(robots, params, steps, contact):
+    import torch
+    results = []
+    for i, (rob, par) in enumerate(zip(robots, params)):
+        leaves = {k: torch.tensor(par[k], dtype=torch.float64, requires_grad=True)
+                  for k in ("w1", "b1", "w2", "b2")}
+        n, s = len(rob["points"]), len(rob["springs"])
+        ninp = N_SINES + 4 * n + 2
+        assert tuple(leaves["w1"].shape) == (HIDDEN, ninp), (i, leaves["w1"].shape)
+        assert tuple(leaves["b1"].shape) == (HIDDEN,)
+        assert tuple(leaves["w2"].shape) == (s, HIDDEN)
+        assert tuple(leaves["b2"].shape) == (s,)
+        loss = rollout_loss(rob, leaves, steps, contact)
+        loss.backward()
+        results.append({"loss": float(loss.item()),
+                        "grad": {k: leaves[k].grad.tolist() for k in ("w1", "b1", "w2", "b2")}})
+    return results
+
+
+# ---------------------------------------------------------------------------
+# Lattice bodies (SCIENCE.md: genotype -> phenotype)
+
+def corners(i, cols):
+    x, y = i % cols, i // cols
+    if (x + y) % 2 == 1:      # points up
+        return [(x - 1, y), (x + 1, y), (x, y + 1)]
+    return [(x, y), (x - 1, y + 1), (x + 1, y + 1)]
+
+
+def tri_edges(i, cols):
+    c = corners(i, cols)
+    return [tuple(sorted((c[0], c[1]))), tuple(sorted((c[0], c[2]))), tuple(sorted((c[1], c[2])))]
+
+
+def lattice_edges(rows, cols):
+    """All edges of the lattice, sorted by node pair: one actuation bit each."""
+    es = set()
+    for i in range(rows * cols):
+        es.update(tri_edges(i, cols))
+    return sorted(es)
+
+
+def repair(mask, rows, cols):
+    """Fill holes, then keep the largest 4-connected component (ties: the
+    component met first in row-major order)."""
+    mask = list(mask)
+    present = set()
+    for i in range(rows * cols):
+        if mask[i]:
+            present.update(tri_edges(i, cols))
+    # A filled triangle adds no new edge, so one pass reaches the fixpoint.
+    for i in range(rows * cols):
+        if not mask[i] and all(e in present for e in tri_edges(i, cols)):
+            mask[i] = 1
+    seen = [False] * (rows * cols)
+    best = []
+    for s in range(rows * cols):
+        if not mask[s] or seen[s]:
+            continue
+        comp, stack = [], [s]
+        seen[s] = True
+        while stack:
+            k = stack.pop()
+            comp.append(k)
+            x, y = k % cols, k // cols
+            for nx, ny in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)):
+                if 0 <= nx < cols and 0 <= ny < rows:
+                    j = ny * cols + nx
+                    if mask[j] and not seen[j]:
+                        seen[j] = True
+                        stack.append(j)
+        if len(comp) > len(best):
+            best = comp
+    keep = set(best)
+    return [1 if i in keep else 0 for i in range(rows * cols)]
+
+
+def phenotype(mask, act_bits, rows, cols):
+    edge_index = {e: k for k, e in enumerate(lattice_edges(rows, cols))}
+    nodes, edges = set(), set()
+    for i in range(rows * cols):
+        if mask[i]:
+            nodes.update(corners(i, cols))
+            edges.update(tri_edges(i, cols))
+    nodes = sorted(nodes)                      # by x, then y
+    minx = min(n[0] for n in nodes)
+    miny = min(n[1] for n in nodes)
+    idx = {n: k for k, n in enumerate(nodes)}
+    points = [[(x - minx) * 0.025 + 0.025, (y - miny) * math.sqrt(3) * 0.025 + 0.1] for x, y in nodes]
+    springs = []
+    for e in sorted(edges, key=lambda e: (idx[e[0]], idx[e[1]])):
+        ia, ib = idx[e[0]], idx[e[1]]
+        if ia > ib:
+            ia, ib = ib, ia
+        springs.append([ia, ib, EDGE, STIFFNESS, ACTUATION if act_bits[edge_index[e]] else 0.0])
+    springs.sort(key=lambda s: (s[0], s[1]))
+    return {"points": points, "springs": springs}
+
+
+def random_robot(rng, rows, cols, density):
+    while True:
+        mask = [1 if rng.random() < density else 0 for _ in range(rows * cols)]
+        mask = repair(mask, rows, cols)
+        if sum(mask) > 0:
+            break
+    bits = [rng.randrange(2) for _ in lattice_edges(rows, cols)]
+    return phenotype(mask, bits, rows, cols), mask
+
+
+def rounded(v, digits=4):
+    """A double with `digits` significant digits, so the JSON text is short and
+    both sides read exactly the same value."""
+    return float("%.*e" % (digits - 1, v))
+
+
+def random_params(rng, n_points, n_springs):
+    """Xavier-normal weights (gain 2 for W1, 3 for W2), non-zero biases."""
+    ninp = N_SINES + 4 * n_points + 2
+
+    def xavier(out, inp, gain):
+        std = gain * math.sqrt(2.0 / (inp + out))
+        return [[rounded(rng.gauss(0.0, std)) for _ in range(inp)] for _ in range(out)]
+
+    def bias(k):
+        # non-zero: uniform magnitude in [0.05, 0.3], random sign
+        return [rounded(rng.choice((-1, 1)) * rng.uniform(0.05, 0.3)) for _ in range(k)]
+
+    return {"w1": xavier(HIDDEN, ninp, 2.0), "b1": bias(HIDDEN),
+            "w2": xavier(n_springs, HIDDEN, 3.0), "b2": bias(n_springs)}
+
+
+# ---------------------------------------------------------------------------
+# Result files
+
+def flat(j):
+    if isinstance(j, list):
+        for x in j:
+            yield from flat(x)
+    elif isinstance(j, dict):
+        for k in ("w1", "b1", "w2", "b2"):
+            yield from flat(j[k])
+    else:
+        yield float(j)
+
+
+def compare(expected, got):
+    """Per robot: (loss relative error, max gradient error / max |expected|)."""
+    out = []
+    for e, g in zip(expected["results"], got["results"]):
+        lrel = abs(e["loss"] - g["loss"]) / abs(e["loss"])
+        scale = max(abs(x) for x in flat(e["grad"]))
+        gerr = 0.0
+        for k in ("w1", "b1", "w2", "b2"):
+            fe, fg = list(flat(e["grad"][k])), list(flat(g["grad"][k]))
+            assert len(fe) == len(fg), k
+            gerr = max(gerr, max(abs(p - q) for p, q in zip(fe, fg)))
+        out.append((lrel, gerr / scale))
+    assert len(expected["results"]) == len(got["results"])
+    return out
+
+
+def write_results(path, results, grad_digits=None):
+    if grad_digits is not None:
+        results = [{"loss": r["loss"],
+                    "grad": {k: _round_nested(r["grad"][k], grad_digits) for k in ("w1", "b1", "w2", "b2")}}
+                   for r in results]
+    with open(path, "w") as f:
+        json.dump({"results": results}, f, separators=(",", ":"))
+        f.write("\n")
+
+
+def _round_nested(j, digits):
+    if isinstance(j, list):
+        return [_round_nested(x, digits) for x in j]
+    return rounded(j, digits)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("sim")
+    s.add_argument("--robots", required=True)
+    s.add_argument("--params", required=True)
+    s.add_argument("--steps", type=int, default=1000)
+    s.add_argument("--contact", choices=("noslip", "friction"), required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--grad-digits", type=int, default=None,
+                   help="round gradient entries to this many significant digits (loss stays exact)")
+    s.add_argument("--perturb", type=float, default=0.0,
+                   help="add uniform noise of this size to the initial positions (conditioning check)")
+    g = sub.add_parser("gen")
+    g.add_argument("--seed", type=int, required=True)
+    g.add_argument("--spec", nargs="+", required=True, help="ROWSxCOLS:DENSITY per robot")
+    g.add_argument("--out-robots", required=True)
+    g.add_argument("--out-params", required=True)
+    c = sub.add_parser("check")
+    c.add_argument("--expected", required=True)
+    c.add_argument("--got", required=True)
+    c.add_argument("--loss-tol", type=float, default=1e-8)
+    c.add_argument("--grad-tol", type=float, default=1e-6)
+    args = ap.parse_args(argv)
+
+    if args.cmd == "sim":
+        import torch
+        torch.set_default_dtype(torch.float64)
+        robots = json.load(open(args.robots))["robots"]
+        params = json.load(open(args.params))["params"]
+        if args.perturb:
+            rng = random.Random(12345)
+            for r in robots:
+                r["points"] = [[p[0] + rng.uniform(-args.perturb, args.perturb),
+                                p[1] + rng.uniform(0, args.perturb)] for p in r["points"]]
+        res = simulate(robots, params, args.steps, args.contact)
+        write_results(args.out, res, args.grad_digits)
+        for i, r in enumerate(res):
+            print("robot %d: loss %.17g" % (i, r["loss"]))
+    elif args.cmd == "gen":
+        rng = random.Random(args.seed)
+        robots, params = [], []
+        for spec in args.spec:
+            size, dens = spec.split(":")
+            rows, cols = (int(v) for v in size.split("x"))
+            rob, mask = random_robot(rng, rows, cols, float(dens))
+            robots.append(rob)
+            params.append(random_params(rng, len(rob["points"]), len(rob["springs"])))
+            print("%s: %d triangles, %d points, %d springs, %d actuated" %
+                  (spec, sum(mask), len(rob["points"]), len(rob["springs"]),
+                   sum(1 for sp in rob["springs"] if sp[4] != 0)))
+        with open(args.out_robots, "w") as f:
+            json.dump({"robots": robots}, f, separators=(",", ":"))
+            f.write("\n")
+        with open(args.out_params, "w") as f:
+            json.dump({"params": params}, f, separators=(",", ":"))
+            f.write("\n")
+    else:
+        res = compare(json.load(open(args.expected)), json.load(open(args.got)))
+        ok = True
+        for i, (l, g) in enumerate(res):
+            good = l <= args.loss_tol and g <= args.grad_tol
+            ok &= good
+            print("robot %d: loss rel err %.3e, grad err / max %.3e %s" % (i, l, g, "ok" if good else "FAIL"))
+        print("worst: loss %.3e, grad %.3e" % (max(r[0] for r in res), max(r[1] for r in res)))
+        return 0 if ok else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
