@@ -1,12 +1,20 @@
 // Loop fission for the CPU back end (see LoopFission.h).
+//
+// A loop body is distributed into up to three loops over the same set:
+//   1. the reductions: inner loops, locals, and what they need;
+//   2. the expensive elementwise slice (tanh, exp, div, ...) of the rest:
+//      pure ops and loads of buffers the loop never writes, which vectorise;
+//   3. everything else (stores, scatter-adds, gathers), as before.
+// Values cross from one loop to a later one through scratch arrays (floats)
+// or are recomputed (pure ops, read-only loads). Legal when no buffer is
+// written in one loop and accessed in another, and no local spans loops.
 #include "codegen/llvm/LoopFission.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
-
-#include "support/Error.h"
 
 namespace evoc::codegen::cpu {
 
@@ -31,30 +39,28 @@ bool pure(Op op) {
   }
 }
 
+/// Ops lowered to long instruction sequences (inline tanh) or calls: worth
+/// a loop of their own. (div and sqrt are single instructions.)
 bool expensive(Op op) {
   return op == Op::Tanh || op == Op::Exp || op == Op::Log || op == Op::Sin || op == Op::Cos ||
-         op == Op::Pow || op == Op::Div || op == Op::Sqrt;
+         op == Op::Pow;
 }
 
-/// Buffers accessed anywhere in a block (recursively); whether it has a loop.
-void scan(const Block &b, std::set<int> &bufs, bool &hasLoop) {
-  for (const auto &in : b.insts) {
-    if (in->buffer >= 0)
-      bufs.insert(in->buffer);
-    if (in->op == Op::Loop) {
-      hasLoop = true;
-      scan(*in->body, bufs, hasLoop);
-    }
-  }
+bool localOp(Op op) {
+  return op == Op::Local || op == Op::LocalAdd || op == Op::LocalMax || op == Op::LocalMin ||
+         op == Op::LocalGet;
 }
 
-void collectWrites(const Block &b, std::set<int> &out) {
-  for (const auto &in : b.insts) {
-    if (in->op == Op::Store || in->op == Op::AccAdd)
-      out.insert(in->buffer);
-    if (in->body)
-      collectWrites(*in->body, out);
+/// Buffers written / accessed by an instruction, including inside its loop.
+void access(const Inst &in, std::set<int> &written, std::set<int> &accessed) {
+  if (in.buffer >= 0) {
+    accessed.insert(in.buffer);
+    if (in.op == Op::Store || in.op == Op::AccAdd)
+      written.insert(in.buffer);
   }
+  if (in.body)
+    for (const auto &i : in.body->insts)
+      access(*i, written, accessed);
 }
 
 /// Every operand used by an instruction, including inside its loop body.
@@ -87,123 +93,238 @@ private:
       if (in.op != Op::Loop)
         continue;
       n += block(*in.body); // inner loops first
-      if (auto second = split(in)) {
-        b.insts.insert(b.insts.begin() + std::ptrdiff_t(idx) + 1, std::move(second));
-        ++idx; // the new loop is an elementwise tail: nothing left to split in it
-        ++n;
-      }
+      std::vector<std::unique_ptr<Inst>> more = split(in);
+      for (auto &l : more)
+        b.insts.insert(b.insts.begin() + std::ptrdiff_t(++idx), std::move(l));
+      n += more.empty() ? 0 : 1;
     }
     return n;
   }
 
-  std::unique_ptr<Inst> split(Inst &loop) {
-    Block &body = *loop.body;
-    // Buffers written anywhere in the loop: loads of others may move to the tail.
-    std::set<int> written;
-    collectWrites(body, written);
-    auto movable = [&](const Inst &in) {
-      return pure(in.op) || in.op == Op::Store ||
-             (in.op == Op::Load && !written.count(in.buffer));
-    };
-    // The tail: movable instructions none of whose results the rest needs,
-    // found walking backwards (operand order of the builder does not matter).
-    const size_t n = body.insts.size();
-    std::vector<bool> inTail(n, false);
-    std::unordered_set<ValueId> keptUses;
-    for (size_t i = n; i-- > 0;) {
-      const Inst &in = *body.insts[i];
-      if (movable(in) && !(in.result && keptUses.count(in.result)))
-        inTail[i] = true;
-      else
-        collectArgs(in, keptUses);
-    }
-    bool stores = false, costly = false, prefixLoop = false;
-    std::set<int> tailBufs, prefixBufs;
-    std::unordered_set<ValueId> definedInPrefix;
-    for (size_t i = 0; i < n; ++i) {
-      const Inst &in = *body.insts[i];
-      if (inTail[i]) {
-        stores |= in.op == Op::Store;
-        costly |= expensive(in.op);
-        if (in.op == Op::Store)
-          tailBufs.insert(in.buffer);
+  // --- one loop ---------------------------------------------------------
+  std::vector<const Inst *> insts_;         // the loop body's instructions (stable)
+  std::vector<std::vector<ValueId>> args_;  // their operands before any rewriting
+  std::unordered_map<ValueId, size_t> def_; // value -> index of its instruction
+  std::vector<int> group_;                  // per instruction: 1, 2 or 3
+  std::set<int> writtenInLoop_;
+
+  bool readOnlyLoad(const Inst &in) const {
+    return in.op == Op::Load && !writtenInLoop_.count(in.buffer);
+  }
+  bool recomputable(const Inst &in) const { return pure(in.op) || readOnlyLoad(in); }
+
+  /// Whether a value from group `from` is recomputed in a later group (cheap
+  /// pure ops and read-only loads) rather than passed through scratch.
+  bool recompute(const Inst &in, int /*from*/) const {
+    return recomputable(in) && !expensive(in.op);
+  }
+
+  /// The instructions of the rest (group 3) that value-producing
+  /// instruction i needs, if all of them can run in the slice.
+  bool slice(size_t i, std::vector<size_t> &out) const {
+    for (ValueId a : insts_[i]->args) {
+      auto d = def_.find(a);
+      if (d == def_.end() || group_[d->second] != 3 ||
+          std::find(out.begin(), out.end(), d->second) != out.end())
         continue;
-      }
-      if (in.result)
-        definedInPrefix.insert(in.result);
-      if (in.buffer >= 0)
-        prefixBufs.insert(in.buffer);
-      if (in.op == Op::Loop) {
-        prefixLoop = true;
-        scan(*in.body, prefixBufs, prefixLoop);
-      }
+      if (!recomputable(*insts_[d->second]))
+        return false;
+      out.push_back(d->second);
+      if (!slice(d->second, out))
+        return false;
     }
-    // Worth it only when LLVM would not vectorise the loop as it is; legal
-    // only when the first part never touches what the tail stores.
-    if (!stores || !costly || !prefixLoop)
-      return nullptr;
-    for (int tb : tailBufs)
-      if (prefixBufs.count(tb))
-        return nullptr;
-    // Values the tail takes from the first part (other than the index).
-    std::vector<ValueId> crossing;
-    for (size_t i = 0; i < n; ++i)
-      if (inTail[i])
-        for (ValueId a : body.insts[i]->args)
-          if (definedInPrefix.count(a) &&
-              std::find(crossing.begin(), crossing.end(), a) == crossing.end())
-            crossing.push_back(a);
-    for (ValueId v : crossing)
-      if (k_.valueTypes.at(v) != ir::Type::F)
-        return nullptr; // only floats travel through scratch
-    // Build the second loop.
-    auto second = std::make_unique<Inst>();
-    second->op = Op::Loop;
-    second->set = loop.set;
-    second->loc = loop.loc;
-    second->body = std::make_unique<Block>();
-    Block &tail = *second->body;
-    tail.arg = fresh(ir::Type::I);
-    std::unordered_map<ValueId, ValueId> remap{{body.arg, tail.arg}};
-    std::vector<std::unique_ptr<Inst>> saves;
-    for (ValueId v : crossing) {
+    return true;
+  }
+
+  /// Whether value v, defined in an earlier group, can reach group g: by
+  /// recomputation (recursively) or as a float through scratch.
+  bool reachable(ValueId v, int g) const {
+    auto it = def_.find(v);
+    if (it == def_.end() || group_[it->second] == g)
+      return true;
+    const Inst &in = *insts_[it->second];
+    if (recompute(in, group_[it->second])) {
+      for (ValueId a : args_[it->second])
+        if (!reachable(a, g))
+          return false;
+      return true;
+    }
+    return k_.valueTypes.at(v) == ir::Type::F;
+  }
+
+  /// Makes value v available in the loop of group g being built in `out`.
+  ValueId materialize(ValueId v, int g, Block &out, std::unordered_map<ValueId, ValueId> &remap,
+                      std::vector<std::unique_ptr<Inst>> (&saves)[4], int setIdx) {
+    if (auto r = remap.find(v); r != remap.end())
+      return r->second;
+    auto it = def_.find(v);
+    if (it == def_.end() || group_[it->second] == g)
+      return v;
+    const Inst &src = *insts_[it->second];
+    ValueId nv;
+    if (recompute(src, group_[it->second])) { // clone it here
+      auto c = std::make_unique<Inst>();
+      c->op = src.op;
+      c->type = src.type;
+      c->f = src.f;
+      c->i = src.i;
+      c->buffer = src.buffer;
+      c->set = src.set;
+      c->loc = src.loc;
+      for (ValueId a : args_[it->second])
+        c->args.push_back(materialize(a, g, out, remap, saves, setIdx));
+      c->result = nv = fresh(src.type);
+      out.insts.push_back(std::move(c));
+    } else { // through a scratch array written by its own loop
       ir::Buffer sb;
       sb.name = "codegen.fission." + std::to_string(m_.buffers.size());
       sb.elem = ir::Type::F;
       sb.role = ir::Role::Temp;
-      sb.sets = {loop.set};
+      sb.sets = {setIdx};
       const int buf = int(m_.buffers.size());
       m_.buffers.push_back(sb);
       auto save = std::make_unique<Inst>();
       save->op = Op::Store;
       save->buffer = buf;
-      save->args = {body.arg, v};
-      saves.push_back(std::move(save));
+      save->args = {indexOf_[size_t(group_[it->second])], v};
+      saves[group_[it->second]].push_back(std::move(save));
       auto load = std::make_unique<Inst>();
       load->op = Op::Load;
       load->type = ir::Type::F;
       load->buffer = buf;
-      load->args = {tail.arg};
-      load->result = fresh(ir::Type::F);
-      remap[v] = load->result;
-      tail.insts.push_back(std::move(load));
+      load->args = {indexOf_[size_t(g)]};
+      load->result = nv = fresh(ir::Type::F);
+      out.insts.push_back(std::move(load));
     }
-    std::vector<std::unique_ptr<Inst>> first;
+    remap[v] = nv;
+    return nv;
+  }
+  ValueId indexOf_[4] = {0, 0, 0, 0}; // the loop index of each group's loop
+
+  std::vector<std::unique_ptr<Inst>> split(Inst &loop) {
+    Block &body = *loop.body;
+    const size_t n = body.insts.size();
+    insts_.clear();
+    args_.clear();
+    for (const auto &in : body.insts) {
+      insts_.push_back(in.get());
+      args_.push_back(in->args);
+    }
+    def_.clear();
+    for (size_t i = 0; i < n; ++i)
+      if (body.insts[i]->result && body.insts[i]->op != Op::Local)
+        def_[body.insts[i]->result] = i;
+    writtenInLoop_.clear();
+    std::set<int> ignored;
+    for (const auto &in : body.insts)
+      access(*in, writtenInLoop_, ignored);
+
+    // Group 1: loops, locals and everything they need.
+    group_.assign(n, 3);
+    std::unordered_set<ValueId> need1;
+    bool hasLoop = false;
+    for (size_t i = n; i-- > 0;) {
+      const Inst &in = *body.insts[i];
+      if (in.op == Op::Loop || localOp(in.op) || (in.result && need1.count(in.result))) {
+        group_[i] = 1;
+        hasLoop |= in.op == Op::Loop;
+        collectArgs(in, need1);
+      }
+    }
+    // Group 2: the expensive ops of the rest whose inputs the slice can
+    // compute (pure ops, read-only loads, values of group 1).
+    bool costly = false;
+    for (size_t i = n; i-- > 0;) {
+      const Inst &in = *body.insts[i];
+      if (group_[i] != 3 || !expensive(in.op) || !pure(in.op))
+        continue;
+      std::vector<size_t> members{i};
+      if (!slice(i, members))
+        continue;
+      for (size_t j : members)
+        group_[j] = 2;
+      costly = true;
+    }
+    if (!hasLoop || !costly)
+      return {};
+    // Stores of the slice's results join the slice when no other
+    // instruction of the loop touches their buffer.
+    for (size_t i = 0; i < n; ++i) {
+      const Inst &st = *body.insts[i];
+      if (group_[i] != 3 || st.op != Op::Store)
+        continue;
+      bool ok = true;
+      for (ValueId a : st.args)
+        if (auto d = def_.find(a); d != def_.end() && group_[d->second] == 3)
+          ok = false;
+      for (size_t j = 0; j < n && ok; ++j) {
+        std::set<int> w, acc;
+        if (j != i)
+          access(*body.insts[j], w, acc);
+        ok = !acc.count(st.buffer);
+      }
+      if (ok)
+        group_[i] = 2;
+    }
+    // Legality: nothing written in one loop is accessed in another (the
+    // slice reads only buffers the loop never writes, and its stores'
+    // buffers are touched by nothing else).
+    std::set<int> w1, a1, w3, a3;
+    for (size_t i = 0; i < n; ++i)
+      if (group_[i] != 2)
+        access(*body.insts[i], group_[i] == 1 ? w1 : w3, group_[i] == 1 ? a1 : a3);
+    for (int b : w1)
+      if (a3.count(b))
+        return {};
+    for (int b : w3)
+      if (a1.count(b))
+        return {};
+    bool any3 = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (group_[i] == 1)
+        continue;
+      any3 |= group_[i] == 3;
+      for (ValueId a : body.insts[i]->args)
+        if (a != body.arg && !reachable(a, group_[i]))
+          return {};
+    }
+
+    // Build the loops.
+    std::vector<std::unique_ptr<Inst>> loops;
+    std::vector<std::unique_ptr<Inst>> saves[4];
+    std::vector<std::unique_ptr<Inst>> parts[4];
+    indexOf_[1] = body.arg;
+    for (int g = 2; g <= (any3 ? 3 : 2); ++g) {
+      auto l = std::make_unique<Inst>();
+      l->op = Op::Loop;
+      l->set = loop.set;
+      l->loc = loop.loc;
+      l->body = std::make_unique<Block>();
+      l->body->arg = indexOf_[g] = fresh(ir::Type::I);
+      loops.push_back(std::move(l));
+    }
+    std::unordered_map<ValueId, ValueId> remap[4];
+    for (int g = 2; g <= 3; ++g)
+      remap[g][body.arg] = indexOf_[g];
     for (size_t i = 0; i < n; ++i) {
       std::unique_ptr<Inst> in = std::move(body.insts[i]);
-      if (!inTail[i]) {
-        first.push_back(std::move(in));
+      const int g = group_[i];
+      if (g == 1) {
+        parts[1].push_back(std::move(in));
         continue;
       }
+      Block &out = *loops[size_t(g - 2)]->body;
       for (ValueId &a : in->args)
-        if (auto it = remap.find(a); it != remap.end())
-          a = it->second;
-      tail.insts.push_back(std::move(in));
+        a = materialize(a, g, out, remap[g], saves, loop.set);
+      out.insts.push_back(std::move(in));
     }
-    for (auto &s : saves)
-      first.push_back(std::move(s));
-    body.insts = std::move(first);
-    return second;
+    for (auto &s : saves[1])
+      parts[1].push_back(std::move(s));
+    body.insts = std::move(parts[1]);
+    if (any3) // values the last loop takes from the slice are saved at its end
+      for (auto &s : saves[2])
+        loops[0]->body->insts.push_back(std::move(s));
+    return loops;
   }
 
   ir::Module &m_;
