@@ -44,7 +44,70 @@ ir::Module matvecTanh(bool tailReadsBack) {
   return m;
 }
 
+/// The spring loop as irgen + loop fusion leave it: the activation's tanh,
+/// stored and read back, then a gather and a scatter-add through endpoints.
+ir::Module actThenScatter() {
+  ir::Module m;
+  m.name = "act_scatter";
+  int S = ir::addSet(m, "spring"), U = ir::addSet(m, "unit"), P = ir::addSet(m, "point");
+  auto buf = [&](const char *n, ir::Role r, std::vector<int> sets, ir::Type t = ir::Type::F) {
+    ir::Buffer b;
+    b.name = n;
+    b.role = r;
+    b.elem = t;
+    b.sets = std::move(sets);
+    return ir::addBuffer(m, b);
+  };
+  int w = buf("w", ir::Role::Param, {S, U}), h = buf("h", ir::Role::State, {U});
+  int act = buf("act", ir::Role::Temp, {S}), x = buf("x", ir::Role::State, {P});
+  int a = buf("a", ir::Role::Body, {S}, ir::Type::I), dv = buf("dv", ir::Role::Temp, {P});
+  m.kernels.resize(1);
+  m.kernels[0].name = "act_scatter";
+  ir::Builder b(m, m.kernels[0]);
+  ir::ValueId s = b.beginLoop(S);
+  ir::ValueId acc = b.local();
+  ir::ValueId u = b.beginLoop(U);
+  b.localUpdate(Op::LocalAdd, acc,
+                b.mul(b.load(w, b.op(Op::IAdd, {b.op(Op::IMul, {s, b.size(U)}), u})), b.load(h, u)));
+  b.endLoop();
+  b.store(act, s, b.op(Op::Tanh, {b.localGet(acc)}));
+  ir::ValueId end = b.load(a, s);
+  ir::ValueId len = b.op(Op::Sqrt, {b.add(b.op(Op::Abs, {b.load(x, end)}), b.constF(1))});
+  b.accAdd(dv, end, b.div(b.load(act, s), len));
+  b.endLoop();
+  return m;
+}
+
 } // namespace
+
+TEST_CASE("loop fission distributes a reduction, its tanh and a scatter into three loops",
+          "[llvm][fission]") {
+  ir::Module m = actThenScatter();
+  ir::Module split = ir::clone(m);
+  REQUIRE(codegen::cpu::fissionLoops(split) == 1);
+  REQUIRE(split.kernels[0].body.insts.size() == 3);
+  const ir::Block &mid = *split.kernels[0].body.insts[1]->body;
+  bool tanhInMiddle = false;
+  for (const auto &in : mid.insts)
+    tanhInMiddle |= in->op == Op::Tanh;
+  CHECK(tanhInMiddle);
+  const int64_t sizes[] = {9, 4, 5};
+  std::vector<double> w(36), h = {0.5, -1, 0.25, 2}, x = {0.1, -0.7, 2.5, 0, 1};
+  std::vector<int32_t> a = {0, 4, 2, 2, 1, 3, 0, 4, 1};
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = 0.05 * double(i % 7) - 0.1;
+  std::vector<double> act1(9), dv1(5), act2(9), dv2(5);
+  std::vector<std::vector<double>> scratch(split.buffers.size() - m.buffers.size(),
+                                           std::vector<double>(9));
+  std::vector<void *> b1 = {w.data(), h.data(), act1.data(), x.data(), a.data(), dv1.data()};
+  std::vector<void *> b2 = {w.data(), h.data(), act2.data(), x.data(), a.data(), dv2.data()};
+  for (auto &sc : scratch)
+    b2.push_back(sc.data());
+  ir::interpret(m, 0, b1.data(), sizes, 0);
+  ir::interpret(split, 0, b2.data(), sizes, 0);
+  CHECK(act1 == act2);
+  CHECK(dv1 == dv2);
+}
 
 TEST_CASE("loop fission splits an expensive elementwise tail off a reduction loop",
           "[llvm][fission]") {
