@@ -2,6 +2,7 @@
 // (#line, block reductions, recorded scatter-adds) and the plan's decisions.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -97,6 +98,16 @@ TEST_CASE("generated CUDA: #line, block reductions, replays, precision", "[cuda]
   CHECK(src.find("#line 21 \"stdlib/controllers/mlp.evo\"") != std::string::npos);
   CHECK(src.find("#line 42 \"stdlib/physics/mass_spring.evo\"") != std::string::npos);
   CHECK(std::regex_search(src, std::regex("#line [0-9]+ \"evoc_mass_spring.cu\"\n}")));
+  // ... with the right number: the line after the directive is line N.
+  std::regex back("#line ([0-9]+) \"evoc_mass_spring.cu\"\n");
+  int resets = 0;
+  for (auto it = std::sregex_iterator(src.begin(), src.end(), back); it != std::sregex_iterator();
+       ++it, ++resets) {
+    size_t after = static_cast<size_t>(it->position(0) + it->length(0));
+    long physical = std::count(src.begin(), src.begin() + static_cast<long>(after), '\n') + 1;
+    CHECK(physical == std::stol((*it)[1].str()));
+  }
+  CHECK(resets >= 2); // step and adjoint_shapes (the loss has no locations)
 
   std::string step = kernelText(src, d.step);
   // The centre: per-thread partials, strided loop, fixed-order tree reduction.

@@ -11,6 +11,7 @@
 //  - deferred scatter-adds write (index, value) records to scratch and
 //    thread 0 replays them in the interpreter's loop order.
 // No float atomics anywhere: a run is bit-for-bit repeatable.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -127,64 +128,13 @@ private:
     line("// One thread block per robot; see docs/architecture.md (CUDA back end).");
     line(std::string("typedef ") + (f64_ ? "double" : "float") + " F;");
     line("#define EVOC_BLOCK " + std::to_string(kBlockSize));
-    line("__device__ __forceinline__ F evoc_min(F a, F b) { return b < a ? b : a; }");
-    line("__device__ __forceinline__ F evoc_max(F a, F b) { return b > a ? b : a; }");
-    line("// OP: 0 add, 1 max, 2 min; the interpreter's local.add/max/min.");
-    line("template <int OP> __device__ __forceinline__ F evoc_combine(F s, F x) {");
-    line("  return OP == 0 ? s + x : OP == 1 ? (x > s ? x : s) : (x < s ? x : s);");
-    line("}");
-    line("// Fixed-order tree reduction over the block: deterministic.");
-    line("template <int OP> __device__ F evoc_reduce(F x, F *sh) {");
-    line("  const int tid = threadIdx.x;");
-    line("  sh[tid] = x;");
-    line("  __syncthreads();");
-    line("  for (int s = EVOC_BLOCK / 2; s > 0; s >>= 1) {");
-    line("    if (tid < s) sh[tid] = evoc_combine<OP>(sh[tid], sh[tid + s]);");
-    line("    __syncthreads();");
-    line("  }");
-    line("  F r = sh[0];");
-    line("  __syncthreads();");
-    line("  return r;");
-    line("}");
-    line("// Exclusive scan of cnt[0..n) into start[0..n] over the block (fixed order).");
-    line("__device__ void evoc_scan(const int *cnt, int *start, long long n, int *sh) {");
-    line("  const int tid = threadIdx.x;");
-    line("  const long long per = (n + EVOC_BLOCK - 1) / EVOC_BLOCK, lo = tid * per;");
-    line("  const long long hi = lo + per < n ? lo + per : n;");
-    line("  int s = 0;");
-    line("  for (long long i = lo; i < hi; ++i) s += cnt[i];");
-    line("  sh[tid] = s;");
-    line("  __syncthreads();");
-    line("  if (tid == 0) {");
-    line("    int acc = 0;");
-    line("    for (int i = 0; i < EVOC_BLOCK; ++i) { int v = sh[i]; sh[i] = acc; acc += v; }");
-    line("    start[n] = acc;");
-    line("  }");
-    line("  __syncthreads();");
-    line("  int acc = sh[tid];");
-    line("  for (long long i = lo; i < hi; ++i) { start[i] = acc; acc += cnt[i]; }");
-    line("  __syncthreads();");
-    line("}");
-    line("// Fixed-order tree reduction over one warp (its 32 slots of sh): deterministic.");
-    line("template <int OP> __device__ F evoc_warp_reduce(F x, F *sh) {");
-    line("  const int tid = threadIdx.x, lane = tid & 31;");
-    line("  sh[tid] = x;");
-    line("  __syncwarp();");
-    line("  for (int s = 16; s > 0; s >>= 1) {");
-    line("    if (lane < s) sh[tid] = evoc_combine<OP>(sh[tid], sh[tid + s]);");
-    line("    __syncwarp();");
-    line("  }");
-    line("  F r = sh[tid - lane];");
-    line("  __syncwarp();");
-    line("  return r;");
-    line("}");
-    line("__device__ F evoc_broadcast(F x, F *sh) {");
-    line("  if (threadIdx.x == 0) sh[0] = x;");
-    line("  __syncthreads();");
-    line("  F r = sh[0];");
-    line("  __syncthreads();");
-    line("  return r;");
-    line("}");
+    raw(cudaHelpers());
+  }
+
+  /// Appends text made of whole lines, counting them for #line.
+  void raw(const std::string &text) {
+    out_ << text;
+    lines_ += std::count(text.begin(), text.end(), '\n');
   }
 
   // ---- kernels ---------------------------------------------------------

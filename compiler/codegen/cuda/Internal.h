@@ -10,6 +10,10 @@
 
 namespace evoc::codegen::cuda {
 
+/// The helpers every generated translation unit starts with (after the
+/// typedef of F and EVOC_BLOCK): evoc_min/max, reductions, scan, broadcast.
+const char *cudaHelpers();
+
 /// The symbol of the __global__ function of kernel `k` ("evoc_k3").
 std::string kernelSymbol(int k);
 
