@@ -432,4 +432,43 @@ void Checker::checkMutations() {
   }
 }
 
+void Checker::checkBodyFields() {
+  const PhysicsDecl *ph = out.world.physics;
+  if (!ph || !out.hasBody)
+    return;
+  // The runtime builds robots as points and springs (SCIENCE.md) and fills
+  // these fields from them; anything else it cannot provide.
+  const SetDecl *point = ph->findSet("point");
+  const FieldDecl *x = point ? point->findField("x") : nullptr;
+  std::string vec = "vec" + std::to_string(out.world.dim);
+  if (!x || x->kind != FieldKind::State || x->type.resolved != Type::vec(out.world.dim)) {
+    diags.error(point ? point->name.range : ph->name.range,
+                "bodies are made of points and springs: physics " + q(ph->name.name) +
+                    " needs 'set point { state x: " + vec + "; ... }' to place them");
+    return;
+  }
+  const SetDecl *spring = ph->findSet("spring");
+  const EndpointDecl *a = spring ? spring->findEndpoint("a") : nullptr;
+  const EndpointDecl *b = spring ? spring->findEndpoint("b") : nullptr;
+  if (!spring || !a || !b || a->target != point || b->target != point) {
+    diags.error(spring ? spring->name.range : ph->name.range,
+                "bodies are made of points and springs: physics " + q(ph->name.name) +
+                    " needs 'set spring(a: point, b: point) { ... }'");
+    return;
+  }
+  for (const auto &set : ph->sets)
+    for (const auto &f : set->fields) {
+      if (f->kind != FieldKind::Body)
+        continue;
+      const std::string &n = f->name.name;
+      bool known = set.get() == spring && (n == "rest" || n == "stiffness" || n == "actuation") &&
+                   f->type.resolved == Type::scalar();
+      if (!known)
+        diags.error(f->name.range, "a body provides only spring.rest, spring.stiffness and "
+                                   "spring.actuation (scalars); it cannot fill body field " +
+                                       q(set->name.name + "." + n) +
+                                       " (make it a 'param' to learn it)");
+    }
+}
+
 } // namespace evoc::sema

@@ -196,6 +196,8 @@ std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
   checkFns();
   for (auto *p : physicsDecls)
     checkPhysics(*p);
+  if (!diags.hasErrors())
+    checkBodyFields();
   for (auto *c : controllers)
     checkController(*c);
   for (auto *l : losses)

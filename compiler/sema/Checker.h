@@ -99,6 +99,9 @@ public:
   void checkGrammars();
   void checkBody();
   void checkMutations();
+  /// With a body: the selected physics has the point and spring fields the
+  /// runtime fills from a robot (point.x, spring.a/b, rest, stiffness, ...).
+  void checkBodyFields();
 
   // ---- Evolve.cpp
   void checkEvolve();
