@@ -160,7 +160,9 @@ private:
       const ir::Buffer &B = m_.buffers[b];
       std::string et = B.elem == Type::I ? "int" : "F";
       bool ro = !plan_.stored.count(b) && !plan_.accumulated.count(b);
-      line((ro ? "const " : "") + et + " *__restrict__ " + buf(b) + " = (" +
+      // Written buffers may alias (CudaRollout's loss tables point x@last and
+      // x at one tape slot), so only read-only ones are __restrict__.
+      line((ro ? "const " : "") + et + (ro ? " *__restrict__ " : " *") + buf(b) + " = (" +
            (ro ? "const " : "") + et + " *)buffers[" + std::to_string(b) + "]; // " + B.name);
     }
     if (!plan_.sites.empty() || !plan_.groups.empty()) {
