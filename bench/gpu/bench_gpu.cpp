@@ -172,21 +172,28 @@ void run(const Args &a, ir::Precision prec, const std::vector<cudatest::MassSpri
     sizes.insert(sizes.end(), s.begin(), s.end());
   }
   auto upload = [&](codegen::cuda::CudaRollout &ro) {
-    for (int r = 0; r < P; ++r) {
-      const auto &q = rs[r];
-      auto put = [&](int b, const std::vector<double> &v) { ro.upload(b, r, bytes(v, f64).data()); };
-      put(d.x, q.x0);
-      put(d.v, q.v0);
-      put(d.rest, q.rest);
-      put(d.stiff, q.stiff);
-      put(d.actu, q.actu);
-      put(d.w1, q.w1);
-      put(d.b1, q.b1);
-      put(d.w2, q.w2);
-      put(d.b2, q.b2);
-      ro.upload(d.sa, r, q.a.data());
-      ro.upload(d.sb, r, q.b.data());
+    using Field = std::vector<double> cudatest::MassSpringRobot::*;
+    for (auto [b, f] : std::vector<std::pair<int, Field>>{
+             {d.x, &cudatest::MassSpringRobot::x0}, {d.v, &cudatest::MassSpringRobot::v0},
+             {d.rest, &cudatest::MassSpringRobot::rest}, {d.stiff, &cudatest::MassSpringRobot::stiff},
+             {d.actu, &cudatest::MassSpringRobot::actu}, {d.w1, &cudatest::MassSpringRobot::w1},
+             {d.b1, &cudatest::MassSpringRobot::b1}, {d.w2, &cudatest::MassSpringRobot::w2},
+             {d.b2, &cudatest::MassSpringRobot::b2}}) {
+      std::vector<std::vector<char>> data;
+      std::vector<const void *> host;
+      for (const auto &q : rs)
+        data.push_back(bytes(q.*f, f64));
+      for (const auto &v : data)
+        host.push_back(v.data());
+      ro.uploadAll(b, host.data());
     }
+    std::vector<const void *> a, bb;
+    for (const auto &q : rs) {
+      a.push_back(q.a.data());
+      bb.push_back(q.b.data());
+    }
+    ro.uploadAll(d.sa, a.data());
+    ro.uploadAll(d.sb, bb.data());
   };
   { // warm-up: module load, first launches, clocks
     codegen::cuda::CudaRollout warm(*exe, m, P, sizes.data(), 3);

@@ -53,9 +53,16 @@ void checkRollout(const codegen::cuda::CudaExecutable &exe, const ir::Module &m,
     sizes.insert(sizes.end(), rbs.back().sizes.begin(), rbs.back().sizes.end());
   }
   codegen::cuda::CudaRollout ro(exe, m, static_cast<int>(robots.size()), sizes.data(), T);
+  // Bodies and states robot by robot, parameters all robots at once.
   for (size_t r = 0; r < robots.size(); ++r)
-    for (int b : {d.x, d.v, d.sa, d.sb, d.rest, d.stiff, d.actu, d.w1, d.b1, d.w2, d.b2})
+    for (int b : {d.x, d.v, d.sa, d.sb, d.rest, d.stiff, d.actu})
       ro.upload(b, static_cast<int>(r), rbs[r].data[b].data());
+  for (int b : {d.w1, d.b1, d.w2, d.b2}) {
+    std::vector<const void *> host;
+    for (auto &rb : rbs)
+      host.push_back(rb.data[b].data());
+    ro.uploadAll(b, host.data());
+  }
   std::vector<Reference> refs;
   for (size_t r = 0; r < robots.size(); ++r)
     refs.push_back(referenceRollout(m, d, rbs[r], T, params, ref));
@@ -75,7 +82,18 @@ void checkRollout(const codegen::cuda::CudaExecutable &exe, const ir::Module &m,
       for (size_t i = 0; i < params.size(); ++i) {
         INFO(m.buffers[params[i]].name);
         std::vector<char> g(rf.grads[i].size());
-        ro.download(params[i], static_cast<int>(r), g.data());
+        if (pass == 0) {
+          ro.download(params[i], static_cast<int>(r), g.data());
+        } else { // the whole population's gradient in one copy
+          std::vector<std::vector<char>> all(robots.size());
+          std::vector<void *> host;
+          for (size_t q = 0; q < robots.size(); ++q) {
+            all[q].resize(refs[q].grads[i].size());
+            host.push_back(all[q].data());
+          }
+          ro.downloadAll(params[i], host.data());
+          g = all[r];
+        }
         CHECK(relDiff(rf.grads[i], g) <= 100 * tol);
       }
     }

@@ -4,6 +4,7 @@
 #include "codegen/cuda/CudaRollout.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "codegen/cuda/Internal.h"
@@ -131,8 +132,10 @@ struct CudaRollout::Impl {
     int64_t top = 0;
     for (int reg = 0; reg < NumRegions; ++reg) {
       regionBegin[reg] = top;
-      for (int r = 0; r < nR; ++r)
-        for (int b = 0; b < nB; ++b) {
+      // Buffer-major: buffer b of every robot is one contiguous run, so a
+      // whole population's buffer moves in one copy (uploadAll).
+      for (int b = 0; b < nB; ++b)
+        for (int r = 0; r < nR; ++r) {
           if (region[b] != reg)
             continue;
           int f = fieldOf[b];
@@ -251,6 +254,49 @@ void CudaRollout::download(int b, int r, void *host) const {
   if (p_->region[b] == Tapes)
     at += (p_->T - 1) * p_->len[i]; // the last state
   p_->dev.download(host, p_->base + at, static_cast<size_t>(p_->len[i]));
+}
+
+/// The contiguous device run of buffer b over all robots: [first, end).
+static std::pair<int64_t, int64_t> run(const std::vector<int64_t> &off,
+                                       const std::vector<int64_t> &len, int nR, int nB, int b) {
+  size_t last = static_cast<size_t>(nR - 1) * nB + b;
+  return {off[static_cast<size_t>(b)], off[last] + len[last]};
+}
+
+void CudaRollout::uploadAll(int b, const void *const *host) {
+  Impl &p = *p_;
+  EVOC_ASSERT(p.off[static_cast<size_t>(b)] >= 0, "CudaRollout::uploadAll: no device memory");
+  auto [first, end] = run(p.off, p.len, p.nR, p.nB, b);
+  // Tapes: x[0] of every robot sits at its tape's start, but the tapes
+  // interleave T states; copy robot by robot there.
+  if (p.region[b] == Tapes) {
+    for (int r = 0; r < p.nR; ++r)
+      upload(b, r, host[r]);
+    return;
+  }
+  std::vector<char> stage(static_cast<size_t>(end - first), 0);
+  for (int r = 0; r < p.nR; ++r) {
+    size_t i = static_cast<size_t>(r) * p.nB + b;
+    std::memcpy(stage.data() + (p.off[i] - first), host[r], static_cast<size_t>(p.len[i]));
+  }
+  p.dev.upload(p.base + first, stage.data(), stage.size());
+}
+
+void CudaRollout::downloadAll(int b, void *const *host) const {
+  const Impl &p = *p_;
+  EVOC_ASSERT(p.off[static_cast<size_t>(b)] >= 0, "CudaRollout::downloadAll: no device memory");
+  if (p.region[b] == Tapes) {
+    for (int r = 0; r < p.nR; ++r)
+      download(b, r, host[r]);
+    return;
+  }
+  auto [first, end] = run(p.off, p.len, p.nR, p.nB, b);
+  std::vector<char> stage(static_cast<size_t>(end - first));
+  p.dev.download(stage.data(), p.base + first, stage.size());
+  for (int r = 0; r < p.nR; ++r) {
+    size_t i = static_cast<size_t>(r) * p.nB + b;
+    std::memcpy(host[r], stage.data() + (p.off[i] - first), static_cast<size_t>(p.len[i]));
+  }
 }
 
 void CudaRollout::forward() {

@@ -30,6 +30,10 @@ public:
   void upload(int buffer, int robot, const void *host);
   /// Copies buffer b of robot r to the host; a state field gives x[T-1].
   void download(int buffer, int robot, void *host) const;
+  /// upload / download of buffer b for every robot at once (host[r] for
+  /// robot r): one copy for the population, except for state fields.
+  void uploadAll(int buffer, const void *const *host);
+  void downloadAll(int buffer, void *const *host) const;
   /// x[0] -> x[T-1] (T-1 steps, one launch), then every Loss kernel once
   /// (Outputs zeroed first). LossStep kernels are not supported.
   void forward();
