@@ -122,6 +122,10 @@ TEST_CASE("generated CUDA: #line, block reductions, replays, precision", "[cuda]
         std::string::npos);
   CHECK(step.find("const long long *ri[4] = {r0i, r1i, r2i, r3i};") != std::string::npos);
   CHECK(step.find("evoc_scan(cnt, start, n, (int *)evoc_sh);") != std::string::npos);
+  // Endpoints come from the body: lists are built once per rollout launch.
+  CHECK(step.find("if (evoc_first) { // lists depend on the body only") != std::string::npos);
+  CHECK(src.find("evoc_body0(evoc_ptrs, sizes, scratch, t, evoc_sh, t == evoc_a);") !=
+        std::string::npos); // the fused forward rollout passes "first step of the launch"
   // Integer atomics build the lists; no float is ever added atomically.
   CHECK_FALSE(std::regex_search(step, std::regex("atomic[A-Za-z]*\\(&?b[0-9]")));
   CHECK(step.find("tanh(") != std::string::npos);

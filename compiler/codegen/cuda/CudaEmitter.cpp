@@ -149,10 +149,10 @@ private:
     line("// kernel " + std::to_string(k) + ": " + kn.name);
     line("static __device__ void evoc_body" + std::to_string(k) +
          "(void *const *buffers, const long long *sizes, char *evoc_scratch, long long t, "
-         "F *evoc_sh) {");
+         "F *evoc_sh, int evoc_first) {");
     ++indent_;
     line("const int tid = threadIdx.x;");
-    line("(void)tid; (void)t; (void)sizes; (void)evoc_scratch; (void)evoc_sh;");
+    line("(void)tid; (void)t; (void)sizes; (void)evoc_scratch; (void)evoc_sh; (void)evoc_first;");
     std::set<int> used = plan_.loaded;
     used.insert(plan_.stored.begin(), plan_.stored.end());
     used.insert(plan_.accumulated.begin(), plan_.accumulated.end());
@@ -189,7 +189,7 @@ private:
     line("extern \"C\" __global__ void __launch_bounds__(EVOC_BLOCK)");
     line(kernelSymbol(k) + "(" + kLaunchParams + ") {");
     line("  __shared__ F evoc_sh[EVOC_BLOCK];");
-    line("  evoc_body" + std::to_string(k) + "(" + robotArgs() + ", evoc_a, evoc_sh);");
+    line("  evoc_body" + std::to_string(k) + "(" + robotArgs() + ", evoc_a, evoc_sh, 1);");
     line("}");
   }
 
@@ -467,6 +467,12 @@ private:
     line("int *cnt = " + c + ", *fill = cnt + n, *start = fill + n, *list = start + n + 1;");
     line("const long long *ri[" + m + "] = {" + ri + "};");
     line("const F *rv[" + m + "] = {" + rv + "};");
+    // Endpoints from the body: the lists of the launch's first step serve all.
+    const bool cached = plan_.groups[g].invariant;
+    if (cached) {
+      line("if (evoc_first) { // lists depend on the body only");
+      ++indent_;
+    }
     line("for (long long i = tid; i < n; i += EVOC_BLOCK) { cnt[i] = 0; fill[i] = 0; }");
     line("__syncthreads();");
     line("for (long long o = tid; o < R; o += EVOC_BLOCK) atomicAdd(&cnt[ri[o % " + m + "][o / " +
@@ -478,15 +484,23 @@ private:
     line("  list[start[x] + atomicAdd(&fill[x], 1)] = (int)o;");
     line("}");
     line("__syncthreads();");
-    line("for (long long x = tid; x < n; x += EVOC_BLOCK) {");
+    line("for (long long x = tid; x < n; x += EVOC_BLOCK) { // sort: the interpreter's order");
     line("  const int b0 = start[x], b1 = start[x + 1];");
-    line("  if (b0 == b1) continue;");
     line("  for (int p = b0 + 1; p < b1; ++p) { // insertion sort: lists are short");
     line("    const int v = list[p];");
     line("    int q = p - 1;");
     line("    while (q >= b0 && list[q] > v) { list[q + 1] = list[q]; --q; }");
     line("    list[q + 1] = v;");
     line("  }");
+    line("}");
+    if (cached) {
+      --indent_;
+      line("}");
+    }
+    line("__syncthreads();");
+    line("for (long long x = tid; x < n; x += EVOC_BLOCK) {");
+    line("  const int b0 = start[x], b1 = start[x + 1];");
+    line("  if (b0 == b1) continue;");
     line("  auto acc = " + B + "[x];");
     line("  for (int p = b0; p < b1; ++p) acc += rv[list[p] % " + m + "][list[p] / " + m + "];");
     line("  " + B + "[x] = acc;");

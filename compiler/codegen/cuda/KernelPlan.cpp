@@ -59,9 +59,13 @@ public:
         collectSites(*ip, plan.loops[ip.get()], sets, plan);
     for (const auto &ip : k.body.insts)
       if (ip->op == Op::Loop)
-        for (const auto &[b, sites] : plan.loops[ip.get()].gathered)
+        for (const auto &[b, sites] : plan.loops[ip.get()].gathered) {
+          bool inv = true;
+          for (const Inst *site : sites)
+            inv = inv && bodyInvariant(site->args[0]);
           plan.groups.push_back({b, ip->set, static_cast<int>(sites.size()), m_.buffers[b].sets,
-                                 m_.buffers[b].comps});
+                                 m_.buffers[b].comps, inv});
+        }
     return plan;
   }
 
@@ -74,6 +78,26 @@ private:
         def_[ip->result] = ip.get();
       if (ip->op == Op::Loop)
         index(*ip->body, ip->set);
+    }
+  }
+
+  /// Whether int value v is the same at every step of a rollout.
+  bool bodyInvariant(ValueId v) const {
+    if (loopSet_.count(v))
+      return true;
+    const Inst *d = def(v);
+    if (!d)
+      return false;
+    switch (d->op) {
+    case Op::ConstI:
+    case Op::Size: return true;
+    case Op::IAdd:
+    case Op::ISub:
+    case Op::IMul: return bodyInvariant(d->args[0]) && bodyInvariant(d->args[1]);
+    case Op::Load:
+      return m_.buffers[d->buffer].role == ir::Role::Body &&
+             m_.buffers[d->buffer].elem == ir::Type::I && bodyInvariant(d->args[0]);
+    default: return false;
     }
   }
 

@@ -48,6 +48,10 @@ struct GatherGroup {
   int nSites = 0;
   std::vector<int> bufferSets;      // the buffer's shape, for its length
   int comps = 1;
+  /// Every site's index depends only on loop elements, sizes, constants and
+  /// int Body buffers (spring endpoints): the lists built at the first step of
+  /// a rollout launch stay valid for the others.
+  bool invariant = false;
 };
 
 /// A deferred AccAdd and the sets of the loops around it (outermost first):

@@ -136,7 +136,7 @@ std::string emitRolloutKernels(const ir::Module &m, const RolloutInfo &info) {
   for (int b : info.stepZero)
     o << "    evoc_zero(evoc_ptrs[" << b << "], " << bytesExpr(m, b) << ");\n";
   o << "    __syncthreads();\n"
-    << "    evoc_body" << info.step << "(evoc_ptrs, sizes, scratch, t, evoc_sh);\n"
+    << "    evoc_body" << info.step << "(evoc_ptrs, sizes, scratch, t, evoc_sh, t == evoc_a);\n"
     << "    __syncthreads();\n  }\n}\n";
   if (info.stepAdj < 0)
     return o.str();
@@ -149,7 +149,7 @@ std::string emitRolloutKernels(const ir::Module &m, const RolloutInfo &info) {
   for (int b : info.adjZero)
     o << "    evoc_zero(evoc_ptrs[" << b << "], " << bytesExpr(m, b) << ");\n";
   o << "    __syncthreads();\n"
-    << "    evoc_body" << info.stepAdj << "(evoc_ptrs, sizes, scratch, t, evoc_sh);\n"
+    << "    evoc_body" << info.stepAdj << "(evoc_ptrs, sizes, scratch, t, evoc_sh, t == evoc_a);\n"
     << "    __syncthreads();\n  }\n}\n";
   return o.str();
 }
