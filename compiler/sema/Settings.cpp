@@ -37,6 +37,19 @@ std::optional<double> Checker::evalNumberRaw(const Expr &e, const std::string &w
     }
     if (n->name == "pi")
       return M_PI;
+    if (vars) {
+      std::vector<std::string> known;
+      for (const auto &[k, v] : *vars)
+        known.push_back(k);
+      std::string c = closest(n->name, known);
+      std::string list;
+      for (size_t i = 0; i < known.size(); ++i)
+        list += (i ? ", " : "") + known[i];
+      diags.error(e.range, "unknown name '" + n->name + "' in '" + what + "'" +
+                               (c.empty() ? "; it may use numbers and " + list
+                                          : "; did you mean '" + c + "'?"));
+      return std::nullopt;
+    }
     break;
   }
   case ExprKind::Unary: {
