@@ -35,6 +35,7 @@ if ! "$BUILD/tests/cuda/evoc_cuda_tests" >"$OUT/tests.log" 2>&1; then
 else
   tail -2 "$OUT/tests.log"
 fi
+grep -q "skipped, no GPU" "$OUT/tests.log" && echo "NOTE: the [gpu] tests were skipped: no GPU"
 
 if [ "${SKIP_AGREEMENT:-0}" != 1 ]; then
   echo "== acceptance: CUDA vs CPU back end, 20 robots, T = 1000, f64; every example on NVRTC"
@@ -44,6 +45,7 @@ if [ "${SKIP_AGREEMENT:-0}" != 1 ]; then
   else
     tail -2 "$OUT/agreement.log"
   fi
+  grep -q "skipped, no GPU" "$OUT/agreement.log" && echo "NOTE: the agreement check was skipped: no GPU"
 fi
 
 echo "== evoc (fused CUDA rollout)"
