@@ -134,7 +134,7 @@ int runRun(const std::vector<std::string> &args) {
   if (!parseRunArgs(opts.rest, a))
     return 2;
   try {
-    Session s(opts, a.backend);
+    Session s(opts, a.backend, /*requireExperiment=*/true);
     if (!s.ok())
       return 1;
     const sema::CheckedProgram &p = s.program();

@@ -9,11 +9,14 @@
 
 namespace evoc::driver {
 
-Session::Session(const CommonOptions &opts, const std::string &backend) {
+Session::Session(const CommonOptions &opts, const std::string &backend,
+                 bool requireExperiment) {
   codegen::BackendKind kind;
   if (!codegen::parseBackend(backend, kind))
     throw Error("unknown back end '" + backend + "' (expected cpu, interp or cuda)");
-  program_ = loadChecked(opts, sources_, diags_);
+  CommonOptions full = opts;
+  full.check.requireExperiment = requireExperiment;
+  program_ = loadChecked(full, sources_, diags_);
   if (!program_)
     return;
   module_ = buildModule(*program_, sources_, diags_);

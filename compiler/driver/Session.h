@@ -19,8 +19,10 @@ class Session {
 public:
   /// Checks and compiles `opts.file` for `backend` ("cpu", "interp", "cuda").
   /// Diagnostics go to stderr; ok() is false after errors. Throws
-  /// evoc::Error when the back end is unavailable.
-  Session(const CommonOptions &opts, const std::string &backend);
+  /// evoc::Error when the back end is unavailable. `requireExperiment`:
+  /// the file must have world, physics, body and evolve (`evoc run`).
+  Session(const CommonOptions &opts, const std::string &backend,
+          bool requireExperiment = false);
 
   bool ok() const { return exe_ != nullptr; }
   const sema::CheckedProgram &program() const { return *program_; }
