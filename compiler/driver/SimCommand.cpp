@@ -55,8 +55,12 @@ bool parseSimArgs(const std::vector<std::string> &rest, SimArgs &a) {
                      k == "--steps" ? "an integer >= 2" : "a non-negative integer", v.c_str());
         return false;
       }
-      (k == "--steps" ? a.steps : k == "--iterations" ? a.iterations : (int64_t &)a.threads) =
-          n;
+      if (k == "--steps")
+        a.steps = n;
+      else if (k == "--iterations")
+        a.iterations = n;
+      else
+        a.threads = int(n);
     } else {
       std::fprintf(stderr, "evoc sim: error: unknown option '%s'\n", k.c_str());
       return false;

@@ -1,23 +1,30 @@
-// The reference vectors of ../shared/testdata/eldir-vectors: examples/eldir.evo
-// (its physics, controller and loss, compiled by evoc) must reproduce the
-// independently computed losses and gradients, on every back end present.
+// The reference vectors: examples/eldir.evo (its physics, controller and
+// loss, compiled by evoc) must reproduce independently computed losses (1e-8
+// relative) and gradients (1e-6 of the largest entry), both contact models,
+// on every back end present. Two sets: ../shared/testdata/eldir-vectors (two
+// robots) and tests/data/eldir-extra (six random lattice robots of 4 to 45
+// points, one on the paper's 13x22 lattice), the latter computed by the
+// independent PyTorch implementation in tests/reference/eldir_reference.py
+// (see tests/data/eldir-extra/README.md).
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
-#include "driver/Session.h"
 #include "core/JsonIO.h"
 #include "core/Train.h"
+#include "driver/Session.h"
 
 using namespace evoc;
 
 namespace {
 
-const std::string kVectors = std::string(EVOC_SHARED_DIR) + "/testdata/eldir-vectors/";
+const std::string kShared = std::string(EVOC_SHARED_DIR) + "/testdata/eldir-vectors/";
+const std::string kExtra = std::string(EVOC_SOURCE_DIR) + "/tests/data/eldir-extra/";
 
 nlohmann::json readJson(const std::string &path) {
   std::ifstream in(path);
@@ -25,34 +32,29 @@ nlohmann::json readJson(const std::string &path) {
   return nlohmann::json::parse(in);
 }
 
-/// Largest |entry| over all of a robot's expected gradient tensors.
-double maxAbs(const nlohmann::json &j) {
-  if (j.is_array()) {
-    double m = 0;
+void flatten(const nlohmann::json &j, std::vector<double> &out) {
+  if (j.is_array() || j.is_object()) {
     for (const auto &x : j)
-      m = std::max(m, maxAbs(x));
-    return m;
+      flatten(x, out);
+    return;
   }
-  if (j.is_object()) {
-    double m = 0;
-    for (const auto &[k, v] : j.items())
-      m = std::max(m, maxAbs(v));
-    return m;
-  }
-  return std::abs(j.get<double>());
+  out.push_back(j.get<double>());
 }
 
-/// Largest |got - want| over nested arrays.
-double maxDiff(const nlohmann::json &want, const runtime::ParamTensor &got) {
+/// Largest |entry| over all of a robot's expected gradient tensors.
+double largestEntry(const nlohmann::json &grad) {
   std::vector<double> flat;
-  std::function<void(const nlohmann::json &)> walk = [&](const nlohmann::json &j) {
-    if (j.is_array())
-      for (const auto &x : j)
-        walk(x);
-    else
-      flat.push_back(j.get<double>());
-  };
-  walk(want);
+  flatten(grad, flat);
+  double m = 0;
+  for (double x : flat)
+    m = std::max(m, std::abs(x));
+  return m;
+}
+
+/// Largest |got - want| over one gradient tensor (row-major, as written).
+double largestDiff(const nlohmann::json &want, const runtime::ParamTensor &got) {
+  std::vector<double> flat;
+  flatten(want, flat);
   REQUIRE(flat.size() == got.data.size());
   double d = 0;
   for (size_t i = 0; i < flat.size(); ++i)
@@ -60,7 +62,11 @@ double maxDiff(const nlohmann::json &want, const runtime::ParamTensor &got) {
   return d;
 }
 
-void checkVectors(const std::string &backend, const std::string &contact, int steps) {
+/// Simulates the robots `which` (all when empty) of the vector set in `dir`
+/// with `backend`, contact `contact` and `steps` states, and checks them
+/// against its expected_<contact>_T<steps>.json.
+void checkVectors(const std::string &dir, const std::string &backend, const std::string &contact,
+                  int steps, const std::vector<size_t> &which = {}) {
   driver::CommonOptions opts;
   opts.file = std::string(EVOC_SOURCE_DIR) + "/examples/eldir.evo";
   opts.check.ignoreEnv = true;
@@ -68,26 +74,44 @@ void checkVectors(const std::string &backend, const std::string &contact, int st
                           {"world.steps", std::to_string(steps)}};
   driver::Session s(opts, backend);
   REQUIRE(s.ok());
-  auto robots = runtime::readRobotsFile(kVectors + "robots.json", 2);
-  auto params = runtime::readParamsFile(kVectors + "params.json");
+  auto allRobots = runtime::readRobotsFile(dir + "robots.json", 2);
+  auto allParams = runtime::readParamsFile(dir + "params.json");
+  auto allExpected = readJson(dir + "expected_" + contact + "_T" + std::to_string(steps) +
+                              ".json")["results"];
+  REQUIRE(!allRobots.empty());
+  REQUIRE(allParams.size() == allRobots.size());
+  REQUIRE(allExpected.size() == allRobots.size());
+
+  std::vector<size_t> idx = which;
+  if (idx.empty())
+    for (size_t i = 0; i < allRobots.size(); ++i)
+      idx.push_back(i);
+  std::vector<runtime::Robot> robots;
+  std::vector<runtime::ParamSet> params;
+  for (size_t i : idx) {
+    REQUIRE(i < allRobots.size());
+    robots.push_back(allRobots[i]);
+    params.push_back(allParams[i]);
+  }
+
   runtime::SimOptions so = s.trainOptions();
   so.iterations = 0;
   so.threads = 2;
   auto r = runtime::simulate(s.module(), s.executable(), robots, params, so);
-  auto expected = readJson(kVectors + "expected_" + contact + "_T" + std::to_string(steps) +
-                           ".json")["results"];
-  REQUIRE(r.results.size() == expected.size());
-  for (size_t i = 0; i < expected.size(); ++i) {
-    INFO(backend << " " << contact << " T=" << steps << " robot " << i);
-    const auto &got = r.results[i];
+  REQUIRE(r.results.size() == idx.size());
+  for (size_t k = 0; k < idx.size(); ++k) {
+    const auto &expected = allExpected[idx[k]];
+    INFO(dir << ": " << backend << " " << contact << " T=" << steps << " robot " << idx[k]);
+    const auto &got = r.results[k];
     REQUIRE(got.valid);
-    double want = expected[i]["loss"].get<double>();
+    double want = expected["loss"].get<double>();
     CHECK(std::abs(got.loss - want) <= 1e-8 * std::abs(want));
-    double scale = maxAbs(expected[i]["grad"]);
-    for (const char *k : {"w1", "b1", "w2", "b2"}) {
-      INFO("gradient " << k);
-      REQUIRE(got.grad.count(k));
-      CHECK(maxDiff(expected[i]["grad"][k], got.grad.at(k)) <= 1e-6 * scale);
+    double scale = largestEntry(expected["grad"]);
+    REQUIRE(scale > 0);
+    for (const char *name : {"w1", "b1", "w2", "b2"}) {
+      INFO("gradient " << name);
+      REQUIRE(got.grad.count(name));
+      CHECK(largestDiff(expected["grad"][name], got.grad.at(name)) <= 1e-6 * scale);
     }
   }
 }
@@ -95,12 +119,26 @@ void checkVectors(const std::string &backend, const std::string &contact, int st
 } // namespace
 
 TEST_CASE("eldir vectors, T = 100, interpreter", "[vectors][interp]") {
-  checkVectors("interp", "noslip", 100);
-  checkVectors("interp", "friction", 100);
+  checkVectors(kShared, "interp", "noslip", 100);
+  checkVectors(kShared, "interp", "friction", 100);
 }
 
 TEST_CASE("eldir vectors, T = 100 and 1000, CPU back end", "[vectors][cpu]") {
   for (const char *contact : {"noslip", "friction"})
     for (int steps : {100, 1000})
-      checkVectors("cpu", contact, steps);
+      checkVectors(kShared, "cpu", contact, steps);
+}
+
+TEST_CASE("extra eldir vectors, T = 100 and 1000, CPU back end", "[vectors][extra][cpu]") {
+  for (const char *contact : {"noslip", "friction"})
+    for (int steps : {100, 1000})
+      checkVectors(kExtra, "cpu", contact, steps);
+}
+
+TEST_CASE("extra eldir vectors, T = 100, interpreter, one small robot",
+          "[vectors][extra][interp]") {
+  // Robot 0: 8 points, 13 springs (9 actuated). The interpreter is slow, so
+  // only this one at T = 100.
+  checkVectors(kExtra, "interp", "noslip", 100, {0});
+  checkVectors(kExtra, "interp", "friction", 100, {0});
 }
