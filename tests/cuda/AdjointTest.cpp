@@ -73,6 +73,12 @@ TEST_CASE("autodiff's adjoints: schedule, NVRTC, emulation vs interpreter", "[cu
   for (const auto &[loop, lp] : plan.loops)
     transposed += lp.transposed.size();
   CHECK(transposed >= 2);
+  // Its unit loop (recompute of W1 in, then the adjoint's inner loop) runs a
+  // warp per unit.
+  size_t splitLoops = 0;
+  for (const auto &[loop, lp] : plan.loops)
+    splitLoops += lp.split.size();
+  CHECK(splitLoops >= 3);
 
   codegen::CompileOptions opts;
   opts.useCache = false;

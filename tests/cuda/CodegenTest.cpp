@@ -57,10 +57,14 @@ TEST_CASE("planner: parallel loops, reductions, owned and deferred scatter-adds"
   CHECK(step.sites.size() == 4);
   CHECK(step.loops.at(loops[3]).reduced.empty());            // the unit's own local
   // Inner products (hidden = W1 in, act = W2 hidden) may run a warp per element.
-  CHECK(step.loops.at(loops[3]).split != nullptr);
-  CHECK(step.loops.at(loops[3]).splitLocals.size() == 1);
-  CHECK(step.loops.at(loops[4]).split != nullptr);
-  CHECK(step.loops.at(loops[5]).split == nullptr); // springs: no inner loop
+  REQUIRE(step.loops.at(loops[3]).split.size() == 1);
+  CHECK(step.loops.at(loops[3]).split.begin()->second.size() == 1);
+  CHECK(step.loops.at(loops[4]).split.size() == 1);
+  CHECK(step.loops.at(loops[5]).split.empty()); // springs: no inner loop
+  // The adjoint-shapes kernel's unit loop scatters inside its inner loop to
+  // w1.adj[u * nin + i] (owned by the pair) and to records: still split.
+  auto adjPlan = codegen::cuda::planKernel(m, m.kernels[d.adj]);
+  CHECK(adjPlan.loops.at(topLoops(m.kernels[d.adj])[0]).split.size() == 1);
 
   auto adj = codegen::cuda::planKernel(m, m.kernels[d.adj]);
   auto al = topLoops(m.kernels[d.adj]);

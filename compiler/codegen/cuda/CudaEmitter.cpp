@@ -271,8 +271,12 @@ private:
       ctx.lp = &lp;
       for (const auto &[s, op] : lp.reduced)
         line("F " + partial(s) + " = " + identity(op) + ";");
-      if (lp.split) {
-        line("if (" + n + " < EVOC_BLOCK && sizes[" + std::to_string(lp.split->set) +
+      if (!lp.split.empty()) {
+        int firstSet = -1;
+        for (const auto &ip : loop.body->insts)
+          if (ip->op == Op::Loop && firstSet < 0)
+            firstSet = ip->set;
+        line("if (" + n + " < EVOC_BLOCK && sizes[" + std::to_string(firstSet) +
              "] >= 32) { // few elements, long inner loop: a warp per element");
         ++indent_;
         warpLoop(loop, lp, ctx);
@@ -285,7 +289,7 @@ private:
       block(*loop.body, ctx);
       --indent_;
       line("}");
-      if (lp.split) {
+      if (!lp.split.empty()) {
         --indent_;
         line("}");
       }
@@ -329,29 +333,36 @@ private:
     ++indent_;
     for (const auto &ip : loop.body->insts) {
       const Inst &in = *ip;
-      if (&in == lp.split) {
+      if (in.op == Op::Loop) {
+        const std::map<ValueId, Op> &locals = lp.split.at(&in);
         std::string j = v(in.body->arg);
-        for (const auto &[s, op] : lp.splitLocals)
+        line("{");
+        ++indent_;
+        for (const auto &[s, op] : locals)
           line("F q" + std::to_string(s) + " = " + identity(op) + ";");
         loc(in.loc);
         line("for (long long " + j + " = lane; " + j + " < sizes[" + std::to_string(in.set) +
              "]; " + j + " += 32) {");
         ++indent_;
         ctx.loops.push_back({in.body->arg, in.set});
-        ctx.split = &lp.splitLocals;
+        ctx.split = &locals;
         block(*in.body, ctx);
         ctx.split = nullptr;
         ctx.loops.pop_back();
         --indent_;
         line("}");
-        for (const auto &[s, op] : lp.splitLocals) {
+        for (const auto &[s, op] : locals) {
           std::string o = op == Op::LocalAdd ? "0" : op == Op::LocalMax ? "1" : "2";
           line(slot(s) + " = evoc_combine<" + o + ">(" + slot(s) + ", evoc_warp_reduce<" + o +
                ">(q" + std::to_string(s) + ", evoc_sh));");
         }
+        line("__syncwarp(); // the lanes' writes, visible to the whole warp");
+        --indent_;
+        line("}");
       } else if (in.op == Op::Store || in.op == Op::AccAdd) {
         loc(in.loc);
         line("if (lane == 0) { " + effect(in, ctx) + "; }");
+        line("__syncwarp(); // before other lanes read it");
       } else if ((in.op == Op::LocalAdd || in.op == Op::LocalMax || in.op == Op::LocalMin) &&
                  lp.reduced.count(in.args[0])) {
         loc(in.loc);

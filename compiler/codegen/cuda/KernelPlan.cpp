@@ -262,46 +262,76 @@ private:
 
   /// Finds an inner product the lanes of a warp can share (LoopPlan::split).
   void splitInner(const Inst &loop, LoopPlan &lp) {
-    const Inst *inner = nullptr;
-    std::set<ValueId> bodyLocals, innerLocals;
+    ValueId e = loop.body->arg;
+    std::set<ValueId> bodyLocals;
+    std::map<const Inst *, std::map<ValueId, Op>> split;
     for (const auto &ip : loop.body->insts) {
-      if (ip->op == Op::Loop) {
-        if (inner)
-          return;
-        inner = ip.get();
-      }
       if (ip->op == Op::Local)
         bodyLocals.insert(ip->result);
-    }
-    if (!inner)
-      return;
-    std::map<ValueId, Op> locals;
-    for (const auto &jp : inner->body->insts) {
-      switch (jp->op) {
-      case Op::Loop:
-      case Op::Store:
-      case Op::AccAdd: return;
-      case Op::Local: innerLocals.insert(jp->result); break;
-      case Op::LocalAdd:
-      case Op::LocalMax:
-      case Op::LocalMin: {
-        ValueId slot = jp->args[0];
-        if (innerLocals.count(slot))
+      if (ip->op != Op::Loop)
+        continue;
+      ValueId j = ip->body->arg;
+      std::set<ValueId> innerLocals;
+      std::map<ValueId, Op> &locals = split[ip.get()];
+      for (const auto &jp : ip->body->insts) {
+        switch (jp->op) {
+        case Op::Loop:
+        case Op::Store: return;
+        case Op::AccAdd:
+          if (!lp.deferred.count(jp.get()) && !innerOwned(jp->args[0], e, j))
+            return; // lanes could hit one element
           break;
-        if (!bodyLocals.count(slot))
-          return;
-        auto [it, fresh] = locals.emplace(slot, jp->op);
-        if (!fresh && it->second != jp->op)
-          return;
-        break;
-      }
-      default: break;
+        case Op::Local: innerLocals.insert(jp->result); break;
+        case Op::LocalAdd:
+        case Op::LocalMax:
+        case Op::LocalMin: {
+          ValueId slot = jp->args[0];
+          if (innerLocals.count(slot) || lp.reduced.count(slot))
+            break; // the lane's own, or a per-thread partial of a block reduction
+          if (!bodyLocals.count(slot))
+            return;
+          auto [it, fresh] = locals.emplace(slot, jp->op);
+          if (!fresh && it->second != jp->op)
+            return;
+          break;
+        }
+        default: break;
+        }
       }
     }
-    if (locals.empty())
-      return;
-    lp.split = inner;
-    lp.splitLocals = std::move(locals);
+    lp.split = std::move(split);
+  }
+
+  /// Whether index v is injective in (e, j): e's slice times M plus a part
+  /// owned by j below M (w1.adj[u * nin + i]), possibly scaled and offset.
+  bool innerOwned(ValueId v, ValueId e, ValueId j) const {
+    const Inst *d = def(v);
+    if (!d)
+      return false;
+    if (d->op == Op::IMul)
+      for (int o = 0; o < 2; ++o)
+        if (valueExtent(d->args[1 - o]) && innerOwned(d->args[o], e, j))
+          return true;
+    if (d->op != Op::IAdd)
+      return false;
+    for (int o = 0; o < 2; ++o) {
+      const Inst *mul = def(d->args[o]);
+      ValueId r = d->args[1 - o];
+      auto rb = bound(r);
+      if (!mul || mul->op != Op::IMul || !rb)
+        continue;
+      for (int q = 0; q < 2; ++q) {
+        ValueId x = mul->args[q];
+        auto m = valueExtent(mul->args[1 - q]);
+        if (!m || !rb->leq(*m))
+          continue;
+        if (owned(x, e) && owned(r, j))
+          return true;
+        if (innerOwned(x, e, j))
+          return true;
+      }
+    }
+    return false;
   }
 
   /// Finds the deferred sites replayed through incidence lists (LoopPlan).

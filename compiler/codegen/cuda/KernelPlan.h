@@ -33,12 +33,14 @@ struct LoopPlan {
   /// sorted by (element, site), which is the interpreter's order. Buffer ->
   /// its sites in program order. Off when EVOC_CUDA_REPLAY=serial.
   std::map<int, std::vector<const ir::Inst *>> gathered;
-  /// The one loop nested in this one when it only reduces into locals of
-  /// this loop's body (an inner product): when the set is small and the inner
-  /// loop long, a warp runs each element, its lanes splitting the inner loop,
-  /// with a fixed-order warp reduction per local (slot -> op).
-  const ir::Inst *split = nullptr;
-  std::map<ir::ValueId, ir::Op> splitLocals;
+  /// The loops nested directly in this one, when the lanes of a warp can
+  /// share each of them (inner products: they only reduce into locals of
+  /// this loop's body, scatter to records, or scatter to elements owned by
+  /// the pair (element, inner element)). When the set is small and the first
+  /// inner loop long, a warp runs each element, its lanes splitting the inner
+  /// loops, with a fixed-order warp reduction per body local (inner loop ->
+  /// slot -> op). Empty: not split.
+  std::map<const ir::Inst *, std::map<ir::ValueId, ir::Op>> split;
 };
 
 /// Scratch of one incidence-list replay (see LoopPlan::gathered).
