@@ -35,8 +35,7 @@ Population::Population(const ModuleInfo &info, std::vector<Robot> robots)
   for (int r = 0; r < nr; ++r) {
     layouts_.push_back(layoutRobot(info, setSizes(m, robots_[r])));
     for (int a = 0; a < kPersistent; ++a) // robot blocks start on 64 bytes
-      offsets_[a][r + 1] =
-          offsets_[a][r] + (layouts_[r].arenaBytes[a] + 63) / 64 * 64;
+      offsets_[a][r + 1] = offsets_[a][r] + alignUp(layouts_[r].arenaBytes[a]);
   }
   for (int a = 0; a < kPersistent; ++a)
     store_[a].assign(offsets_[a][nr] / 8 + 8, 0.0);

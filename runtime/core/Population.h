@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/Aligned.h"
 #include "core/Layout.h"
 #include "core/ParamSet.h"
 #include "core/Robot.h"
@@ -76,9 +77,10 @@ private:
   bool f32_;
   std::vector<Robot> robots_;
   std::vector<RobotLayout> layouts_;
-  // One packed array per persistent arena; offsets_[a][r] is robot r's block.
+  // One packed array per persistent arena (64-byte aligned base);
+  // offsets_[a][r] is robot r's block, a multiple of 64 bytes.
   static constexpr int kPersistent = 4; // Body, Param, Grad, Output
-  std::vector<double> store_[kPersistent];
+  AlignedDoubles store_[kPersistent];
   std::vector<int64_t> offsets_[kPersistent];
 };
 

@@ -12,8 +12,8 @@
 namespace evoc::runtime {
 
 namespace {
-std::byte *bytesOf(std::vector<double> &v) { return reinterpret_cast<std::byte *>(v.data()); }
-void ensure(std::vector<double> &v, int64_t bytes) {
+std::byte *bytesOf(AlignedDoubles &v) { return reinterpret_cast<std::byte *>(v.data()); }
+void ensure(AlignedDoubles &v, int64_t bytes) {
   size_t n = size_t((bytes + 7) / 8);
   if (v.size() < n)
     v.resize(n);
@@ -43,7 +43,7 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
   lastStart_ = (windows_ - 1) * K_;
   if (!backward) // forward only: nothing is stored but two rolling states
     windows_ = 0, lastStart_ = T_;
-  sb_ = (L_->stateBytes() + 7) / 8 * 8;
+  sb_ = alignUp(L_->stateBytes()); // every snapshot starts on 64 bytes
   const auto *A = L_->arenaBytes;
   ensure(temp_, A[int(Arena::Temp)]);
   ensure(tempAdj_, A[int(Arena::TempAdj)]);

@@ -82,11 +82,11 @@ private:
   int r_ = -1;
   const RobotLayout *L_ = nullptr;
   int64_t T_ = 0, K_ = 1, windows_ = 1, lastStart_ = 0, windowStates_ = 0;
-  // Workspace (grown as needed, reused across robots).
-  std::vector<double> temp_, tempAdj_, bodyAdj_, outAdj_;
-  std::vector<double> ckpt_, window_, rolling_, adj_, pinned_, pinnedAdj_;
+  // Workspace (grown as needed, reused across robots), 64-byte aligned.
+  AlignedDoubles temp_, tempAdj_, bodyAdj_, outAdj_;
+  AlignedDoubles ckpt_, window_, rolling_, adj_, pinned_, pinnedAdj_;
   std::vector<int64_t> pinnedTimes_;
-  int64_t sb_ = 0; // state bytes, rounded to a multiple of 8
+  int64_t sb_ = 0; // state bytes, rounded to a multiple of 64
 };
 
 } // namespace evoc::runtime
