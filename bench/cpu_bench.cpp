@@ -3,16 +3,24 @@
 // memory and time, cold and warm compile time, all measured in this run.
 //
 //   evoc_cpu_bench [--threads N] [--steps T] [--quick] [--hand-built] [--dump-robots DIR]
+//                  [--perf-map DIR]
+//
+// --perf-map DIR: for profiling the generated code with `perf record`, writes
+// /tmp/perf-PID.map (kernel entry points, which perf report reads) and the
+// compiled objects as DIR/<module>.o; a sample at address A in kernel K lies
+// at A - K's map address + K's address in `objdump -d DIR/<module>.o`.
 //
 // The modules are examples/eldir_small.evo (6x10, friction ground) and
 // examples/eldir.evo (13x22, noslip) through the whole compiler; with
 // --hand-built (or without the driver library) the Builder-made ELDiR module
 // of tests/llvm/MassSpring.h for both.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -45,6 +53,7 @@ struct Args {
   bool quick = false;
   bool handBuilt = false;
   std::string dumpRobots; // folder for robots_RxC.json (the PyTorch baseline reads them)
+  std::string perfMap;    // folder for the compiled objects; also writes /tmp/perf-PID.map
 };
 
 Args parse(int argc, char **argv) {
@@ -61,9 +70,12 @@ Args parse(int argc, char **argv) {
       a.handBuilt = true;
     else if (s == "--dump-robots" && i + 1 < argc)
       a.dumpRobots = argv[++i];
+    else if (s == "--perf-map" && i + 1 < argc)
+      a.perfMap = argv[++i];
     else {
       std::fprintf(stderr,
-                   "usage: evoc_cpu_bench [--threads N] [--steps T] [--quick] [--hand-built] [--dump-robots DIR]\n");
+                   "usage: evoc_cpu_bench [--threads N] [--steps T] [--quick] [--hand-built] [--dump-robots DIR] "
+                   "[--perf-map DIR]\n");
       std::exit(2);
     }
   }
@@ -127,8 +139,31 @@ Experiment handBuilt() {
   return {"the hand-built ELDiR module (noslip)", std::move(m), bench::since(t0)};
 }
 
+/// Profiling aids (--perf-map): the kernels' entry points in perf's map
+/// format and the object they came from (the cache entry minus its header).
+void writePerfMap(const Experiment &e, const codegen::cpu::CpuExecutable &exe,
+                  const std::string &dir) {
+  std::ifstream in(exe.cacheEntry(), std::ios::binary);
+  std::string entry((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t elf = entry.find("\x7f" "ELF");
+  std::string base = fs::path(e.what).stem().string();
+  if (elf != std::string::npos)
+    std::ofstream(fmt::format("{}/{}.o", dir, base), std::ios::binary) << entry.substr(elf);
+  std::ofstream map(fmt::format("/tmp/perf-{}.map", ::getpid()), std::ios::app);
+  std::vector<std::pair<uintptr_t, size_t>> at; // entry point, kernel
+  for (size_t k = 0; k < e.m.kernels.size(); ++k)
+    at.push_back({reinterpret_cast<uintptr_t>(exe.kernel(int(k))), k});
+  std::sort(at.begin(), at.end());
+  for (size_t i = 0; i < at.size(); ++i) // each runs up to the next one
+    map << fmt::format("{:x} {:x} {}:{}:evoc_kernel_{}\n", at[i].first,
+                       i + 1 < at.size() ? at[i + 1].first - at[i].first : 0x10000, base,
+                       e.m.kernels[at[i].second].name, at[i].second);
+  fmt::print("perf map: /tmp/perf-{}.map, object {}/{}.o\n", ::getpid(), dir, base);
+}
+
 /// Cold (empty cache) and warm compile of an experiment's module.
-std::unique_ptr<codegen::cpu::CpuExecutable> compileTimed(const Experiment &e) {
+std::unique_ptr<codegen::cpu::CpuExecutable> compileTimed(const Experiment &e,
+                                                          const std::string &perfMap) {
   fs::path cache = fs::temp_directory_path() / fmt::format("evoc-bench-cache-{}", ::getpid());
   codegen::CompileOptions co;
   co.cacheDir = cache.string();
@@ -140,6 +175,8 @@ std::unique_ptr<codegen::cpu::CpuExecutable> compileTimed(const Experiment &e) {
              warm->compileSeconds() * 1e3, warm->fromCache() ? "" : " (cache miss!)",
              (e.frontSeconds + cold->compileSeconds()) * 1e3,
              (e.frontSeconds + warm->compileSeconds()) * 1e3);
+  if (!perfMap.empty())
+    writePerfMap(e, *warm, perfMap);
   std::error_code ec;
   fs::remove_all(cache, ec);
   return warm;
@@ -265,7 +302,7 @@ int main(int argc, char **argv) {
                 {"ELDiR paper", 13, 22, a.quick ? 2 : 16}};
   for (int w = 0; w < 2; ++w) {
     fmt::print("\n");
-    auto exe = compileTimed(ex[size_t(w)]);
+    auto exe = compileTimed(ex[size_t(w)], a.perfMap);
     runtime::ModuleInfo info(ex[size_t(w)].m);
     auto interp = codegen::compile(ex[size_t(w)].m, codegen::BackendKind::Interp);
     workload(loads[w].name, loads[w].rows, loads[w].cols, loads[w].robots, a, ex[size_t(w)].m,
