@@ -78,7 +78,87 @@ ir::Module actThenScatter() {
   return m;
 }
 
+/// The shape of an adjoint's spring loop: divisions and a root of gathered,
+/// read-only values, then a scatter-add through endpoints and an inner loop
+/// that uses the result (nothing for the three-way split to take).
+ir::Module divChainScatter() {
+  ir::Module m;
+  m.name = "div_chain";
+  int S = ir::addSet(m, "spring"), U = ir::addSet(m, "unit"), P = ir::addSet(m, "point");
+  auto buf = [&](const char *n, ir::Role r, std::vector<int> sets, ir::Type t = ir::Type::F) {
+    ir::Buffer b;
+    b.name = n;
+    b.role = r;
+    b.elem = t;
+    b.sets = std::move(sets);
+    return ir::addBuffer(m, b);
+  };
+  int x = buf("x", ir::Role::State, {P}), g = buf("g", ir::Role::State, {P});
+  int a = buf("a", ir::Role::Body, {S}, ir::Type::I), c = buf("c", ir::Role::Body, {S}, ir::Type::I);
+  int h = buf("h", ir::Role::State, {U}), w = buf("w", ir::Role::Param, {S, U});
+  int out = buf("out", ir::Role::Temp, {P});
+  m.kernels.resize(1);
+  m.kernels[0].name = "div_chain";
+  ir::Builder b(m, m.kernels[0]);
+  ir::ValueId s = b.beginLoop(S);
+  ir::ValueId ia = b.load(a, s), ic = b.load(c, s);
+  ir::ValueId d = b.op(Op::Sub, {b.load(x, ia), b.load(x, ic)});
+  ir::ValueId len = b.op(Op::Sqrt, {b.add(b.mul(d, d), b.constF(1e-4))});
+  ir::ValueId q = b.div(b.op(Op::Sub, {b.load(g, ia), b.load(g, ic)}), len);
+  ir::ValueId r = b.div(b.mul(q, d), len);
+  b.accAdd(out, ia, r);
+  b.accAdd(out, ic, b.op(Op::Neg, {r}));
+  ir::ValueId u = b.beginLoop(U);
+  b.accAdd(w, b.op(Op::IAdd, {b.op(Op::IMul, {s, b.size(U)}), u}), b.mul(r, b.load(h, u)));
+  b.endLoop();
+  b.endLoop();
+  return m;
+}
+
 } // namespace
+
+TEST_CASE("loop fission hoists a division chain of read-only data out of a scatter loop",
+          "[llvm][fission]") {
+  ir::Module m = divChainScatter();
+  ir::Module split = ir::clone(m);
+  REQUIRE(codegen::cpu::fissionLoops(split) == 1);
+  const ir::Block &body = split.kernels[0].body;
+  REQUIRE(body.insts.size() == 2); // the hoisted loop, then the original
+  auto count = [](const ir::Block &bl, Op op) {
+    int n = 0;
+    for (const auto &in : bl.insts)
+      n += in->op == op;
+    return n;
+  };
+  CHECK(count(*body.insts[0]->body, Op::Div) == 2);
+  CHECK(count(*body.insts[0]->body, Op::Sqrt) == 1);
+  CHECK(count(*body.insts[0]->body, Op::AccAdd) == 0);
+  CHECK(count(*body.insts[1]->body, Op::Div) == 1); // q: computed, no longer used
+  CHECK(split.buffers.size() == m.buffers.size() + 1); // only r crosses
+
+  const int64_t sizes[] = {7, 3, 5};
+  std::vector<double> x = {0.1, -0.7, 2.5, 0, 1}, g = {1, -2, 0.5, 0.25, 3}, h = {0.5, -1, 2};
+  std::vector<int32_t> a = {0, 4, 2, 2, 1, 3, 0}, c = {1, 0, 3, 4, 4, 2, 2};
+  std::vector<double> w1(21, 0.5), out1(5, 0), w2(21, 0.5), out2(5, 0), scratch(7);
+  void *b1[] = {x.data(), g.data(), a.data(), c.data(), h.data(), w1.data(), out1.data()};
+  void *b2[] = {x.data(), g.data(), a.data(), c.data(), h.data(), w2.data(), out2.data(),
+                scratch.data()};
+  ir::interpret(m, 0, b1, sizes, 0);
+  ir::interpret(split, 0, b2, sizes, 0);
+  CHECK(out1 == out2);
+  CHECK(w1 == w2);
+
+  codegen::CompileOptions opts;
+  opts.useCache = false;
+  auto exe = codegen::cpu::compileCpu(m, opts); // fast mode: fission and hoisting on
+  std::vector<double> w3(21, 0.5), out3(5, 0);
+  void *b3[] = {x.data(), g.data(), a.data(), c.data(), h.data(), w3.data(), out3.data()};
+  exe->run(0, b3, sizes, 0);
+  for (size_t i = 0; i < out1.size(); ++i)
+    CHECK(out3[i] == Approx(out1[i]).epsilon(1e-13));
+  for (size_t i = 0; i < w1.size(); ++i)
+    CHECK(w3[i] == Approx(w1[i]).epsilon(1e-13));
+}
 
 TEST_CASE("loop fission distributes a reduction, its tanh and a scatter into three loops",
           "[llvm][fission]") {

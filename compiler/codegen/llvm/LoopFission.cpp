@@ -5,12 +5,16 @@
 //   2. the expensive elementwise slice (tanh, exp, div, ...) of the rest:
 //      pure ops and loads of buffers the loop never writes, which vectorise;
 //   3. everything else (stores, scatter-adds, gathers), as before.
+// A loop this leaves alone but that cannot vectorise (an inner loop or a
+// scatter) gets its divisions, roots and transcendentals of read-only data
+// computed by a loop placed before it instead (hoist(), below).
 // Values cross from one loop to a later one through scratch arrays (floats)
 // or are recomputed (pure ops, read-only loads). Legal when no buffer is
 // written in one loop and accessed in another, and no local spans loops.
 #include "codegen/llvm/LoopFission.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -94,11 +98,182 @@ private:
         continue;
       n += block(*in.body); // inner loops first
       std::vector<std::unique_ptr<Inst>> more = split(in);
+      if (more.empty()) {
+        if (std::unique_ptr<Inst> pre = hoist(in)) { // before the loop
+          b.insts.insert(b.insts.begin() + std::ptrdiff_t(idx), std::move(pre));
+          ++idx;
+          ++n;
+        }
+        continue;
+      }
       for (auto &l : more)
         b.insts.insert(b.insts.begin() + std::ptrdiff_t(++idx), std::move(l));
       n += more.empty() ? 0 : 1;
     }
     return n;
+  }
+
+  // --- pre-slice hoisting -----------------------------------------------
+  // A loop that split() leaves alone but that cannot vectorise (an inner
+  // loop, or a scatter through an index buffer) may still compute divisions,
+  // square roots and transcendental functions from read-only data only (the
+  // spring loop of an adjoint: its gathers of point.x and point.dv.adj feed
+  // a serial chain of four divisions per spring). Those values are computed
+  // by a new loop over the same set placed just before it, which vectorises,
+  // and reach the loop through scratch arrays. The hoisted loop reads only
+  // buffers the loop never writes, so it sees what each iteration would
+  // have seen; the values are the same operations on the same operands.
+  static bool hoistWorthy(Op op) { return op == Op::Div || op == Op::Sqrt || expensive(op); }
+
+  /// Whether index value v is affine in the loop index (no loaded index).
+  bool affineIndex(ValueId v, ValueId arg, const std::unordered_map<ValueId, const Inst *> &defs,
+                   int depth = 0) const {
+    if (v == arg)
+      return true;
+    auto it = defs.find(v);
+    if (it == defs.end())
+      return true; // defined outside the loop: invariant
+    const Inst &d = *it->second;
+    if (depth > 16)
+      return false;
+    if (d.op == Op::ConstI || d.op == Op::Size)
+      return true;
+    if (d.op == Op::IAdd || d.op == Op::ISub || d.op == Op::IMul) {
+      for (ValueId a : d.args)
+        if (!affineIndex(a, arg, defs, depth + 1))
+          return false;
+      return true;
+    }
+    return false;
+  }
+
+  std::unique_ptr<Inst> hoist(Inst &loop) {
+    Block &body = *loop.body;
+    const ValueId arg = body.arg;
+    std::unordered_map<ValueId, const Inst *> defs;
+    std::function<void(const Block &)> collect = [&](const Block &bl) {
+      for (const auto &in : bl.insts) {
+        if (in->result)
+          defs[in->result] = in.get();
+        if (in->body)
+          collect(*in->body);
+      }
+    };
+    collect(body);
+    std::set<int> written, ignored;
+    bool blocked = false;
+    for (const auto &in : body.insts) {
+      access(*in, written, ignored);
+      if (in->op == Op::Loop)
+        blocked = true;
+      else if ((in->op == Op::AccAdd || in->op == Op::Store) &&
+               !affineIndex(in->args[0], arg, defs))
+        blocked = true;
+    }
+    if (!blocked)
+      return nullptr;
+    // Hoistable: pure ops and loads of never-written buffers whose operands
+    // are hoistable, the loop index, or defined outside the loop.
+    const size_t n = body.insts.size();
+    std::unordered_map<ValueId, size_t> at;
+    std::vector<char> ok(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      const Inst &in = *body.insts[i];
+      if (!in.result || in.body || in.op == Op::Local)
+        continue;
+      bool can = pure(in.op) || (in.op == Op::Load && !written.count(in.buffer));
+      for (ValueId a : in.args)
+        if (auto d = at.find(a); d != at.end() && !ok[d->second])
+          can = false;
+        else if (d == at.end() && a != arg && defs.count(a))
+          can = false; // defined inside a nested loop: not in scope
+      ok[i] = can;
+      at[in.result] = i;
+    }
+    // Roots: hoistable float divisions, roots and transcendentals.
+    std::vector<size_t> roots;
+    for (size_t i = 0; i < n; ++i)
+      if (ok[i] && hoistWorthy(body.insts[i]->op) && body.insts[i]->type == ir::Type::F)
+        roots.push_back(i);
+    if (roots.size() < 2)
+      return nullptr;
+    std::set<size_t> isRoot(roots.begin(), roots.end());
+    // Which roots the loop still needs once the roots are loads: those a
+    // live non-root uses (a root's operands are no longer needed there).
+    std::unordered_set<ValueId> usedByRest;
+    for (size_t i = n; i-- > 0;) {
+      const Inst &in = *body.insts[i];
+      if (isRoot.count(i))
+        continue;
+      bool effect = !in.result || in.body || localOp(in.op) || in.op == Op::Store ||
+                    in.op == Op::AccAdd;
+      if (effect || usedByRest.count(in.result))
+        collectArgs(in, usedByRest);
+    }
+    // The hoisted loop: every hoistable instruction some root needs, cloned
+    // in order, then the saves of the roots the loop still uses.
+    std::vector<char> need(n, 0);
+    for (size_t r : roots)
+      need[r] = 1;
+    for (size_t i = n; i-- > 0;)
+      if (need[i])
+        for (ValueId a : body.insts[i]->args)
+          if (auto d = at.find(a); d != at.end())
+            need[d->second] = 1;
+    auto pre = std::make_unique<Inst>();
+    pre->op = Op::Loop;
+    pre->set = loop.set;
+    pre->loc = loop.loc;
+    pre->body = std::make_unique<Block>();
+    const ValueId idx = pre->body->arg = fresh(ir::Type::I);
+    std::unordered_map<ValueId, ValueId> remap{{arg, idx}};
+    auto mapped = [&](ValueId v) {
+      auto it = remap.find(v);
+      return it == remap.end() ? v : it->second;
+    };
+    for (size_t i = 0; i < n; ++i) {
+      if (!need[i])
+        continue;
+      const Inst &src = *body.insts[i];
+      auto c = std::make_unique<Inst>();
+      c->op = src.op;
+      c->type = src.type;
+      c->f = src.f;
+      c->i = src.i;
+      c->buffer = src.buffer;
+      c->set = src.set;
+      c->loc = src.loc;
+      for (ValueId a : src.args)
+        c->args.push_back(mapped(a));
+      c->result = remap[src.result] = fresh(src.type);
+      pre->body->insts.push_back(std::move(c));
+    }
+    int saved = 0;
+    for (size_t r : roots) {
+      Inst &in = *body.insts[r];
+      if (!usedByRest.count(in.result))
+        continue;
+      ir::Buffer sb;
+      sb.name = "codegen.fission." + std::to_string(m_.buffers.size());
+      sb.elem = ir::Type::F;
+      sb.role = ir::Role::Temp;
+      sb.sets = {loop.set};
+      const int buf = int(m_.buffers.size());
+      m_.buffers.push_back(sb);
+      auto save = std::make_unique<Inst>();
+      save->op = Op::Store;
+      save->buffer = buf;
+      save->args = {idx, remap.at(in.result)};
+      pre->body->insts.push_back(std::move(save));
+      // The loop loads the value instead of computing it (same result id).
+      in.op = Op::Load;
+      in.buffer = buf;
+      in.args = {arg};
+      ++saved;
+    }
+    if (!saved)
+      return nullptr;
+    return pre;
   }
 
   // --- one loop ---------------------------------------------------------
