@@ -43,8 +43,10 @@ private:
 std::unique_ptr<Executable> compile(const ir::Module &m, BackendKind kind,
                                     const CompileOptions &opts) {
   switch (kind) {
-  case BackendKind::Interp: return std::make_unique<InterpExecutable>(ir::clone(m));
-  case BackendKind::Cpu: return cpu::compileCpu(m, opts);
+  case BackendKind::Interp:
+    return std::make_unique<InterpExecutable>(ir::clone(m));
+  case BackendKind::Cpu:
+    return cpu::compileCpu(m, opts);
   case BackendKind::Cuda:
 #ifdef EVOC_CODEGEN_WITH_CUDA
     return cuda::compileCuda(m, opts);

@@ -23,12 +23,11 @@ public:
   virtual ~Executable() = default;
   /// Runs kernel `k` for one robot (CPU back ends; thread-safe: the runtime
   /// calls it from several threads for different robots).
-  virtual void run(int k, void *const *buffers, const int64_t *sizes,
-                   int64_t t) const = 0;
+  virtual void run(int k, void *const *buffers, const int64_t *sizes, int64_t t) const = 0;
 };
 
 struct CompileOptions {
-  std::string cacheDir;   // empty: the default user cache folder
+  std::string cacheDir; // empty: the default user cache folder
   bool useCache = true;
   int optLevel = 3;
 };

@@ -30,11 +30,11 @@ const std::vector<Subcommand> &subcommands();
 
 /// Options shared by the subcommands that read a .evo file.
 struct CommonOptions {
-  std::string file;                  ///< the .evo file (first positional)
-  sema::CheckOptions check;          ///< --stdlib DIR, --set key=value
-  bool warnings = true;              ///< -w turns them off
-  bool warningsAsErrors = false;     ///< --Werror
-  std::vector<std::string> rest;     ///< arguments this parser did not take
+  std::string file;              ///< the .evo file (first positional)
+  sema::CheckOptions check;      ///< --stdlib DIR, --set key=value
+  bool warnings = true;          ///< -w turns them off
+  bool warningsAsErrors = false; ///< --Werror
+  std::vector<std::string> rest; ///< arguments this parser did not take
 };
 
 /// Parses the common options; unknown `--x` arguments go to `rest`. Returns

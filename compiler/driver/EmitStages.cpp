@@ -74,19 +74,15 @@ int emitCudaKind(const sema::CheckedProgram &p, const SourceManager &src, const 
 }
 
 [[maybe_unused]] bool registered =
-    addEmitKind({"ir", [](auto &p, auto &s, auto &o, auto &out) {
-                   return emitIR(p, s, o, out, Stage::IR);
-                 }}) &&
-    addEmitKind({"grad-ir", [](auto &p, auto &s, auto &o, auto &out) {
-                   return emitIR(p, s, o, out, Stage::Grad);
-                 }}) &&
-    addEmitKind({"opt-ir", [](auto &p, auto &s, auto &o, auto &out) {
-                   return emitIR(p, s, o, out, Stage::Opt);
-                 }}) &&
+    addEmitKind({"ir", [](auto &p, auto &s, auto &o,
+                          auto &out) { return emitIR(p, s, o, out, Stage::IR); }}) &&
+    addEmitKind({"grad-ir", [](auto &p, auto &s, auto &o,
+                               auto &out) { return emitIR(p, s, o, out, Stage::Grad); }}) &&
+    addEmitKind({"opt-ir", [](auto &p, auto &s, auto &o,
+                              auto &out) { return emitIR(p, s, o, out, Stage::Opt); }}) &&
     addEmitKind({"llvm", emitLLVM}) &&
-    addEmitKind({"cuda", [](auto &p, auto &s, auto &o, auto &out) {
-                   return emitCudaKind(p, s, o, out, false);
-                 }}) &&
+    addEmitKind({"cuda", [](auto &p, auto &s, auto &o,
+                            auto &out) { return emitCudaKind(p, s, o, out, false); }}) &&
     addEmitKind({"ptx", [](auto &p, auto &s, auto &o, auto &out) {
                    return emitCudaKind(p, s, o, out, true);
                  }});

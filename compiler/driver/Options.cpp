@@ -38,8 +38,10 @@ bool parseCommonOptions(const std::vector<std::string> &args, CommonOptions &out
       }
       size_t eq = kv.find('=');
       if (eq == std::string::npos || eq == 0) {
-        std::fprintf(stderr, "evoc: error: --set takes KEY=VALUE (e.g. evolve.population=50), "
-                             "not '%s'\n", kv.c_str());
+        std::fprintf(stderr,
+                     "evoc: error: --set takes KEY=VALUE (e.g. evolve.population=50), "
+                     "not '%s'\n",
+                     kv.c_str());
         return false;
       }
       out.check.overrides.push_back({kv.substr(0, eq), kv.substr(eq + 1)});

@@ -85,7 +85,8 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
   }
   for (const auto &m : p.mutations) {
     if (m.op != "flip")
-      throw Error("mutation '" + m.op + "' applies to grammar bodies; a lattice body "
+      throw Error("mutation '" + m.op +
+                  "' applies to grammar bodies; a lattice body "
                   "mutates with flip rules");
     double rate = m.constant ? m.rate : -1; // -1: the engine evaluates 1/cells, 1/edges
     if (m.target == "cell") {
@@ -155,16 +156,15 @@ int runRun(const std::vector<std::string> &args) {
       resolved += "\n// ----- " + mod->path + " -----\n" + readText(mod->path);
     ro.resolvedSource = resolved;
     int64_t last = train.steps - 1;
-    ro.gait = evolve::trainGait(info, s.executable(), train,
-                                {0, last / 3, 2 * last / 3, last});
-    evolve::RunSummary sum =
-        evolve::runEvolution(config, evolve::trainEvaluate(info, s.executable(), train, config.fitness), ro);
+    ro.gait = evolve::trainGait(info, s.executable(), train, {0, last / 3, 2 * last / 3, last});
+    evolve::RunSummary sum = evolve::runEvolution(
+        config, evolve::trainEvaluate(info, s.executable(), train, config.fitness), ro);
     std::printf("evoc run: %d generations, %llu designs in %.1f s; best fitness %.6g "
                 "(design %llu)\n"
                 "results: %s/log.jsonl, %s/best.json; pictures: %s/*.svg\n",
                 sum.lastGeneration + 1, (unsigned long long)sum.designsEvaluated, sum.seconds,
-                sum.bestFitness, (unsigned long long)sum.bestId, ro.dir.c_str(),
-                ro.dir.c_str(), ro.dir.c_str());
+                sum.bestFitness, (unsigned long long)sum.bestId, ro.dir.c_str(), ro.dir.c_str(),
+                ro.dir.c_str());
     return 0;
   } catch (const Error &e) {
     std::fprintf(stderr, "evoc run: error: %s\n", e.what());
@@ -173,8 +173,7 @@ int runRun(const std::vector<std::string> &args) {
 }
 
 [[maybe_unused]] bool registered = addSubcommand(
-    {"run", "evolve bodies and learn their controllers; write a resumable run directory",
-     runRun});
+    {"run", "evolve bodies and learn their controllers; write a resumable run directory", runRun});
 
 } // namespace
 } // namespace evoc::driver

@@ -9,8 +9,7 @@
 
 namespace evoc::driver {
 
-Session::Session(const CommonOptions &opts, const std::string &backend,
-                 bool requireExperiment) {
+Session::Session(const CommonOptions &opts, const std::string &backend, bool requireExperiment) {
   codegen::BackendKind kind;
   if (!codegen::parseBackend(backend, kind))
     throw Error("unknown back end '" + backend + "' (expected cpu, interp or cuda)");

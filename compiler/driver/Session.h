@@ -8,8 +8,8 @@
 #include <string>
 
 #include "codegen/Executable.h"
-#include "driver/Driver.h"
 #include "core/Train.h"
+#include "driver/Driver.h"
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 
@@ -21,8 +21,7 @@ public:
   /// Diagnostics go to stderr; ok() is false after errors. Throws
   /// evoc::Error when the back end is unavailable. `requireExperiment`:
   /// the file must have world, physics, body and evolve (`evoc run`).
-  Session(const CommonOptions &opts, const std::string &backend,
-          bool requireExperiment = false);
+  Session(const CommonOptions &opts, const std::string &backend, bool requireExperiment = false);
 
   bool ok() const { return exe_ != nullptr; }
   const sema::CheckedProgram &program() const { return *program_; }

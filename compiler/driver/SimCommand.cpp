@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/JsonIO.h"
+#include "core/Train.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
 #include "driver/Session.h"
-#include "core/JsonIO.h"
-#include "core/Train.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
 #include "support/SourceManager.h"
@@ -37,17 +37,22 @@ bool parseSimArgs(const std::vector<std::string> &rest, SimArgs &a) {
     };
     std::string v;
     if (k == "--robots" || k == "--robot") {
-      if (!value(a.robots)) return false;
+      if (!value(a.robots))
+        return false;
     } else if (k == "--params") {
-      if (!value(a.params)) return false;
+      if (!value(a.params))
+        return false;
     } else if (k == "--out") {
-      if (!value(a.out)) return false;
+      if (!value(a.out))
+        return false;
     } else if (k == "--backend") {
-      if (!value(a.backend)) return false;
+      if (!value(a.backend))
+        return false;
     } else if (k == "--full-tape") {
       a.fullTape = true;
     } else if (k == "--steps" || k == "--iterations" || k == "--threads") {
-      if (!value(v)) return false;
+      if (!value(v))
+        return false;
       char *end = nullptr;
       long long n = std::strtoll(v.c_str(), &end, 10);
       if (!end || *end || n < 0 || (k == "--steps" && n < 2)) {
@@ -100,8 +105,7 @@ int runSim(const std::vector<std::string> &args) {
     int invalid = 0;
     for (size_t i = 0; i < r.results.size(); ++i)
       if (!r.results[i].valid) {
-        std::fprintf(stderr, "evoc sim: warning: robot %zu: %s\n", i,
-                     r.results[i].error.c_str());
+        std::fprintf(stderr, "evoc sim: warning: robot %zu: %s\n", i, r.results[i].error.c_str());
         ++invalid;
       }
     std::fprintf(stderr, "evoc sim: %zu robots, %lld steps, %.3f s, %.0f robot-steps/s -> %s\n",

@@ -43,8 +43,8 @@ struct Ident {
 
 /// Kinds of checked types.
 enum class TypeKind : uint8_t {
-  Error,   ///< a type error was already reported; suppresses follow-ups
-  Void,    ///< statements, settings values with no type
+  Error, ///< a type error was already reported; suppresses follow-ups
+  Void,  ///< statements, settings values with no type
   Bool,
   Int,     ///< a time index (T, a window variable, integer arithmetic on them)
   Scalar,  ///< a float of the module's precision
@@ -53,8 +53,8 @@ enum class TypeKind : uint8_t {
   Set,     ///< an element set's name used as a namespace (`point` in `point.x`)
   World,   ///< `world` or a record inside it (`world.ground`)
   String,
-  Tuple,   ///< (a, b, ...) in settings (part points, springs)
-  List,    ///< [a, b, ...] in settings
+  Tuple, ///< (a, b, ...) in settings (part points, springs)
+  List,  ///< [a, b, ...] in settings
 };
 
 /// A checked type. When `set` is non-null and kind is Bool/Int/Scalar/Vec, the
@@ -62,8 +62,8 @@ enum class TypeKind : uint8_t {
 /// and Set kinds `set` names the set.
 struct Type {
   TypeKind kind = TypeKind::Error;
-  int width = 1;                 ///< Vec: 2 or 3; otherwise 1
-  const SetDecl *set = nullptr;  ///< field / element / set: which element set
+  int width = 1;                ///< Vec: 2 or 3; otherwise 1
+  const SetDecl *set = nullptr; ///< field / element / set: which element set
 
   static Type error() { return {TypeKind::Error}; }
   static Type scalar() { return {TypeKind::Scalar}; }
@@ -72,8 +72,8 @@ struct Type {
   static Type vec(int w) { return {TypeKind::Vec, w}; }
   bool isError() const { return kind == TypeKind::Error; }
   bool isField() const {
-    return set && (kind == TypeKind::Bool || kind == TypeKind::Int ||
-                   kind == TypeKind::Scalar || kind == TypeKind::Vec);
+    return set && (kind == TypeKind::Bool || kind == TypeKind::Int || kind == TypeKind::Scalar ||
+                   kind == TypeKind::Vec);
   }
   /// Scalar, Int (promotes to scalar) or Vec, per element or not.
   bool isNumeric() const {
@@ -94,8 +94,19 @@ struct TypeExpr {
 // ---------------------------------------------------------- expressions ----
 
 enum class ExprKind : uint8_t {
-  Number, Bool, String, Name, Member, Index, Call, Unary, Binary, If,
-  Window, Tuple, List,
+  Number,
+  Bool,
+  String,
+  Name,
+  Member,
+  Index,
+  Call,
+  Unary,
+  Binary,
+  If,
+  Window,
+  Tuple,
+  List,
 };
 
 struct Expr {
@@ -134,15 +145,15 @@ struct StringExpr : Expr {
 /// What a bare identifier refers to (sema).
 enum class NameRef : uint8_t {
   Unresolved,
-  Let,        ///< a `let` in a fn, step, controller or loss: NameExpr::let
-  Param,      ///< a fn parameter: NameExpr::param
-  Element,    ///< a `for` loop variable: NameExpr::loop (its set: type.set)
-  WindowVar,  ///< a window variable `t` in sum(t in a..b: ...): NameExpr::window
-  Set,        ///< an element set name (`point`): NameExpr::set
-  World,      ///< `world`
-  LastTime,   ///< `T`: index of the last state, steps - 1 (NameExpr::constValue)
-  Constant,   ///< a named constant (`pi`): NameExpr::constValue
-  Decl,       ///< a top-level declaration used as a value (settings only)
+  Let,       ///< a `let` in a fn, step, controller or loss: NameExpr::let
+  Param,     ///< a fn parameter: NameExpr::param
+  Element,   ///< a `for` loop variable: NameExpr::loop (its set: type.set)
+  WindowVar, ///< a window variable `t` in sum(t in a..b: ...): NameExpr::window
+  Set,       ///< an element set name (`point`): NameExpr::set
+  World,     ///< `world`
+  LastTime,  ///< `T`: index of the last state, steps - 1 (NameExpr::constValue)
+  Constant,  ///< a named constant (`pi`): NameExpr::constValue
+  Decl,      ///< a top-level declaration used as a value (settings only)
 };
 
 struct NameExpr : Expr {
@@ -180,8 +191,8 @@ struct MemberExpr : Expr {
   const FieldDecl *field = nullptr;
   const EndpointDecl *endpoint = nullptr;
   int component = -1;
-  std::string worldKey;   ///< "dt", "gravity", "ground.height", ...
-  double constValue = 0;  ///< WorldSetting with a numeric value
+  std::string worldKey;  ///< "dt", "gravity", "ground.height", ...
+  double constValue = 0; ///< WorldSetting with a numeric value
 };
 
 /// `base[index]`. On a state field (`point.x[T]`, `point.x[t]`) it selects the
@@ -203,10 +214,27 @@ struct IndexExpr : Expr {
 enum class Builtin : uint8_t {
   None,
   // element-wise math
-  Norm, Dot, Clamp, Abs, Min, Max, Exp, Log, Sin, Cos, Tanh, Sqrt, Pow, Floor,
-  Vec2, Vec3,
+  Norm,
+  Dot,
+  Clamp,
+  Abs,
+  Min,
+  Max,
+  Exp,
+  Log,
+  Sin,
+  Cos,
+  Tanh,
+  Sqrt,
+  Pow,
+  Floor,
+  Vec2,
+  Vec3,
   // reductions of a field over its set to a robot-level value
-  Sum, Mean, ReduceMin, ReduceMax,
+  Sum,
+  Mean,
+  ReduceMin,
+  ReduceMax,
   // controller inputs: sin_waves(N, omega = W)
   SinWaves,
 };
@@ -214,10 +242,10 @@ enum class Builtin : uint8_t {
 /// What a call is (sema).
 enum class CallRef : uint8_t {
   Unresolved,
-  Builtin,  ///< CallExpr::builtin
-  Fn,       ///< a user fn, to inline: CallExpr::fn
-  Setting,  ///< a constructor-like call in a setting (flat(...), adam(...)),
-            ///< interpreted by sema into the CheckedProgram
+  Builtin, ///< CallExpr::builtin
+  Fn,      ///< a user fn, to inline: CallExpr::fn
+  Setting, ///< a constructor-like call in a setting (flat(...), adam(...)),
+           ///< interpreted by sema into the CheckedProgram
 };
 
 /// `name = value` inside a call's argument list.
@@ -248,7 +276,18 @@ struct UnaryExpr : Expr {
 };
 
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, Div, Lt, Le, Gt, Ge, Eq, Ne, And, Or,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  And,
+  Or,
 };
 
 struct BinaryExpr : Expr {
@@ -274,7 +313,7 @@ struct WindowExpr : Expr {
   static constexpr ExprKind Kind = ExprKind::Window;
   WindowExpr() : Expr(Kind) {}
   ReduceOp op = ReduceOp::Sum;
-  Ident op_name;  ///< `sum`, `mean`, `min`, `max` as written
+  Ident op_name; ///< `sum`, `mean`, `min`, `max` as written
   Ident var;
   ExprPtr lo, hi;
   ExprPtr body;
@@ -317,7 +356,7 @@ struct LetStmt : Stmt {
   std::unique_ptr<TypeExpr> declaredType; ///< optional
   ExprPtr value;
   // sema:
-  Type type;        ///< the value's type
+  Type type; ///< the value's type
   bool used = false;
 };
 
@@ -405,7 +444,16 @@ struct SettingsBlock {
 // --------------------------------------------------------- declarations ----
 
 enum class DeclKind : uint8_t {
-  Import, World, Fn, Physics, Part, Grammar, Body, Mutation, Controller, Loss,
+  Import,
+  World,
+  Fn,
+  Physics,
+  Part,
+  Grammar,
+  Body,
+  Mutation,
+  Controller,
+  Loss,
   Evolve,
 };
 
@@ -423,7 +471,7 @@ using DeclPtr = std::unique_ptr<Decl>;
 struct ImportDecl : Decl {
   static constexpr DeclKind Kind = DeclKind::Import;
   ImportDecl() : Decl(Kind) {}
-  std::string path;         ///< as written
+  std::string path; ///< as written
   SourceRange pathRange;
   std::string resolvedPath; ///< frontend: the file it resolved to ("" if not)
   int resolvedFile = -1;    ///< frontend: SourceManager file id
@@ -572,9 +620,9 @@ struct BodyDecl : Decl {
 
 /// `flip cell p = EXPR until changed;`, `add p = 0.3;`, ...
 struct MutationRule {
-  Ident op;      ///< flip, add, remove, rearrange, combine
-  Ident target;  ///< cell, actuator (flip only); empty otherwise
-  Ident rateName;///< the `p` as written
+  Ident op;       ///< flip, add, remove, rearrange, combine
+  Ident target;   ///< cell, actuator (flip only); empty otherwise
+  Ident rateName; ///< the `p` as written
   ExprPtr rate;
   bool untilChanged = false;
   SourceRange range;
@@ -596,7 +644,7 @@ struct LayerSpec {
 
 /// `outputs = spring.act tanh`: writes an input field of the physics.
 struct OutputSpec {
-  ExprPtr target;         ///< a set field, `spring.act`
+  ExprPtr target; ///< a set field, `spring.act`
   Ident activation;
   const FieldDecl *field = nullptr; ///< sema: the input field written
 };
@@ -607,10 +655,10 @@ struct ControllerDecl : Decl {
   static constexpr DeclKind Kind = DeclKind::Controller;
   ControllerDecl() : Decl(Kind) {}
   std::vector<std::unique_ptr<LetStmt>> lets;
-  std::vector<ExprPtr> inputs;   ///< sin_waves(..), robot-level, per-element
+  std::vector<ExprPtr> inputs; ///< sin_waves(..), robot-level, per-element
   std::vector<LayerSpec> hidden;
   std::vector<OutputSpec> outputs;
-  ExprPtr init;                  ///< optional: xavier_normal(w1 = 2, w2 = 3)
+  ExprPtr init; ///< optional: xavier_normal(w1 = 2, w2 = 3)
   SourceRange inputsRange, hiddenRange, outputsRange;
 };
 
@@ -631,7 +679,7 @@ struct EvolveDecl : Decl {
 
 /// One parsed file.
 struct Module {
-  int file = -1;           ///< SourceManager file id
+  int file = -1; ///< SourceManager file id
   std::string path;
   std::vector<DeclPtr> decls;
 };

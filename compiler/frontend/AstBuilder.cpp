@@ -262,8 +262,8 @@ private:
       else if (k == "input")
         fd->kind = FieldKind::Input;
       else {
-        diags.error(fd->kindWord.range, "unknown field kind '" + k +
-                                            "'; expected state, temp, body, param or input");
+        diags.error(fd->kindWord.range,
+                    "unknown field kind '" + k + "'; expected state, temp, body, param or input");
         continue;
       }
       if (fd->init && fd->kind != FieldKind::Param)
@@ -438,7 +438,6 @@ private:
       diags.error(d->name.range, "loss '" + d->name.name + "' has no 'return'");
     return d;
   }
-
 };
 
 } // namespace

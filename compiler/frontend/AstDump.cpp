@@ -33,26 +33,39 @@ private:
   }
   static std::string nameRef(const NameExpr &n) {
     switch (n.ref) {
-    case NameRef::Unresolved: return "";
-    case NameRef::Let: return " [let]";
-    case NameRef::Param: return " [param]";
-    case NameRef::Element: return " [loop element]";
-    case NameRef::WindowVar: return " [window variable]";
-    case NameRef::Set: return " [set]";
-    case NameRef::World: return " [world]";
-    case NameRef::LastTime: return " [T = " + num(n.constValue) + "]";
-    case NameRef::Constant: return " [constant " + num(n.constValue) + "]";
-    case NameRef::Decl: return " [declaration]";
+    case NameRef::Unresolved:
+      return "";
+    case NameRef::Let:
+      return " [let]";
+    case NameRef::Param:
+      return " [param]";
+    case NameRef::Element:
+      return " [loop element]";
+    case NameRef::WindowVar:
+      return " [window variable]";
+    case NameRef::Set:
+      return " [set]";
+    case NameRef::World:
+      return " [world]";
+    case NameRef::LastTime:
+      return " [T = " + num(n.constValue) + "]";
+    case NameRef::Constant:
+      return " [constant " + num(n.constValue) + "]";
+    case NameRef::Decl:
+      return " [declaration]";
     }
     return "";
   }
   static std::string memberRef(const MemberExpr &m) {
     switch (m.ref) {
-    case MemberRef::Unresolved: return "";
+    case MemberRef::Unresolved:
+      return "";
     case MemberRef::Field:
       return std::string(" [") + fieldKindSpelling(m.field->kind) + " field]";
-    case MemberRef::Endpoint: return " [endpoint]";
-    case MemberRef::Component: return " [component " + std::to_string(m.component) + "]";
+    case MemberRef::Endpoint:
+      return " [endpoint]";
+    case MemberRef::Component:
+      return " [component " + std::to_string(m.component) + "]";
     case MemberRef::SetField:
       return std::string(" [") + fieldKindSpelling(m.field->kind) + " field of the set]";
     case MemberRef::WorldSetting:
@@ -66,9 +79,7 @@ private:
     s << v;
     return s.str();
   }
-  static std::string ty(const Type &t) {
-    return t.isError() ? "" : " : " + typeToString(t);
-  }
+  static std::string ty(const Type &t) { return t.isError() ? "" : " : " + typeToString(t); }
 
   void settings(const SettingsBlock &b, int d) {
     for (const auto &s : b.settings) {
@@ -76,8 +87,7 @@ private:
       for (size_t i = 0; i < s.values.size(); ++i) {
         expr(*s.values[i], d + 1);
         if (i < s.suffixes.size() && !s.suffixes[i].name.empty())
-          line(d + 2) << "suffix " << s.suffixes[i].name << " " << rng(s.suffixes[i].range)
-                      << "\n";
+          line(d + 2) << "suffix " << s.suffixes[i].name << " " << rng(s.suffixes[i].range) << "\n";
       }
     }
     for (const auto &nb : b.blocks) {
@@ -128,8 +138,8 @@ private:
           line(depth + 2) << "Endpoint " << e.name.name << ": " << e.setName.name << " "
                           << rng(e.range) << "\n";
         for (const auto &f : s->fields) {
-          line(depth + 2) << "Field " << fieldKindSpelling(f->kind) << " " << f->name.name
-                          << ": " << f->type.name.name << " " << rng(f->range) << "\n";
+          line(depth + 2) << "Field " << fieldKindSpelling(f->kind) << " " << f->name.name << ": "
+                          << f->type.name.name << " " << rng(f->range) << "\n";
           if (f->init)
             expr(*f->init, depth + 3);
         }

@@ -102,10 +102,9 @@ ExprPtr ExprBuilder::exprInner(EvoParser::ExprContext *c) {
     n->lhs = expr(b->expr(0));
     n->rhs = expr(b->expr(1));
     static const std::pair<const char *, BinaryOp> ops[] = {
-        {"+", BinaryOp::Add}, {"-", BinaryOp::Sub}, {"*", BinaryOp::Mul},
-        {"/", BinaryOp::Div}, {"<", BinaryOp::Lt},  {"<=", BinaryOp::Le},
-        {">", BinaryOp::Gt},  {">=", BinaryOp::Ge}, {"==", BinaryOp::Eq},
-        {"!=", BinaryOp::Ne}, {"&&", BinaryOp::And}, {"||", BinaryOp::Or}};
+        {"+", BinaryOp::Add}, {"-", BinaryOp::Sub}, {"*", BinaryOp::Mul},  {"/", BinaryOp::Div},
+        {"<", BinaryOp::Lt},  {"<=", BinaryOp::Le}, {">", BinaryOp::Gt},   {">=", BinaryOp::Ge},
+        {"==", BinaryOp::Eq}, {"!=", BinaryOp::Ne}, {"&&", BinaryOp::And}, {"||", BinaryOp::Or}};
     for (auto &[s, o] : ops)
       if (op == s)
         n->op = o;
@@ -158,8 +157,9 @@ ExprPtr ExprBuilder::primary(EvoParser::PrimaryContext *c) {
     else if (op == "max")
       n->op = ReduceOp::Max;
     else
-      diags.error(n->op_name.range, "'" + op + "' cannot reduce over a time window; "
-                                    "use sum, mean, min or max");
+      diags.error(n->op_name.range, "'" + op +
+                                        "' cannot reduce over a time window; "
+                                        "use sum, mean, min or max");
     return n;
   }
   if (auto *k = dynamic_cast<EvoParser::CallContext *>(c)) {

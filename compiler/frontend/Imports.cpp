@@ -25,8 +25,8 @@ std::vector<std::string> importSearchPath(const ImportOptions &options) {
       size_t start = 0;
       while (start <= s.size()) {
         size_t colon = s.find(':', start);
-        std::string part = s.substr(start, colon == std::string::npos ? std::string::npos
-                                                                       : colon - start);
+        std::string part =
+            s.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
         if (!part.empty())
           dirs.push_back(part);
         if (colon == std::string::npos)
@@ -141,8 +141,7 @@ private:
 } // namespace
 
 std::unique_ptr<ast::Program> loadProgramFromFile(int file, const ImportOptions &options,
-                                                  SourceManager &sources,
-                                                  DiagnosticEngine &diags) {
+                                                  SourceManager &sources, DiagnosticEngine &diags) {
   Loader loader(options, sources, diags);
   return loader.run(file);
 }

@@ -33,7 +33,6 @@ std::unique_ptr<ast::Program> loadProgram(const std::string &path, const ImportO
 
 /// As loadProgram, for a main file already in `sources` (tests, fuzzing).
 std::unique_ptr<ast::Program> loadProgramFromFile(int file, const ImportOptions &options,
-                                                  SourceManager &sources,
-                                                  DiagnosticEngine &diags);
+                                                  SourceManager &sources, DiagnosticEngine &diags);
 
 } // namespace evoc::frontend

@@ -83,7 +83,8 @@ public:
   int errors = 0;
 
 protected:
-  void reportNoViableAlternative(antlr4::Parser *p, const antlr4::NoViableAltException &e) override {
+  void reportNoViableAlternative(antlr4::Parser *p,
+                                 const antlr4::NoViableAltException &e) override {
     antlr4::Token *t = e.getOffendingToken();
     if (special(p, t, nullptr))
       return;
@@ -104,7 +105,8 @@ protected:
     else
       report(p, t, "unexpected " + describe(t) + "; expected " + expectedText(p, expected));
   }
-  void reportFailedPredicate(antlr4::Parser *p, const antlr4::FailedPredicateException &e) override {
+  void reportFailedPredicate(antlr4::Parser *p,
+                             const antlr4::FailedPredicateException &e) override {
     report(p, e.getOffendingToken(), "unexpected " + describe(e.getOffendingToken()));
   }
   void reportUnwantedToken(antlr4::Parser *p) override {
@@ -115,8 +117,8 @@ protected:
     auto expectedHere = getExpectedTokens(p);
     if (special(p, t, &expectedHere))
       return;
-    report(p, t, "unexpected " + describe(t) + "; expected " +
-                     expectedText(p, getExpectedTokens(p)));
+    report(p, t,
+           "unexpected " + describe(t) + "; expected " + expectedText(p, getExpectedTokens(p)));
   }
   void reportMissingToken(antlr4::Parser *p) override {
     if (inErrorRecoveryMode(p))
@@ -167,7 +169,6 @@ private:
     emit(r, msg);
   }
 
-
   /// Tokens from the start of the stream up to (not including) `t`.
   std::vector<antlr4::Token *> before(antlr4::Parser *p, antlr4::Token *t) {
     std::vector<antlr4::Token *> out;
@@ -206,7 +207,8 @@ private:
         return true;
       }
     }
-    if (!toks.empty() && wantsSemi && (t->getLine() > toks.back()->getLine() || t->getText() == "}")) {
+    if (!toks.empty() && wantsSemi &&
+        (t->getLine() > toks.back()->getLine() || t->getText() == "}")) {
       reportAfter(toks.back(), "expected ';' after " + describe(toks.back()));
       return true;
     }
@@ -220,8 +222,8 @@ private:
         open.pop_back();
     }
     std::string ts = t->getText();
-    bool closes = t->getType() == antlr4::Token::EOF || ts == ";" || ts == "}" || ts == ")" ||
-                  ts == "]";
+    bool closes =
+        t->getType() == antlr4::Token::EOF || ts == ";" || ts == "}" || ts == ")" || ts == "]";
     if (!open.empty() && closes) {
       std::string o = open.back()->getText();
       std::string c = o == "(" ? ")" : o == "[" ? "]" : "}";
@@ -298,10 +300,9 @@ private:
     if (exprStart) {
       names.push_back("an expression");
       // Keep only tokens that do not start an expression.
-      static const std::set<std::string> starts = {"a number", "a name", "a string", "'('",
-                                                   "'['", "'-'", "'+'", "'!'", "'if'",
-                                                   "'true'", "'false'", "'world'",
-                                                   "'loss'"};
+      static const std::set<std::string> starts = {
+          "a number", "a name", "a string", "'('",     "'['",     "'-'",   "'+'",
+          "'!'",      "'if'",   "'true'",   "'false'", "'world'", "'loss'"};
       for (auto t : types) {
         std::string n = tokenName(voc, t);
         if (!starts.count(n) && seen.insert(n).second)
@@ -314,7 +315,8 @@ private:
       for (auto t : types) {
         std::string n = tokenName(voc, t);
         // Keywords allowed as setting names: "a name" says it.
-        bool keyword = n.size() > 2 && n[0] == '\'' && std::isalpha(static_cast<unsigned char>(n[1]));
+        bool keyword =
+            n.size() > 2 && n[0] == '\'' && std::isalpha(static_cast<unsigned char>(n[1]));
         if (name && keyword)
           continue;
         if (seen.insert(n).second)

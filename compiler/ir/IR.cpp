@@ -5,8 +5,8 @@ namespace evoc::ir {
 
 const char *opName(Op op) {
   switch (op) {
-#define EVOC_X(Name, mnemonic, nargs, type)                                    \
-  case Op::Name:                                                               \
+#define EVOC_X(Name, mnemonic, nargs, type)                                                        \
+  case Op::Name:                                                                                   \
     return mnemonic;
     EVOC_IR_OPS(EVOC_X)
 #undef EVOC_X
@@ -16,8 +16,8 @@ const char *opName(Op op) {
 
 int opNumArgs(Op op) {
   switch (op) {
-#define EVOC_X(Name, mnemonic, nargs, type)                                    \
-  case Op::Name:                                                               \
+#define EVOC_X(Name, mnemonic, nargs, type)                                                        \
+  case Op::Name:                                                                                   \
     return nargs;
     EVOC_IR_OPS(EVOC_X)
 #undef EVOC_X
@@ -27,8 +27,8 @@ int opNumArgs(Op op) {
 
 Type opResultType(Op op) {
   switch (op) {
-#define EVOC_X(Name, mnemonic, nargs, type)                                    \
-  case Op::Name:                                                               \
+#define EVOC_X(Name, mnemonic, nargs, type)                                                        \
+  case Op::Name:                                                                                   \
     return Type::type;
     EVOC_IR_OPS(EVOC_X)
 #undef EVOC_X

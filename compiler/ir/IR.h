@@ -53,58 +53,58 @@ enum class Precision : uint8_t { F64, F32 };
 // The one list of ops. X(Name, "mnemonic", operand count (-1: variadic),
 // result type). Printer, parser, verifier, interpreter, autodiff and every
 // code generator switch over this list; adding an op is one edit in each.
-#define EVOC_IR_OPS(X)                                                        \
-  /* constants and kernel-level scalars */                                    \
-  X(ConstF, "constf", 0, F)   /* float literal Inst::f */                     \
-  X(ConstI, "consti", 0, I)   /* int literal Inst::i */                       \
-  X(ConstB, "constb", 0, B)   /* bool literal Inst::i != 0 */                 \
-  X(Time, "time", 0, I)       /* index t of the input state of this step */   \
-  X(Size, "size", 0, I)       /* number of elements of set Inst::set */       \
-  /* float arithmetic */                                                      \
-  X(Add, "add", 2, F)                                                         \
-  X(Sub, "sub", 2, F)                                                         \
-  X(Mul, "mul", 2, F)                                                         \
-  X(Div, "div", 2, F)                                                         \
-  X(Neg, "neg", 1, F)                                                         \
-  X(Min, "min", 2, F)                                                         \
-  X(Max, "max", 2, F)                                                         \
-  X(Pow, "pow", 2, F)                                                         \
-  X(Sin, "sin", 1, F)                                                         \
-  X(Cos, "cos", 1, F)                                                         \
-  X(Tanh, "tanh", 1, F)                                                       \
-  X(Exp, "exp", 1, F)                                                         \
-  X(Log, "log", 1, F)                                                         \
-  X(Sqrt, "sqrt", 1, F)                                                       \
-  X(Abs, "abs", 1, F)                                                         \
-  X(Floor, "floor", 1, F)     /* derivative 0 */                              \
-  X(Select, "select", 3, F)   /* args: bool cond, float a, float b */         \
-  /* comparisons and logic */                                                 \
-  X(Lt, "lt", 2, B)                                                           \
-  X(Le, "le", 2, B)                                                           \
-  X(Gt, "gt", 2, B)                                                           \
-  X(Ge, "ge", 2, B)                                                           \
-  X(Eq, "eq", 2, B)                                                           \
-  X(Ne, "ne", 2, B)                                                           \
-  X(And, "and", 2, B)                                                         \
-  X(Or, "or", 2, B)                                                           \
-  X(Not, "not", 1, B)                                                         \
-  /* integers (indices) */                                                    \
-  X(IAdd, "iadd", 2, I)                                                       \
-  X(ISub, "isub", 2, I)                                                       \
-  X(IMul, "imul", 2, I)                                                       \
-  X(IToF, "itof", 1, F)       /* int -> float */                              \
-  /* memory: Inst::buffer names the buffer */                                 \
-  X(Load, "load", 1, F)       /* args: index; result type = buffer elem */   \
-  X(Store, "store", 2, None)  /* args: index, value */                        \
-  X(AccAdd, "accadd", 2, None) /* args: index, value; buffer[i] += value */   \
-  /* accumulator locals: Inst::f is the initial value */                      \
-  X(Local, "local", 0, None)  /* declares slot; result id names the slot */   \
-  X(LocalAdd, "local.add", 2, None) /* args: slot, value */                   \
-  X(LocalMax, "local.max", 2, None)                                           \
-  X(LocalMin, "local.min", 2, None)                                           \
-  X(LocalGet, "local.get", 1, F)                                              \
-  /* structured control flow */                                               \
-  X(Loop, "loop", 0, None)    /* over set Inst::set; body = Inst::body */
+#define EVOC_IR_OPS(X)                                                                             \
+  /* constants and kernel-level scalars */                                                         \
+  X(ConstF, "constf", 0, F) /* float literal Inst::f */                                            \
+  X(ConstI, "consti", 0, I) /* int literal Inst::i */                                              \
+  X(ConstB, "constb", 0, B) /* bool literal Inst::i != 0 */                                        \
+  X(Time, "time", 0, I)     /* index t of the input state of this step */                          \
+  X(Size, "size", 0, I)     /* number of elements of set Inst::set */                              \
+  /* float arithmetic */                                                                           \
+  X(Add, "add", 2, F)                                                                              \
+  X(Sub, "sub", 2, F)                                                                              \
+  X(Mul, "mul", 2, F)                                                                              \
+  X(Div, "div", 2, F)                                                                              \
+  X(Neg, "neg", 1, F)                                                                              \
+  X(Min, "min", 2, F)                                                                              \
+  X(Max, "max", 2, F)                                                                              \
+  X(Pow, "pow", 2, F)                                                                              \
+  X(Sin, "sin", 1, F)                                                                              \
+  X(Cos, "cos", 1, F)                                                                              \
+  X(Tanh, "tanh", 1, F)                                                                            \
+  X(Exp, "exp", 1, F)                                                                              \
+  X(Log, "log", 1, F)                                                                              \
+  X(Sqrt, "sqrt", 1, F)                                                                            \
+  X(Abs, "abs", 1, F)                                                                              \
+  X(Floor, "floor", 1, F)   /* derivative 0 */                                                     \
+  X(Select, "select", 3, F) /* args: bool cond, float a, float b */                                \
+  /* comparisons and logic */                                                                      \
+  X(Lt, "lt", 2, B)                                                                                \
+  X(Le, "le", 2, B)                                                                                \
+  X(Gt, "gt", 2, B)                                                                                \
+  X(Ge, "ge", 2, B)                                                                                \
+  X(Eq, "eq", 2, B)                                                                                \
+  X(Ne, "ne", 2, B)                                                                                \
+  X(And, "and", 2, B)                                                                              \
+  X(Or, "or", 2, B)                                                                                \
+  X(Not, "not", 1, B)                                                                              \
+  /* integers (indices) */                                                                         \
+  X(IAdd, "iadd", 2, I)                                                                            \
+  X(ISub, "isub", 2, I)                                                                            \
+  X(IMul, "imul", 2, I)                                                                            \
+  X(IToF, "itof", 1, F) /* int -> float */                                                         \
+  /* memory: Inst::buffer names the buffer */                                                      \
+  X(Load, "load", 1, F)        /* args: index; result type = buffer elem */                        \
+  X(Store, "store", 2, None)   /* args: index, value */                                            \
+  X(AccAdd, "accadd", 2, None) /* args: index, value; buffer[i] += value */                        \
+  /* accumulator locals: Inst::f is the initial value */                                           \
+  X(Local, "local", 0, None)        /* declares slot; result id names the slot */                  \
+  X(LocalAdd, "local.add", 2, None) /* args: slot, value */                                        \
+  X(LocalMax, "local.max", 2, None)                                                                \
+  X(LocalMin, "local.min", 2, None)                                                                \
+  X(LocalGet, "local.get", 1, F)                                                                   \
+  /* structured control flow */                                                                    \
+  X(Loop, "loop", 0, None) /* over set Inst::set; body = Inst::body */
 
 enum class Op : uint8_t {
 #define EVOC_X(Name, mnemonic, nargs, type) Name,
@@ -132,14 +132,14 @@ struct Block;
 /// One instruction. Its result (if any) is the value `result`.
 struct Inst {
   Op op;
-  Type type = Type::None;        // result type
-  ValueId result = 0;            // 0 if no result (Local: the slot id)
+  Type type = Type::None; // result type
+  ValueId result = 0;     // 0 if no result (Local: the slot id)
   std::vector<ValueId> args;
-  double f = 0;                  // ConstF value; Local initial value
-  int64_t i = 0;                 // ConstI / ConstB value
-  int buffer = -1;               // Load / Store / AccAdd
-  int set = -1;                  // Size / Loop
-  std::unique_ptr<Block> body;   // Loop
+  double f = 0;                // ConstF value; Local initial value
+  int64_t i = 0;               // ConstI / ConstB value
+  int buffer = -1;             // Load / Store / AccAdd
+  int set = -1;                // Size / Loop
+  std::unique_ptr<Block> body; // Loop
   SrcLoc loc;
 };
 
@@ -152,13 +152,13 @@ struct Block {
 /// What a buffer holds, which decides who allocates it and how autodiff
 /// treats it.
 enum class Role : uint8_t {
-  State,    // a state field at some time (see Buffer::time); read-only in a kernel
-  NextState,// the state at t+1 written by a step kernel
-  Body,     // body data (rest lengths, stiffness, endpoint indices, ...)
-  Param,    // controller parameters (trained)
-  Temp,     // kernel-internal scratch, zeroed by the caller before a call
-  Output,   // a kernel result (e.g. the loss, extent 1)
-  Adjoint,  // adjoint of another buffer (Buffer::primal)
+  State,     // a state field at some time (see Buffer::time); read-only in a kernel
+  NextState, // the state at t+1 written by a step kernel
+  Body,      // body data (rest lengths, stiffness, endpoint indices, ...)
+  Param,     // controller parameters (trained)
+  Temp,      // kernel-internal scratch, zeroed by the caller before a call
+  Output,    // a kernel result (e.g. the loss, extent 1)
+  Adjoint,   // adjoint of another buffer (Buffer::primal)
 };
 
 /// Which state a State buffer of a loss kernel refers to.
@@ -168,16 +168,16 @@ enum class TimeRef : uint8_t { Current, First, Last, Fixed };
 /// `comps` (sets empty: a robot-level array of `comps` entries). Element
 /// (i0, i1, ..., c) lives at ((i0 * n1 + i1) * ...) * comps + c.
 struct Buffer {
-  std::string name;            // "point.x", "spring.a", "mlp.w1.sin", "point.x.adj"
-  Type elem = Type::F;         // F or I
+  std::string name;    // "point.x", "spring.a", "mlp.w1.sin", "point.x.adj"
+  Type elem = Type::F; // F or I
   Role role = Role::Temp;
-  std::vector<int> sets;       // element sets indexing it (outermost first)
+  std::vector<int> sets; // element sets indexing it (outermost first)
   int comps = 1;
-  std::string field;           // language-level field it stores ("point.x")
+  std::string field;               // language-level field it stores ("point.x")
   TimeRef time = TimeRef::Current; // for State buffers of loss kernels
-  int64_t fixedTime = 0;       // TimeRef::Fixed
-  bool differentiable = false; // gradients wanted / propagated through it
-  int primal = -1;             // Role::Adjoint: the buffer it is the adjoint of
+  int64_t fixedTime = 0;           // TimeRef::Fixed
+  bool differentiable = false;     // gradients wanted / propagated through it
+  int primal = -1;                 // Role::Adjoint: the buffer it is the adjoint of
   // Role::Param: how the runtime initialises it from the run's seed.
   // "zeros", or "xavier_normal" with std = gain * sqrt(2 / (fan_in + fan_out)),
   // fan_out = size(sets[0]), fan_in = size(sets[1]) (a matrix [out, in]).
@@ -187,20 +187,20 @@ struct Buffer {
 
 /// What a kernel computes, which decides when the runtime calls it.
 enum class KernelKind : uint8_t {
-  Step,      // state t -> state t+1 (controller + physics, fused)
-  Loss,      // once, after the rollout: writes the Output buffer "loss"
-  LossStep,  // once per step t in [windowBegin, windowEnd]: accumulates into "loss"
-  StepAdj,   // adjoint of a Step kernel
-  LossAdj,   // adjoint of a Loss kernel
+  Step,     // state t -> state t+1 (controller + physics, fused)
+  Loss,     // once, after the rollout: writes the Output buffer "loss"
+  LossStep, // once per step t in [windowBegin, windowEnd]: accumulates into "loss"
+  StepAdj,  // adjoint of a Step kernel
+  LossAdj,  // adjoint of a Loss kernel
   LossStepAdj,
-  Init,      // once per robot before training: parameter initialisation etc.
+  Init, // once per robot before training: parameter initialisation etc.
 };
 
 struct Kernel {
-  std::string name;             // "step", "step.adj", "loss", ...
+  std::string name; // "step", "step.adj", "loss", ...
   KernelKind kind = KernelKind::Step;
   int64_t windowBegin = 0, windowEnd = -1; // LossStep: inclusive range of t; -1 = last
-  int primal = -1;              // adjoint kernels: index of the forward kernel
+  int primal = -1;                         // adjoint kernels: index of the forward kernel
   Block body;
   ValueId nextValue = 1;        // next free value id
   std::vector<Type> valueTypes; // indexed by ValueId (slot 0 unused)
@@ -210,8 +210,8 @@ struct Kernel {
 /// either taken from the robot's body (point, spring) or derived as
 /// base + sum(coef * size(set)) (unit: 32; input: 12 + 4 * point).
 struct ElementSet {
-  std::string name;              // "point", "spring", "unit", "input"
-  bool fromBody = false;         // size comes from the body (points, springs)
+  std::string name;      // "point", "spring", "unit", "input"
+  bool fromBody = false; // size comes from the body (points, springs)
   int64_t base = 0;
   std::vector<std::pair<int, int64_t>> terms; // (set, coefficient)
 };

@@ -12,10 +12,9 @@ namespace {
 
 template <class F> class Interp {
 public:
-  Interp(const Module &m, const Kernel &k, void *const *bufs, const int64_t *sizes,
-         int64_t t)
-      : m_(m), k_(k), bufs_(bufs), sizes_(sizes), t_(t), fv_(k.nextValue + 1),
-        iv_(k.nextValue + 1), lens_(m.buffers.size()) {
+  Interp(const Module &m, const Kernel &k, void *const *bufs, const int64_t *sizes, int64_t t)
+      : m_(m), k_(k), bufs_(bufs), sizes_(sizes), t_(t), fv_(k.nextValue + 1), iv_(k.nextValue + 1),
+        lens_(m.buffers.size()) {
     for (size_t b = 0; b < lens_.size(); ++b)
       lens_[b] = bufferLength(m, static_cast<int>(b), sizes);
   }
@@ -57,46 +56,114 @@ private:
     F &rf = fv_[in.result];
     int64_t &ri = iv_[in.result];
     switch (in.op) {
-    case Op::ConstF: rf = static_cast<F>(in.f); break;
-    case Op::ConstI: ri = in.i; break;
-    case Op::ConstB: ri = in.i != 0; break;
-    case Op::Time: ri = t_; break;
-    case Op::Size: ri = sizes_[in.set]; break;
-    case Op::Add: rf = f(0) + f(1); break;
-    case Op::Sub: rf = f(0) - f(1); break;
-    case Op::Mul: rf = f(0) * f(1); break;
-    case Op::Div: rf = f(0) / f(1); break;
-    case Op::Neg: rf = -f(0); break;
-    case Op::Min: rf = f(1) < f(0) ? f(1) : f(0); break;
-    case Op::Max: rf = f(1) > f(0) ? f(1) : f(0); break;
-    case Op::Pow: rf = std::pow(f(0), f(1)); break;
-    case Op::Sin: rf = std::sin(f(0)); break;
-    case Op::Cos: rf = std::cos(f(0)); break;
-    case Op::Tanh: rf = std::tanh(f(0)); break;
-    case Op::Exp: rf = std::exp(f(0)); break;
-    case Op::Log: rf = std::log(f(0)); break;
-    case Op::Sqrt: rf = std::sqrt(f(0)); break;
-    case Op::Abs: rf = std::fabs(f(0)); break;
-    case Op::Floor: rf = std::floor(f(0)); break;
+    case Op::ConstF:
+      rf = static_cast<F>(in.f);
+      break;
+    case Op::ConstI:
+      ri = in.i;
+      break;
+    case Op::ConstB:
+      ri = in.i != 0;
+      break;
+    case Op::Time:
+      ri = t_;
+      break;
+    case Op::Size:
+      ri = sizes_[in.set];
+      break;
+    case Op::Add:
+      rf = f(0) + f(1);
+      break;
+    case Op::Sub:
+      rf = f(0) - f(1);
+      break;
+    case Op::Mul:
+      rf = f(0) * f(1);
+      break;
+    case Op::Div:
+      rf = f(0) / f(1);
+      break;
+    case Op::Neg:
+      rf = -f(0);
+      break;
+    case Op::Min:
+      rf = f(1) < f(0) ? f(1) : f(0);
+      break;
+    case Op::Max:
+      rf = f(1) > f(0) ? f(1) : f(0);
+      break;
+    case Op::Pow:
+      rf = std::pow(f(0), f(1));
+      break;
+    case Op::Sin:
+      rf = std::sin(f(0));
+      break;
+    case Op::Cos:
+      rf = std::cos(f(0));
+      break;
+    case Op::Tanh:
+      rf = std::tanh(f(0));
+      break;
+    case Op::Exp:
+      rf = std::exp(f(0));
+      break;
+    case Op::Log:
+      rf = std::log(f(0));
+      break;
+    case Op::Sqrt:
+      rf = std::sqrt(f(0));
+      break;
+    case Op::Abs:
+      rf = std::fabs(f(0));
+      break;
+    case Op::Floor:
+      rf = std::floor(f(0));
+      break;
     case Op::Select:
       if (in.type == Type::F)
         rf = i(0) ? f(1) : f(2);
       else
         ri = i(0) ? i(1) : i(2);
       break;
-    case Op::Lt: ri = cmp(in, [](auto x, auto y) { return x < y; }); break;
-    case Op::Le: ri = cmp(in, [](auto x, auto y) { return x <= y; }); break;
-    case Op::Gt: ri = cmp(in, [](auto x, auto y) { return x > y; }); break;
-    case Op::Ge: ri = cmp(in, [](auto x, auto y) { return x >= y; }); break;
-    case Op::Eq: ri = cmp(in, [](auto x, auto y) { return x == y; }); break;
-    case Op::Ne: ri = cmp(in, [](auto x, auto y) { return x != y; }); break;
-    case Op::And: ri = i(0) && i(1); break;
-    case Op::Or: ri = i(0) || i(1); break;
-    case Op::Not: ri = !i(0); break;
-    case Op::IAdd: ri = i(0) + i(1); break;
-    case Op::ISub: ri = i(0) - i(1); break;
-    case Op::IMul: ri = i(0) * i(1); break;
-    case Op::IToF: rf = static_cast<F>(i(0)); break;
+    case Op::Lt:
+      ri = cmp(in, [](auto x, auto y) { return x < y; });
+      break;
+    case Op::Le:
+      ri = cmp(in, [](auto x, auto y) { return x <= y; });
+      break;
+    case Op::Gt:
+      ri = cmp(in, [](auto x, auto y) { return x > y; });
+      break;
+    case Op::Ge:
+      ri = cmp(in, [](auto x, auto y) { return x >= y; });
+      break;
+    case Op::Eq:
+      ri = cmp(in, [](auto x, auto y) { return x == y; });
+      break;
+    case Op::Ne:
+      ri = cmp(in, [](auto x, auto y) { return x != y; });
+      break;
+    case Op::And:
+      ri = i(0) && i(1);
+      break;
+    case Op::Or:
+      ri = i(0) || i(1);
+      break;
+    case Op::Not:
+      ri = !i(0);
+      break;
+    case Op::IAdd:
+      ri = i(0) + i(1);
+      break;
+    case Op::ISub:
+      ri = i(0) - i(1);
+      break;
+    case Op::IMul:
+      ri = i(0) * i(1);
+      break;
+    case Op::IToF:
+      rf = static_cast<F>(i(0));
+      break;
     case Op::Load: {
       int64_t x = index(in, a[0]);
       if (m_.buffers[in.buffer].elem == Type::I)
@@ -121,11 +188,21 @@ private:
         fbuf(in.buffer)[x] += f(1);
       break;
     }
-    case Op::Local: rf = static_cast<F>(in.f); break;
-    case Op::LocalAdd: fv_[a[0]] += f(1); break;
-    case Op::LocalMax: fv_[a[0]] = f(1) > f(0) ? f(1) : f(0); break;
-    case Op::LocalMin: fv_[a[0]] = f(1) < f(0) ? f(1) : f(0); break;
-    case Op::LocalGet: rf = f(0); break;
+    case Op::Local:
+      rf = static_cast<F>(in.f);
+      break;
+    case Op::LocalAdd:
+      fv_[a[0]] += f(1);
+      break;
+    case Op::LocalMax:
+      fv_[a[0]] = f(1) > f(0) ? f(1) : f(0);
+      break;
+    case Op::LocalMin:
+      fv_[a[0]] = f(1) < f(0) ? f(1) : f(0);
+      break;
+    case Op::LocalGet:
+      rf = f(0);
+      break;
     case Op::Loop: {
       int64_t n = sizes_[in.set];
       for (int64_t e = 0; e < n; ++e) {
@@ -149,8 +226,7 @@ private:
 
 } // namespace
 
-void interpret(const Module &m, int kernel, void *const *buffers,
-               const int64_t *sizes, int64_t t) {
+void interpret(const Module &m, int kernel, void *const *buffers, const int64_t *sizes, int64_t t) {
   const Kernel &k = m.kernels.at(kernel);
   if (m.precision == Precision::F64) {
     Interp<double> in(m, k, buffers, sizes, t);

@@ -13,7 +13,6 @@ namespace evoc::ir {
 /// Type::F, int32_t for Type::I; null when the kernel does not use it),
 /// sizes[s] is the size of set s, t the time index. Every memory access is
 /// bounds-checked; a violation is an internal error (a compiler bug).
-void interpret(const Module &m, int kernel, void *const *buffers,
-               const int64_t *sizes, int64_t t);
+void interpret(const Module &m, int kernel, void *const *buffers, const int64_t *sizes, int64_t t);
 
 } // namespace evoc::ir

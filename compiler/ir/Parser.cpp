@@ -11,7 +11,9 @@
 namespace evoc::ir {
 namespace {
 
-bool isPunct(char c) { return c == ',' || c == '[' || c == ']' || c == '{' || c == '}' || c == '='; }
+bool isPunct(char c) {
+  return c == ',' || c == '[' || c == ']' || c == '{' || c == '}' || c == '=';
+}
 
 std::vector<std::string> tokenize(const std::string &line) {
   std::vector<std::string> toks;
@@ -54,12 +56,18 @@ public:
       if (toks_.empty() || toks_[0][0] == ';')
         continue;
       std::string w = next();
-      if (w == "module") moduleLine();
-      else if (w == "file") fileLine();
-      else if (w == "set") setLine();
-      else if (w == "buffer") bufferLine();
-      else if (w == "kernel") kernelLine();
-      else fail("expected module, file, set, buffer or kernel, found '" + w + "'");
+      if (w == "module")
+        moduleLine();
+      else if (w == "file")
+        fileLine();
+      else if (w == "set")
+        setLine();
+      else if (w == "buffer")
+        bufferLine();
+      else if (w == "kernel")
+        kernelLine();
+      else
+        fail("expected module, file, set, buffer or kernel, found '" + w + "'");
     }
     for (auto &[b, name] : primals_)
       m_.buffers[b].primal = findBuffer(name);
@@ -99,9 +107,12 @@ private:
         return v;
     } catch (...) {
     }
-    if (s == "inf") return 1.0 / 0.0;
-    if (s == "-inf") return -1.0 / 0.0;
-    if (s == "nan" || s == "-nan") return 0.0 / 0.0;
+    if (s == "inf")
+      return 1.0 / 0.0;
+    if (s == "-inf")
+      return -1.0 / 0.0;
+    if (s == "nan" || s == "-nan")
+      return 0.0 / 0.0;
     fail("expected a number, found '" + s + "'");
   }
   int findSet(const std::string &n) {
@@ -139,7 +150,11 @@ private:
     std::vector<std::string> out;
     std::string cur;
     for (char ch : s) {
-      if (ch == c) { out.push_back(cur); cur.clear(); } else cur += ch;
+      if (ch == c) {
+        out.push_back(cur);
+        cur.clear();
+      } else
+        cur += ch;
     }
     out.push_back(cur);
     return out;
@@ -169,8 +184,10 @@ private:
     ElementSet s;
     s.name = next();
     for (auto &[k, v] : attrs()) {
-      if (k == "body") s.fromBody = true;
-      else if (k == "base") s.base = integer(v);
+      if (k == "body")
+        s.fromBody = true;
+      else if (k == "base")
+        s.base = integer(v);
       else if (k == "terms") {
         for (auto &t : split(v, ',')) {
           auto f = split(t, '*');
@@ -178,7 +195,8 @@ private:
             fail("bad set term '" + t + "'");
           s.terms.emplace_back(findSet(f[0]), integer(f[1]));
         }
-      } else fail("bad set attribute '" + k + "'");
+      } else
+        fail("bad set attribute '" + k + "'");
     }
     m_.sets.push_back(s);
   }
@@ -187,28 +205,46 @@ private:
     Buffer b;
     b.name = next();
     for (auto &[k, v] : attrs()) {
-      if (k == "elem") b.elem = v == "f" ? Type::F : v == "i" ? Type::I : (fail("bad elem"), Type::F);
+      if (k == "elem")
+        b.elem = v == "f" ? Type::F : v == "i" ? Type::I : (fail("bad elem"), Type::F);
       else if (k == "role") {
         bool ok = false;
         for (Role r : {Role::State, Role::NextState, Role::Body, Role::Param, Role::Temp,
                        Role::Output, Role::Adjoint})
-          if (v == roleName(r)) { b.role = r; ok = true; }
-        if (!ok) fail("bad role '" + v + "'");
+          if (v == roleName(r)) {
+            b.role = r;
+            ok = true;
+          }
+        if (!ok)
+          fail("bad role '" + v + "'");
       } else if (k == "sets") {
-        for (auto &s : split(v, ',')) b.sets.push_back(findSet(s));
-      } else if (k == "comps") b.comps = static_cast<int>(integer(v));
-      else if (k == "field") b.field = v;
+        for (auto &s : split(v, ','))
+          b.sets.push_back(findSet(s));
+      } else if (k == "comps")
+        b.comps = static_cast<int>(integer(v));
+      else if (k == "field")
+        b.field = v;
       else if (k == "time") {
         bool ok = false;
         for (TimeRef t : {TimeRef::Current, TimeRef::First, TimeRef::Last, TimeRef::Fixed})
-          if (v == timeRefName(t)) { b.time = t; ok = true; }
-        if (!ok) fail("bad time '" + v + "'");
-      } else if (k == "at") b.fixedTime = integer(v);
-      else if (k == "diff") b.differentiable = true;
-      else if (k == "primal") primals_.emplace_back(static_cast<int>(m_.buffers.size()), v);
-      else if (k == "init") b.init = v;
-      else if (k == "gain") b.initGain = number(v);
-      else fail("bad buffer attribute '" + k + "'");
+          if (v == timeRefName(t)) {
+            b.time = t;
+            ok = true;
+          }
+        if (!ok)
+          fail("bad time '" + v + "'");
+      } else if (k == "at")
+        b.fixedTime = integer(v);
+      else if (k == "diff")
+        b.differentiable = true;
+      else if (k == "primal")
+        primals_.emplace_back(static_cast<int>(m_.buffers.size()), v);
+      else if (k == "init")
+        b.init = v;
+      else if (k == "gain")
+        b.initGain = number(v);
+      else
+        fail("bad buffer attribute '" + k + "'");
     }
     m_.buffers.push_back(b);
   }
@@ -220,18 +256,25 @@ private:
     for (auto &[key, v] : attrs()) {
       if (key == "kind") {
         bool ok = false;
-        for (KernelKind kk : {KernelKind::Step, KernelKind::Loss, KernelKind::LossStep,
-                              KernelKind::StepAdj, KernelKind::LossAdj,
-                              KernelKind::LossStepAdj, KernelKind::Init})
-          if (v == kindName(kk)) { k.kind = kk; ok = true; }
-        if (!ok) fail("bad kernel kind '" + v + "'");
+        for (KernelKind kk :
+             {KernelKind::Step, KernelKind::Loss, KernelKind::LossStep, KernelKind::StepAdj,
+              KernelKind::LossAdj, KernelKind::LossStepAdj, KernelKind::Init})
+          if (v == kindName(kk)) {
+            k.kind = kk;
+            ok = true;
+          }
+        if (!ok)
+          fail("bad kernel kind '" + v + "'");
       } else if (key == "window") {
         auto p = split(v, ':');
-        if (p.size() != 2) fail("bad window '" + v + "'");
+        if (p.size() != 2)
+          fail("bad window '" + v + "'");
         k.windowBegin = integer(p[0]);
         k.windowEnd = integer(p[1]);
-      } else if (key == "primal") k.primal = static_cast<int>(integer(v));
-      else fail("bad kernel attribute '" + key + "'");
+      } else if (key == "primal")
+        k.primal = static_cast<int>(integer(v));
+      else
+        fail("bad kernel attribute '" + key + "'");
     }
     expect("{");
     k_ = &k;
@@ -302,16 +345,25 @@ private:
       }
     };
     switch (op) {
-    case Op::ConstF: in->f = number(next()); break;
-    case Op::ConstI: in->i = integer(next()); break;
+    case Op::ConstF:
+      in->f = number(next());
+      break;
+    case Op::ConstI:
+      in->i = integer(next());
+      break;
     case Op::ConstB: {
       std::string v = next();
-      if (v != "true" && v != "false") fail("expected true or false");
+      if (v != "true" && v != "false")
+        fail("expected true or false");
       in->i = v == "true";
       break;
     }
-    case Op::Size: in->set = findSet(next()); break;
-    case Op::Local: in->f = number(next()); break;
+    case Op::Size:
+      in->set = findSet(next());
+      break;
+    case Op::Local:
+      in->f = number(next());
+      break;
     case Op::Load:
     case Op::Store:
     case Op::AccAdd:
@@ -332,7 +384,8 @@ private:
       expect("{");
       in->body = std::make_unique<Block>();
       in->body->arg = define(arg, Type::I);
-      if (!atEnd()) fail("unexpected text after '{'");
+      if (!atEnd())
+        fail("unexpected text after '{'");
       block(*in->body);
       return in;
     }

@@ -9,46 +9,68 @@ namespace evoc::ir {
 
 const char *typeName(Type t) {
   switch (t) {
-  case Type::None: return "none";
-  case Type::F: return "f";
-  case Type::I: return "i";
-  case Type::B: return "b";
+  case Type::None:
+    return "none";
+  case Type::F:
+    return "f";
+  case Type::I:
+    return "i";
+  case Type::B:
+    return "b";
   }
   return "?";
 }
 
 const char *roleName(Role r) {
   switch (r) {
-  case Role::State: return "state";
-  case Role::NextState: return "next";
-  case Role::Body: return "body";
-  case Role::Param: return "param";
-  case Role::Temp: return "temp";
-  case Role::Output: return "output";
-  case Role::Adjoint: return "adjoint";
+  case Role::State:
+    return "state";
+  case Role::NextState:
+    return "next";
+  case Role::Body:
+    return "body";
+  case Role::Param:
+    return "param";
+  case Role::Temp:
+    return "temp";
+  case Role::Output:
+    return "output";
+  case Role::Adjoint:
+    return "adjoint";
   }
   return "?";
 }
 
 const char *kindName(KernelKind k) {
   switch (k) {
-  case KernelKind::Step: return "step";
-  case KernelKind::Loss: return "loss";
-  case KernelKind::LossStep: return "lossstep";
-  case KernelKind::StepAdj: return "stepadj";
-  case KernelKind::LossAdj: return "lossadj";
-  case KernelKind::LossStepAdj: return "lossstepadj";
-  case KernelKind::Init: return "init";
+  case KernelKind::Step:
+    return "step";
+  case KernelKind::Loss:
+    return "loss";
+  case KernelKind::LossStep:
+    return "lossstep";
+  case KernelKind::StepAdj:
+    return "stepadj";
+  case KernelKind::LossAdj:
+    return "lossadj";
+  case KernelKind::LossStepAdj:
+    return "lossstepadj";
+  case KernelKind::Init:
+    return "init";
   }
   return "?";
 }
 
 const char *timeRefName(TimeRef t) {
   switch (t) {
-  case TimeRef::Current: return "current";
-  case TimeRef::First: return "first";
-  case TimeRef::Last: return "last";
-  case TimeRef::Fixed: return "fixed";
+  case TimeRef::Current:
+    return "current";
+  case TimeRef::First:
+    return "first";
+  case TimeRef::Last:
+    return "last";
+  case TimeRef::Fixed:
+    return "fixed";
   }
   return "?";
 }
@@ -70,12 +92,12 @@ std::string val(ValueId v) { return "%" + std::to_string(v); }
 
 std::string bufName(const Module &m, int b) {
   return b >= 0 && b < static_cast<int>(m.buffers.size()) ? m.buffers[b].name
-                                                           : "<buffer" + std::to_string(b) + ">";
+                                                          : "<buffer" + std::to_string(b) + ">";
 }
 
 std::string setName(const Module &m, int s) {
   return s >= 0 && s < static_cast<int>(m.sets.size()) ? m.sets[s].name
-                                                        : "<set" + std::to_string(s) + ">";
+                                                       : "<set" + std::to_string(s) + ">";
 }
 
 void printBlock(const Module &m, const Block &b, int depth, std::ostream &os) {
@@ -99,19 +121,25 @@ std::string instToString(const Module &m, const Inst &in) {
     s = val(in.result) + " = ";
   s += opName(in.op);
   switch (in.op) {
-  case Op::ConstF: return s + " " + num(in.f);
-  case Op::ConstI: return s + " " + std::to_string(in.i);
-  case Op::ConstB: return s + (in.i ? " true" : " false");
-  case Op::Size: return s + " " + setName(m, in.set);
-  case Op::Local: return s + " " + num(in.f);
-  case Op::Load: return s + " " + bufName(m, in.buffer) + "[" + val(in.args.at(0)) + "]";
+  case Op::ConstF:
+    return s + " " + num(in.f);
+  case Op::ConstI:
+    return s + " " + std::to_string(in.i);
+  case Op::ConstB:
+    return s + (in.i ? " true" : " false");
+  case Op::Size:
+    return s + " " + setName(m, in.set);
+  case Op::Local:
+    return s + " " + num(in.f);
+  case Op::Load:
+    return s + " " + bufName(m, in.buffer) + "[" + val(in.args.at(0)) + "]";
   case Op::Store:
   case Op::AccAdd:
-    return s + " " + bufName(m, in.buffer) + "[" + val(in.args.at(0)) + "], " +
-           val(in.args.at(1));
+    return s + " " + bufName(m, in.buffer) + "[" + val(in.args.at(0)) + "], " + val(in.args.at(1));
   case Op::Loop:
     return s + " " + setName(m, in.set) + " " + val(in.body ? in.body->arg : 0);
-  default: break;
+  default:
+    break;
   }
   for (size_t k = 0; k < in.args.size(); ++k)
     s += (k ? ", " : " ") + val(in.args[k]);

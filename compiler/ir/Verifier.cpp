@@ -37,9 +37,7 @@ private:
   void err(const Inst &in, const std::string &s) {
     err("kernel " + k_->name + ": " + instToString(m_, in) + ": " + s);
   }
-  Type type(ValueId v) const {
-    return v < k_->valueTypes.size() ? k_->valueTypes[v] : Type::None;
-  }
+  Type type(ValueId v) const { return v < k_->valueTypes.size() ? k_->valueTypes[v] : Type::None; }
 
   void kernel(const Kernel &k) {
     k_ = &k;
@@ -73,8 +71,8 @@ private:
     if (!defined_.insert(v).second)
       err("kernel " + k_->name + ": %" + std::to_string(v) + " defined twice");
     if (type(v) != t)
-      err("kernel " + k_->name + ": %" + std::to_string(v) + " has type " +
-          typeName(type(v)) + " in valueTypes but " + typeName(t) + " at its definition");
+      err("kernel " + k_->name + ": %" + std::to_string(v) + " has type " + typeName(type(v)) +
+          " in valueTypes but " + typeName(t) + " at its definition");
     scopes_.back().insert(v);
     (void)in;
   }
@@ -136,9 +134,22 @@ private:
       }
     Type rt = opResultType(in.op);
     switch (in.op) {
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::Min:
-    case Op::Max: case Op::Pow: case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Exp:
-    case Op::Log: case Op::Sqrt: case Op::Abs: case Op::Floor:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Neg:
+    case Op::Min:
+    case Op::Max:
+    case Op::Pow:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tanh:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Sqrt:
+    case Op::Abs:
+    case Op::Floor:
       for (size_t k = 0; k < in.args.size(); ++k)
         expectType(in, k, Type::F);
       break;
@@ -149,20 +160,30 @@ private:
         err(in, "select branches must be f or i");
       expectType(in, 2, rt);
       break;
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: {
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+    case Op::Eq:
+    case Op::Ne: {
       Type t = type(in.args[0]);
-      bool ok = t == Type::F || t == Type::I ||
-                (t == Type::B && (in.op == Op::Eq || in.op == Op::Ne));
+      bool ok =
+          t == Type::F || t == Type::I || (t == Type::B && (in.op == Op::Eq || in.op == Op::Ne));
       if (!ok)
         err(in, "cannot compare values of type " + std::string(typeName(t)));
       expectType(in, 1, t);
       break;
     }
-    case Op::And: case Op::Or: case Op::Not:
+    case Op::And:
+    case Op::Or:
+    case Op::Not:
       for (size_t k = 0; k < in.args.size(); ++k)
         expectType(in, k, Type::B);
       break;
-    case Op::IAdd: case Op::ISub: case Op::IMul: case Op::IToF:
+    case Op::IAdd:
+    case Op::ISub:
+    case Op::IMul:
+    case Op::IToF:
       for (size_t k = 0; k < in.args.size(); ++k)
         expectType(in, k, Type::I);
       break;
@@ -192,7 +213,9 @@ private:
     case Op::Local:
       slotBlock_[in.result] = &b;
       break;
-    case Op::LocalAdd: case Op::LocalMax: case Op::LocalMin:
+    case Op::LocalAdd:
+    case Op::LocalMax:
+    case Op::LocalMin:
       if (!slotBlock_.count(in.args[0]))
         err(in, "first operand is not a local");
       else if (slotUpdatedAfterGet_.count(in.args[0]))

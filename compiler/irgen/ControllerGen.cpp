@@ -44,8 +44,8 @@ ValueId activate(Lowerer &L, const ast::Ident &act, ValueId x) {
   }
   if (a.empty() || a == "linear" || a == "none" || a == "identity")
     return x;
-  Lowerer::unsupported(act.range, "unknown activation '" + a +
-                                      "' (tanh, sigmoid, relu, sin, linear)");
+  Lowerer::unsupported(act.range,
+                       "unknown activation '" + a + "' (tanh, sigmoid, relu, sin, linear)");
 }
 
 int addSet(ir::Module &m, const std::string &name, const Extent &e) {
@@ -67,8 +67,7 @@ std::map<std::string, double> initGains(const ast::ControllerDecl *ctl) {
     return gains;
   auto *call = ast::dynCast<ast::CallExpr>(ctl->init.get());
   if (!call || call->callee.name != "xavier_normal")
-    Lowerer::unsupported(ctl->init->range,
-                         "only init = xavier_normal(w1 = g1, ...) is supported");
+    Lowerer::unsupported(ctl->init->range, "only init = xavier_normal(w1 = g1, ...) is supported");
   for (const auto &na : call->namedArgs) {
     auto *num = ast::dynCast<ast::NumberExpr>(na.value.get());
     if (!num)
@@ -100,8 +99,7 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
   for (const auto &e : ctl->inputs) {
     auto *call = ast::dynCast<ast::CallExpr>(e.get());
     if (call && call->builtin == ast::Builtin::SinWaves) {
-      auto *n = call->args.empty() ? nullptr
-                                   : ast::dynCast<ast::NumberExpr>(call->args[0].get());
+      auto *n = call->args.empty() ? nullptr : ast::dynCast<ast::NumberExpr>(call->args[0].get());
       if (!n || n->value < 1)
         Lowerer::unsupported(e->range, "sin_waves needs a positive count");
       items.push_back({e.get(), int(n->value), nullptr});
@@ -121,8 +119,7 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
     }
   }
   int inputSet = addSet(m, "input", inputs);
-  int inBuf = ensureBuffer(m, {.name = prefix + "in", .role = ir::Role::Temp,
-                               .sets = {inputSet}});
+  int inBuf = ensureBuffer(m, {.name = prefix + "in", .role = ir::Role::Temp, .sets = {inputSet}});
 
   // Store the inputs. Per-element items are interleaved per element: for
   // consecutive items over one set, element i's values are contiguous.
@@ -175,16 +172,23 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
   }
 
   // Dense layers: out[o] = act(sum_i w[o, i] * in[i] + bias[o]).
-  auto dense = [&](int layer, const std::string &suffix, int outSet, int inSet,
-                   int inValues, int outValues, const ast::Ident &act) {
+  auto dense = [&](int layer, const std::string &suffix, int outSet, int inSet, int inValues,
+                   int outValues, const ast::Ident &act) {
     std::string w = fmt::format("w{}{}", layer, suffix);
     std::string bias = fmt::format("b{}{}", layer, suffix);
-    ir::Buffer wb{.name = prefix + w, .role = ir::Role::Param, .sets = {outSet, inSet},
-                  .field = w, .differentiable = true, .init = "xavier_normal"};
+    ir::Buffer wb{.name = prefix + w,
+                  .role = ir::Role::Param,
+                  .sets = {outSet, inSet},
+                  .field = w,
+                  .differentiable = true,
+                  .init = "xavier_normal"};
     wb.initGain = gains.count(w) ? gains[w] : 1.0;
     int W = ensureBuffer(m, wb);
-    int B = ensureBuffer(m, {.name = prefix + bias, .role = ir::Role::Param,
-                             .sets = {outSet}, .field = bias, .differentiable = true});
+    int B = ensureBuffer(m, {.name = prefix + bias,
+                             .role = ir::Role::Param,
+                             .sets = {outSet},
+                             .field = bias,
+                             .differentiable = true});
     ValueId o = b.beginLoop(outSet);
     ValueId acc = b.local(0);
     ValueId rowStart = b.op(Op::IMul, {o, b.size(inSet)});
@@ -201,10 +205,10 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
   for (size_t h = 0; h < ctl->hidden.size(); ++h) {
     const auto &spec = ctl->hidden[h];
     L.at(spec.units->range);
-    int unitSet = addSet(m, h == 0 ? "unit" : fmt::format("unit{}", h + 1),
-                         Extent{spec.unitsValue, {}});
-    int hb = ensureBuffer(m, {.name = prefix + fmt::format("h{}", h + 1),
-                              .role = ir::Role::Temp, .sets = {unitSet}});
+    int unitSet =
+        addSet(m, h == 0 ? "unit" : fmt::format("unit{}", h + 1), Extent{spec.unitsValue, {}});
+    int hb = ensureBuffer(
+        m, {.name = prefix + fmt::format("h{}", h + 1), .role = ir::Role::Temp, .sets = {unitSet}});
     dense(int(h) + 1, "", unitSet, prevSet, prevBuf, hb, spec.activation);
     prevSet = unitSet;
     prevBuf = hb;

@@ -24,7 +24,7 @@ void Lowerer::at(const SourceRange &r) {
 }
 
 std::pair<const ast::SetDecl *, ValueId> Lowerer::setContext(const ast::SetDecl *set,
-                                                              ValueId index) {
+                                                             ValueId index) {
   auto old = std::make_pair(ctxSet_, ctxIndex_);
   ctxSet_ = set;
   ctxIndex_ = index;
@@ -86,9 +86,12 @@ Val Lowerer::expr(const ast::Expr *e) {
     auto *u = ast::cast<ast::UnaryExpr>(e);
     Val v = expr(u->operand.get());
     switch (u->op) {
-    case ast::UnaryOp::Neg: return map1(Op::Neg, v);
-    case ast::UnaryOp::Plus: return v;
-    case ast::UnaryOp::Not: return map1(Op::Not, v);
+    case ast::UnaryOp::Neg:
+      return map1(Op::Neg, v);
+    case ast::UnaryOp::Plus:
+      return v;
+    case ast::UnaryOp::Not:
+      return map1(Op::Not, v);
     }
     break;
   }
@@ -183,8 +186,7 @@ Val Lowerer::member(const ast::MemberExpr *e) {
   }
   case ast::MemberRef::SetField: {
     if (!ctxSet_ || ctxSet_ != e->field->owner)
-      unsupported(e->range, "the field '" + e->field->owner->name.name + "." +
-                                e->field->name.name +
+      unsupported(e->range, "the field '" + e->field->owner->name.name + "." + e->field->name.name +
                                 "' is used where no element of its set is in scope; "
                                 "reduce it with sum/mean/min/max");
     return loadField(fieldBuffer(e->field), comps(e->field->type.resolved), ctxIndex_);
@@ -219,18 +221,30 @@ Val Lowerer::binary(const ast::BinaryExpr *e) {
   Val a = expr(e->lhs.get()), c = expr(e->rhs.get());
   using B = ast::BinaryOp;
   switch (e->op) {
-  case B::Add: return map2(Op::Add, a, c);
-  case B::Sub: return map2(Op::Sub, a, c);
-  case B::Mul: return map2(Op::Mul, a, c);
-  case B::Div: return map2(Op::Div, a, c);
-  case B::Lt: return map2(Op::Lt, a, c);
-  case B::Le: return map2(Op::Le, a, c);
-  case B::Gt: return map2(Op::Gt, a, c);
-  case B::Ge: return map2(Op::Ge, a, c);
-  case B::Eq: return map2(Op::Eq, a, c);
-  case B::Ne: return map2(Op::Ne, a, c);
-  case B::And: return map2(Op::And, a, c);
-  case B::Or: return map2(Op::Or, a, c);
+  case B::Add:
+    return map2(Op::Add, a, c);
+  case B::Sub:
+    return map2(Op::Sub, a, c);
+  case B::Mul:
+    return map2(Op::Mul, a, c);
+  case B::Div:
+    return map2(Op::Div, a, c);
+  case B::Lt:
+    return map2(Op::Lt, a, c);
+  case B::Le:
+    return map2(Op::Le, a, c);
+  case B::Gt:
+    return map2(Op::Gt, a, c);
+  case B::Ge:
+    return map2(Op::Ge, a, c);
+  case B::Eq:
+    return map2(Op::Eq, a, c);
+  case B::Ne:
+    return map2(Op::Ne, a, c);
+  case B::And:
+    return map2(Op::And, a, c);
+  case B::Or:
+    return map2(Op::Or, a, c);
   }
   unsupported(e->range, "unknown operator");
 }
@@ -267,19 +281,32 @@ Val Lowerer::builtin(const ast::CallExpr *e) {
   using BI = ast::Builtin;
   auto arg = [&](size_t i) { return expr(e->args.at(i).get()); };
   switch (e->builtin) {
-  case BI::Abs: return map1(Op::Abs, arg(0));
-  case BI::Exp: return map1(Op::Exp, arg(0));
-  case BI::Log: return map1(Op::Log, arg(0));
-  case BI::Sin: return map1(Op::Sin, arg(0));
-  case BI::Cos: return map1(Op::Cos, arg(0));
-  case BI::Tanh: return map1(Op::Tanh, arg(0));
-  case BI::Sqrt: return map1(Op::Sqrt, arg(0));
-  case BI::Floor: return map1(Op::Floor, arg(0));
-  case BI::Min: return map2(Op::Min, arg(0), arg(1));
-  case BI::Max: return map2(Op::Max, arg(0), arg(1));
-  case BI::Pow: return map2(Op::Pow, arg(0), arg(1));
-  case BI::Clamp: return map2(Op::Min, map2(Op::Max, arg(0), arg(1)), arg(2));
-  case BI::Dot: return {sumOf(map2(Op::Mul, arg(0), arg(1)))};
+  case BI::Abs:
+    return map1(Op::Abs, arg(0));
+  case BI::Exp:
+    return map1(Op::Exp, arg(0));
+  case BI::Log:
+    return map1(Op::Log, arg(0));
+  case BI::Sin:
+    return map1(Op::Sin, arg(0));
+  case BI::Cos:
+    return map1(Op::Cos, arg(0));
+  case BI::Tanh:
+    return map1(Op::Tanh, arg(0));
+  case BI::Sqrt:
+    return map1(Op::Sqrt, arg(0));
+  case BI::Floor:
+    return map1(Op::Floor, arg(0));
+  case BI::Min:
+    return map2(Op::Min, arg(0), arg(1));
+  case BI::Max:
+    return map2(Op::Max, arg(0), arg(1));
+  case BI::Pow:
+    return map2(Op::Pow, arg(0), arg(1));
+  case BI::Clamp:
+    return map2(Op::Min, map2(Op::Max, arg(0), arg(1)), arg(2));
+  case BI::Dot:
+    return {sumOf(map2(Op::Mul, arg(0), arg(1)))};
   case BI::Norm: {
     Val v = arg(0);
     return {b_.op(Op::Sqrt, {sumOf(map2(Op::Mul, v, v))})};

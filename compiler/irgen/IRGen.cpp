@@ -112,12 +112,11 @@ int Lowerer::endpointBuffer(const ast::EndpointDecl *e) {
 }
 
 std::optional<ir::Module> lowerProgram(const sema::CheckedProgram &prog,
-                                       const SourceManager &sources,
-                                       DiagnosticEngine &diags) {
+                                       const SourceManager &sources, DiagnosticEngine &diags) {
   ir::Module m;
   m.name = prog.ast && prog.ast->main() ? prog.ast->main()->path : "evoc";
-  m.precision = prog.world.precision == sema::Precision::F32 ? ir::Precision::F32
-                                                             : ir::Precision::F64;
+  m.precision =
+      prog.world.precision == sema::Precision::F32 ? ir::Precision::F32 : ir::Precision::F64;
   for (int f = 0; f < sources.numFiles(); ++f)
     m.files.push_back(sources.path(f));
   if (!prog.physics) {

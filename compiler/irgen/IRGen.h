@@ -32,7 +32,6 @@ namespace evoc::irgen {
 /// Constructs the back end cannot lower yet are reported to `diags` with
 /// their location; returns nullopt then.
 std::optional<ir::Module> lowerProgram(const sema::CheckedProgram &prog,
-                                       const SourceManager &sources,
-                                       DiagnosticEngine &diags);
+                                       const SourceManager &sources, DiagnosticEngine &diags);
 
 } // namespace evoc::irgen

@@ -114,8 +114,8 @@ void lowerLoss(const sema::CheckedProgram &prog, ir::Module &m) {
   const ast::LossDecl *loss = prog.loss;
   if (!loss)
     return;
-  int lossBuf = ensureBuffer(m, {.name = "loss", .role = ir::Role::Output,
-                                 .field = "loss", .differentiable = true});
+  int lossBuf = ensureBuffer(
+      m, {.name = "loss", .role = ir::Role::Output, .field = "loss", .differentiable = true});
   std::vector<Term> terms;
   split(loss->value.get(), 1.0, terms);
 

@@ -42,7 +42,7 @@ public:
   void bindLoopVar(const ast::ForStmt *loop, ir::ValueId index) { loops_[loop] = index; }
   /// Sets the element at which whole fields are read; returns the old one.
   std::pair<const ast::SetDecl *, ir::ValueId> setContext(const ast::SetDecl *set,
-                                                           ir::ValueId index);
+                                                          ir::ValueId index);
   /// The IR value of the element index an element expression denotes
   /// (a loop variable, or `s.a` gathered through an endpoint).
   ir::ValueId elementIndex(const ast::Expr *e);
@@ -53,7 +53,7 @@ public:
 
   // Buffers (created on first use).
   int setId(const ast::SetDecl *s);
-  int fieldBuffer(const ast::FieldDecl *f);              // current / body / temp
+  int fieldBuffer(const ast::FieldDecl *f); // current / body / temp
   int nextStateBuffer(const ast::FieldDecl *f);
   int timedStateBuffer(const ast::FieldDecl *f, int64_t time);
   int endpointBuffer(const ast::EndpointDecl *e);

@@ -25,8 +25,9 @@ void Checker::checkParts() {
     checkKnownKeys(pd->body, "part", {"points", "springs", "ports"});
     const Setting *pts = pd->body.find("points");
     if (!pts) {
-      diags.error(pd->name.range, "part " + q(part.name) + " has no points; add "
-                                  "'points = [(0, 0), (1, 0), ...];'");
+      diags.error(pd->name.range, "part " + q(part.name) +
+                                      " has no points; add "
+                                      "'points = [(0, 0), (1, 0), ...];'");
       continue;
     }
     const int dim = haveWorld ? out.world.dim : 0;
@@ -89,8 +90,8 @@ void Checker::checkParts() {
           }
           for (auto &[x, y] : part.springs)
             if ((x == *a && y == *b) || (x == *b && y == *a))
-              diags.warning(se->range, "spring (" + std::to_string(*a) + ", " +
-                                           std::to_string(*b) + ") is listed twice");
+              diags.warning(se->range, "spring (" + std::to_string(*a) + ", " + std::to_string(*b) +
+                                           ") is listed twice");
           part.springs.push_back({*a, *b});
         }
     }
@@ -131,8 +132,10 @@ void Checker::checkGrammars() {
     for (auto &p : g->productions) {
       auto [it, fresh] = rules.emplace(p.lhs.name, &p);
       if (!fresh)
-        diags.error(p.lhs.range, "symbol " + q(p.lhs.name) + " has two productions; join them "
-                                 "with '|'")
+        diags
+            .error(p.lhs.range, "symbol " + q(p.lhs.name) +
+                                    " has two productions; join them "
+                                    "with '|'")
             .note(it->second->lhs.range, "the first one is here");
     }
     const Setting *st = g->body.find("start");
@@ -176,8 +179,7 @@ void Checker::checkGrammars() {
           }
           if (!isPort) {
             std::string c = closest(pb.port.name, ports);
-            diags.error(pb.port.range, "part " + q(part->name) + " has no port " +
-                                           q(pb.port.name) +
+            diags.error(pb.port.range, "part " + q(part->name) + " has no port " + q(pb.port.name) +
                                            (c.empty() ? "" : "; did you mean '" + c + "'?"));
             continue;
           }
@@ -227,9 +229,10 @@ void Checker::checkGrammars() {
     }
     for (auto &p : g->productions)
       if (!finite.count(p.lhs.name) && diags.errorCount() == errorsBefore)
-        diags.error(p.lhs.range, "symbol " + q(p.lhs.name) + " never finishes expanding: every "
-                                 "alternative needs another expansion; add one with empty "
-                                 "ports");
+        diags.error(p.lhs.range, "symbol " + q(p.lhs.name) +
+                                     " never finishes expanding: every "
+                                     "alternative needs another expansion; add one with empty "
+                                     "ports");
     out.grammars.push_back(std::move(bg));
   }
 }
@@ -309,8 +312,8 @@ void Checker::checkBody() {
           for (auto &v : s.values) {
             auto n = evalName(*v, "repair");
             if (n && *n != "fill_holes" && *n != "largest_component")
-              diags.error(v->range, "unknown repair " + q(*n) +
-                                        "; expected fill_holes or largest_component");
+              diags.error(v->range,
+                          "unknown repair " + q(*n) + "; expected fill_holes or largest_component");
             else if (n)
               body.repair.push_back(*n);
           }
@@ -396,8 +399,9 @@ void Checker::checkMutations() {
     std::string key = op + " " + r.target.name;
     auto [it, fresh] = seen.emplace(key, r.range);
     if (!fresh) {
-      diags.error(r.range, "mutation '" + key.substr(0, key.find_last_not_of(' ') + 1) +
-                               "' is given twice")
+      diags
+          .error(r.range,
+                 "mutation '" + key.substr(0, key.find_last_not_of(' ') + 1) + "' is given twice")
           .note(it->second, "the first one is here");
       continue;
     }
@@ -419,8 +423,8 @@ void Checker::checkMutations() {
     r.rate->type = Type::scalar();
     if (mr.constant) {
       if (*v < 0 || *v > 1) {
-        diags.error(r.rate->range, "mutation rate " + r.rateName.name + " = " +
-                                       fmtNum(*v) + " is outside [0, 1]");
+        diags.error(r.rate->range,
+                    "mutation rate " + r.rateName.name + " = " + fmtNum(*v) + " is outside [0, 1]");
         continue;
       }
       mr.rate = *v;

@@ -15,15 +15,24 @@ struct BuiltinInfo {
 };
 
 const BuiltinInfo kBuiltins[] = {
-    {"norm", Builtin::Norm, 1, 1},   {"dot", Builtin::Dot, 2, 2},
-    {"clamp", Builtin::Clamp, 3, 3}, {"abs", Builtin::Abs, 1, 1},
-    {"min", Builtin::Min, 1, 2},     {"max", Builtin::Max, 1, 2},
-    {"exp", Builtin::Exp, 1, 1},     {"log", Builtin::Log, 1, 1},
-    {"sin", Builtin::Sin, 1, 1},     {"cos", Builtin::Cos, 1, 1},
-    {"tanh", Builtin::Tanh, 1, 1},   {"sqrt", Builtin::Sqrt, 1, 1},
-    {"pow", Builtin::Pow, 2, 2},     {"floor", Builtin::Floor, 1, 1},
-    {"vec2", Builtin::Vec2, 2, 2},   {"vec3", Builtin::Vec3, 3, 3},
-    {"sum", Builtin::Sum, 1, 1},     {"mean", Builtin::Mean, 1, 1},
+    {"norm", Builtin::Norm, 1, 1},
+    {"dot", Builtin::Dot, 2, 2},
+    {"clamp", Builtin::Clamp, 3, 3},
+    {"abs", Builtin::Abs, 1, 1},
+    {"min", Builtin::Min, 1, 2},
+    {"max", Builtin::Max, 1, 2},
+    {"exp", Builtin::Exp, 1, 1},
+    {"log", Builtin::Log, 1, 1},
+    {"sin", Builtin::Sin, 1, 1},
+    {"cos", Builtin::Cos, 1, 1},
+    {"tanh", Builtin::Tanh, 1, 1},
+    {"sqrt", Builtin::Sqrt, 1, 1},
+    {"pow", Builtin::Pow, 2, 2},
+    {"floor", Builtin::Floor, 1, 1},
+    {"vec2", Builtin::Vec2, 2, 2},
+    {"vec3", Builtin::Vec3, 3, 3},
+    {"sum", Builtin::Sum, 1, 1},
+    {"mean", Builtin::Mean, 1, 1},
     {"sin_waves", Builtin::SinWaves, 1, 1},
 };
 
@@ -62,11 +71,11 @@ Type Typer::call(CallExpr &c) {
     return err();
   }
   if (n < bi->minArgs || n > bi->maxArgs) {
-    std::string want = bi->minArgs == bi->maxArgs ? std::to_string(bi->minArgs)
-                                                  : std::to_string(bi->minArgs) + " or " +
-                                                        std::to_string(bi->maxArgs);
-    diags.error(c.range, q(fname) + " takes " + want + " argument" +
-                             (bi->maxArgs == 1 ? "" : "s") + ", not " + std::to_string(n));
+    std::string want = bi->minArgs == bi->maxArgs
+                           ? std::to_string(bi->minArgs)
+                           : std::to_string(bi->minArgs) + " or " + std::to_string(bi->maxArgs);
+    diags.error(c.range, q(fname) + " takes " + want + " argument" + (bi->maxArgs == 1 ? "" : "s") +
+                             ", not " + std::to_string(n));
     for (auto &a : c.args)
       check(*a);
     return err();
@@ -122,15 +131,15 @@ Type Typer::call(CallExpr &c) {
   switch (bi->id) {
   case Builtin::Norm:
     if (ts[0].kind != TypeKind::Vec) {
-      diags.error(c.args[0]->range, "norm() takes a vector, not " + typeToString(ts[0]) +
-                                        "; use abs() for a scalar");
+      diags.error(c.args[0]->range,
+                  "norm() takes a vector, not " + typeToString(ts[0]) + "; use abs() for a scalar");
       return err();
     }
     return {TypeKind::Scalar, 1, set};
   case Builtin::Dot:
     if (ts[0].kind != TypeKind::Vec || ts[1].kind != TypeKind::Vec || ts[0].width != ts[1].width) {
-      diags.error(c.range, "dot() takes two vectors of the same size, not " +
-                               typeToString(ts[0]) + " and " + typeToString(ts[1]));
+      diags.error(c.range, "dot() takes two vectors of the same size, not " + typeToString(ts[0]) +
+                               " and " + typeToString(ts[1]));
       return err();
     }
     return {TypeKind::Scalar, 1, set};
@@ -157,13 +166,13 @@ Type Typer::call(CallExpr &c) {
     if ((bi->id == Builtin::Min || bi->id == Builtin::Max || bi->id == Builtin::Pow) &&
         !(isScalarLike(ts[1]) || (ts[1].kind == TypeKind::Vec && ts[1].width == ts[0].width &&
                                   ts[0].kind == TypeKind::Vec))) {
-      diags.error(c.range, q(fname) + " of " + typeToString(ts[0]) + " and " +
-                               typeToString(ts[1]) + " is not defined");
+      diags.error(c.range, q(fname) + " of " + typeToString(ts[0]) + " and " + typeToString(ts[1]) +
+                               " is not defined");
       return err();
     }
     if (ts[0].kind != TypeKind::Vec && ts.size() > 1 && ts[1].kind == TypeKind::Vec) {
-      diags.error(c.range, q(fname) + " of " + typeToString(ts[0]) + " and " +
-                               typeToString(ts[1]) + " is not defined");
+      diags.error(c.range, q(fname) + " of " + typeToString(ts[0]) + " and " + typeToString(ts[1]) +
+                               " is not defined");
       return err();
     }
     r.set = set;
@@ -190,8 +199,8 @@ Type Typer::sinWaves(CallExpr &c) {
   bool haveOmega = false;
   for (auto &na : c.namedArgs) {
     if (na.name.name != "omega") {
-      diags.error(na.name.range, "unknown argument " + q(na.name.name) +
-                                     " of sin_waves; expected omega");
+      diags.error(na.name.range,
+                  "unknown argument " + q(na.name.name) + " of sin_waves; expected omega");
       continue;
     }
     haveOmega = true;
@@ -209,9 +218,10 @@ Type Typer::fnCall(CallExpr &c, const FnDecl &fn) {
   if (!c.namedArgs.empty())
     diags.error(c.namedArgs[0].name.range, "fn arguments are positional");
   if (c.args.size() != fn.params.size()) {
-    diags.error(c.range, q(fn.name.name) + " takes " + std::to_string(fn.params.size()) +
-                             " argument" + (fn.params.size() == 1 ? "" : "s") + ", not " +
-                             std::to_string(c.args.size()))
+    diags
+        .error(c.range, q(fn.name.name) + " takes " + std::to_string(fn.params.size()) +
+                            " argument" + (fn.params.size() == 1 ? "" : "s") + ", not " +
+                            std::to_string(c.args.size()))
         .note(fn.name.range, q(fn.name.name) + " is declared here");
     for (auto &a : c.args)
       check(*a);
@@ -226,16 +236,16 @@ Type Typer::fnCall(CallExpr &c, const FnDecl &fn) {
       continue;
     }
     if (t.isField()) {
-      diags.error(c.args[i]->range, "fn arguments are single values; this is " +
-                                        typeToString(t));
+      diags.error(c.args[i]->range, "fn arguments are single values; this is " + typeToString(t));
       ok = false;
       continue;
     }
     bool match = t == want || (t.kind == TypeKind::Int && want.kind == TypeKind::Scalar);
     if (!match) {
-      diags.error(c.args[i]->range, "argument " + std::to_string(i + 1) + " of " +
-                                        q(fn.name.name) + " must be " + typeToString(want) +
-                                        ", not " + typeToString(t))
+      diags
+          .error(c.args[i]->range, "argument " + std::to_string(i + 1) + " of " + q(fn.name.name) +
+                                       " must be " + typeToString(want) + ", not " +
+                                       typeToString(t))
           .note(fn.params[i].range, "parameter " + q(fn.params[i].name.name) + " is declared here");
       ok = false;
     }

@@ -41,14 +41,22 @@ std::string closest(const std::string &name, const std::vector<std::string> &can
 
 static const char *declWord(DeclKind k) {
   switch (k) {
-  case DeclKind::Fn: return "fn";
-  case DeclKind::Physics: return "physics";
-  case DeclKind::Part: return "part";
-  case DeclKind::Grammar: return "grammar";
-  case DeclKind::Body: return "body";
-  case DeclKind::Controller: return "controller";
-  case DeclKind::Loss: return "loss";
-  default: return "declaration";
+  case DeclKind::Fn:
+    return "fn";
+  case DeclKind::Physics:
+    return "physics";
+  case DeclKind::Part:
+    return "part";
+  case DeclKind::Grammar:
+    return "grammar";
+  case DeclKind::Body:
+    return "body";
+  case DeclKind::Controller:
+    return "controller";
+  case DeclKind::Loss:
+    return "loss";
+  default:
+    return "declaration";
   }
 }
 
@@ -64,28 +72,51 @@ void Checker::collect(Program &program) {
     for (auto &dp : m->decls) {
       Decl *d = dp.get();
       switch (d->kind) {
-      case DeclKind::Import: continue;
-      case DeclKind::World: once(worlds, d, "world"); continue;
-      case DeclKind::Evolve: once(evolves, d, "evolve"); continue;
-      case DeclKind::Mutation: once(mutations, d, "mutation"); continue;
-      default: break;
+      case DeclKind::Import:
+        continue;
+      case DeclKind::World:
+        once(worlds, d, "world");
+        continue;
+      case DeclKind::Evolve:
+        once(evolves, d, "evolve");
+        continue;
+      case DeclKind::Mutation:
+        once(mutations, d, "mutation");
+        continue;
+      default:
+        break;
       }
       auto [it, fresh] = names.emplace(d->name.name, d);
       if (!fresh) {
         diags.error(d->name.range, "'" + d->name.name + "' is already declared")
-            .note(it->second->name.range, std::string("the ") + declWord(it->second->kind) +
-                                              " '" + d->name.name + "' is declared here");
+            .note(it->second->name.range, std::string("the ") + declWord(it->second->kind) + " '" +
+                                              d->name.name + "' is declared here");
         continue;
       }
       switch (d->kind) {
-      case DeclKind::Fn: fns.push_back(cast<FnDecl>(d)); break;
-      case DeclKind::Physics: physicsDecls.push_back(cast<PhysicsDecl>(d)); break;
-      case DeclKind::Part: parts.push_back(cast<PartDecl>(d)); break;
-      case DeclKind::Grammar: grammars.push_back(cast<GrammarDecl>(d)); break;
-      case DeclKind::Body: bodies.push_back(cast<BodyDecl>(d)); break;
-      case DeclKind::Controller: controllers.push_back(cast<ControllerDecl>(d)); break;
-      case DeclKind::Loss: losses.push_back(cast<LossDecl>(d)); break;
-      default: break;
+      case DeclKind::Fn:
+        fns.push_back(cast<FnDecl>(d));
+        break;
+      case DeclKind::Physics:
+        physicsDecls.push_back(cast<PhysicsDecl>(d));
+        break;
+      case DeclKind::Part:
+        parts.push_back(cast<PartDecl>(d));
+        break;
+      case DeclKind::Grammar:
+        grammars.push_back(cast<GrammarDecl>(d));
+        break;
+      case DeclKind::Body:
+        bodies.push_back(cast<BodyDecl>(d));
+        break;
+      case DeclKind::Controller:
+        controllers.push_back(cast<ControllerDecl>(d));
+        break;
+      case DeclKind::Loss:
+        losses.push_back(cast<LossDecl>(d));
+        break;
+      default:
+        break;
       }
     }
   }
@@ -147,8 +178,8 @@ bool Checker::applyOverrides() {
       continue;
     }
     if (!block) {
-      diags.error("--set " + key + ": the program has no '" +
-                  key.substr(0, key.rfind('.')) + "' block to override");
+      diags.error("--set " + key + ": the program has no '" + key.substr(0, key.rfind('.')) +
+                  "' block to override");
       ok = false;
       continue;
     }

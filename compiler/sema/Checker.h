@@ -27,7 +27,7 @@ enum class Ctx {
 struct Scope {
   std::map<std::string, ast::LetStmt *> lets;
   std::map<std::string, ast::ParamDecl *> params;
-  ast::ForStmt *loop = nullptr;       ///< a for loop's variable
+  ast::ForStmt *loop = nullptr;            ///< a for loop's variable
   const ast::WindowExpr *window = nullptr; ///< a window's variable
 };
 

@@ -53,16 +53,17 @@ void Checker::checkEvolve() {
   Evolve &ev = out.evolve;
   const SettingsBlock *b = evolves.empty() ? nullptr : &evolves.front()->body;
   const SettingsBlock *learn = b ? b->findBlock("learn") : nullptr;
-  ev.learn.controller = selectDecl(*this, learn, "controller", controllers,
-                                   DeclKind::Controller, "controller");
+  ev.learn.controller =
+      selectDecl(*this, learn, "controller", controllers, DeclKind::Controller, "controller");
   ev.learn.loss = selectDecl(*this, learn, "loss", losses, DeclKind::Loss, "loss");
   if (!b)
     return;
   out.hasEvolve = true;
   SourceRange at = evolves.front()->name.range;
-  checkKnownKeys(*b, "evolve", {"population", "generations", "seed", "offspring", "body",
-                                "fitness", "select", "invalid"},
-                 {"learn"});
+  checkKnownKeys(
+      *b, "evolve",
+      {"population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"},
+      {"learn"});
   if (!learn)
     diags.error(at, "evolve needs a 'learn { ... }' block (iterations, optimizer)");
   else

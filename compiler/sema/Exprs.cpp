@@ -10,11 +10,16 @@ namespace {
 
 const char *ctxWord(Ctx c) {
   switch (c) {
-  case Ctx::Fn: return "a fn";
-  case Ctx::Step: return "a physics step";
-  case Ctx::Controller: return "a controller";
-  case Ctx::Loss: return "a loss";
-  case Ctx::Setting: return "a setting";
+  case Ctx::Fn:
+    return "a fn";
+  case Ctx::Step:
+    return "a physics step";
+  case Ctx::Controller:
+    return "a controller";
+  case Ctx::Loss:
+    return "a loss";
+  case Ctx::Setting:
+    return "a setting";
   }
   return "here";
 }
@@ -38,9 +43,8 @@ Type Typer::check(Expr &e) {
 bool Typer::combine(const Type &a, const Type &b, const SourceRange &r, const SetDecl *&out) {
   out = a.set ? a.set : b.set;
   if (a.set && b.set && a.set != b.set) {
-    diags.error(r, "cannot combine a field over " + q(a.set->name.name) +
-                       " with a field over " + q(b.set->name.name) +
-                       "; reduce one of them first (sum, mean, min, max)");
+    diags.error(r, "cannot combine a field over " + q(a.set->name.name) + " with a field over " +
+                       q(b.set->name.name) + "; reduce one of them first (sum, mean, min, max)");
     return false;
   }
   return true;
@@ -48,8 +52,10 @@ bool Typer::combine(const Type &a, const Type &b, const SourceRange &r, const Se
 
 Type Typer::dispatch(Expr &e) {
   switch (e.kind) {
-  case ExprKind::Number: return Type::scalar();
-  case ExprKind::Bool: return Type::boolean();
+  case ExprKind::Number:
+    return Type::scalar();
+  case ExprKind::Bool:
+    return Type::boolean();
   case ExprKind::String:
     diags.error(e.range, "a string is not a value in " + std::string(ctxWord(cx.ctx)));
     return err();
@@ -58,14 +64,22 @@ Type Typer::dispatch(Expr &e) {
     diags.error(e.range, std::string(e.kind == ExprKind::Tuple ? "a tuple" : "a list") +
                              " is only allowed in settings; use vec2(..) or vec3(..) for vectors");
     return err();
-  case ExprKind::Name: return name(*cast<NameExpr>(&e));
-  case ExprKind::Member: return member(*cast<MemberExpr>(&e));
-  case ExprKind::Index: return index(*cast<IndexExpr>(&e));
-  case ExprKind::Call: return call(*cast<CallExpr>(&e));
-  case ExprKind::Unary: return unary(*cast<UnaryExpr>(&e));
-  case ExprKind::Binary: return binary(*cast<BinaryExpr>(&e));
-  case ExprKind::If: return ifExpr(*cast<IfExpr>(&e));
-  case ExprKind::Window: return window(*cast<WindowExpr>(&e));
+  case ExprKind::Name:
+    return name(*cast<NameExpr>(&e));
+  case ExprKind::Member:
+    return member(*cast<MemberExpr>(&e));
+  case ExprKind::Index:
+    return index(*cast<IndexExpr>(&e));
+  case ExprKind::Call:
+    return call(*cast<CallExpr>(&e));
+  case ExprKind::Unary:
+    return unary(*cast<UnaryExpr>(&e));
+  case ExprKind::Binary:
+    return binary(*cast<BinaryExpr>(&e));
+  case ExprKind::If:
+    return ifExpr(*cast<IfExpr>(&e));
+  case ExprKind::Window:
+    return window(*cast<WindowExpr>(&e));
   }
   return err();
 }
@@ -157,8 +171,8 @@ Type Typer::name(NameExpr &n) {
                              "; pass the values it needs as parameters");
   else if (n.name == "dt" || n.name == "gravity" || n.name == "damping" || n.name == "dim" ||
            n.name == "steps" || n.name == "ground")
-    diags.error(n.range, "undefined name " + q(n.name) + "; world settings are read as world." +
-                             n.name);
+    diags.error(n.range,
+                "undefined name " + q(n.name) + "; world settings are read as world." + n.name);
   else
     C.undefined(n.range, "name", n.name, visibleNames());
   return err();
@@ -170,15 +184,19 @@ Type Typer::member(MemberExpr &m) {
   Type base = check(*m.base);
   const std::string &f = m.member.name;
   switch (base.kind) {
-  case TypeKind::Error: return err();
-  case TypeKind::Element: return elementMember(m, base.set);
-  case TypeKind::Set: return setMember(m, base.set, timed);
-  case TypeKind::World: return worldMember(m);
+  case TypeKind::Error:
+    return err();
+  case TypeKind::Element:
+    return elementMember(m, base.set);
+  case TypeKind::Set:
+    return setMember(m, base.set, timed);
+  case TypeKind::World:
+    return worldMember(m);
   case TypeKind::Vec: {
     int c = f == "x" ? 0 : f == "y" ? 1 : f == "z" ? 2 : -1;
     if (c < 0 || c >= base.width) {
-      diags.error(m.member.range, "vec" + std::to_string(base.width) + " has no component " +
-                                      q(f) + (base.width == 2 ? "; use .x or .y" : "; use .x, .y or .z"));
+      diags.error(m.member.range, "vec" + std::to_string(base.width) + " has no component " + q(f) +
+                                      (base.width == 2 ? "; use .x or .y" : "; use .x, .y or .z"));
       return err();
     }
     m.ref = MemberRef::Component;
@@ -197,8 +215,9 @@ void Typer::noSuchMember(MemberExpr &m, const SetDecl *s, const std::string &how
   if (s->physics)
     for (const auto &other : s->physics->sets)
       if (other.get() != s && (other->findField(f) || other->findEndpoint(f))) {
-        diags.error(m.member.range, q(f) + " is a field of " + q(other->name.name) + ", but " +
-                                        how + " " + q(s->name.name))
+        diags
+            .error(m.member.range, q(f) + " is a field of " + q(other->name.name) + ", but " + how +
+                                       " " + q(s->name.name))
             .note(other->name.range, q(other->name.name) + " is declared here");
         return;
       }
@@ -220,8 +239,9 @@ Type Typer::elementMember(MemberExpr &m, const SetDecl *s) {
     if (fd->kind == FieldKind::Input && cx.inputsRead && !cx.inputsRead->count(fd))
       (*cx.inputsRead)[fd] = m.member.range;
     if (fd->kind == FieldKind::Temp && cx.accumulated && !cx.accumulated->count(fd))
-      diags.warning(m.member.range, "temp " + q(f) + " is read before anything accumulates "
-                                    "into it in this step, so it is zero here");
+      diags.warning(m.member.range, "temp " + q(f) +
+                                        " is read before anything accumulates "
+                                        "into it in this step, so it is zero here");
     return fd->type.resolved;
   }
   if (const EndpointDecl *ep = s->findEndpoint(f)) {
@@ -240,8 +260,10 @@ Type Typer::setMember(MemberExpr &m, const SetDecl *s, bool timed) {
   const FieldDecl *fd = s->findField(f);
   if (!fd) {
     if (s->findEndpoint(f)) {
-      diags.error(m.member.range, "endpoint " + q(f) + " is followed per element: write "
-                                  "'for e in " + s->name.name + " { ... e." + f + " ... }'");
+      diags.error(m.member.range, "endpoint " + q(f) +
+                                      " is followed per element: write "
+                                      "'for e in " +
+                                      s->name.name + " { ... e." + f + " ... }'");
       return err();
     }
     noSuchMember(m, s, "this is the set");
@@ -254,8 +276,9 @@ Type Typer::setMember(MemberExpr &m, const SetDecl *s, bool timed) {
     return err();
   }
   if (cx.ctx == Ctx::Controller && fd->kind == FieldKind::Input) {
-    diags.error(m.range, "input " + q(f) + " is written by the controller's outputs; "
-                         "a controller cannot read it");
+    diags.error(m.range, "input " + q(f) +
+                             " is written by the controller's outputs; "
+                             "a controller cannot read it");
     return err();
   }
   if (cx.ctx == Ctx::Loss && fd->kind == FieldKind::State && !timed) {
@@ -380,25 +403,30 @@ Type Typer::index(IndexExpr &ix) {
     ix.timeWindow = win;
     ix.timeOffset = v;
     if (win->loValue + v < 0 || win->hiValue + v > T)
-      diags.error(ix.index->range, "time t" + std::string(v == 0 ? "" : v < 0 ? " - " : " + ") +
-                                       (v == 0 ? "" : std::to_string(v < 0 ? -v : v)) + " leaves 0..T (T = " +
-                                       std::to_string(T) + ") for t in " +
+      diags.error(ix.index->range, "time t" +
+                                       std::string(v == 0  ? ""
+                                                   : v < 0 ? " - "
+                                                           : " + ") +
+                                       (v == 0 ? "" : std::to_string(v < 0 ? -v : v)) +
+                                       " leaves 0..T (T = " + std::to_string(T) + ") for t in " +
                                        std::to_string(win->loValue) + ".." +
                                        std::to_string(win->hiValue));
   } else {
     ix.timeIsConstant = true;
     ix.timeValue = v;
     if (v < 0 || v > T)
-      diags.error(ix.index->range, "time " + std::to_string(v) + " is outside 0..T (T = steps - 1 = " +
-                                       std::to_string(T) + ")");
+      diags.error(ix.index->range, "time " + std::to_string(v) +
+                                       " is outside 0..T (T = steps - 1 = " + std::to_string(T) +
+                                       ")");
   }
   return base;
 }
 
 Type Typer::window(WindowExpr &w) {
   if (cx.ctx != Ctx::Loss) {
-    diags.error(w.range, "time windows (" + w.op_name.name + "(t in a..b: ...)) are only "
-                         "available in losses");
+    diags.error(w.range, "time windows (" + w.op_name.name +
+                             "(t in a..b: ...)) are only "
+                             "available in losses");
     return err();
   }
   Type lo = check(*w.lo), hi = check(*w.hi);
@@ -482,32 +510,39 @@ Type Typer::binary(BinaryExpr &b) {
     return err();
   bool ls = isScalarLike(l), rs = isScalarLike(r);
   switch (b.op) {
-  case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge:
+  case BinaryOp::Lt:
+  case BinaryOp::Le:
+  case BinaryOp::Gt:
+  case BinaryOp::Ge:
     if (!ls || !rs)
       return bad(l.kind == TypeKind::Vec || r.kind == TypeKind::Vec
-                     ? "; compare components (.x, .y) or norms" : "");
+                     ? "; compare components (.x, .y) or norms"
+                     : "");
     return {TypeKind::Bool, 1, set};
-  case BinaryOp::Eq: case BinaryOp::Ne:
+  case BinaryOp::Eq:
+  case BinaryOp::Ne:
     if (!((ls && rs) || (l.kind == TypeKind::Bool && r.kind == TypeKind::Bool)))
       return bad("");
     return {TypeKind::Bool, 1, set};
-  case BinaryOp::Add: case BinaryOp::Sub:
+  case BinaryOp::Add:
+  case BinaryOp::Sub:
     if (ls && rs)
-      return {l.kind == TypeKind::Int && r.kind == TypeKind::Int ? TypeKind::Int
-                                                                 : TypeKind::Scalar, 1, set};
+      return {l.kind == TypeKind::Int && r.kind == TypeKind::Int ? TypeKind::Int : TypeKind::Scalar,
+              1, set};
     if (l.kind == TypeKind::Vec && r.kind == TypeKind::Vec && l.width == r.width)
       return {TypeKind::Vec, l.width, set};
     return bad(l.kind == TypeKind::Vec && r.kind == TypeKind::Vec ? "; vector sizes differ" : "");
   case BinaryOp::Mul:
     if (ls && rs)
-      return {l.kind == TypeKind::Int && r.kind == TypeKind::Int ? TypeKind::Int
-                                                                 : TypeKind::Scalar, 1, set};
+      return {l.kind == TypeKind::Int && r.kind == TypeKind::Int ? TypeKind::Int : TypeKind::Scalar,
+              1, set};
     if (ls && r.kind == TypeKind::Vec)
       return {TypeKind::Vec, r.width, set};
     if (l.kind == TypeKind::Vec && rs)
       return {TypeKind::Vec, l.width, set};
     return bad(l.kind == TypeKind::Vec && r.kind == TypeKind::Vec
-                   ? "; use dot(a, b) for a dot product" : "");
+                   ? "; use dot(a, b) for a dot product"
+                   : "");
   case BinaryOp::Div:
     if (ls && rs)
       return {TypeKind::Scalar, 1, set};
@@ -532,12 +567,13 @@ Type Typer::ifExpr(IfExpr &f) {
     return err();
   set = c.set ? c.set : a.set ? a.set : b.set;
   if (isScalarLike(a) && isScalarLike(b))
-    return {a.kind == TypeKind::Int && b.kind == TypeKind::Int ? TypeKind::Int
-                                                               : TypeKind::Scalar, 1, set};
-  if (a.kind == b.kind && a.width == b.width && (a.kind == TypeKind::Vec || a.kind == TypeKind::Bool))
+    return {a.kind == TypeKind::Int && b.kind == TypeKind::Int ? TypeKind::Int : TypeKind::Scalar,
+            1, set};
+  if (a.kind == b.kind && a.width == b.width &&
+      (a.kind == TypeKind::Vec || a.kind == TypeKind::Bool))
     return {a.kind, a.width, set};
-  diags.error(f.range, "the branches of 'if' differ: " + typeToString(a) + " and " +
-                           typeToString(b));
+  diags.error(f.range,
+              "the branches of 'if' differ: " + typeToString(a) + " and " + typeToString(b));
   return err();
 }
 

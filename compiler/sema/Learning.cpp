@@ -19,8 +19,9 @@ void Checker::checkController(ControllerDecl &c) {
   for (auto &let : c.lets)
     checkLet(*let, cx);
   if (c.inputs.empty())
-    diags.error(c.name.range, "controller " + q(c.name.name) + " has no inputs; add "
-                              "'inputs = sin_waves(10, omega = 10), ...;'");
+    diags.error(c.name.range, "controller " + q(c.name.name) +
+                                  " has no inputs; add "
+                                  "'inputs = sin_waves(10, omega = 10), ...;'");
   for (auto &in : c.inputs) {
     cx.allowSinWaves = true;
     Type t = check(*in, cx);
@@ -29,11 +30,13 @@ void Checker::checkController(ControllerDecl &c) {
       continue;
     if (!t.isNumeric())
       diags.error(in->range, "a controller input must be a number, a vector or a field of "
-                             "them, not " + typeToString(t));
+                             "them, not " +
+                                 typeToString(t));
   }
   if (c.hidden.empty() && !c.outputs.empty())
-    diags.error(c.name.range, "controller " + q(c.name.name) + " has no hidden layer; add "
-                              "'hidden = 32 tanh;'");
+    diags.error(c.name.range, "controller " + q(c.name.name) +
+                                  " has no hidden layer; add "
+                                  "'hidden = 32 tanh;'");
   for (auto &h : c.hidden) {
     if (auto n = evalInt(*h.units, "hidden")) {
       if (*n < 1)
@@ -49,19 +52,22 @@ void Checker::checkController(ControllerDecl &c) {
                                           "; expected tanh, sin, relu, sigmoid or linear");
   }
   if (c.outputs.empty())
-    diags.error(c.name.range, "controller " + q(c.name.name) + " has no outputs; add "
-                              "'outputs = spring.act tanh;'");
+    diags.error(c.name.range, "controller " + q(c.name.name) +
+                                  " has no outputs; add "
+                                  "'outputs = spring.act tanh;'");
   std::map<const FieldDecl *, SourceRange> seen;
   for (auto &o : c.outputs) {
     if (o.activation.name.empty())
-      diags.error(o.target->range, "write the activation after the output: outputs = spring.act tanh");
+      diags.error(o.target->range,
+                  "write the activation after the output: outputs = spring.act tanh");
     else if (!knownActivation(o.activation.name))
       diags.error(o.activation.range, "unknown activation " + q(o.activation.name) +
                                           "; expected tanh, sin, relu, sigmoid or linear");
     auto *m = dynCast<MemberExpr>(o.target.get());
     auto *n = m ? dynCast<NameExpr>(m->base.get()) : nullptr;
     if (!m || !n) {
-      diags.error(o.target->range, "an output names an input field of the physics, e.g. spring.act");
+      diags.error(o.target->range,
+                  "an output names an input field of the physics, e.g. spring.act");
       continue;
     }
     if (!cx.physics)
@@ -78,11 +84,12 @@ void Checker::checkController(ControllerDecl &c) {
     if (!f || f->kind != FieldKind::Input) {
       std::string fname = q(n->name + "." + m->member.name);
       if (!f)
-        diags.error(m->member.range, "set " + q(s->name.name) + " has no field " +
-                                         q(m->member.name));
+        diags.error(m->member.range,
+                    "set " + q(s->name.name) + " has no field " + q(m->member.name));
       else
-        diags.error(o.target->range, "an output writes an input field, and " + fname + " is a " +
-                                         fieldKindSpelling(f->kind) + " field")
+        diags
+            .error(o.target->range, "an output writes an input field, and " + fname + " is a " +
+                                        fieldKindSpelling(f->kind) + " field")
             .note(f->range, fname + " is declared here");
       continue;
     }
@@ -96,7 +103,8 @@ void Checker::checkController(ControllerDecl &c) {
     o.field = f;
     auto [it, fresh] = seen.emplace(f, o.target->range);
     if (!fresh)
-      diags.error(o.target->range, "output " + q(n->name + "." + f->name.name) + " is written twice")
+      diags
+          .error(o.target->range, "output " + q(n->name + "." + f->name.name) + " is written twice")
           .note(it->second, "first written here");
   }
   if (c.init) {
@@ -110,11 +118,14 @@ void Checker::checkController(ControllerDecl &c) {
       size_t layers = c.hidden.size() + 1;
       for (auto &na : call->namedArgs) {
         const std::string &k = na.name.name;
-        bool ok = k.size() >= 2 && k[0] == 'w' && k.find_first_not_of("0123456789", 1) == std::string::npos;
+        bool ok = k.size() >= 2 && k[0] == 'w' &&
+                  k.find_first_not_of("0123456789", 1) == std::string::npos;
         size_t idx = ok ? std::stoul(k.substr(1, 6)) : 0;
         if (!ok || idx < 1 || idx > layers) {
-          diags.error(na.name.range, "unknown gain " + q(k) + "; this controller has weight "
-                                     "matrices w1.." + "w" + std::to_string(layers));
+          diags.error(na.name.range, "unknown gain " + q(k) +
+                                         "; this controller has weight "
+                                         "matrices w1.." +
+                                         "w" + std::to_string(layers));
           continue;
         }
         evalNumber(*na.value, k);

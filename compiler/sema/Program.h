@@ -26,19 +26,19 @@ struct Ground {
   std::string kind = "flat"; ///< "flat" or "terrain"
   double height = 0;
   double friction = 1.0;
-  std::string file;          ///< terrain: the CSV path, resolved against the file's folder
+  std::string file; ///< terrain: the CSV path, resolved against the file's folder
 };
 
 /// The evaluated `world { ... }`.
 struct World {
   int dim = 2;
   double dt = 0.004;
-  int64_t steps = 1000;       ///< number of states x[0] .. x[steps-1]
+  int64_t steps = 1000; ///< number of states x[0] .. x[steps-1]
   Precision precision = Precision::F64;
   double gravity = -9.8;
   double damping = 0;
   Ground ground;
-  std::optional<int64_t> checkpoint; ///< world.checkpoint = K (states kept every K steps)
+  std::optional<int64_t> checkpoint;         ///< world.checkpoint = K (states kept every K steps)
   const ast::PhysicsDecl *physics = nullptr; ///< world.physics = NAME (or the only physics)
 };
 
@@ -77,7 +77,7 @@ struct Body {
   std::string name;
   ast::BodyKind kind = ast::BodyKind::Lattice;
   // lattice
-  std::string cell;            ///< the part used as cell (e.g. "triangle")
+  std::string cell; ///< the part used as cell (e.g. "triangle")
   int64_t rows = 0, cols = 0;
   double edge = 0.05;
   double stiffness = 3e4;
@@ -86,17 +86,17 @@ struct Body {
   // grammar
   std::string grammar;
   int64_t maxParts = 0;
-  double scale = 1.0;              ///< grammar body: part coordinates times scale
+  double scale = 1.0; ///< grammar body: part coordinates times scale
   const ast::BodyDecl *decl = nullptr;
 };
 
 /// A mutation rate: a number, or an expression over `cells` / `edges` that
 /// the runtime evaluates per robot (rate->range for messages).
 struct MutationRule {
-  std::string op;      ///< flip, add, remove, rearrange, combine
-  std::string target;  ///< flip: cell | actuator; otherwise ""
+  std::string op;     ///< flip, add, remove, rearrange, combine
+  std::string target; ///< flip: cell | actuator; otherwise ""
   bool constant = true;
-  double rate = 0;               ///< when constant
+  double rate = 0;                     ///< when constant
   const ast::Expr *rateExpr = nullptr; ///< always set; uses NameExpr "cells"/"edges"
   bool untilChanged = false;
 };
@@ -121,7 +121,7 @@ struct Fitness {
 };
 
 struct Select {
-  std::string kind = "truncation";     ///< truncation | tournament
+  std::string kind = "truncation";       ///< truncation | tournament
   std::string scheme = "mu_plus_lambda"; ///< mu_plus_lambda | mu_comma_lambda
   int64_t tournamentSize = 0;
 };

@@ -73,9 +73,12 @@ std::optional<double> Checker::evalNumberRaw(const Expr &e, const std::string &w
     if (!r)
       return std::nullopt;
     switch (b->op) {
-    case BinaryOp::Add: return *l + *r;
-    case BinaryOp::Sub: return *l - *r;
-    case BinaryOp::Mul: return *l * *r;
+    case BinaryOp::Add:
+      return *l + *r;
+    case BinaryOp::Sub:
+      return *l - *r;
+    case BinaryOp::Mul:
+      return *l * *r;
     default:
       if (*r == 0) {
         diags.error(e.range, "division by zero in '" + what + "'");
@@ -132,8 +135,9 @@ void Checker::checkKnownKeys(const SettingsBlock &b, const std::string &block,
       std::string list;
       for (size_t i = 0; i < keys.size(); ++i)
         list += (i ? ", " : "") + keys[i];
-      diags.error(s.key.range, "unknown " + block + " setting '" + s.key.name + "'" +
-                                   (c.empty() ? "; known: " + list : "; did you mean '" + c + "'?"));
+      diags.error(s.key.range,
+                  "unknown " + block + " setting '" + s.key.name + "'" +
+                      (c.empty() ? "; known: " + list : "; did you mean '" + c + "'?"));
       continue;
     }
     auto [it, fresh] = seen.emplace(s.key.name, &s);
@@ -151,8 +155,9 @@ void Checker::checkWorld() {
   if (worlds.empty())
     return;
   const SettingsBlock &b = worlds.front()->body;
-  checkKnownKeys(b, "world", {"dim", "dt", "steps", "precision", "gravity", "damping", "ground",
-                              "physics", "checkpoint"});
+  checkKnownKeys(
+      b, "world",
+      {"dim", "dt", "steps", "precision", "gravity", "damping", "ground", "physics", "checkpoint"});
   for (const auto &s : b.settings) {
     const std::string &k = s.key.name;
     const std::string what = "world." + k;
@@ -220,7 +225,8 @@ void Checker::checkWorld() {
       call->ref = CallRef::Setting;
       w.ground.kind = call->callee.name;
       if (w.ground.kind == "flat" && !call->args.empty())
-        diags.error(call->args[0]->range, "flat() takes named arguments: height = H, friction = MU");
+        diags.error(call->args[0]->range,
+                    "flat() takes named arguments: height = H, friction = MU");
       if (w.ground.kind == "terrain") {
         auto *str = call->args.size() == 1 ? dynCast<StringExpr>(call->args[0].get()) : nullptr;
         if (!str) {

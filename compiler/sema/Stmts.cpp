@@ -56,8 +56,8 @@ void Checker::checkLet(LetStmt &let, ExprCtx &cx) {
   if (let.declaredType) {
     resolveType(*this, *let.declaredType);
     if (!assignable(t, let.declaredType->resolved))
-      diags.error(let.value->range, "the value of " + q(let.name.name) + " is " +
-                                        typeToString(t) + ", but it is declared " +
+      diags.error(let.value->range, "the value of " + q(let.name.name) + " is " + typeToString(t) +
+                                        ", but it is declared " +
                                         typeToString(let.declaredType->resolved));
     if (!let.declaredType->resolved.isError() && !t.isField())
       t = let.declaredType->resolved;
@@ -127,18 +127,21 @@ void Checker::checkFns() {
         returned = true;
         Type t = check(*ret->value, cx);
         if (!assignable(t, fn->result.resolved))
-          diags.error(ret->value->range, "fn " + q(fn->name.name) + " returns " +
-                                             typeToString(fn->result.resolved) + ", but this is " +
-                                             typeToString(t))
+          diags
+              .error(ret->value->range, "fn " + q(fn->name.name) + " returns " +
+                                            typeToString(fn->result.resolved) + ", but this is " +
+                                            typeToString(t))
               .note(fn->result.name.range, "the result type is declared here");
       } else {
-        diags.error(st->range, std::string("a fn body holds only 'let' and 'return'") +
-                                   (isa<AssignStmt>(st.get()) ? "; assignments belong in a step" : ""));
+        diags.error(st->range,
+                    std::string("a fn body holds only 'let' and 'return'") +
+                        (isa<AssignStmt>(st.get()) ? "; assignments belong in a step" : ""));
       }
     }
     if (!returned)
-      diags.error(fn->name.range, "fn " + q(fn->name.name) + " has no 'return'; end it with "
-                                  "'return VALUE;'");
+      diags.error(fn->name.range, "fn " + q(fn->name.name) +
+                                      " has no 'return'; end it with "
+                                      "'return VALUE;'");
     warnUnused(cx.scopes.back());
   }
   // Fns are inlined, so a call cycle can never be lowered.
@@ -159,7 +162,8 @@ void Checker::checkFns() {
                 chain += g->name.name + " -> ";
             }
             diags.error(c->callee.range, "fn " + q(c->fn->name.name) + " calls itself (" + chain +
-                                             c->fn->name.name + "); fns are inlined, so recursion "
+                                             c->fn->name.name +
+                                             "); fns are inlined, so recursion "
                                              "is not supported");
           } else if (state[c->fn] == 0) {
             visit(c->fn);
@@ -201,8 +205,9 @@ void Checker::checkPhysics(PhysicsDecl &p) {
   for (auto &s : p.sets) {
     auto [it, fresh] = sets.emplace(s->name.name, s.get());
     if (!fresh)
-      diags.error(s->name.range, "set " + q(s->name.name) + " is declared twice in physics " +
-                                     q(p.name.name))
+      diags
+          .error(s->name.range,
+                 "set " + q(s->name.name) + " is declared twice in physics " + q(p.name.name))
           .note(it->second->name.range, "the first one is here");
   }
   for (auto &s : p.sets) {
@@ -222,8 +227,10 @@ void Checker::checkPhysics(PhysicsDecl &p) {
           c.push_back(o->name.name);
         undefined(e.setName.range, "set", e.setName.name, c);
       } else if (!t->endpoints.empty()) {
-        diags.error(e.setName.range, "endpoint " + q(e.name.name) + " must point into a set "
-                                     "without endpoints (like point), not " + q(t->name.name));
+        diags.error(e.setName.range, "endpoint " + q(e.name.name) +
+                                         " must point into a set "
+                                         "without endpoints (like point), not " +
+                                         q(t->name.name));
       }
       e.target = t;
     }
@@ -258,9 +265,10 @@ void Checker::checkPhysics(PhysicsDecl &p) {
     }
     auto *loop = dynCast<ForStmt>(st.get());
     if (!loop) {
-      diags.error(st->range, isa<ReturnStmt>(st.get())
-                                 ? "a step has no 'return'; it assigns next states in loops"
-                                 : "assignments in a step go inside a loop: for p in point { ... }");
+      diags.error(st->range,
+                  isa<ReturnStmt>(st.get())
+                      ? "a step has no 'return'; it assigns next states in loops"
+                      : "assignments in a step go inside a loop: for p in point { ... }");
       continue;
     }
     loop->set = p.findSet(loop->setName.name);
@@ -315,7 +323,8 @@ void Checker::checkPhysics(PhysicsDecl &p) {
       if (!shapeOk && m && isa<MemberExpr>(m->base.get()) &&
           (m->member.name == "x" || m->member.name == "y" || m->member.name == "z")) {
         diags.error(as->target->range, "a step assigns whole fields, not components; write "
-                                       "the vector, e.g. " + loop->var.name + ".f = vec2(..., ...)");
+                                       "the vector, e.g. " +
+                                           loop->var.name + ".f = vec2(..., ...)");
         continue;
       }
       if (!shapeOk) {
@@ -353,8 +362,8 @@ void Checker::checkPhysics(PhysicsDecl &p) {
         }
         if (through) {
           diags.error(as->target->range, "a state is written only for the loop's own element; "
-                                         "write " + fname + " in 'for _ in " +
-                                         owner->name.name + "'");
+                                         "write " +
+                                             fname + " in 'for _ in " + owner->name.name + "'");
           continue;
         }
         auto [it, fresh] = stateWrites.emplace(f, as->target->range);
@@ -366,11 +375,12 @@ void Checker::checkPhysics(PhysicsDecl &p) {
         as->ref = AssignRef::NextState;
       } else {
         if (f->kind != FieldKind::Temp) {
-          diags.error(as->opRange, std::string("'") + (as->op == AssignOp::AddTo ? "+=" : "-=") +
-                                       "' accumulates into temp fields; " + fname + " is " +
-                                       (f->kind == FieldKind::Input ? "an " : "a ") +
-                                       fieldKindSpelling(f->kind) + " field" +
-                                       (f->kind == FieldKind::State ? " (assign its next value with '=')" : ""));
+          diags.error(as->opRange,
+                      std::string("'") + (as->op == AssignOp::AddTo ? "+=" : "-=") +
+                          "' accumulates into temp fields; " + fname + " is " +
+                          (f->kind == FieldKind::Input ? "an " : "a ") +
+                          fieldKindSpelling(f->kind) + " field" +
+                          (f->kind == FieldKind::State ? " (assign its next value with '=')" : ""));
           continue;
         }
         as->ref = AssignRef::Accumulate;
@@ -392,11 +402,12 @@ void Checker::checkPhysics(PhysicsDecl &p) {
       for (auto &f : s->fields) {
         std::string fname = q(s->name.name + "." + f->name.name);
         if (f->kind == FieldKind::State && !stateWrites.count(f.get()))
-          diags.warning(f->name.range, "state " + fname + " is never written by the step, so it "
-                                       "never changes; declare it 'body' if it is constant");
+          diags.warning(f->name.range, "state " + fname +
+                                           " is never written by the step, so it "
+                                           "never changes; declare it 'body' if it is constant");
         if (f->kind == FieldKind::Temp && !accumulated.count(f.get()))
-          diags.warning(f->name.range, "nothing accumulates into temp " + fname +
-                                           ", so it is always zero");
+          diags.warning(f->name.range,
+                        "nothing accumulates into temp " + fname + ", so it is always zero");
       }
 
   // Inputs read by the step must be written by the controller's outputs.
@@ -417,13 +428,15 @@ void Checker::checkPhysics(PhysicsDecl &p) {
       continue;
     std::string fname = q(f->owner->name.name + "." + f->name.name);
     if (c)
-      diags.error(where, "input " + fname + " is read here, but controller " + q(c->name.name) +
-                             " has no output that writes it")
+      diags
+          .error(where, "input " + fname + " is read here, but controller " + q(c->name.name) +
+                            " has no output that writes it")
           .note(c->name.range, "add 'outputs = " + f->owner->name.name + "." + f->name.name +
                                    " tanh;' to this controller");
     else
-      diags.error(where, "input " + fname + " is read here, but no controller writes it; "
-                                            "declare a controller with 'outputs = " +
+      diags.error(where, "input " + fname +
+                             " is read here, but no controller writes it; "
+                             "declare a controller with 'outputs = " +
                              f->owner->name.name + "." + f->name.name + " tanh;'");
   }
 }

@@ -44,9 +44,12 @@ DiagBuilder DiagnosticEngine::add(Severity s, SourceRange range, std::string mes
 
 static const char *severityName(Severity s) {
   switch (s) {
-  case Severity::Error: return "error";
-  case Severity::Warning: return "warning";
-  case Severity::Note: return "note";
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Note:
+    return "note";
   }
   return "error";
 }

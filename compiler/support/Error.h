@@ -18,8 +18,8 @@ struct Error : std::runtime_error {
 
 } // namespace evoc
 
-#define EVOC_ASSERT(cond, msg)                                                  \
-  do {                                                                         \
-    if (!(cond))                                                               \
-      ::evoc::internalError(__FILE__, __LINE__, (msg));                        \
+#define EVOC_ASSERT(cond, msg)                                                                     \
+  do {                                                                                             \
+    if (!(cond))                                                                                   \
+      ::evoc::internalError(__FILE__, __LINE__, (msg));                                            \
   } while (0)

@@ -53,7 +53,7 @@ double seconds(Clock::time_point a, Clock::time_point b) {
 json numberOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 json individualJson(const LatticeBody &body, const Individual &ind, bool phenotype) {
-  json j = {{"id", ind.id},         {"parent", ind.parent}, {"born", ind.born},
+  json j = {{"id", ind.id},           {"parent", ind.parent}, {"born", ind.born},
             {"fitness", ind.fitness}, {"losses", ind.losses}, {"genome", body.toJson(ind.genome)}};
   if (!ind.gradNorms.empty())
     j["grad_norms"] = ind.gradNorms;
@@ -82,14 +82,17 @@ json stateJson(const LatticeBody &body, const State &s, const json &fingerprint)
   json pop = json::array();
   for (const auto &ind : s.population)
     pop.push_back(individualJson(body, ind, false));
-  json j = {{"format", "evoc-run-state"}, {"version", 1},
-            {"generation", s.generation}, {"next_id", s.nextId},
-            {"designs_evaluated", s.designs}, {"elapsed_seconds", s.elapsed},
-            {"rng", s.rng.save()},        {"config", fingerprint},
+  json j = {{"format", "evoc-run-state"},
+            {"version", 1},
+            {"generation", s.generation},
+            {"next_id", s.nextId},
+            {"designs_evaluated", s.designs},
+            {"elapsed_seconds", s.elapsed},
+            {"rng", s.rng.save()},
+            {"config", fingerprint},
             {"population", pop}};
   if (s.haveBest)
-    j["best"] = {{"individual", individualJson(body, s.best, false)},
-                 {"params", s.bestParams}};
+    j["best"] = {{"individual", individualJson(body, s.best, false)}, {"params", s.bestParams}};
   return j;
 }
 
@@ -136,8 +139,8 @@ double median(std::vector<double> v) {
 }
 
 /// The pictures of one generation: the best robot's gait and the fitness plot.
-void writePictures(const RunDir &dir, int generation, const LatticeBody &body,
-                   const State &s, const GaitFn &gait, const std::vector<json> &log) {
+void writePictures(const RunDir &dir, int generation, const LatticeBody &body, const State &s,
+                   const GaitFn &gait, const std::vector<json> &log) {
   runtime::Robot robot = body.express(s.best.genome);
   std::vector<GaitFrame> frames;
   if (gait)
@@ -146,8 +149,8 @@ void writePictures(const RunDir &dir, int generation, const LatticeBody &body,
     frames.push_back(GaitFrame{robot.points, {}, "rest pose"});
   GaitStyle style;
   style.groundY = body.spec().baseY;
-  style.title = fmt::format("generation {}: best design {} (fitness {:.5g})", generation,
-                            s.best.id, s.best.fitness);
+  style.title = fmt::format("generation {}: best design {} (fitness {:.5g})", generation, s.best.id,
+                            s.best.fitness);
   std::string svg = renderGait(robot, frames, style);
   writeFileAtomic(dir.generationDir(generation) / "best.svg", svg);
   dir.writeFile("best.svg", svg);
@@ -169,19 +172,28 @@ json configFingerprint(const EvolutionConfig &c) {
   const auto &b = c.body;
   return {{"population", c.population},
           {"seed", c.seed},
-          {"body", {{"rows", b.rows}, {"cols", b.cols}, {"edge", b.edge},
-                    {"stiffness", b.stiffness}, {"actuation", b.actuation},
-                    {"base_y", b.baseY}, {"fill_holes", b.fillHoles},
-                    {"largest_component", b.largestComponent},
-                    {"sample_cell_p", b.sampleCellP}, {"sample_actuator_p", b.sampleActuatorP}}},
-          {"mutation", {{"cell_rate", c.mutation.cellRate},
-                        {"until_changed", c.mutation.untilChanged},
-                        {"growth", c.mutation.growth}, {"actuator_rate", c.mutation.actuatorRate},
-                        {"max_attempts", c.mutation.maxAttempts}}},
+          {"body",
+           {{"rows", b.rows},
+            {"cols", b.cols},
+            {"edge", b.edge},
+            {"stiffness", b.stiffness},
+            {"actuation", b.actuation},
+            {"base_y", b.baseY},
+            {"fill_holes", b.fillHoles},
+            {"largest_component", b.largestComponent},
+            {"sample_cell_p", b.sampleCellP},
+            {"sample_actuator_p", b.sampleActuatorP}}},
+          {"mutation",
+           {{"cell_rate", c.mutation.cellRate},
+            {"until_changed", c.mutation.untilChanged},
+            {"growth", c.mutation.growth},
+            {"actuator_rate", c.mutation.actuatorRate},
+            {"max_attempts", c.mutation.maxAttempts}}},
           {"fitness", {{"kind", fitnessName(c.fitness.kind)}, {"invalid", invalid}}},
-          {"selection", {{"kind", selectionName(c.selection)},
-                         {"tournament_size", c.selection.tournamentSize},
-                         {"elites", c.selection.elites}}}};
+          {"selection",
+           {{"kind", selectionName(c.selection)},
+            {"tournament_size", c.selection.tournamentSize},
+            {"elites", c.selection.elites}}}};
 }
 
 RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluate,
@@ -241,8 +253,8 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
                               "generation 0",
                               options.dir.string()));
   else if (options.resume)
-    progress.note(fmt::format("resuming '{}' after generation {}", options.dir.string(),
-                              s.generation));
+    progress.note(
+        fmt::format("resuming '{}' after generation {}", options.dir.string(), s.generation));
   double genSecondsSum = 0;
   int gensThisRun = 0;
   for (int g = s.generation + 1; g < config.generations; ++g) {
@@ -294,8 +306,8 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
         }
         offspring[i].losses = evals[i].losses;
         offspring[i].gradNorms = evals[i].gradNorms;
-        robotSteps += evals[i].robotSteps > 0 ? double(evals[i].robotSteps)
-                                               : config.robotStepsPerDesign;
+        robotSteps +=
+            evals[i].robotSteps > 0 ? double(evals[i].robotSteps) : config.robotStepsPerDesign;
         offspring[i].fitness = v.fitness;
         valid += v.valid;
         verdicts.push_back(std::move(v));
@@ -370,11 +382,11 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
     bestJ["losses"] = s.best.losses;
     bestJ["genome"] = body.toJson(s.best.genome);
     bestJ["params"] = s.bestParams;
-    dir.writePopulation(g, {{"generation", g},
-                            {"population", pop},
-                            {"offspring", kids},
-                            {"best", {{"id", s.best.id}, {"fitness", s.best.fitness},
-                                      {"params", s.bestParams}}}});
+    dir.writePopulation(
+        g, {{"generation", g},
+            {"population", pop},
+            {"offspring", kids},
+            {"best", {{"id", s.best.id}, {"fitness", s.best.fitness}, {"params", s.bestParams}}}});
     dir.writeBest(bestJ);
     const double genSeconds = seconds(t0, Clock::now());
     s.elapsed += genSeconds;
@@ -393,8 +405,7 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
                 {"seconds", genSeconds},
                 {"elapsed_seconds", s.elapsed},
                 {"designs_per_second", numberOrNull(double(offspring.size()) / genSeconds)},
-                {"robot_steps_per_second",
-                 numberOrNull(robotSteps / evalSeconds)}};
+                {"robot_steps_per_second", numberOrNull(robotSteps / evalSeconds)}};
     log.push_back(rec);
     writePictures(dir, g, body, s, options.gait, log);
     dir.writeLog(log);

@@ -79,17 +79,17 @@ struct EvolutionConfig {
   /// `phenotypeLimit` members only (genotypes of all): at the paper's scale a
   /// phenotype is ~60 KB of JSON, and any genotype expands to it again.
   int phenotypeLimit = 50;
-  int maxInitialAttempts = 10;    ///< re-draws of an all-invalid generation 0
+  int maxInitialAttempts = 10; ///< re-draws of an all-invalid generation 0
 };
 
 /// Where and how to run.
 struct RunOptions {
-  std::filesystem::path dir;  ///< the run directory
-  bool resume = false;        ///< continue the run in `dir`
-  std::string resolvedSource; ///< .evo text for resolved.evo (new runs only)
+  std::filesystem::path dir;    ///< the run directory
+  bool resume = false;          ///< continue the run in `dir`
+  std::string resolvedSource;   ///< .evo text for resolved.evo (new runs only)
   std::FILE *progress = stderr; ///< null: silent
-  int forceTty = -1;          ///< -1 detect, 0 plain lines, 1 \r-updated line
-  GaitFn gait;                ///< optional; without it pictures show the rest pose
+  int forceTty = -1;            ///< -1 detect, 0 plain lines, 1 \r-updated line
+  GaitFn gait;                  ///< optional; without it pictures show the rest pose
 };
 
 /// What a finished run reports.

@@ -21,8 +21,8 @@ Verdict judge(const std::vector<double> &losses, const FitnessSpec &spec) {
   for (const InvalidRule &r : spec.invalid)
     for (size_t i = 0; i < losses.size(); ++i) {
       if (r.kind == InvalidRule::Kind::LossAbove && std::fabs(losses[i]) > r.threshold) {
-        v.reason = fmt::format("|loss| = {} > {} at iteration {}", std::fabs(losses[i]),
-                               r.threshold, i);
+        v.reason =
+            fmt::format("|loss| = {} > {} at iteration {}", std::fabs(losses[i]), r.threshold, i);
         return v;
       }
       if (r.kind == InvalidRule::Kind::LossJump && i + 1 < losses.size() &&

@@ -69,8 +69,7 @@ LatticeMutation defaultMutation(const LatticeGeometry &g) {
   return m;
 }
 
-LatticeBody::LatticeBody(LatticeSpec spec)
-    : spec_(spec), geom_(spec.rows, spec.cols) {}
+LatticeBody::LatticeBody(LatticeSpec spec) : spec_(spec), geom_(spec.rows, spec.cols) {}
 
 bool LatticeBody::empty(const LatticeGenome &g) {
   return std::none_of(g.mask.begin(), g.mask.end(), [](uint8_t b) { return b; });
@@ -145,8 +144,8 @@ void LatticeBody::repair(LatticeGenome &g) const {
   }
 }
 
-LatticeGenome LatticeBody::mutate(const LatticeGenome &parent,
-                                  const LatticeMutation &m, EvoRng &rng) const {
+LatticeGenome LatticeBody::mutate(const LatticeGenome &parent, const LatticeMutation &m,
+                                  EvoRng &rng) const {
   // "Changed" means a different shape: a mask that is a translate of the
   // parent's (or, without fill-holes, differs only by a hole) expresses the
   // same points and springs and does not count.

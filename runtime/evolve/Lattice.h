@@ -79,11 +79,11 @@ struct LatticeGenome {
 /// How a lattice genome mutates; the rates are per bit (SCIENCE.md uses
 /// 1 / #triangles and 1 / #edges, see defaultMutation()).
 struct LatticeMutation {
-  double cellRate = 0;        ///< P(flip) per mask bit
-  bool untilChanged = true;   ///< repeat, rate growing, until the shape changes
-  double growth = 2.0;        ///< rate multiplier per retry (capped at 0.5)
-  double actuatorRate = 0;    ///< P(flip) per actuation bit
-  int maxAttempts = 1000;     ///< retries before giving up on a change
+  double cellRate = 0;      ///< P(flip) per mask bit
+  bool untilChanged = true; ///< repeat, rate growing, until the shape changes
+  double growth = 2.0;      ///< rate multiplier per retry (capped at 0.5)
+  double actuatorRate = 0;  ///< P(flip) per actuation bit
+  int maxAttempts = 1000;   ///< retries before giving up on a change
 };
 
 /// The reference mutation for a geometry: 1/#triangles until changed,
@@ -107,8 +107,7 @@ public:
   /// A mutated, repaired, non-empty copy of `parent` (see LatticeMutation);
   /// with untilChanged its shape (points, springs) differs from the parent's,
   /// not merely its mask (a translated mask expresses the same shape).
-  LatticeGenome mutate(const LatticeGenome &parent, const LatticeMutation &m,
-                       EvoRng &rng) const;
+  LatticeGenome mutate(const LatticeGenome &parent, const LatticeMutation &m, EvoRng &rng) const;
   /// The phenotype: points ordered by node (x, then y), springs by node pair.
   runtime::Robot express(const LatticeGenome &g) const;
   /// True when no triangle is present.

@@ -26,8 +26,8 @@ Progress::~Progress() { finish(); }
 
 std::string Progress::line(const ProgressInfo &i) {
   return fmt::format("generation {}/{}  best fitness {:.6g}  {:.1f} designs/s  {} left",
-                     i.generation, i.generations > 0 ? i.generations - 1 : 0,
-                     i.bestFitness, i.designsPerSecond,
+                     i.generation, i.generations > 0 ? i.generations - 1 : 0, i.bestFitness,
+                     i.designsPerSecond,
                      i.secondsLeft < 0 ? std::string("?") : formatDuration(i.secondsLeft));
 }
 

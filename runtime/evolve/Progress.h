@@ -9,11 +9,11 @@ namespace evoc::evolve {
 
 /// What the progress line shows after a generation.
 struct ProgressInfo {
-  int generation = 0;        ///< the generation just completed
-  int generations = 0;       ///< generations the run will complete in all
-  double bestFitness = 0;    ///< best fitness so far
+  int generation = 0;     ///< the generation just completed
+  int generations = 0;    ///< generations the run will complete in all
+  double bestFitness = 0; ///< best fitness so far
   double designsPerSecond = 0;
-  double secondsLeft = -1;   ///< < 0 when unknown
+  double secondsLeft = -1; ///< < 0 when unknown
 };
 
 /// Formats seconds as "1h02m", "3m05s" or "12s".

@@ -65,8 +65,8 @@ void writeFileAtomic(const fs::path &path, std::string_view text) {
 std::string readTextFile(const fs::path &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw Error(fmt::format("cannot read '{}'; check that it exists and is readable",
-                            path.string()));
+    throw Error(
+        fmt::format("cannot read '{}'; check that it exists and is readable", path.string()));
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -76,8 +76,8 @@ static nlohmann::json readJson(const fs::path &p) {
   try {
     return nlohmann::json::parse(readTextFile(p));
   } catch (const nlohmann::json::exception &e) {
-    throw Error(fmt::format("'{}' is not valid JSON ({}); the run directory is damaged",
-                            p.string(), e.what()));
+    throw Error(fmt::format("'{}' is not valid JSON ({}); the run directory is damaged", p.string(),
+                            e.what()));
   }
 }
 
@@ -109,8 +109,8 @@ RunDir RunDir::create(const fs::path &dir, std::string_view resolvedSource) {
                               "it; choose another output directory",
                               dir.string()));
   } else if (!fs::create_directories(dir, ec) || ec) {
-    throw Error(fmt::format("cannot create the run directory '{}': {}", dir.string(),
-                            ec.message()));
+    throw Error(
+        fmt::format("cannot create the run directory '{}': {}", dir.string(), ec.message()));
   }
   RunDir r(dir);
   writeFileAtomic(dir / "resolved.evo", resolvedSource);

@@ -38,8 +38,7 @@ std::vector<size_t> selectSurvivors(const std::vector<Scored> &pool, size_t coun
 }
 
 const char *selectionName(const SelectionSpec &spec) {
-  return spec.kind == SelectionSpec::Kind::Truncation ? "truncation(mu_plus_lambda)"
-                                                      : "tournament";
+  return spec.kind == SelectionSpec::Kind::Truncation ? "truncation(mu_plus_lambda)" : "tournament";
 }
 
 } // namespace evoc::evolve

@@ -96,11 +96,11 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
   // At least as wide as the legend line.
   const double W = std::max(430.0, std::max(1.0, double(frames.size())) * panelW);
   const double H = panelH + top + 16;
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
-      "viewBox=\"0 0 {:.1f} {:.1f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-      W, H, W, H);
+  std::string svg =
+      fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+                  "viewBox=\"0 0 {:.1f} {:.1f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                  "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+                  W, H, W, H);
   if (!style.title.empty())
     svg += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
                        "font-size=\"14\">{}</text>\n",
@@ -128,33 +128,30 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
                        f * panelW + 2, top, panelW - 4, panelH - 2);
     svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
                        "stroke=\"#6b4f2a\" stroke-width=\"3\"/>\n",
-                       f * panelW + 4, Y(style.groundY), (f + 1) * panelW - 4,
-                       Y(style.groundY));
+                       f * panelW + 4, Y(style.groundY), (f + 1) * panelW - 4, Y(style.groundY));
     for (size_t s = 0; s < robot.springs.size(); ++s) {
       const auto &sp = robot.springs[s];
       bool act = sp.actuation != 0;
       std::string colour = springColour(robot, fr, s);
       svg += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" "
                          "stroke=\"{}\" stroke-width=\"{}\"/>\n",
-                         X(fr.points[2 * sp.a]), Y(fr.points[2 * sp.a + 1]),
-                         X(fr.points[2 * sp.b]), Y(fr.points[2 * sp.b + 1]), colour,
-                         act ? 2.5 : 1.2);
+                         X(fr.points[2 * sp.a]), Y(fr.points[2 * sp.a + 1]), X(fr.points[2 * sp.b]),
+                         Y(fr.points[2 * sp.b + 1]), colour, act ? 2.5 : 1.2);
     }
     for (size_t i = 0; i < n; ++i)
       svg += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2.2\" fill=\"#222\"/>\n",
                          X(fr.points[2 * i]), Y(fr.points[2 * i + 1]));
     std::string label = fr.label.empty() ? fmt::format("frame {}", f) : fr.label;
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}  "
-                       "(dx = {:+.3f})</text>\n</g>\n",
-                       f * panelW + panelW / 2, top + panelH - 8, escape(label),
-                       n ? xlo - x0 : 0.0);
+    svg +=
+        fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}  "
+                    "(dx = {:+.3f})</text>\n</g>\n",
+                    f * panelW + panelW / 2, top + panelH - 8, escape(label), n ? xlo - x0 : 0.0);
   }
   return svg + "</svg>\n";
 }
 
-std::string renderGaitAnimation(const runtime::Robot &robot,
-                                const std::vector<GaitFrame> &frames, double seconds,
-                                const GaitStyle &style) {
+std::string renderGaitAnimation(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
+                                double seconds, const GaitStyle &style) {
   checkFrames(robot, frames);
   if (frames.empty())
     throw Error("an animation needs at least one frame");
@@ -176,8 +173,7 @@ std::string renderGaitAnimation(const runtime::Robot &robot,
   auto X = [&](double x) { return pad + (x - xlo) * k; };
   auto Y = [&](double y) { return top + pad + (yhi - y) * k; };
   const std::string timing = fmt::format(
-      "dur=\"{:.3f}s\" repeatCount=\"indefinite\" calcMode=\"discrete\"",
-      std::max(0.05, seconds));
+      "dur=\"{:.3f}s\" repeatCount=\"indefinite\" calcMode=\"discrete\"", std::max(0.05, seconds));
   // values="v0;v1;..." of one attribute over the frames.
   auto values = [&](auto &&value) {
     std::string v;
@@ -186,11 +182,11 @@ std::string renderGaitAnimation(const runtime::Robot &robot,
     return v;
   };
   auto num = [](double v) { return fmt::format("{:.2f}", v); };
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-      W, H);
+  std::string svg =
+      fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+                  "font-family=\"sans-serif\" font-size=\"12\">\n"
+                  "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+                  W, H);
   if (!style.title.empty())
     svg += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
                        "font-size=\"14\">{}</text>\n",
@@ -227,7 +223,8 @@ std::string renderGaitAnimation(const runtime::Robot &robot,
         "<circle cx=\"{}\" cy=\"{}\" r=\"2.2\" fill=\"#222\">"
         "<animate attributeName=\"cx\" values=\"{}\" {}/>"
         "<animate attributeName=\"cy\" values=\"{}\" {}/></circle>\n",
-        num(X(frames[0].points[2 * i])), num(Y(frames[0].points[2 * i + 1])), values([&](const GaitFrame &fr) { return num(X(fr.points[2 * i])); }), timing,
+        num(X(frames[0].points[2 * i])), num(Y(frames[0].points[2 * i + 1])),
+        values([&](const GaitFrame &fr) { return num(X(fr.points[2 * i])); }), timing,
         values([&](const GaitFrame &fr) { return num(Y(fr.points[2 * i + 1])); }), timing);
   return svg + "</svg>\n";
 }
@@ -268,12 +265,12 @@ std::string renderFitnessPlot(const std::vector<FitnessPoint> &pts, const std::s
   fhi += fpad;
   auto X = [&](double g) { return L + (g - glo) / (ghi - glo) * (W - L - R); };
   auto Y = [&](double v) { return T + (fhi - v) / (fhi - flo) * (H - T - B); };
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
-      W, H, (L + W - R) / 2, escape(title));
+  std::string svg =
+      fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+                  "font-family=\"sans-serif\" font-size=\"12\">\n"
+                  "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+                  "<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
+                  W, H, (L + W - R) / 2, escape(title));
   double fs = niceStep(fhi - flo, 6);
   for (double v = std::ceil(flo / fs) * fs; v <= fhi; v += fs)
     svg += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" "
@@ -312,8 +309,8 @@ std::string renderFitnessPlot(const std::vector<FitnessPoint> &pts, const std::s
                          X(p.generation), Y(v), series[s].colour);
     }
     if (!path.empty())
-      svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
-                         path, series[s].colour);
+      svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", path,
+                         series[s].colour);
     double ly = T + 14 + 20 * double(s);
     svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
                        "stroke-width=\"2\"/><text x=\"{}\" y=\"{}\">{}</text>\n",

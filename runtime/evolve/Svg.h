@@ -19,7 +19,7 @@ struct GaitFrame {
 
 /// Drawing options for renderGait.
 struct GaitStyle {
-  double groundY = 0.1;     ///< height of the ground line
+  double groundY = 0.1; ///< height of the ground line
   double pixelsPerUnit = 900;
   std::string title;
 };
@@ -36,9 +36,8 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
 /// The same robot as an animated SVG (SMIL; browsers play it): the frames
 /// in turn, `seconds` per loop, in one view that spans the whole motion, so
 /// the robot walks across it. Colours as renderGait.
-std::string renderGaitAnimation(const runtime::Robot &robot,
-                                const std::vector<GaitFrame> &frames, double seconds = 4,
-                                const GaitStyle &style = {});
+std::string renderGaitAnimation(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
+                                double seconds = 4, const GaitStyle &style = {});
 
 /// One generation's fitness summary for the plot.
 struct FitnessPoint {

@@ -17,8 +17,8 @@ EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executa
     auto results = std::make_shared<std::vector<runtime::TrainResult>>(
         runtime::train(info, exe, batch.robots, opts, &batch.ids));
     if (results->size() != batch.robots.size())
-      throw Error(fmt::format("the trainer returned {} results for {} robots",
-                              results->size(), batch.robots.size()));
+      throw Error(fmt::format("the trainer returned {} results for {} robots", results->size(),
+                              batch.robots.size()));
     std::vector<Evaluation> out(results->size());
     for (size_t i = 0; i < results->size(); ++i) {
       runtime::TrainResult &r = (*results)[i];
@@ -64,8 +64,8 @@ GaitFn trainGait(const runtime::ModuleInfo &info, const codegen::Executable &exe
     if (!params.is_object())
       return frames;
     try {
-      auto xs = runtime::trajectory(info, exe, robot, paramsFromJson(params), opts,
-                                    "point.x", times);
+      auto xs =
+          runtime::trajectory(info, exe, robot, paramsFromJson(params), opts, "point.x", times);
       for (size_t k = 0; k < xs.size() && k < times.size(); ++k)
         frames.push_back(GaitFrame{xs[k], {}, fmt::format("t = {}", times[k])});
     } catch (const Error &) {

@@ -69,13 +69,12 @@ void physics(Module &m, Builder &b, const EldirOptions &o) {
   ValueId px = b.load(x, i0), py = b.load(x, i1);
   ValueId damp = e.f(Op::Exp, e.mul(e.f(Op::Neg, dt), e.c(o.damping)));
   ValueId v1x = e.add(e.mul(damp, b.load(v, i0)), b.load(dv, i0));
-  ValueId v1y = e.add(e.add(e.mul(damp, b.load(v, i1)), e.mul(dt, e.c(o.gravity))),
-                      b.load(dv, i1));
+  ValueId v1y = e.add(e.add(e.mul(damp, b.load(v, i1)), e.mul(dt, e.c(o.gravity))), b.load(dv, i1));
   ValueId g = e.c(o.ground);
   ValueId outx, outy, outvx, outvy;
   if (o.contact == Contact::NoSlip) {
-    ValueId hit = e.f(Op::And, e.f(Op::Lt, e.add(py, e.mul(dt, v1y)), g),
-                      e.f(Op::Lt, v1y, e.c(-1e-4)));
+    ValueId hit =
+        e.f(Op::And, e.f(Op::Lt, e.add(py, e.mul(dt, v1y)), g), e.f(Op::Lt, v1y, e.c(-1e-4)));
     ValueId toi = e.div(e.f(Op::Neg, e.sub(py, g)), v1y);
     outx = e.sel(hit, e.add(px, e.mul(toi, v1x)), e.add(px, e.mul(dt, v1x)));
     outy = e.sel(hit, e.add(py, e.mul(toi, v1y)), e.add(py, e.mul(dt, v1y)));
@@ -87,7 +86,7 @@ void physics(Module &m, Builder &b, const EldirOptions &o) {
     ValueId raw = e.div(e.f(Op::Abs, e.sub(py, g)), e.add(e.f(Op::Abs, v1y), e.c(1e-10)));
     ValueId toi = e.f(Op::Min, e.f(Op::Max, raw, e.c(0)), dt); // clamp(raw, 0, dt)
     ValueId qx = e.add(px, e.mul(toi, v1x)), qy = e.add(py, e.mul(toi, v1y));
-    ValueId vnrm = v1y;          // dot(v1, n), n = (0, 1)
+    ValueId vnrm = v1y;                        // dot(v1, n), n = (0, 1)
     ValueId vtx = v1x, vty = e.sub(v1y, vnrm); // v1 - vn * n
     ValueId speed = e.f(Op::Sqrt, e.add(e.mul(vtx, vtx), e.mul(vty, vty)));
     ValueId pos = e.f(Op::Gt, speed, e.c(0));

@@ -13,7 +13,7 @@ enum class Contact { NoSlip, Friction };
 
 struct EldirOptions {
   Contact contact = Contact::Friction;
-  int hidden = 8;             // hidden units (32 in ELDiR)
+  int hidden = 8;                  // hidden units (32 in ELDiR)
   bool bodyDifferentiable = false; // rest lengths and stiffness get adjoints
   double dt = 0.004, damping = 15, gravity = -4.8, ground = 0.1, friction = 1.0;
 };

@@ -28,13 +28,13 @@ test::Data contactState(const Module &m, std::mt19937 &rng) {
   return d;
 }
 
-#define CHECK_GRAD(rep, tol)                                                   \
-  do {                                                                         \
-    auto r_ = (rep);                                                           \
-    INFO(r_.where);                                                            \
-    CHECK(r_.checked > 0);                                                     \
-    CHECK(r_.finite);                                                          \
-    CHECK(r_.maxRelErr < (tol));                                               \
+#define CHECK_GRAD(rep, tol)                                                                       \
+  do {                                                                                             \
+    auto r_ = (rep);                                                                               \
+    INFO(r_.where);                                                                                \
+    CHECK(r_.checked > 0);                                                                         \
+    CHECK(r_.finite);                                                                              \
+    CHECK(r_.maxRelErr < (tol));                                                                   \
   } while (0)
 
 } // namespace
@@ -68,8 +68,7 @@ TEST_CASE("ELDiR loss adjoint vs finite differences", "[autodiff][eldir][gradche
   CHECK_GRAD(test::gradCheck(m, m.findKernel("loss"), d, 0, 4), 1e-6);
 }
 
-TEST_CASE("whole rollout (T = 50): adjoint vs finite differences",
-          "[autodiff][eldir][rollout]") {
+TEST_CASE("whole rollout (T = 50): adjoint vs finite differences", "[autodiff][eldir][rollout]") {
   for (auto contact : {test::Contact::NoSlip, test::Contact::Friction}) {
     INFO((contact == test::Contact::NoSlip ? "noslip" : "friction"));
     test::EldirOptions o;

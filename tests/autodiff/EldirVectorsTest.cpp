@@ -27,7 +27,8 @@ void checkVectors(int steps) {
   auto params = readJson("params.json")["params"];
   for (auto contact : {test::Contact::Friction, test::Contact::NoSlip}) {
     std::string cname = contact == test::Contact::Friction ? "friction" : "noslip";
-    auto expected = readJson("expected_" + cname + "_T" + std::to_string(steps) + ".json")["results"];
+    auto expected =
+        readJson("expected_" + cname + "_T" + std::to_string(steps) + ".json")["results"];
     test::EldirOptions o;
     o.contact = contact;
     o.hidden = 32;

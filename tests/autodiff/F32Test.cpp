@@ -49,8 +49,8 @@ TEST_CASE("f32 modules: step and step.adj agree with f64", "[autodiff][f32]") {
     d.run(m64.findKernel(k), 4);
     interpret(m32, m32.findKernel(k), p32.data(), d.sizes.data(), 4);
   }
-  for (const char *b : {"point.x.next", "point.v.next", "point.x.adj", "point.v.adj",
-                        "mlp.w1.adj", "mlp.b2.adj"}) {
+  for (const char *b :
+       {"point.x.next", "point.v.next", "point.x.adj", "point.v.adj", "mlp.w1.adj", "mlp.b2.adj"}) {
     INFO(b);
     int bi = m64.findBuffer(b);
     double largest = 0, worst = 0;

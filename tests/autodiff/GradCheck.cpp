@@ -48,8 +48,7 @@ void Data::zero(Role r) {
 
 void Data::zeroAdjointsOf(Role primalRole) {
   for (size_t b = 0; b < m->buffers.size(); ++b)
-    if (m->buffers[b].role == Role::Adjoint &&
-        m->buffers[m->buffers[b].primal].role == primalRole)
+    if (m->buffers[b].role == Role::Adjoint && m->buffers[m->buffers[b].primal].role == primalRole)
       std::fill(f[b].begin(), f[b].end(), 0.0);
 }
 
@@ -125,7 +124,11 @@ GradReport gradCheck(const Module &m, int k, const Data &d0, int64_t t, uint32_t
   // Three step sizes; an entry is judged by the estimate closer to the adjoint
   // (truncation and rounding errors differ between them, a wrong adjoint
   // matches neither).
-  struct Checked { int adj, primal; std::vector<double> num[3]; double largest; };
+  struct Checked {
+    int adj, primal;
+    std::vector<double> num[3];
+    double largest;
+  };
   std::vector<Checked> all;
   double global = 0;
   for (size_t b = 0; b < m.buffers.size(); ++b) {
@@ -168,8 +171,8 @@ GradReport gradCheck(const Module &m, int k, const Data &d0, int64_t t, uint32_t
         if (std::fabs(a - c.num[hs][e]) < std::fabs(a - c.num[best][e]))
           best = hs;
       double num = c.num[best][e];
-      double den = std::max({std::fabs(a), std::fabs(num), 1e-3 * c.largest, 1e-5 * global,
-                             noise, 1e-300});
+      double den =
+          std::max({std::fabs(a), std::fabs(num), 1e-3 * c.largest, 1e-5 * global, noise, 1e-300});
       double err = std::fabs(a - num) / den;
       ++rep.checked;
       rep.normErr = std::max(rep.normErr, std::fabs(a - num) / std::max({global, noise, 1e-300}));

@@ -30,8 +30,7 @@ std::string gradIr(const std::string &kernel) {
 }
 } // namespace
 
-TEST_CASE("grad-ir: gather becomes scatter-add, scatter-add becomes gather",
-          "[autodiff][golden]") {
+TEST_CASE("grad-ir: gather becomes scatter-add, scatter-add becomes gather", "[autodiff][golden]") {
   std::string s = gradIr("kernel step kind=step {\n"
                          "  loop spring %1 {\n"
                          "    %2 = load a[%1]\n"

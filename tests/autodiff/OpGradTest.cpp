@@ -45,8 +45,7 @@ Module unary(const std::function<ValueId(Builder &, ValueId, ValueId)> &f) {
   return m;
 }
 
-test::GradReport check(const Module &m, double lo, double hi, double ylo, double yhi,
-                       int n = 7) {
+test::GradReport check(const Module &m, double lo, double hi, double ylo, double yhi, int n = 7) {
   REQUIRE(verify(m).empty());
   test::Data d(m, {{"e", n}});
   std::mt19937 rng(42);
@@ -58,13 +57,13 @@ test::GradReport check(const Module &m, double lo, double hi, double ylo, double
   return test::gradCheck(m, 0, d, 0, 7);
 }
 
-#define CHECK_GRAD(rep)                                                        \
-  do {                                                                         \
-    auto r_ = (rep);                                                           \
-    INFO(r_.where);                                                            \
-    CHECK(r_.checked > 0);                                                     \
-    CHECK(r_.finite);                                                          \
-    CHECK(r_.maxRelErr < kTol);                                                \
+#define CHECK_GRAD(rep)                                                                            \
+  do {                                                                                             \
+    auto r_ = (rep);                                                                               \
+    INFO(r_.where);                                                                                \
+    CHECK(r_.checked > 0);                                                                         \
+    CHECK(r_.finite);                                                                              \
+    CHECK(r_.maxRelErr < kTol);                                                                    \
   } while (0)
 
 ValueId un(Builder &b, Op op, ValueId x) { return b.op(op, {x}); }
@@ -74,26 +73,32 @@ ValueId un(Builder &b, Op op, ValueId x) { return b.op(op, {x}); }
 TEST_CASE("adjoints of binary float ops", "[autodiff][ops]") {
   for (Op op : {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Min, Op::Max}) {
     INFO(opName(op));
-    CHECK_GRAD(check(unary([op](Builder &b, ValueId x, ValueId y) { return b.op(op, {x, y}); }),
+    CHECK_GRAD(check(unary([op](Builder &b, ValueId x, ValueId y) {
+                       return b.op(op, {x, y});
+                     }),
                      -2, 2, 0.5, 3));
   }
   INFO("pow");
-  CHECK_GRAD(check(unary([](Builder &b, ValueId x, ValueId y) { return b.op(Op::Pow, {x, y}); }),
+  CHECK_GRAD(check(unary([](Builder &b, ValueId x, ValueId y) {
+                     return b.op(Op::Pow, {x, y});
+                   }),
                    0.5, 2, -1.5, 2.5));
 }
 
 TEST_CASE("adjoints of unary float ops", "[autodiff][ops]") {
-  struct Case { Op op; double lo, hi; };
+  struct Case {
+    Op op;
+    double lo, hi;
+  };
   for (Case c : {Case{Op::Neg, -2, 2}, Case{Op::Sin, -3, 3}, Case{Op::Cos, -3, 3},
                  Case{Op::Tanh, -2, 2}, Case{Op::Exp, -2, 2}, Case{Op::Log, 0.2, 3},
                  Case{Op::Sqrt, 0.2, 3}, Case{Op::Abs, -2, -0.1}, Case{Op::Abs, 0.1, 2}}) {
     INFO(opName(c.op));
     Op op = c.op;
     // times y so that the Param y also gets a gradient through a product
-    CHECK_GRAD(check(unary([op](Builder &b, ValueId x, ValueId y) {
-                       return b.mul(un(b, op, x), y);
-                     }),
-                     c.lo, c.hi, 0.5, 2));
+    CHECK_GRAD(
+        check(unary([op](Builder &b, ValueId x, ValueId y) { return b.mul(un(b, op, x), y); }),
+              c.lo, c.hi, 0.5, 2));
   }
 }
 

@@ -73,15 +73,24 @@ ValueId RandomKernel::expr(int depth) {
     return pick();
   ValueId x = expr(depth - 1), y = expr(depth - 1);
   switch (rng_() % 10) {
-  case 0: return b.add(x, y);
-  case 1: return b.sub(x, y);
-  case 2: return b.mul(x, y);
-  case 3: return b.div(x, b.add(b.constF(1.5), b.op(Op::Sin, {y})));
-  case 4: return b.op(Op::Tanh, {x});
-  case 5: return b.op(Op::Sin, {b.add(x, y)});
-  case 6: return b.op(Op::Exp, {b.op(Op::Tanh, {x})});
-  case 7: return b.op(Op::Sqrt, {b.add(b.constF(1), b.mul(x, x))});
-  case 8: return b.op(Op::Log, {b.add(b.constF(2), b.op(Op::Cos, {x}))});
+  case 0:
+    return b.add(x, y);
+  case 1:
+    return b.sub(x, y);
+  case 2:
+    return b.mul(x, y);
+  case 3:
+    return b.div(x, b.add(b.constF(1.5), b.op(Op::Sin, {y})));
+  case 4:
+    return b.op(Op::Tanh, {x});
+  case 5:
+    return b.op(Op::Sin, {b.add(x, y)});
+  case 6:
+    return b.op(Op::Exp, {b.op(Op::Tanh, {x})});
+  case 7:
+    return b.op(Op::Sqrt, {b.add(b.constF(1), b.mul(x, x))});
+  case 8:
+    return b.op(Op::Log, {b.add(b.constF(2), b.op(Op::Cos, {x}))});
   default:
     return b.op(Op::Pow, {b.add(b.constF(1.5), b.op(Op::Sin, {x})), b.op(Op::Tanh, {y})});
   }

@@ -80,13 +80,13 @@ test::Data robot(const Module &m, bool contact) {
   return d;
 }
 
-#define CHECK_GRAD(rep)                                                        \
-  do {                                                                         \
-    auto r_ = (rep);                                                           \
-    INFO(r_.where);                                                            \
-    CHECK(r_.checked > 0);                                                     \
-    CHECK(r_.finite);                                                          \
-    CHECK(r_.maxRelErr < 1e-6);                                                \
+#define CHECK_GRAD(rep)                                                                            \
+  do {                                                                                             \
+    auto r_ = (rep);                                                                               \
+    INFO(r_.where);                                                                                \
+    CHECK(r_.checked > 0);                                                                         \
+    CHECK(r_.finite);                                                                              \
+    CHECK(r_.maxRelErr < 1e-6);                                                                    \
   } while (0)
 
 } // namespace
@@ -186,8 +186,9 @@ double rolloutGradient(const Module &m, test::Data &d, int steps) {
       const Buffer &buf = m.buffers[b];
       if (buf.role != Role::State || buf.time == TimeRef::Current)
         continue;
-      int64_t t = buf.time == TimeRef::First ? 0
-                  : buf.time == TimeRef::Last ? steps - 1 : buf.fixedTime;
+      int64_t t = buf.time == TimeRef::First  ? 0
+                  : buf.time == TimeRef::Last ? steps - 1
+                                              : buf.fixedTime;
       for (size_t i = 0; i < state.size(); ++i)
         if (m.buffers[state[i].first].field == buf.field)
           fn(static_cast<int>(b), i, t);

@@ -35,9 +35,8 @@ RobotBuffers adjointInputs(const ir::Module &m, const MassSpringIds &d, const Ma
   RobotBuffers rb = makeBuffers(m, d, r);
   for (size_t b = 0; b < m.buffers.size(); ++b) {
     const ir::Buffer &B = m.buffers[b];
-    bool seed = B.role == ir::Role::Adjoint &&
-                (m.buffers[B.primal].role == ir::Role::NextState ||
-                 m.buffers[B.primal].role == ir::Role::Output);
+    bool seed = B.role == ir::Role::Adjoint && (m.buffers[B.primal].role == ir::Role::NextState ||
+                                                m.buffers[B.primal].role == ir::Role::Output);
     if (B.role == ir::Role::Temp || (B.role == ir::Role::Adjoint && !seed))
       rb.zero(static_cast<int>(b));
     if (seed)

@@ -52,10 +52,10 @@ TEST_CASE("planner: parallel loops, reductions, owned and deferred scatter-adds"
   REQUIRE(loops.size() == 7);
   for (auto *l : loops)
     CHECK(step.loops.at(l).mode == LoopPlan::Mode::Parallel);
-  CHECK(step.loops.at(loops[0]).reduced.size() == 2);        // sx, sy
-  CHECK(step.loops.at(loops[5]).deferred.size() == 4);       // vinc at both endpoints
+  CHECK(step.loops.at(loops[0]).reduced.size() == 2);  // sx, sy
+  CHECK(step.loops.at(loops[5]).deferred.size() == 4); // vinc at both endpoints
   CHECK(step.sites.size() == 4);
-  CHECK(step.loops.at(loops[3]).reduced.empty());            // the unit's own local
+  CHECK(step.loops.at(loops[3]).reduced.empty()); // the unit's own local
   // Inner products (hidden = W1 in, act = W2 hidden) may run a warp per element.
   REQUIRE(step.loops.at(loops[3]).split.size() == 1);
   CHECK(step.loops.at(loops[3]).split.begin()->second.size() == 1);
@@ -117,10 +117,12 @@ TEST_CASE("generated CUDA: #line, block reductions, replays, precision", "[cuda]
   // The centre: per-thread partials, strided loop, fixed-order tree reduction.
   CHECK(std::regex_search(step, std::regex("F p[0-9]+ = \\(0\\.0\\);")));
   CHECK(step.find("+= EVOC_BLOCK) {") != std::string::npos);
-  CHECK(std::regex_search(step,
-                          std::regex("l([0-9]+) = evoc_combine<0>\\(l\\1, evoc_reduce<0>\\(p\\1, evoc_sh\\)\\);")));
+  CHECK(std::regex_search(
+      step,
+      std::regex("l([0-9]+) = evoc_combine<0>\\(l\\1, evoc_reduce<0>\\(p\\1, evoc_sh\\)\\);")));
   // Spring impulses: recorded, then replayed by thread 0 in loop order.
-  CHECK(std::regex_search(step, std::regex("r0i\\[v[0-9]+\\] = v[0-9]+; r0v\\[v[0-9]+\\] = v[0-9]+;")));
+  CHECK(std::regex_search(step,
+                          std::regex("r0i\\[v[0-9]+\\] = v[0-9]+; r0v\\[v[0-9]+\\] = v[0-9]+;")));
   // ... through per-target incidence lists sorted into the interpreter's order.
   CHECK(step.find("{ // ordered parallel replay into point.vinc: per-target incidence lists") !=
         std::string::npos);
@@ -135,24 +137,31 @@ TEST_CASE("generated CUDA: #line, block reductions, replays, precision", "[cuda]
   CHECK(step.find("tanh(") != std::string::npos);
   CHECK(step.find("] >= 32) { // few elements, long inner loop: a warp per element") !=
         std::string::npos);
-  CHECK(std::regex_search(step, std::regex("l([0-9]+) = evoc_combine<0>\\(l\\1, evoc_warp_reduce<0>\\(q\\1, evoc_sh\\)\\);")));
-  CHECK(std::regex_search(step, std::regex("if \\(lane == 0\\) \\{ b" + std::to_string(d.hid) + "\\[")));
+  CHECK(std::regex_search(
+      step, std::regex(
+                "l([0-9]+) = evoc_combine<0>\\(l\\1, evoc_warp_reduce<0>\\(q\\1, evoc_sh\\)\\);")));
+  CHECK(std::regex_search(step,
+                          std::regex("if \\(lane == 0\\) \\{ b" + std::to_string(d.hid) + "\\[")));
   // Int index buffers are int32 in memory, widened on load.
-  CHECK(std::regex_search(step, std::regex("const int \\*__restrict__ b[0-9]+ = \\(const int \\*\\)buffers\\[[0-9]+\\]; // spring.a")));
+  CHECK(std::regex_search(step, std::regex("const int \\*__restrict__ b[0-9]+ = \\(const int "
+                                           "\\*\\)buffers\\[[0-9]+\\]; // spring.a")));
 
   std::string adj = kernelText(src, d.adj);
   CHECK(adj.find("(serial: cross-iteration dependence)") != std::string::npos);
   CHECK(std::regex_search(adj, std::regex("for \\(long long (v[0-9]+) = tid; \\1 < sizes\\[" +
-                                          std::to_string(d.input) + "\\]; \\1 \\+= EVOC_BLOCK\\) \\{\n"
+                                          std::to_string(d.input) +
+                                          "\\]; \\1 \\+= EVOC_BLOCK\\) \\{\n"
                                           " *for \\(long long v[0-9]+ = 0; v[0-9]+ < sizes\\[" +
                                           std::to_string(d.unit) + "\\]; \\+\\+v[0-9]+\\) \\{")));
   CHECK(std::regex_search(adj, std::regex("evoc_reduce<1>")));
   CHECK(std::regex_search(adj, std::regex("evoc_reduce<2>")));
   CHECK(std::regex_search(adj, std::regex("= evoc_broadcast\\(l")) == false); // updated locals only
   // Owned scatter-adds stay direct.
-  CHECK(std::regex_search(adj, std::regex("b" + std::to_string(d.w1Adj) + "\\[v[0-9]+\\] \\+= v[0-9]+;")));
+  CHECK(std::regex_search(
+      adj, std::regex("b" + std::to_string(d.w1Adj) + "\\[v[0-9]+\\] \\+= v[0-9]+;")));
   // Top-level stores: by thread 0.
-  CHECK(std::regex_search(adj, std::regex("if \\(tid == 0\\) b" + std::to_string(d.stats) + "\\[v[0-9]+\\] = v[0-9]+;")));
+  CHECK(std::regex_search(adj, std::regex("if \\(tid == 0\\) b" + std::to_string(d.stats) +
+                                          "\\[v[0-9]+\\] = v[0-9]+;")));
 
   ir::Module m32 = makeMassSpringModule(d, ir::Precision::F32);
   std::string s32 = codegen::cuda::emitCuda(m32);
@@ -170,8 +179,10 @@ TEST_CASE("EVOC_CUDA_REPLAY=serial: thread 0 replays scatter-adds in loop order"
   auto plan = codegen::cuda::planKernel(m, m.kernels[d.step]);
   ::unsetenv("EVOC_CUDA_REPLAY");
   std::string step = kernelText(src, d.step);
-  CHECK(step.find("if (tid == 0) { // replay deferred scatter-adds in loop order") != std::string::npos);
-  CHECK(std::regex_search(step, std::regex("b[0-9]+\\[r3i\\[v[0-9]+\\]\\] \\+= r3v\\[v[0-9]+\\];")));
+  CHECK(step.find("if (tid == 0) { // replay deferred scatter-adds in loop order") !=
+        std::string::npos);
+  CHECK(
+      std::regex_search(step, std::regex("b[0-9]+\\[r3i\\[v[0-9]+\\]\\] \\+= r3v\\[v[0-9]+\\];")));
   CHECK(step.find("atomic") == std::string::npos);
   CHECK(plan.groups.empty());
 }

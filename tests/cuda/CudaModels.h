@@ -13,14 +13,14 @@ namespace evoc::cudatest {
 /// Indices of the buffers, sets and kernels of makeMassSpringModule.
 struct MassSpringIds {
   int point, spring, unit, input, wave;
-  int x, v, x1, v1, xFirst, xLast;  // states
-  int sa, sb, rest, stiff, actu;    // body
-  int w1, b1, w2, b2;               // params
-  int in, hid, act, vinc;           // temps
-  int loss;                         // output
+  int x, v, x1, v1, xFirst, xLast;                     // states
+  int sa, sb, rest, stiff, actu;                       // body
+  int w1, b1, w2, b2;                                  // params
+  int in, hid, act, vinc;                              // temps
+  int loss;                                            // output
   int hidAdj, b1Adj, w1Adj, inAdj, cAdj, stats, chain; // adjoint-shape kernel
   int hidSaved, inSaved; // the forward's hidden and inputs, as the adjoint sees them
-  int step, lossK, adj;             // kernels
+  int step, lossK, adj;  // kernels
 };
 
 /// The reference experiment of SCIENCE.md (2D, noslip ground, 32 tanh units)

@@ -23,8 +23,9 @@ TEST_CASE("without libcuda, --backend cuda says why in one sentence", "[cuda][dr
   CHECK_FALSE(codegen::cuda::cudaAvailable(&why));
   CHECK(why == "--backend cuda is unavailable: libcuda-not-here.so.1 not found (no NVIDIA "
                "driver on this machine); use --backend cpu.");
-  CHECK_THROWS_WITH(codegen::cuda::compileCuda(m),
-                    Catch::Contains("--backend cuda is unavailable: libcuda-not-here.so.1 not found"));
+  CHECK_THROWS_WITH(
+      codegen::cuda::compileCuda(m),
+      Catch::Contains("--backend cuda is unavailable: libcuda-not-here.so.1 not found"));
   // Through the back-end-neutral factory type as well.
   CHECK_THROWS_AS(codegen::cuda::compileCuda(m), Error);
   ::unsetenv("EVOC_LIBCUDA");
@@ -63,12 +64,13 @@ TEST_CASE("on a GPU: CUDA and the interpreter agree, per robot and batched", "[c
       rollout(m, d, ref[r], T, [&](int k, void *const *b, const int64_t *s, int64_t t) {
         ir::interpret(m, k, b, s, t);
       });
-      rollout(m, d, one[r], T, [&](int k, void *const *b, const int64_t *s, int64_t t) {
-        exe->run(k, b, s, t);
-      });
+      rollout(m, d, one[r], T,
+              [&](int k, void *const *b, const int64_t *s, int64_t t) { exe->run(k, b, s, t); });
     }
-    rolloutBatch(m, d, batch, T, [&](int k, int n, void *const *const *b, const int64_t *s,
-                                     int64_t t) { exe->runBatch(k, n, b, s, t); });
+    rolloutBatch(m, d, batch, T,
+                 [&](int k, int n, void *const *const *b, const int64_t *s, int64_t t) {
+                   exe->runBatch(k, n, b, s, t);
+                 });
     for (size_t r = 0; r < ref.size(); ++r)
       for (int b : {d.x, d.v1, d.loss, d.w1Adj, d.b1Adj, d.inAdj, d.cAdj, d.stats, d.chain}) {
         INFO("robot " << r << " buffer " << m.buffers[b].name);

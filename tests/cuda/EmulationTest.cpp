@@ -63,13 +63,14 @@ TEST_CASE("emulated CUDA matches the interpreter: f64 and f32, ragged batch", "[
     }
     // Single robot through run().
     RobotBuffers one = makeBuffers(m, d, robots[0]);
-    rollout(m, d, one, T, [&](int k, void *const *b, const int64_t *s, int64_t t) {
-      emu.run(k, b, s, t);
-    });
+    rollout(m, d, one, T,
+            [&](int k, void *const *b, const int64_t *s, int64_t t) { emu.run(k, b, s, t); });
     compare(m, d, ref[0], one, f64 ? 1e-12 : 1e-3, false);
     // The ragged population in one launch per kernel.
-    rolloutBatch(m, d, batch, T, [&](int k, int n, void *const *const *b, const int64_t *s,
-                                     int64_t t) { emu.runBatch(k, n, b, s, t); });
+    rolloutBatch(m, d, batch, T,
+                 [&](int k, int n, void *const *const *b, const int64_t *s, int64_t t) {
+                   emu.runBatch(k, n, b, s, t);
+                 });
     for (size_t r = 0; r < robots.size(); ++r) {
       INFO("robot " << r);
       compare(m, d, ref[r], batch[r], f64 ? 1e-12 : 1e-3, false);
@@ -78,7 +79,8 @@ TEST_CASE("emulated CUDA matches the interpreter: f64 and f32, ragged batch", "[
   fs::remove_all(dir);
 }
 
-TEST_CASE("emulated CUDA: scatter-adds replay in interpreter order, bit for bit", "[cuda][emulation]") {
+TEST_CASE("emulated CUDA: scatter-adds replay in interpreter order, bit for bit",
+          "[cuda][emulation]") {
   fs::path dir = workDir();
   MassSpringIds d;
   ir::Module m = makeMassSpringModule(d);

@@ -94,8 +94,8 @@ public:
     if (!fn)
       throw std::runtime_error("emulator: no kernel " + symbol);
     launch_(fn, grid, reinterpret_cast<void *const *>(buffers),
-            reinterpret_cast<const long long *>(sizes), reinterpret_cast<char *const *>(scratch),
-            a, b);
+            reinterpret_cast<const long long *>(sizes), reinterpret_cast<char *const *>(scratch), a,
+            b);
   }
 
 private:
@@ -129,8 +129,8 @@ EmulatedExecutable::EmulatedExecutable(const ir::Module &m, const std::string &w
     f << kHeader << codegen::cuda::emitCuda(m) << kFooter;
   }
   std::string cmd = std::string(EVOC_HOST_CXX) +
-                    " -std=c++20 -O1 -ffp-contract=off -fPIC -shared -pthread -w -o " + so +
-                    " " + src + " 2> " + workDir + "/emu_build.log";
+                    " -std=c++20 -O1 -ffp-contract=off -fPIC -shared -pthread -w -o " + so + " " +
+                    src + " 2> " + workDir + "/emu_build.log";
   if (std::system(cmd.c_str()) != 0)
     throw std::runtime_error("emulator: host compile failed, see " + workDir + "/emu_build.log");
   s_->lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -167,7 +167,8 @@ void EmulatedExecutable::runBatch(int k, int nRobots, void *const *const *buffer
     table.insert(table.end(), buffers[r], buffers[r] + s_->nBuffers);
     const int64_t *sz = sizes + static_cast<size_t>(r) * s_->nSets;
     // Poisoned, so a record read before it is written shows up as garbage.
-    scratch[r].assign(static_cast<size_t>(codegen::cuda::scratchBytes(s_->plans[k], s_->prec, sz)) + 8,
+    scratch[r].assign(static_cast<size_t>(codegen::cuda::scratchBytes(s_->plans[k], s_->prec, sz)) +
+                          8,
                       char(0x7f));
     scratchPtrs.push_back(scratch[r].data());
   }

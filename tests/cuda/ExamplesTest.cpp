@@ -51,14 +51,18 @@ TEST_CASE("every example's CUDA compiles to CUBIN for sm_80 and sm_90", "[cuda][
     REQUIRE(m.findKernel("step.adj") >= 0);
     std::string src = codegen::cuda::emitCuda(m);
     // #line back to the .evo sources: the physics of the stdlib and the file.
-    CHECK(std::regex_search(src, std::regex("#line [0-9]+ \"[^\"]*stdlib/physics/[a-z_]+\\.evo\"")));
-    CHECK(std::regex_search(src, std::regex("#line [0-9]+ \"[^\"]*stdlib/controllers/[a-z_]+\\.evo\"")));
+    CHECK(
+        std::regex_search(src, std::regex("#line [0-9]+ \"[^\"]*stdlib/physics/[a-z_]+\\.evo\"")));
+    CHECK(std::regex_search(src,
+                            std::regex("#line [0-9]+ \"[^\"]*stdlib/controllers/[a-z_]+\\.evo\"")));
     CHECK(src.find("evoc_rollout_backward") != std::string::npos);
     for (const char *arch : {"sm_80", "sm_90"}) {
       INFO(arch);
       std::string bin = codegen::cuda::emitCubin(m, arch, opts);
       CHECK(bin.size() > 1000);
-      CHECK(bin.compare(0, 4, "\x7f" "ELF") == 0);
+      CHECK(bin.compare(0, 4,
+                        "\x7f"
+                        "ELF") == 0);
     }
     // The block schedule: no loop of the step or its adjoint falls back to serial.
     for (const char *k : {"step", "step.adj"}) {

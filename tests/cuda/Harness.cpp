@@ -143,13 +143,11 @@ void rolloutBatch(const ir::Module &m, const MassSpringIds &d, std::vector<Robot
   (void)nS;
 }
 
-
-Reference referenceRollout(const ir::Module &m, const MassSpringIds &d, RobotBuffers rb,
-                           int64_t T, const std::vector<int> &params, const RunFn &run) {
+Reference referenceRollout(const ir::Module &m, const MassSpringIds &d, RobotBuffers rb, int64_t T,
+                           const std::vector<int> &params, const RunFn &run) {
   auto id = [&](const char *n) { return m.findBuffer(n); };
   int xAdj = id("point.x.adj"), vAdj = id("point.v.adj"), x1Adj = id("point.x.next.adj"),
-      v1Adj = id("point.v.next.adj"), lastAdj = id("point.x.last.adj"),
-      lossAdj = id("loss.adj");
+      v1Adj = id("point.v.next.adj"), lastAdj = id("point.x.last.adj"), lossAdj = id("loss.adj");
   if (xAdj < 0 || vAdj < 0 || x1Adj < 0 || v1Adj < 0 || lastAdj < 0 || lossAdj < 0)
     throw std::runtime_error("referenceRollout: the module lacks the expected adjoint buffers");
   for (size_t b = 0; b < rb.data.size(); ++b) // rb is a copy: point at its own data

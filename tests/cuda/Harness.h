@@ -16,7 +16,7 @@ using RunFn = std::function<void(int k, void *const *bufs, const int64_t *sizes,
 struct RobotBuffers {
   std::vector<std::vector<char>> data; // one byte vector per buffer
   std::vector<int64_t> sizes;
-  std::vector<void *> ptrs;            // ptrs[b] = data[b].data()
+  std::vector<void *> ptrs; // ptrs[b] = data[b].data()
   bool f64 = true;
 
   double get(int b, size_t i) const;
@@ -35,8 +35,8 @@ void rollout(const ir::Module &m, const MassSpringIds &d, RobotBuffers &rb, int6
              const RunFn &run);
 
 /// Several robots at once: the same schedule, one batched call per kernel.
-using BatchFn = std::function<void(int k, int n, void *const *const *bufs, const int64_t *sizes,
-                                   int64_t t)>;
+using BatchFn =
+    std::function<void(int k, int n, void *const *const *bufs, const int64_t *sizes, int64_t t)>;
 void rolloutBatch(const ir::Module &m, const MassSpringIds &d, std::vector<RobotBuffers> &rbs,
                   int64_t T, const BatchFn &run);
 
@@ -51,8 +51,8 @@ struct Reference {
 /// every state and state adjoint kept (docs/architecture.md's protocol), each
 /// kernel through `run`. `params`: the Param adjoint buffers to report. The
 /// module must be differentiated (autodiff).
-Reference referenceRollout(const ir::Module &m, const MassSpringIds &d, RobotBuffers rb,
-                           int64_t T, const std::vector<int> &params, const RunFn &run);
+Reference referenceRollout(const ir::Module &m, const MassSpringIds &d, RobotBuffers rb, int64_t T,
+                           const std::vector<int> &params, const RunFn &run);
 
 /// RunFn of the IR interpreter.
 RunFn interpreter(const ir::Module &m);

@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path freshDir(const std::string &name) {
-  fs::path p = fs::temp_directory_path() / ("evoc-cuda-test-" + name + "-" + std::to_string(::getpid()));
+  fs::path p =
+      fs::temp_directory_path() / ("evoc-cuda-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(p);
   fs::create_directories(p);
   return p;
@@ -26,7 +27,9 @@ fs::path freshDir(const std::string &name) {
 
 /// An ELF file (CUBIN) of reasonable size.
 bool looksLikeCubin(const std::string &bin) {
-  return bin.size() > 1000 && bin.compare(0, 4, "\x7f" "ELF") == 0;
+  return bin.size() > 1000 && bin.compare(0, 4,
+                                          "\x7f"
+                                          "ELF") == 0;
 }
 
 } // namespace
@@ -109,8 +112,8 @@ TEST_CASE("the CUBIN cache: hit, and a corrupt entry is rebuilt", "[cuda][nvrtc]
 
 TEST_CASE("the FMA peak microbenchmark compiles, with real FMAs", "[cuda][nvrtc]") {
   for (bool f64 : {true, false}) {
-    std::string ptx = codegen::cuda::nvrtcCompile(codegen::cuda::peakKernelSource(f64), "peak",
-                                                  "sm_90", false);
+    std::string ptx =
+        codegen::cuda::nvrtcCompile(codegen::cuda::peakKernelSource(f64), "peak", "sm_90", false);
     CHECK(ptx.find(f64 ? "fma.rn.f64" : "fma.rn.f32") != std::string::npos);
   }
 }

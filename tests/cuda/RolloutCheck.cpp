@@ -25,7 +25,6 @@ double relDiff(const std::vector<char> &a, const std::vector<char> &b) {
   return diff / scale;
 }
 
-
 } // namespace
 
 ir::Module differentiatedModule(MassSpringIds &d, std::vector<int> &params, ir::Precision p) {
@@ -100,6 +99,5 @@ void checkRollout(const codegen::cuda::CudaExecutable &exe, const ir::Module &m,
   }
   CHECK(ro.deviceBytes() > 0);
 }
-
 
 } // namespace evoc::cudatest

@@ -18,7 +18,6 @@ using namespace evoc;
 using namespace evoc::cudatest;
 namespace fs = std::filesystem;
 
-
 TEST_CASE("CudaRollout (emulated): loss and gradients of a ragged population", "[cuda][rollout]") {
   MassSpringIds d;
   std::vector<int> params;

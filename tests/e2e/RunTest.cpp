@@ -10,8 +10,8 @@
 #include <sstream>
 #include <thread>
 
-#include <nlohmann/json.hpp>
 #include <fcntl.h>
+#include <nlohmann/json.hpp>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -21,10 +21,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kSmall = {
-    "--set", "evolve.population=8",      "--set", "evolve.generations=3",
-    "--set", "world.steps=200",          "--set", "evolve.learn.iterations=6",
-    "--threads", "2"};
+const std::vector<std::string> kSmall = {"--set",     "evolve.population=8",
+                                         "--set",     "evolve.generations=3",
+                                         "--set",     "world.steps=200",
+                                         "--set",     "evolve.learn.iterations=6",
+                                         "--threads", "2"};
 
 pid_t spawnEvoc(std::vector<std::string> args) {
   args.insert(args.begin(), EVOC_BINARY);
@@ -69,8 +70,8 @@ std::vector<nlohmann::json> logOf(const fs::path &dir) {
   std::vector<nlohmann::json> out;
   for (std::string line; std::getline(in, line);) {
     auto j = nlohmann::json::parse(line);
-    for (const char *k : {"seconds", "elapsed_seconds", "designs_per_second",
-                          "robot_steps_per_second"})
+    for (const char *k :
+         {"seconds", "elapsed_seconds", "designs_per_second", "robot_steps_per_second"})
       j.erase(k);
     out.push_back(j);
   }

@@ -76,8 +76,8 @@ void checkVectors(const std::string &dir, const std::string &backend, const std:
   REQUIRE(s.ok());
   auto allRobots = runtime::readRobotsFile(dir + "robots.json", 2);
   auto allParams = runtime::readParamsFile(dir + "params.json");
-  auto allExpected = readJson(dir + "expected_" + contact + "_T" + std::to_string(steps) +
-                              ".json")["results"];
+  auto allExpected =
+      readJson(dir + "expected_" + contact + "_T" + std::to_string(steps) + ".json")["results"];
   REQUIRE(!allRobots.empty());
   REQUIRE(allParams.size() == allRobots.size());
   REQUIRE(allExpected.size() == allRobots.size());

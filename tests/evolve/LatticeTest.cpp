@@ -72,8 +72,8 @@ TEST_CASE("lattice: one triangle by hand", "[lattice]") {
   // SCIENCE.md's formula, evaluated in its own order (2 * 0.025 + 0.025 is
   // 0.07500000000000001 in doubles, as in the reference robots).
   const double h = 1 * std::sqrt(3.0) * 0.025 + 0.1;
-  CHECK(r.points == std::vector<double>{0 * 0.025 + 0.025, h, 1 * 0.025 + 0.025, 0.1,
-                                        2 * 0.025 + 0.025, h});
+  CHECK(r.points ==
+        std::vector<double>{0 * 0.025 + 0.025, h, 1 * 0.025 + 0.025, 0.1, 2 * 0.025 + 0.025, h});
   REQUIRE(r.numSprings() == 3);
   int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
   for (int i = 0; i < 3; ++i) {
@@ -102,8 +102,7 @@ TEST_CASE("lattice: body settings reach the phenotype", "[lattice]") {
     a = 1;
   auto r = b.express(g);
   CHECK(r.points == std::vector<double>{0 * 0.05 + 0.05, 0.1, 1 * 0.05 + 0.05,
-                                        1 * std::sqrt(3.0) * 0.05 + 0.1, 2 * 0.05 + 0.05,
-                                        0.1});
+                                        1 * std::sqrt(3.0) * 0.05 + 0.1, 2 * 0.05 + 0.05, 0.1});
   for (const auto &s : r.springs) {
     CHECK(s.rest == 0.1);
     CHECK(s.stiffness == 1e3);
@@ -261,8 +260,8 @@ TEST_CASE("lattice: matches the reference robots bit for bit", "[lattice]") {
             if (rel(geom.edge(e).first) == nodes[rj["springs"][s][0].get<size_t>()] &&
                 rel(geom.edge(e).second) == nodes[rj["springs"][s][1].get<size_t>()])
               g.actuation[e] = rj["springs"][s][4].get<double>() != 0;
-        matched = robotToJson(b.express(g)) == nlohmann::json({{"points", rj["points"]},
-                                                                {"springs", rj["springs"]}});
+        matched = robotToJson(b.express(g)) ==
+                  nlohmann::json({{"points", rj["points"]}, {"springs", rj["springs"]}});
       }
     CHECK(matched);
   }
@@ -291,8 +290,7 @@ TEST_CASE("lattice: phenotype ordering and geometry on random 13 x 22 bodies", "
       const auto &sp = r.springs[s];
       CHECK(sp.a < sp.b);
       if (s > 0)
-        CHECK(std::make_pair(r.springs[s - 1].a, r.springs[s - 1].b) <
-              std::make_pair(sp.a, sp.b));
+        CHECK(std::make_pair(r.springs[s - 1].a, r.springs[s - 1].b) < std::make_pair(sp.a, sp.b));
       double len = std::hypot(r.points[2 * sp.a] - r.points[2 * sp.b],
                               r.points[2 * sp.a + 1] - r.points[2 * sp.b + 1]);
       CHECK(len == Approx(0.05).epsilon(1e-12));

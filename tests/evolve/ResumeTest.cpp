@@ -175,8 +175,8 @@ TEST_CASE("resume: a run in use by another process is refused", "[resume]") {
     CHECK(readTextFile(root / "run" / "state.json") == before);
   }
   // Released with its holder: the resume goes ahead.
-  CHECK(runEvolution(smallConfig(4, 3), fakeEvaluate(), quiet(root / "run", true))
-            .lastGeneration == 2);
+  CHECK(runEvolution(smallConfig(4, 3), fakeEvaluate(), quiet(root / "run", true)).lastGeneration ==
+        2);
 }
 
 TEST_CASE("resume: a run killed before generation 0 completed starts over", "[resume]") {

@@ -1,8 +1,8 @@
 // Fitness from learning curves, invalid rules, selection and the random stream.
+#include "evolve/Selection.h"
 #include "evolve/EvoRng.h"
 #include "evolve/Fitness.h"
 #include "evolve/Metrics.h"
-#include "evolve/Selection.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>
@@ -29,11 +29,11 @@ TEST_CASE("fitness: invalid robots", "[fitness]") {
   CHECK_FALSE(judge({}, spec).valid);
   CHECK_FALSE(judge({-0.1, std::nan(""), -0.2}, spec).valid);
   CHECK_FALSE(judge({-0.1, INFINITY}, spec).valid);
-  CHECK_FALSE(judge({-0.1, -5.6}, spec).valid);   // |loss| > 5.5 (and a jump)
-  CHECK_FALSE(judge({5.6}, spec).valid);          // |loss| > 5.5
-  CHECK(judge({5.5}, spec).valid);                // not above
-  CHECK_FALSE(judge({-0.1, -0.6}, spec).valid);   // jump of exactly 0.5
-  CHECK(judge({-0.1, -0.5}, spec).valid);         // jump of 0.4
+  CHECK_FALSE(judge({-0.1, -5.6}, spec).valid); // |loss| > 5.5 (and a jump)
+  CHECK_FALSE(judge({5.6}, spec).valid);        // |loss| > 5.5
+  CHECK(judge({5.5}, spec).valid);              // not above
+  CHECK_FALSE(judge({-0.1, -0.6}, spec).valid); // jump of exactly 0.5
+  CHECK(judge({-0.1, -0.5}, spec).valid);       // jump of 0.4
   auto v = judge({-0.1, -0.7}, spec);
   CHECK(v.reason.find("jumps") != std::string::npos);
   // Without rules only non-finite losses are invalid.

@@ -51,9 +51,9 @@ TEST_CASE("svg: gait frames side by side", "[svg]") {
   CHECK(svg.find("a &lt;gait&gt;") != std::string::npos);
   // Actuated springs at rest length are orange; the jittered frames are not.
   std::string rest = renderGait(robot, {GaitFrame{robot.points, {}, "rest"}});
-  CHECK(count(rest, "rgb(230,140,20)") == size_t(std::count_if(
-                                              robot.springs.begin(), robot.springs.end(),
-                                              [](const auto &s) { return s.actuation != 0; })));
+  CHECK(count(rest, "rgb(230,140,20)") ==
+        size_t(std::count_if(robot.springs.begin(), robot.springs.end(),
+                             [](const auto &s) { return s.actuation != 0; })));
   CHECK(count(svg, "rgb(230,140,20)") < count(rest, "rgb(230,140,20)") * 4);
   frames[0].points.pop_back();
   CHECK_THROWS_AS(renderGait(robot, frames), evoc::Error);

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <thread>
 #include <unistd.h>
 

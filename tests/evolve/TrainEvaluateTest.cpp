@@ -98,4 +98,3 @@ TEST_CASE("train evaluate: evolution with the real trainer", "[train]") {
   CHECK(test::logWithoutTiming(root / "a") == test::logWithoutTiming(root / "b"));
   CHECK(readTextFile(root / "a" / "best.json") == readTextFile(root / "b" / "best.json"));
 }
-

@@ -48,7 +48,8 @@ TEST_CASE("imports resolve against the file's folder, then the search path", "[i
   TempDir t;
   std::string main = t.write("proj/main.evo", "import \"local.evo\";\nimport \"lib/thing.evo\";\n");
   t.write("proj/local.evo", "fn a(x: scalar) -> scalar { return x; }\n");
-  t.write("mylib/lib/thing.evo", "import \"../other.evo\";\nfn b(x: scalar) -> scalar { return x; }\n");
+  t.write("mylib/lib/thing.evo",
+          "import \"../other.evo\";\nfn b(x: scalar) -> scalar { return x; }\n");
   t.write("mylib/other.evo", "fn c(x: scalar) -> scalar { return x; }\n");
   SourceManager sm;
   DiagnosticEngine diags(sm);
@@ -111,7 +112,8 @@ TEST_CASE("missing imports and cycles are errors at the import", "[imports]") {
   auto l = lines(diags);
   REQUIRE(l.size() == 2);
   CHECK(l[0].rfind(main + ":2:8: error: cannot find imported file 'gone.evo'", 0) == 0);
-  CHECK(l[1] == (t.path / "c2.evo").string() + ":1:8: error: import cycle: c1.evo -> c2.evo -> c1.evo");
+  CHECK(l[1] ==
+        (t.path / "c2.evo").string() + ":1:8: error: import cycle: c1.evo -> c2.evo -> c1.evo");
   SourceManager sm2;
   DiagnosticEngine d2(sm2);
   CHECK(!frontend::loadProgram((t.path / "nope.evo").string(), opts, sm2, d2));

@@ -19,9 +19,9 @@ static std::string readFile(const std::string &path) {
 }
 
 TEST_CASE("stdlib and examples parse without errors", "[parser]") {
-  for (const char *f : {"stdlib/physics/mass_spring.evo", "stdlib/parts/triangle.evo",
-                        "stdlib/controllers/mlp.evo", "stdlib/losses/displacement.evo",
-                        "examples/eldir.evo", "examples/eldir_small.evo"}) {
+  for (const char *f :
+       {"stdlib/physics/mass_spring.evo", "stdlib/parts/triangle.evo", "stdlib/controllers/mlp.evo",
+        "stdlib/losses/displacement.evo", "examples/eldir.evo", "examples/eldir_small.evo"}) {
     auto p = test::parse(readFile(std::string(EVOC_SOURCE_DIR) + "/" + f), f);
     INFO(f);
     CHECK(p->lines().empty());

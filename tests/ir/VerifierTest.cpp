@@ -13,7 +13,8 @@ std::string errorsOf(const std::string &body, const std::string &kind = "step") 
                   "buffer a elem=i role=body sets=spring\n"
                   "buffer f elem=f role=temp sets=point\n"
                   "buffer xn elem=f role=next sets=point\n"
-                  "kernel k kind=" + kind + " {\n" + body + "}\n";
+                  "kernel k kind=" +
+                  kind + " {\n" + body + "}\n";
   std::string all;
   for (auto &e : verify(parse(s)))
     all += e + "\n";

@@ -14,12 +14,12 @@ namespace evoc::testing {
 /// Indices of the buffers and sets of the module built by makeMassSpringModule.
 struct MassSpringIds {
   int point, spring, unit, input, wave;
-  int x, v, x1, v1, xFirst, xLast;                 // states
-  int sa, sb, rest, stiff, actu;                   // body
-  int w1, b1, w2, b2;                              // params
-  int in, hid, act, vinc;                          // temps
-  int loss;                                        // output
-  int step, lossK;                                 // kernels
+  int x, v, x1, v1, xFirst, xLast; // states
+  int sa, sb, rest, stiff, actu;   // body
+  int w1, b1, w2, b2;              // params
+  int in, hid, act, vinc;          // temps
+  int loss;                        // output
+  int step, lossK;                 // kernels
 };
 
 /// The reference experiment of SCIENCE.md (2D, noslip ground, 32 tanh units)
@@ -29,8 +29,8 @@ ir::Module makeMassSpringModule(MassSpringIds &ids, ir::Precision p = ir::Precis
 /// A robot's body and parameters (f64), packed per buffer.
 struct MassSpringRobot {
   int64_t nPoints = 0, nSprings = 0;
-  std::vector<double> x0, v0;                       // initial state
-  std::vector<int32_t> a, b;                        // spring endpoints
+  std::vector<double> x0, v0; // initial state
+  std::vector<int32_t> a, b;  // spring endpoints
   std::vector<double> rest, stiff, actu;
   std::vector<double> w1, b1, w2, b2;
 };

@@ -33,26 +33,58 @@ public:
     ValueId a = pick(pool), c = pick(pool);
     ValueId r;
     switch (roll(disc_ ? 19 : 16)) {
-    case 0: r = b_.add(a, c); break;
-    case 1: r = b_.sub(a, c); break;
-    case 2: r = b_.mul(a, c); break;
-    case 3: r = b_.div(a, b_.add(b_.op(Op::Abs, {c}), b_.constF(0.5))); break;
-    case 4: r = b_.op(Op::Neg, {a}); break;
-    case 5: r = b_.op(Op::Sin, {a}); break;
-    case 6: r = b_.op(Op::Cos, {a}); break;
-    case 7: r = b_.op(Op::Tanh, {a}); break;
-    case 8: r = b_.op(Op::Exp, {b_.op(Op::Tanh, {a})}); break;
-    case 9: r = b_.op(Op::Log, {b_.add(b_.op(Op::Abs, {a}), b_.constF(0.1))}); break;
-    case 10: r = b_.op(Op::Sqrt, {b_.op(Op::Abs, {a})}); break;
+    case 0:
+      r = b_.add(a, c);
+      break;
+    case 1:
+      r = b_.sub(a, c);
+      break;
+    case 2:
+      r = b_.mul(a, c);
+      break;
+    case 3:
+      r = b_.div(a, b_.add(b_.op(Op::Abs, {c}), b_.constF(0.5)));
+      break;
+    case 4:
+      r = b_.op(Op::Neg, {a});
+      break;
+    case 5:
+      r = b_.op(Op::Sin, {a});
+      break;
+    case 6:
+      r = b_.op(Op::Cos, {a});
+      break;
+    case 7:
+      r = b_.op(Op::Tanh, {a});
+      break;
+    case 8:
+      r = b_.op(Op::Exp, {b_.op(Op::Tanh, {a})});
+      break;
+    case 9:
+      r = b_.op(Op::Log, {b_.add(b_.op(Op::Abs, {a}), b_.constF(0.1))});
+      break;
+    case 10:
+      r = b_.op(Op::Sqrt, {b_.op(Op::Abs, {a})});
+      break;
     case 11:
       r = b_.op(Op::Pow, {b_.add(b_.op(Op::Abs, {a}), b_.constF(0.1)), b_.op(Op::Tanh, {c})});
       break;
-    case 12: r = b_.op(Op::Min, {a, c}); break;
-    case 13: r = b_.op(Op::Max, {a, c}); break;
-    case 14: r = b_.constF(std::uniform_real_distribution<double>(-2, 2)(rng_)); break;
-    case 15: r = b_.op(Op::Tanh, {b_.add(a, c)}); break;
+    case 12:
+      r = b_.op(Op::Min, {a, c});
+      break;
+    case 13:
+      r = b_.op(Op::Max, {a, c});
+      break;
+    case 14:
+      r = b_.constF(std::uniform_real_distribution<double>(-2, 2)(rng_));
+      break;
+    case 15:
+      r = b_.op(Op::Tanh, {b_.add(a, c)});
+      break;
     // Discontinuous ops: only where results must be bit-identical.
-    case 16: r = b_.op(Op::Floor, {a}); break;
+    case 16:
+      r = b_.op(Op::Floor, {a});
+      break;
     case 17: {
       static const Op cmps[] = {Op::Lt, Op::Le, Op::Gt, Op::Ge, Op::Eq, Op::Ne};
       ValueId k1 = b_.op(cmps[roll(6)], {a, c});
@@ -61,7 +93,9 @@ public:
       r = b_.op(Op::Select, {k, a, c});
       break;
     }
-    default: r = b_.op(Op::Select, {b_.op(Op::Lt, {a, c}), c, b_.op(Op::Neg, {a})}); break;
+    default:
+      r = b_.op(Op::Select, {b_.op(Op::Lt, {a, c}), c, b_.op(Op::Neg, {a})});
+      break;
     }
     // Keep magnitudes bounded so long chains stay finite.
     if (roll(3) == 0)
@@ -122,9 +156,11 @@ RandomModule makeRandomModule(std::mt19937_64 &rng, bool discontinuous) {
   ValueId j = b.load(r.idx, i);
   // j' = (size(B) - 1) - j exercises ISub; still in range.
   ValueId jr = b.op(Op::ISub, {b.op(Op::ISub, {b.size(r.setB), b.constI(1)}), j});
-  std::vector<ValueId> pool = {b.load(r.in1, i0), b.load(r.in1, b.op(Op::IAdd, {i0, b.constI(1)})),
-                               b.load(r.in2, j), b.load(r.in2, jr), b.op(Op::IToF, {i}),
-                               b.mul(tf, b.constF(0.01)), b.constF(0.75)};
+  std::vector<ValueId> pool = {
+      b.load(r.in1, i0),   b.load(r.in1, b.op(Op::IAdd, {i0, b.constI(1)})),
+      b.load(r.in2, j),    b.load(r.in2, jr),
+      b.op(Op::IToF, {i}), b.mul(tf, b.constF(0.01)),
+      b.constF(0.75)};
   g.chain(pool, 6);
   ValueId inner = b.local(g.roll(2) ? 0.0 : 1.5);
   Op red = std::array<Op, 3>{Op::LocalAdd, Op::LocalMax, Op::LocalMin}[size_t(g.roll(3))];
@@ -185,8 +221,8 @@ TEST_CASE("random kernels agree with the interpreter on every back end", "[llvm]
         continue; // discontinuous ops amplify rounding differences
       std::vector<double> got = runOn(*be.exe);
       for (size_t e = 0; e < ref.size(); ++e) {
-        INFO("seed " << seed << ", back end " << be.name << ", output " << e << ": "
-                     << got[e] << " vs interpreter " << ref[e]);
+        INFO("seed " << seed << ", back end " << be.name << ", output " << e << ": " << got[e]
+                     << " vs interpreter " << ref[e]);
         // Sums of terms of size ~1: rounding is relative to that scale.
         CHECK(agrees(got[e], ref[e], be.rtol, 1.0));
       }
@@ -208,8 +244,8 @@ TEST_CASE("mass-spring rollouts agree with the interpreter on every back end",
     REQUIRE(std::isfinite(ref));
     for (auto &be : backends) {
       const double got = testing::rollout(m, ids, *be.exe, r, T, &gotX);
-      INFO("robot " << robot << ", back end " << be.name << ": loss " << got
-                    << " vs interpreter " << ref);
+      INFO("robot " << robot << ", back end " << be.name << ": loss " << got << " vs interpreter "
+                    << ref);
       CHECK(agrees(got, ref, be.rtol));
       double worst = 0;
       for (size_t e = 0; e < refX.size(); ++e)

@@ -32,8 +32,7 @@ ir::Module compileEvo(const std::string &file) {
   return std::move(*m);
 }
 
-void agreeOnRandomRobots(const std::string &file, int rows, int cols, int nRobots,
-                         uint64_t seed) {
+void agreeOnRandomRobots(const std::string &file, int rows, int cols, int nRobots, uint64_t seed) {
   ir::Module m = compileEvo(file);
   runtime::ModuleInfo info(m);
   evolve::LatticeSpec spec;

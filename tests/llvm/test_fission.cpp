@@ -33,8 +33,9 @@ ir::Module matvecTanh(bool tailReadsBack) {
   ir::ValueId s = b.beginLoop(S);
   ir::ValueId acc = b.local();
   ir::ValueId u = b.beginLoop(U);
-  b.localUpdate(Op::LocalAdd, acc,
-                b.mul(b.load(w, b.op(Op::IAdd, {b.op(Op::IMul, {s, b.size(U)}), u})), b.load(h, u)));
+  b.localUpdate(
+      Op::LocalAdd, acc,
+      b.mul(b.load(w, b.op(Op::IAdd, {b.op(Op::IMul, {s, b.size(U)}), u})), b.load(h, u)));
   if (tailReadsBack)
     b.localUpdate(Op::LocalAdd, acc, b.load(out, s)); // the first part reads what the tail writes
   b.endLoop();
@@ -67,8 +68,9 @@ ir::Module actThenScatter() {
   ir::ValueId s = b.beginLoop(S);
   ir::ValueId acc = b.local();
   ir::ValueId u = b.beginLoop(U);
-  b.localUpdate(Op::LocalAdd, acc,
-                b.mul(b.load(w, b.op(Op::IAdd, {b.op(Op::IMul, {s, b.size(U)}), u})), b.load(h, u)));
+  b.localUpdate(
+      Op::LocalAdd, acc,
+      b.mul(b.load(w, b.op(Op::IAdd, {b.op(Op::IMul, {s, b.size(U)}), u})), b.load(h, u)));
   b.endLoop();
   b.store(act, s, b.op(Op::Tanh, {b.localGet(acc)}));
   ir::ValueId end = b.load(a, s);
@@ -94,7 +96,8 @@ ir::Module divChainScatter() {
     return ir::addBuffer(m, b);
   };
   int x = buf("x", ir::Role::State, {P}), g = buf("g", ir::Role::State, {P});
-  int a = buf("a", ir::Role::Body, {S}, ir::Type::I), c = buf("c", ir::Role::Body, {S}, ir::Type::I);
+  int a = buf("a", ir::Role::Body, {S}, ir::Type::I),
+      c = buf("c", ir::Role::Body, {S}, ir::Type::I);
   int h = buf("h", ir::Role::State, {U}), w = buf("w", ir::Role::Param, {S, U});
   int out = buf("out", ir::Role::Temp, {P});
   m.kernels.resize(1);
@@ -133,7 +136,7 @@ TEST_CASE("loop fission hoists a division chain of read-only data out of a scatt
   CHECK(count(*body.insts[0]->body, Op::Div) == 2);
   CHECK(count(*body.insts[0]->body, Op::Sqrt) == 1);
   CHECK(count(*body.insts[0]->body, Op::AccAdd) == 0);
-  CHECK(count(*body.insts[1]->body, Op::Div) == 1); // q: computed, no longer used
+  CHECK(count(*body.insts[1]->body, Op::Div) == 1);    // q: computed, no longer used
   CHECK(split.buffers.size() == m.buffers.size() + 1); // only r crosses
 
   const int64_t sizes[] = {7, 3, 5};
@@ -141,8 +144,8 @@ TEST_CASE("loop fission hoists a division chain of read-only data out of a scatt
   std::vector<int32_t> a = {0, 4, 2, 2, 1, 3, 0}, c = {1, 0, 3, 4, 4, 2, 2};
   std::vector<double> w1(21, 0.5), out1(5, 0), w2(21, 0.5), out2(5, 0), scratch(7);
   void *b1[] = {x.data(), g.data(), a.data(), c.data(), h.data(), w1.data(), out1.data()};
-  void *b2[] = {x.data(), g.data(), a.data(), c.data(), h.data(), w2.data(), out2.data(),
-                scratch.data()};
+  void *b2[] = {x.data(), g.data(),  a.data(),    c.data(),
+                h.data(), w2.data(), out2.data(), scratch.data()};
   ir::interpret(m, 0, b1, sizes, 0);
   ir::interpret(split, 0, b2, sizes, 0);
   CHECK(out1 == out2);
@@ -230,7 +233,7 @@ TEST_CASE("split loops compile and agree with the interpreter, on the stack and 
   ir::Module m = matvecTanh(false);
   codegen::CompileOptions opts;
   opts.useCache = false;
-  auto exe = codegen::cpu::compileCpu(m, opts); // fast mode: fission on
+  auto exe = codegen::cpu::compileCpu(m, opts);      // fast mode: fission on
   for (int64_t nS : {int64_t(37), int64_t(40000)}) { // scratch above 16384 elements: heap
     const int64_t sizes[] = {nS, 3};
     const auto n = static_cast<size_t>(nS);

@@ -59,8 +59,7 @@ TEST_CASE("fold: constants and identities", "[opt][fold]") {
   CHECK_THAT(s, Catch::Contains("  %11 = mul %5, %10\n")); // x + 0 and select folded
 }
 
-TEST_CASE("cse: shared values, scoped by loops, loads of written buffers kept",
-          "[opt][cse]") {
+TEST_CASE("cse: shared values, scoped by loops, loads of written buffers kept", "[opt][cse]") {
   std::string s = after(opt::cse, "  %1 = consti 2\n"
                                   "  %2 = consti 2\n"
                                   "  loop point %3 {\n"
@@ -112,8 +111,7 @@ TEST_CASE("dce: unused values, unread locals, empty loops", "[opt][dce]") {
              "}\n");
 }
 
-TEST_CASE("fuse: same set and own elements fuse; gathers and shared locals do not",
-          "[opt][fuse]") {
+TEST_CASE("fuse: same set and own elements fuse; gathers and shared locals do not", "[opt][fuse]") {
   std::string s = after(opt::fuseLoops, "  %1 = consti 2\n"
                                         "  %2 = consti 1\n"
                                         "  loop point %3 {\n"
@@ -157,8 +155,7 @@ TEST_CASE("fuse: same set and own elements fuse; gathers and shared locals do no
   CHECK_THAT(l, Catch::Contains("  loop point %4 {\n"));
 }
 
-TEST_CASE("pipeline: dump hook, and ELDiR results unchanged by optimisation",
-          "[opt][pipeline]") {
+TEST_CASE("pipeline: dump hook, and ELDiR results unchanged by optimisation", "[opt][pipeline]") {
   for (auto contact : {test::Contact::NoSlip, test::Contact::Friction}) {
     test::EldirOptions o;
     o.contact = contact;

@@ -24,9 +24,9 @@ public:
   void run(int k, void *const *b, const int64_t *s, int64_t t) const override {
     auto t0 = std::chrono::steady_clock::now();
     e_.run(k, b, s, t);
-    ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now() - t0)
-               .count();
+    ns_ +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
   }
   double seconds() const { return double(ns_.load()) * 1e-9; }
   void reset() { ns_ = 0; }

@@ -12,8 +12,8 @@ using namespace ir;
 
 namespace {
 
-int buf(Module &m, const std::string &name, Type elem, Role role, std::vector<int> sets,
-        int comps, const std::string &field = "", TimeRef time = TimeRef::Current) {
+int buf(Module &m, const std::string &name, Type elem, Role role, std::vector<int> sets, int comps,
+        const std::string &field = "", TimeRef time = TimeRef::Current) {
   Buffer b;
   b.name = name;
   b.elem = elem;
@@ -73,7 +73,9 @@ Module chainModule(const ChainOptions &o) {
     Builder b(m, k);
     auto c = [&](double f) { return b.constF(f); };
     auto ci = [&](int64_t i) { return b.constI(i); };
-    auto idx = [&](ValueId i, int comp) { return b.op(Op::IAdd, {b.op(Op::IMul, {i, ci(2)}), ci(comp)}); };
+    auto idx = [&](ValueId i, int comp) {
+      return b.op(Op::IAdd, {b.op(Op::IMul, {i, ci(2)}), ci(comp)});
+    };
     ValueId tf = b.op(Op::IToF, {b.time()});
     b.store(in, ci(0), b.op(Op::Sin, {b.mul(tf, c(0.3))}));
     b.store(in, ci(1), b.op(Op::Cos, {b.mul(tf, c(0.3))}));

@@ -12,10 +12,10 @@ namespace evoc::testing {
 
 /// Knobs of the fixture module.
 struct ChainOptions {
-  bool lossStep = false;        // add a per-step loss kernel (1e-3 * sum v^2)
-  int64_t lossStepBegin = 0;    // its window (inclusive; end = last)
-  bool carryField = false;      // add a state field the step never writes
-  int64_t fixedTime = -1;       // >= 0: the loss adds 0.5 * mean y of x[fixedTime]
+  bool lossStep = false;     // add a per-step loss kernel (1e-3 * sum v^2)
+  int64_t lossStepBegin = 0; // its window (inclusive; end = last)
+  bool carryField = false;   // add a state field the step never writes
+  int64_t fixedTime = -1;    // >= 0: the loss adds 0.5 * mean y of x[fixedTime]
   double dt = 0.01;
   double gravity = 0.0;
   ir::Precision precision = ir::Precision::F64;

@@ -88,7 +88,8 @@ TEST_CASE("ROBOTS.json: errors name the robot and the field", "[json]") {
     parseRobotsJson(R"({"robots": [{"points": [[0,0,0]], "springs": []}]})", "r.json", 2);
     FAIL("3D point accepted in a 2D experiment");
   } catch (const Error &err) {
-    CHECK(std::string(err.what()).find("point 0 has 3 coordinates, expected 2 (the experiment is 2D)") !=
+    CHECK(std::string(err.what())
+              .find("point 0 has 3 coordinates, expected 2 (the experiment is 2D)") !=
           std::string::npos);
   }
   CHECK_THROWS_WITH(readRobotsFile("/nonexistent/robots.json"), Catch::Contains("cannot read"));
@@ -118,7 +119,8 @@ TEST_CASE("ROBOTS.json: malformed JSON reports line and column", "[json]") {
 }
 
 TEST_CASE("PARAMS.json: shapes and errors", "[json]") {
-  auto ps = parseParamsJson(R"({"params": [{"w1": [[1, 2, 3], [4, 5, 6]], "b1": [7, 8], "s": 9}]})");
+  auto ps =
+      parseParamsJson(R"({"params": [{"w1": [[1, 2, 3], [4, 5, 6]], "b1": [7, 8], "s": 9}]})");
   REQUIRE(ps.size() == 1);
   CHECK(ps[0]["w1"].shape == std::vector<int64_t>{2, 3});
   CHECK(ps[0]["w1"].data == std::vector<double>{1, 2, 3, 4, 5, 6});

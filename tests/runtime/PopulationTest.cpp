@@ -17,9 +17,9 @@ TEST_CASE("Set sizes come from the body and derived terms", "[population]") {
   ir::Module m = chainModule();
   Robot r = ladderRobot(3);
   auto sizes = setSizes(m, r);
-  CHECK(sizes[0] == 6);                 // point
-  CHECK(sizes[1] == r.numSprings());    // spring
-  CHECK(sizes[2] == 2 + 2 * 6);         // input
+  CHECK(sizes[0] == 6);              // point
+  CHECK(sizes[1] == r.numSprings()); // spring
+  CHECK(sizes[2] == 2 + 2 * 6);      // input
   m.sets.push_back({"robot", true, 0, {}});
   CHECK_THROWS_AS(setSizes(m, r), Error);
 }

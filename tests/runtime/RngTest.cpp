@@ -9,8 +9,8 @@
 using namespace evoc::runtime;
 
 TEST_CASE("portableLog agrees with std::log to a few ulps", "[rng]") {
-  for (double x : {1e-300, 1e-10, 0.001, 0.1, 0.5, 0.7071, 0.9999, 1.0, 1.0001, 2.0, 3.14159,
-                   1e5, 1e300}) {
+  for (double x :
+       {1e-300, 1e-10, 0.001, 0.1, 0.5, 0.7071, 0.9999, 1.0, 1.0001, 2.0, 3.14159, 1e5, 1e300}) {
     double ref = std::log(x);
     CHECK(std::abs(portableLog(x) - ref) <= 4e-16 * std::max(1.0, std::abs(ref)));
   }
@@ -34,8 +34,8 @@ TEST_CASE("Rng: golden values (bit-identical across platforms)", "[rng]") {
   // The normal sampler's first values, bit for bit, as an independent
   // Python model of the same algorithm computes them (IEEE arithmetic only).
   Rng n(7);
-  const double golden[4] = {0x1.edc0d635eea0bp-1, -0x1.1052212a30fdep+0,
-                            -0x1.3739755916c20p-2, -0x1.19560dad02137p+0};
+  const double golden[4] = {0x1.edc0d635eea0bp-1, -0x1.1052212a30fdep+0, -0x1.3739755916c20p-2,
+                            -0x1.19560dad02137p+0};
   for (double g : golden) {
     double x = n.normal();
     CHECK(std::memcmp(&x, &g, sizeof x) == 0);

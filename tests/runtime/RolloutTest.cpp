@@ -130,8 +130,9 @@ TEST_CASE("Checkpointed memory is at most 10% of a full tape at T = 1000", "[rol
   CHECK(ck.memory.fullTapeBytes == 1000 * ck.memory.stateBytes);
   CHECK(full.memory.stateStoreBytes >= full.memory.fullTapeBytes);
   double ratio = double(ck.memory.stateStoreBytes) / double(full.memory.stateStoreBytes);
-  WARN("checkpointed / full-tape state memory at T = 1000: " << ratio << " ("
-       << ck.memory.storedStates << " vs " << full.memory.storedStates << " states)");
+  WARN("checkpointed / full-tape state memory at T = 1000: "
+       << ratio << " (" << ck.memory.storedStates << " vs " << full.memory.storedStates
+       << " states)");
   CHECK(ratio <= 0.10);
   CHECK(std::memcmp(gck.data(), s.grad(0).data(), gck.size() * sizeof(double)) == 0);
 }

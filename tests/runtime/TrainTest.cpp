@@ -158,8 +158,9 @@ TEST_CASE("simulate: PARAMS.json in, OUT.json out, bad params named", "[train][s
   CHECK(first.results[0].losses.size() == 1);
   CHECK(first.robotStepsPerSecond > 0);
   // Feed the seeded parameters back through PARAMS.json: the same loss.
-  nlohmann::json pj = {{"params", {paramSetToJson(first.results[0].params),
-                                   paramSetToJson(first.results[1].params)}}};
+  nlohmann::json pj = {
+      {"params",
+       {paramSetToJson(first.results[0].params), paramSetToJson(first.results[1].params)}}};
   auto params = parseParamsJson(pj.dump());
   SimResult again = simulate(m, *exe, robots, params, o);
   CHECK(again.results[1].loss == first.results[1].loss);

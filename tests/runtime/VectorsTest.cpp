@@ -96,6 +96,7 @@ TEST_CASE("simulate reproduces the ELDiR vectors (CPU back end, T = 1000)", "[ve
   check(codegen::BackendKind::Cpu, 1000, 0);
 }
 
-TEST_CASE("simulate reproduces the ELDiR vectors (CUDA back end where a GPU exists)", "[vectors][cuda]") {
+TEST_CASE("simulate reproduces the ELDiR vectors (CUDA back end where a GPU exists)",
+          "[vectors][cuda]") {
   check(codegen::BackendKind::Cuda, 100, 0);
 }

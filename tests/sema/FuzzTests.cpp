@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 
 using namespace evoc;
@@ -23,14 +23,17 @@ const char *const kSeeds[] = {
 };
 
 const char *const kDictionary[] = {
-    "import", "world", "fn", "physics", "set", "step", "for", "in", "let", "return",
-    "part", "grammar", "body", "mutation", "until", "changed", "controller", "loss",
-    "evolve", "learn", "if", "then", "else", "true", "false", "{", "}", "(", ")",
-    "[", "]", ";", ",", ".", "..", ":", "->", "|", "@", "=", "+=", "-=", "+", "-",
-    "*", "/", "<", "<=", "==", "!=", "&&", "||", "!", "0", "1", "-1", "1e308",
-    "1e-400", "0.5", "T", "t", "point", "spring", "x", "v", "dv", "act", "world.dt",
-    "sum", "mean", "min", "max", "norm", "vec2", "vec3", "sin_waves", "\"s\"",
-    "p", "cells", "edges", "_", "state", "temp", "input", "param", "/*", "//", "\n",
+    "import",     "world",  "fn",     "physics",   "set",   "step",     "for",    "in",
+    "let",        "return", "part",   "grammar",   "body",  "mutation", "until",  "changed",
+    "controller", "loss",   "evolve", "learn",     "if",    "then",     "else",   "true",
+    "false",      "{",      "}",      "(",         ")",     "[",        "]",      ";",
+    ",",          ".",      "..",     ":",         "->",    "|",        "@",      "=",
+    "+=",         "-=",     "+",      "-",         "*",     "/",        "<",      "<=",
+    "==",         "!=",     "&&",     "||",        "!",     "0",        "1",      "-1",
+    "1e308",      "1e-400", "0.5",    "T",         "t",     "point",    "spring", "x",
+    "v",          "dv",     "act",    "world.dt",  "sum",   "mean",     "min",    "max",
+    "norm",       "vec2",   "vec3",   "sin_waves", "\"s\"", "p",        "cells",  "edges",
+    "_",          "state",  "temp",   "input",     "param", "/*",       "//",     "\n",
 };
 
 /// Splits text into tokens: identifier/number runs, whitespace runs, or
@@ -38,7 +41,9 @@ const char *const kDictionary[] = {
 std::vector<std::string> tokenize(const std::string &s) {
   std::vector<std::string> out;
   size_t i = 0;
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+  };
   while (i < s.size()) {
     size_t j = i + 1;
     if (word(s[i]))
@@ -116,8 +121,8 @@ TEST_CASE("fuzz: mutated programs never crash or hang the checker", "[fuzz]") {
   }
   // The golden programs reach the error paths of every check.
   std::vector<std::string> golden;
-  for (const auto &e : std::filesystem::directory_iterator(std::string(EVOC_SOURCE_DIR) +
-                                                           "/tests/golden"))
+  for (const auto &e :
+       std::filesystem::directory_iterator(std::string(EVOC_SOURCE_DIR) + "/tests/golden"))
     if (e.path().extension() == ".evo")
       golden.push_back(e.path().string());
   std::sort(golden.begin(), golden.end());

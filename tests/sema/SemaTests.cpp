@@ -12,9 +12,9 @@ using namespace evoc::ast;
 static const std::string kSrc = EVOC_SOURCE_DIR;
 
 TEST_CASE("every stdlib and example file checks", "[sema]") {
-  for (const char *f : {"stdlib/physics/mass_spring.evo", "stdlib/parts/triangle.evo",
-                        "stdlib/controllers/mlp.evo", "stdlib/losses/displacement.evo",
-                        "examples/eldir.evo", "examples/eldir_small.evo"}) {
+  for (const char *f :
+       {"stdlib/physics/mass_spring.evo", "stdlib/parts/triangle.evo", "stdlib/controllers/mlp.evo",
+        "stdlib/losses/displacement.evo", "examples/eldir.evo", "examples/eldir_small.evo"}) {
     auto c = test::checkPath(kSrc + "/" + f);
     INFO(f << "\n" << c->all());
     CHECK(c->program);
@@ -141,7 +141,8 @@ TEST_CASE("requireExperiment rejects a library file", "[sema]") {
 }
 
 /// Visits every expression under a statement list.
-static void forEachExpr(const std::vector<StmtPtr> &stmts, const std::function<void(const Expr &)> &f) {
+static void forEachExpr(const std::vector<StmtPtr> &stmts,
+                        const std::function<void(const Expr &)> &f) {
   std::function<void(const Expr &)> walk = [&](const Expr &e) {
     f(e);
     if (auto *m = dynCast<MemberExpr>(&e))
@@ -287,7 +288,8 @@ TEST_CASE("windows: bounds and window-relative times", "[sema]") {
 world { steps = 100; physics = mass_spring_noslip; }
 controller c { inputs = point.v; hidden = 4 tanh; outputs = spring.act tanh; }
 loss speed = -mean(t in 1..T: mean(point.x[t].x - point.x[t - 1].x)) / world.dt;
-)", kSrc + "/examples/t.evo");
+)",
+                           kSrc + "/examples/t.evo");
   INFO(c->all());
   REQUIRE(c->program);
   auto *div = dynCast<BinaryExpr>(c->program->loss->value.get());
@@ -349,7 +351,8 @@ mutation { add p = 0.3; remove p = 0.2; rearrange p = 0.3; combine p = 0.2; }
 }
 
 TEST_CASE("a 3D world with vec3 physics and terrain ground", "[sema]") {
-  auto c = test::checkText(R"(world { dim = 3; ground = terrain("hills.csv", friction = 0.5); physics = P3; }
+  auto c = test::checkText(
+      R"(world { dim = 3; ground = terrain("hills.csv", friction = 0.5); physics = P3; }
 physics P3 {
   set point { state x: vec3; state v: vec3; }
   set spring(a: point, b: point) { body rest: scalar; param k: scalar = 10; input act: scalar; }
@@ -361,7 +364,8 @@ physics P3 {
   }
 }
 controller c { inputs = point.x; hidden = 4 sin; outputs = spring.act linear; }
-)", "/data/exp/walker3d.evo");
+)",
+      "/data/exp/walker3d.evo");
   INFO(c->all());
   REQUIRE(c->program);
   CHECK(c->program->world.dim == 3);
@@ -386,5 +390,6 @@ controller c { inputs = point.x; hidden = 4 tanh; outputs = point.f tanh; }
   REQUIRE(l.size() == 2);
   CHECK(l[0] == "t.evo:4:50: error: cannot assign param field 'point.m' in a step; only states "
                 "change over time");
-  CHECK(l[1] == "t.evo:4:63: error: '-=' accumulates into temp fields; 'point.f' is an input field");
+  CHECK(l[1] ==
+        "t.evo:4:63: error: '-=' accumulates into temp fields; 'point.f' is an input field");
 }

@@ -43,8 +43,8 @@ public:
   /// Runs kernel `k` for `nRobots` robots in one launch. buffers[r][b] is
   /// buffer b of robot r on the host (null where the kernel does not use it),
   /// sizes[r * nSets + s] the size of set s for robot r.
-  virtual void runBatch(int k, int nRobots, void *const *const *buffers,
-                        const int64_t *sizes, int64_t t) const = 0;
+  virtual void runBatch(int k, int nRobots, void *const *const *buffers, const int64_t *sizes,
+                        int64_t t) const = 0;
   /// "NVIDIA H200 (sm_90)": the device the module was loaded on.
   virtual std::string deviceName() const = 0;
   /// Device memory and launches of the loaded module (for CudaRollout).
@@ -54,8 +54,7 @@ public:
 /// Compiles `m` for the first CUDA device of this machine and loads it.
 /// Throws evoc::Error ("--backend cuda is unavailable: ...") when evoc was
 /// built without CUDA, libcuda.so.1 cannot be loaded, or there is no device.
-std::unique_ptr<CudaExecutable> compileCuda(const ir::Module &m,
-                                            const CompileOptions &opts = {});
+std::unique_ptr<CudaExecutable> compileCuda(const ir::Module &m, const CompileOptions &opts = {});
 
 /// The device's arithmetic throughput in FLOP/s (an FMA counts 2), measured
 /// by a microbenchmark of independent FMA chains on device 0, in f64 or f32.

@@ -91,7 +91,8 @@ Device Device::open(const Driver &d) {
   int count = 0;
   d.check(d.deviceGetCount(&count), "cuDeviceGetCount");
   if (count == 0)
-    throw Error(std::string(kUnavailable) + "the NVIDIA driver sees no CUDA device; use --backend cpu.");
+    throw Error(std::string(kUnavailable) +
+                "the NVIDIA driver sees no CUDA device; use --backend cpu.");
   Device dv;
   d.check(d.deviceGet(&dv.dev, 0), "cuDeviceGet");
   char name[256] = {0};

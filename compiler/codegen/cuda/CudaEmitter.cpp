@@ -239,9 +239,9 @@ private:
   }
 
   struct Ctx {
-    const LoopPlan *lp = nullptr;      // inside a parallel top-level loop
+    const LoopPlan *lp = nullptr;                 // inside a parallel top-level loop
     const std::map<ValueId, Op> *split = nullptr; // locals of a warp-split inner loop
-    std::vector<std::pair<ValueId, int>> loops; // enclosing loop args and sets
+    std::vector<std::pair<ValueId, int>> loops;   // enclosing loop args and sets
   };
 
   void topLoop(const Inst &loop) {
@@ -471,7 +471,8 @@ private:
       ri += (ri.empty() ? "" : ", ") + r + "i";
       rv += (rv.empty() ? "" : ", ") + r + "v";
     }
-    line("{ // ordered parallel replay into " + m_.buffers[b].name + ": per-target incidence lists");
+    line("{ // ordered parallel replay into " + m_.buffers[b].name +
+         ": per-target incidence lists");
     ++indent_;
     line("const long long n = " + lengthExpr(b) + ", R = sizes[" + std::to_string(loop.set) +
          "] * " + m + ";");
@@ -522,8 +523,7 @@ private:
 
   bool hasDeferred(const ir::Block &b, const LoopPlan &lp) const {
     for (const auto &ip : b.insts)
-      if (serialSite(*ip, lp) ||
-          (ip->op == Op::Loop && hasDeferred(*ip->body, lp)))
+      if (serialSite(*ip, lp) || (ip->op == Op::Loop && hasDeferred(*ip->body, lp)))
         return true;
     return false;
   }
@@ -537,8 +537,8 @@ private:
         line(buf(in.buffer) + "[" + r + "i[" + s + "]] += " + r + "v[" + s + "];");
       } else if (in.op == Op::Loop && hasDeferred(*in.body, *ctx.lp)) {
         std::string e = v(in.body->arg);
-        line("for (long long " + e + " = 0; " + e + " < sizes[" + std::to_string(in.set) +
-             "]; ++" + e + ") {");
+        line("for (long long " + e + " = 0; " + e + " < sizes[" + std::to_string(in.set) + "]; ++" +
+             e + ") {");
         ++indent_;
         ctx.loops.push_back({in.body->arg, in.set});
         replay(*in.body, ctx);
@@ -555,8 +555,8 @@ private:
       if (in.op == Op::Loop) {
         std::string e = v(in.body->arg);
         loc(in.loc);
-        line("for (long long " + e + " = 0; " + e + " < sizes[" + std::to_string(in.set) +
-             "]; ++" + e + ") {");
+        line("for (long long " + e + " = 0; " + e + " < sizes[" + std::to_string(in.set) + "]; ++" +
+             e + ") {");
         ++indent_;
         ctx.loops.push_back({in.body->arg, in.set});
         block(*in.body, ctx);
@@ -588,7 +588,7 @@ private:
   /// thread's partial of a block reduction or the lane's of a warp reduction.
   std::string localUpdate(const Inst &in, const Ctx &ctx) const {
     ValueId s = in.args[0];
-    std::string t = ctx.split && ctx.split->count(s) ? "q" + std::to_string(s)
+    std::string t = ctx.split && ctx.split->count(s)     ? "q" + std::to_string(s)
                     : ctx.lp && ctx.lp->reduced.count(s) ? partial(s)
                                                          : slot(s);
     if (in.op == Op::LocalAdd)
@@ -608,53 +608,133 @@ private:
     auto call1 = [&](const char *f) { def(math(f) + "(" + arg(0) + ")"); };
 
     switch (in.op) {
-    case Op::ConstF: def(floatLit(in.f, m_.precision)); break;
-    case Op::ConstI: def(intLit(in.i)); break;
-    case Op::ConstB: def(in.i ? "true" : "false"); break;
-    case Op::Time: def("t"); break;
-    case Op::Size: def("sizes[" + std::to_string(in.set) + "]"); break;
-    case Op::Add: bin("+"); break;
-    case Op::Sub: bin("-"); break;
-    case Op::Mul: bin("*"); break;
-    case Op::Div: bin("/"); break;
-    case Op::Neg: def("-" + arg(0)); break;
-    case Op::Min: def("evoc_min(" + arg(0) + ", " + arg(1) + ")"); break;
-    case Op::Max: def("evoc_max(" + arg(0) + ", " + arg(1) + ")"); break;
-    case Op::Pow: def(math("pow") + "(" + arg(0) + ", " + arg(1) + ")"); break;
-    case Op::Sin: call1("sin"); break;
-    case Op::Cos: call1("cos"); break;
-    case Op::Tanh: call1("tanh"); break;
-    case Op::Exp: call1("exp"); break;
-    case Op::Log: call1("log"); break;
-    case Op::Sqrt: call1("sqrt"); break;
-    case Op::Abs: call1("fabs"); break;
-    case Op::Floor: call1("floor"); break;
-    case Op::Select: def(arg(0) + " ? " + arg(1) + " : " + arg(2)); break;
-    case Op::Lt: bin("<"); break;
-    case Op::Le: bin("<="); break;
-    case Op::Gt: bin(">"); break;
-    case Op::Ge: bin(">="); break;
-    case Op::Eq: bin("=="); break;
-    case Op::Ne: bin("!="); break;
-    case Op::And: bin("&&"); break;
-    case Op::Or: bin("||"); break;
-    case Op::Not: def("!" + arg(0)); break;
-    case Op::IAdd: bin("+"); break;
-    case Op::ISub: bin("-"); break;
-    case Op::IMul: bin("*"); break;
-    case Op::IToF: def("(F)" + arg(0)); break;
+    case Op::ConstF:
+      def(floatLit(in.f, m_.precision));
+      break;
+    case Op::ConstI:
+      def(intLit(in.i));
+      break;
+    case Op::ConstB:
+      def(in.i ? "true" : "false");
+      break;
+    case Op::Time:
+      def("t");
+      break;
+    case Op::Size:
+      def("sizes[" + std::to_string(in.set) + "]");
+      break;
+    case Op::Add:
+      bin("+");
+      break;
+    case Op::Sub:
+      bin("-");
+      break;
+    case Op::Mul:
+      bin("*");
+      break;
+    case Op::Div:
+      bin("/");
+      break;
+    case Op::Neg:
+      def("-" + arg(0));
+      break;
+    case Op::Min:
+      def("evoc_min(" + arg(0) + ", " + arg(1) + ")");
+      break;
+    case Op::Max:
+      def("evoc_max(" + arg(0) + ", " + arg(1) + ")");
+      break;
+    case Op::Pow:
+      def(math("pow") + "(" + arg(0) + ", " + arg(1) + ")");
+      break;
+    case Op::Sin:
+      call1("sin");
+      break;
+    case Op::Cos:
+      call1("cos");
+      break;
+    case Op::Tanh:
+      call1("tanh");
+      break;
+    case Op::Exp:
+      call1("exp");
+      break;
+    case Op::Log:
+      call1("log");
+      break;
+    case Op::Sqrt:
+      call1("sqrt");
+      break;
+    case Op::Abs:
+      call1("fabs");
+      break;
+    case Op::Floor:
+      call1("floor");
+      break;
+    case Op::Select:
+      def(arg(0) + " ? " + arg(1) + " : " + arg(2));
+      break;
+    case Op::Lt:
+      bin("<");
+      break;
+    case Op::Le:
+      bin("<=");
+      break;
+    case Op::Gt:
+      bin(">");
+      break;
+    case Op::Ge:
+      bin(">=");
+      break;
+    case Op::Eq:
+      bin("==");
+      break;
+    case Op::Ne:
+      bin("!=");
+      break;
+    case Op::And:
+      bin("&&");
+      break;
+    case Op::Or:
+      bin("||");
+      break;
+    case Op::Not:
+      def("!" + arg(0));
+      break;
+    case Op::IAdd:
+      bin("+");
+      break;
+    case Op::ISub:
+      bin("-");
+      break;
+    case Op::IMul:
+      bin("*");
+      break;
+    case Op::IToF:
+      def("(F)" + arg(0));
+      break;
     case Op::Load:
-      def(std::string(m_.buffers[in.buffer].elem == Type::I ? "(long long)" : "") +
-          buf(in.buffer) + "[" + arg(0) + "]");
+      def(std::string(m_.buffers[in.buffer].elem == Type::I ? "(long long)" : "") + buf(in.buffer) +
+          "[" + arg(0) + "]");
       break;
     case Op::Store:
-    case Op::AccAdd: line(effect(in, ctx) + ";"); break;
-    case Op::Local: line("F " + slot(in.result) + " = " + floatLit(in.f, m_.precision) + ";"); break;
+    case Op::AccAdd:
+      line(effect(in, ctx) + ";");
+      break;
+    case Op::Local:
+      line("F " + slot(in.result) + " = " + floatLit(in.f, m_.precision) + ";");
+      break;
     case Op::LocalAdd:
     case Op::LocalMax:
-    case Op::LocalMin: line(localUpdate(in, ctx)); break;
-    case Op::LocalGet: def(slot(a[0])); break;
-    case Op::Loop: EVOC_ASSERT(false, "cuda emitter: loop reached inst()"); break;
+    case Op::LocalMin:
+      line(localUpdate(in, ctx));
+      break;
+    case Op::LocalGet:
+      def(slot(a[0]));
+      break;
+    case Op::Loop:
+      EVOC_ASSERT(false, "cuda emitter: loop reached inst()");
+      break;
     }
   }
 

@@ -26,8 +26,8 @@ struct BufMeta {
 };
 
 struct KernelMeta {
-  std::vector<int> in, out;        // buffers copied to / from the device
-  KernelPlan plan; // for scratchBytes only (its Inst pointers are not used)
+  std::vector<int> in, out; // buffers copied to / from the device
+  KernelPlan plan;          // for scratchBytes only (its Inst pointers are not used)
 };
 
 int64_t align256(int64_t n) { return (n + 255) & ~int64_t(255); }
@@ -92,8 +92,8 @@ public:
     d_.check(d_.ctxSetCurrent(dev_.ctx), "cuCtxSetCurrent");
     prec_ = m.precision;
     for (const ir::Buffer &b : m.buffers)
-      bufs_.push_back({b.sets, b.comps,
-                       b.elem == ir::Type::I ? 4 : (prec_ == ir::Precision::F64 ? 8 : 4)});
+      bufs_.push_back(
+          {b.sets, b.comps, b.elem == ir::Type::I ? 4 : (prec_ == ir::Precision::F64 ? 8 : 4)});
     nSets_ = static_cast<int>(m.sets.size());
     for (const ir::Kernel &k : m.kernels) {
       KernelPlan p = planKernel(m, k);
@@ -108,8 +108,8 @@ public:
     }
     std::string src = emitCuda(m);
     auto [arch, cubin] = pickArch(dev_.major, dev_.minor);
-    std::string image = cachedCompile(src, "evoc_" + m.name, arch, cubin, opts.cacheDir,
-                                      opts.useCache);
+    std::string image =
+        cachedCompile(src, "evoc_" + m.name, arch, cubin, opts.cacheDir, opts.useCache);
     CUresult rc = d_.moduleLoadData(&mod_, image.c_str());
     if (rc != CUDA_SUCCESS && cubin) { // e.g. a CUBIN the driver rejects: try PTX
       image = cachedCompile(src, "evoc_" + m.name, arch, false, opts.cacheDir, opts.useCache);
@@ -195,11 +195,10 @@ public:
     std::memcpy(host.data() + sizesOff, sizes, static_cast<size_t>(nRobots) * nSets_ * 8);
     // The scratch region needs no initialisation: records are written first.
     if (dataBytes > 0)
-      d_.check(d_.memcpyHtoD(arena_, host.data(), static_cast<size_t>(dataBytes)),
-               "cuMemcpyHtoD");
-    d_.check(d_.memcpyHtoD(arena_ + ptrOff, host.data() + ptrOff,
-                           static_cast<size_t>(top - ptrOff)),
-             "cuMemcpyHtoD");
+      d_.check(d_.memcpyHtoD(arena_, host.data(), static_cast<size_t>(dataBytes)), "cuMemcpyHtoD");
+    d_.check(
+        d_.memcpyHtoD(arena_ + ptrOff, host.data() + ptrOff, static_cast<size_t>(top - ptrOff)),
+        "cuMemcpyHtoD");
     CUdeviceptr dPtrs = arena_ + ptrOff, dScr = arena_ + scrTabOff, dSizes = arena_ + sizesOff;
     long long tt = t, unused = 0;
     void *args[] = {&dPtrs, &dSizes, &dScr, &tt, &unused};
@@ -208,8 +207,7 @@ public:
              "cuLaunchKernel");
     d_.check(d_.ctxSynchronize(), "cuCtxSynchronize (after the kernel launch)");
     if (dataBytes > 0)
-      d_.check(d_.memcpyDtoH(host.data(), arena_, static_cast<size_t>(dataBytes)),
-               "cuMemcpyDtoH");
+      d_.check(d_.memcpyDtoH(host.data(), arena_, static_cast<size_t>(dataBytes)), "cuMemcpyDtoH");
     for (int r = 0; r < nRobots; ++r)
       for (int b : km.out) {
         size_t i = static_cast<size_t>(r) * nB + b;
@@ -270,7 +268,8 @@ std::pair<std::string, bool> pickArch(int major, int minor) {
     return {"sm_" + std::to_string(want), true};
   if (best == 0)
     throw Error("--backend cuda is unavailable: this NVRTC cannot target the GPU's compute "
-                "capability " + std::to_string(major) + "." + std::to_string(minor) + ".");
+                "capability " +
+                std::to_string(major) + "." + std::to_string(minor) + ".");
   return {"sm_" + std::to_string(best), false};
 }
 

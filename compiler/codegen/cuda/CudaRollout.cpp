@@ -28,15 +28,15 @@ struct CudaRollout::Impl {
   int64_t T;
   RolloutInfo info;
   std::vector<int> lossK, lossAdjK;
-  std::vector<int64_t> sizes;          // nR * nS
-  std::vector<int> fieldOf;            // buffer -> field index (tape or adjoint tape), -1
-  std::vector<Region> region;          // per buffer
-  std::vector<int64_t> off, len;       // nR * nB: byte offset (-1: none), byte length
+  std::vector<int64_t> sizes;    // nR * nS
+  std::vector<int> fieldOf;      // buffer -> field index (tape or adjoint tape), -1
+  std::vector<Region> region;    // per buffer
+  std::vector<int64_t> off, len; // nR * nB: byte offset (-1: none), byte length
   int64_t regionBegin[NumRegions + 1] = {};
   uint64_t base = 0;
   int64_t total = 0;
   uint64_t stepTable = 0, lossTable = 0, dSizes = 0, scratchTable = 0;
-  int loss = -1, lossAdj = -1;         // the Output "loss" and its adjoint
+  int loss = -1, lossAdj = -1; // the Output "loss" and its adjoint
 
   Impl(DeviceApi &d, const ir::Module &mod, int n, const int64_t *sz, int64_t steps)
       : dev(d), m(mod), nR(n), nB(static_cast<int>(mod.buffers.size())),
@@ -60,7 +60,8 @@ struct CudaRollout::Impl {
       const RolloutField &F = info.fields[f];
       if (F.cur >= 0 && F.next < 0)
         throw Error("the CUDA rollout needs the step to write every state field it reads "
-                    "(field " + F.name + ").");
+                    "(field " +
+                    F.name + ").");
       for (int b : {F.cur, F.next, F.adjCur, F.adjNext})
         if (b >= 0)
           fieldOf[b] = static_cast<int>(f);
@@ -96,9 +97,12 @@ struct CudaRollout::Impl {
   /// The state index a loss kernel's State buffer refers to.
   int64_t stateIndex(const ir::Buffer &B) const {
     switch (B.time) {
-    case ir::TimeRef::First: return 0;
-    case ir::TimeRef::Fixed: return std::clamp<int64_t>(B.fixedTime, 0, T - 1);
-    default: return T - 1;
+    case ir::TimeRef::First:
+      return 0;
+    case ir::TimeRef::Fixed:
+      return std::clamp<int64_t>(B.fixedTime, 0, T - 1);
+    default:
+      return T - 1;
     }
   }
 
@@ -106,15 +110,14 @@ struct CudaRollout::Impl {
     region.assign(nB, Persistent);
     for (int b = 0; b < nB; ++b) {
       const ir::Buffer &B = m.buffers[b];
-      bool tapeField = fieldOf[b] >= 0 && (b == info.fields[fieldOf[b]].cur ||
-                                           b == info.fields[fieldOf[b]].next);
+      bool tapeField = fieldOf[b] >= 0 &&
+                       (b == info.fields[fieldOf[b]].cur || b == info.fields[fieldOf[b]].next);
       if (tapeField)
         region[b] = Tapes;
       else if (B.role == ir::Role::Output)
         region[b] = Outputs;
-      else if (B.role == ir::Role::Adjoint &&
-               (m.buffers[B.primal].role == ir::Role::Param ||
-                m.buffers[B.primal].role == ir::Role::Body))
+      else if (B.role == ir::Role::Adjoint && (m.buffers[B.primal].role == ir::Role::Param ||
+                                               m.buffers[B.primal].role == ir::Role::Body))
         region[b] = Grads;
       else if (B.role == ir::Role::Temp || B.role == ir::Role::Adjoint)
         region[b] = Zeroed; // temps, their adjoints, adjoint tapes, loss.adj, pinned adjoints
@@ -171,8 +174,8 @@ struct CudaRollout::Impl {
     for (int r = 0; r < nR; ++r) {
       scratchPerRobot = 0;
       for (const KernelPlan &p : plans)
-        scratchPerRobot = std::max(scratchPerRobot,
-                                   scratchBytes(p, m.precision, sizes.data() + size_t(r) * nS));
+        scratchPerRobot =
+            std::max(scratchPerRobot, scratchBytes(p, m.precision, sizes.data() + size_t(r) * nS));
       scratchOff[r] = top;
       top += align64(scratchPerRobot + 8);
     }
@@ -231,7 +234,8 @@ struct CudaRollout::Impl {
 
   void zeroRegion(Region reg) {
     if (regionBegin[reg + 1] > regionBegin[reg])
-      dev.zero(base + regionBegin[reg], static_cast<size_t>(regionBegin[reg + 1] - regionBegin[reg]));
+      dev.zero(base + regionBegin[reg],
+               static_cast<size_t>(regionBegin[reg + 1] - regionBegin[reg]));
   }
 };
 

@@ -24,13 +24,12 @@ std::vector<std::string> nvrtcOptions(const std::string &arch, bool cubin);
 /// `cubin`, else PTX for its virtual arch. A compile failure is a bug in
 /// evoc: throws evoc::Error saying so, with the source saved to a file whose
 /// path the message gives. `name` is used for that file's name.
-std::string nvrtcCompile(const std::string &src, const std::string &name,
-                         const std::string &arch, bool cubin);
+std::string nvrtcCompile(const std::string &src, const std::string &name, const std::string &arch,
+                         bool cubin);
 
 /// nvrtcCompile through the on-disk cache in `cacheDir` (empty: default).
-std::string cachedCompile(const std::string &src, const std::string &name,
-                          const std::string &arch, bool cubin,
-                          const std::string &cacheDir, bool useCache);
+std::string cachedCompile(const std::string &src, const std::string &name, const std::string &arch,
+                          bool cubin, const std::string &cacheDir, bool useCache);
 
 /// The architecture to compile for on a device of compute capability
 /// major.minor: {"sm_XY", true} (CUBIN) when NVRTC knows it, else the newest
@@ -60,10 +59,10 @@ struct RolloutField {
 
 /// What the fused rollout needs to know about a module.
 struct RolloutInfo {
-  int step = -1, stepAdj = -1;   // kernel indices (-1: none)
+  int step = -1, stepAdj = -1; // kernel indices (-1: none)
   std::vector<RolloutField> fields;
-  std::vector<int> stepZero;     // zeroed before every step: Temps
-  std::vector<int> adjZero;      // before every step adjoint: Temps and their adjoints
+  std::vector<int> stepZero; // zeroed before every step: Temps
+  std::vector<int> adjZero;  // before every step adjoint: Temps and their adjoints
 };
 
 /// Finds the Step kernel, its adjoint and their state fields.

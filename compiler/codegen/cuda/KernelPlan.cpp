@@ -11,9 +11,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <string>
 #include <functional>
 #include <optional>
+#include <string>
 
 namespace evoc::codegen::cuda {
 namespace {
@@ -39,9 +39,7 @@ struct Extent {
 
 class Analysis {
 public:
-  Analysis(const ir::Module &m, const ir::Kernel &k) : m_(m) {
-    index(k.body, -1);
-  }
+  Analysis(const ir::Module &m, const ir::Kernel &k) : m_(m) { index(k.body, -1); }
 
   KernelPlan run(const ir::Kernel &k) {
     KernelPlan plan;
@@ -90,14 +88,17 @@ private:
       return false;
     switch (d->op) {
     case Op::ConstI:
-    case Op::Size: return true;
+    case Op::Size:
+      return true;
     case Op::IAdd:
     case Op::ISub:
-    case Op::IMul: return bodyInvariant(d->args[0]) && bodyInvariant(d->args[1]);
+    case Op::IMul:
+      return bodyInvariant(d->args[0]) && bodyInvariant(d->args[1]);
     case Op::Load:
       return m_.buffers[d->buffer].role == ir::Role::Body &&
              m_.buffers[d->buffer].elem == ir::Type::I && bodyInvariant(d->args[0]);
-    default: return false;
+    default:
+      return false;
     }
   }
 
@@ -148,8 +149,7 @@ private:
   }
 
   /// For v = x * M + r with r in [0, M): f(x) * M.
-  template <class Fn>
-  std::optional<Extent> scaled(ValueId mulv, ValueId r, Fn f) const {
+  template <class Fn> std::optional<Extent> scaled(ValueId mulv, ValueId r, Fn f) const {
     const Inst *d = def(mulv);
     if (!d || d->op != Op::IMul)
       return std::nullopt;
@@ -208,9 +208,15 @@ private:
     bool serial = false;
     walk(*loop.body, [&](const Inst &in) {
       switch (in.op) {
-      case Op::Load: loads[in.buffer].push_back({&in, owned(in.args[0], e)}); break;
-      case Op::Store: stores[in.buffer].push_back({&in, owned(in.args[0], e)}); break;
-      case Op::AccAdd: accs[in.buffer].push_back({&in, owned(in.args[0], e)}); break;
+      case Op::Load:
+        loads[in.buffer].push_back({&in, owned(in.args[0], e)});
+        break;
+      case Op::Store:
+        stores[in.buffer].push_back({&in, owned(in.args[0], e)});
+        break;
+      case Op::AccAdd:
+        accs[in.buffer].push_back({&in, owned(in.args[0], e)});
+        break;
       case Op::LocalAdd:
       case Op::LocalMax:
       case Op::LocalMin:
@@ -220,7 +226,8 @@ private:
             serial = true; // one slot updated with two different ops
         }
         break;
-      default: break;
+      default:
+        break;
       }
     });
     auto sameSlice = [](const std::vector<Access> &v, std::optional<Extent> &s) {
@@ -276,12 +283,15 @@ private:
       for (const auto &jp : ip->body->insts) {
         switch (jp->op) {
         case Op::Loop:
-        case Op::Store: return;
+        case Op::Store:
+          return;
         case Op::AccAdd:
           if (!lp.deferred.count(jp.get()) && !innerOwned(jp->args[0], e, j))
             return; // lanes could hit one element
           break;
-        case Op::Local: innerLocals.insert(jp->result); break;
+        case Op::Local:
+          innerLocals.insert(jp->result);
+          break;
         case Op::LocalAdd:
         case Op::LocalMax:
         case Op::LocalMin: {
@@ -295,7 +305,8 @@ private:
             return;
           break;
         }
-        default: break;
+        default:
+          break;
         }
       }
     }
@@ -413,9 +424,7 @@ private:
 
 } // namespace
 
-KernelPlan planKernel(const ir::Module &m, const ir::Kernel &k) {
-  return Analysis(m, k).run(k);
-}
+KernelPlan planKernel(const ir::Module &m, const ir::Kernel &k) { return Analysis(m, k).run(k); }
 
 int64_t scratchBytes(const KernelPlan &p, ir::Precision prec, const int64_t *sizes) {
   int64_t fbytes = prec == ir::Precision::F64 ? 8 : 4, total = 0;

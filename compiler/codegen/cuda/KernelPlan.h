@@ -46,9 +46,9 @@ struct LoopPlan {
 /// Scratch of one incidence-list replay (see LoopPlan::gathered).
 struct GatherGroup {
   int buffer = -1;
-  int loopSet = -1;                 // the parallel loop's set
+  int loopSet = -1; // the parallel loop's set
   int nSites = 0;
-  std::vector<int> bufferSets;      // the buffer's shape, for its length
+  std::vector<int> bufferSets; // the buffer's shape, for its length
   int comps = 1;
   /// Every site's index depends only on loop elements, sizes, constants and
   /// int Body buffers (spring endpoints): the lists built at the first step of

@@ -108,7 +108,7 @@ std::vector<std::string> nvrtcOptions(const std::string &arch, bool cubin) {
   // so the GPU computes what the interpreter and the CPU back end compute.
   std::string a = cubin ? arch : "compute_" + arch.substr(arch.find('_') + 1);
   return {"--gpu-architecture=" + a, "--std=c++17", "--fmad=false", "--prec-div=true",
-          "--prec-sqrt=true", "--ftz=false", "-lineinfo"};
+          "--prec-sqrt=true",        "--ftz=false", "-lineinfo"};
 }
 
 std::string nvrtcCompile(const std::string &src, const std::string &rawName,
@@ -136,8 +136,8 @@ std::string nvrtcCompile(const std::string &src, const std::string &rawName,
     fs::path dir = fs::temp_directory_path() / "evoc-cuda-failures";
     fs::path saved = dir / (name + "-" + hashHex(src).substr(0, 12) + ".cu");
     bool ok = writeAtomic(saved, src);
-    throw Error("evoc internal error: NVRTC rejected the CUDA generated for '" + name +
-                "' (" + nvrtcGetErrorString(rc) + "). This is a bug in evoc; please report it " +
+    throw Error("evoc internal error: NVRTC rejected the CUDA generated for '" + name + "' (" +
+                nvrtcGetErrorString(rc) + "). This is a bug in evoc; please report it " +
                 "with the generated source, " +
                 (ok ? "saved to " + saved.string() : "which could not be saved") +
                 ".\nNVRTC log:\n" + log);
@@ -159,9 +159,8 @@ std::string nvrtcCompile(const std::string &src, const std::string &rawName,
   return outBin;
 }
 
-std::string cachedCompile(const std::string &src, const std::string &name,
-                          const std::string &arch, bool cubin, const std::string &cacheDir,
-                          bool useCache) {
+std::string cachedCompile(const std::string &src, const std::string &name, const std::string &arch,
+                          bool cubin, const std::string &cacheDir, bool useCache) {
   if (!useCache)
     return nvrtcCompile(src, name, arch, cubin);
   std::string key = std::string("evoc " EVOC_VERSION "\nnvrtc ") + nvrtcVersionString() +

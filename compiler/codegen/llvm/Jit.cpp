@@ -35,8 +35,8 @@ Jit::Jit() {
 Jit::~Jit() = default;
 
 void Jit::addObject(std::string_view object, const std::string &name) {
-  auto buf = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()),
-                                                  name);
+  auto buf =
+      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), name);
   if (llvm::Error e = jit_->addObjectFile(std::move(buf)))
     internalError(__FILE__, __LINE__, "JIT: adding object: " + llvm::toString(std::move(e)));
 }

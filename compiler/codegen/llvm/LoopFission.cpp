@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -31,23 +32,54 @@ using ir::ValueId;
 
 bool pure(Op op) {
   switch (op) {
-  case Op::ConstF: case Op::ConstI: case Op::ConstB: case Op::Time: case Op::Size:
-  case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::Min:
-  case Op::Max: case Op::Pow: case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Exp:
-  case Op::Log: case Op::Sqrt: case Op::Abs: case Op::Floor: case Op::Select: case Op::Lt:
-  case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::And: case Op::Or:
-  case Op::Not: case Op::IAdd: case Op::ISub: case Op::IMul: case Op::IToF:
+  case Op::ConstF:
+  case Op::ConstI:
+  case Op::ConstB:
+  case Op::Time:
+  case Op::Size:
+  case Op::Add:
+  case Op::Sub:
+  case Op::Mul:
+  case Op::Div:
+  case Op::Neg:
+  case Op::Min:
+  case Op::Max:
+  case Op::Pow:
+  case Op::Sin:
+  case Op::Cos:
+  case Op::Tanh:
+  case Op::Exp:
+  case Op::Log:
+  case Op::Sqrt:
+  case Op::Abs:
+  case Op::Floor:
+  case Op::Select:
+  case Op::Lt:
+  case Op::Le:
+  case Op::Gt:
+  case Op::Ge:
+  case Op::Eq:
+  case Op::Ne:
+  case Op::And:
+  case Op::Or:
+  case Op::Not:
+  case Op::IAdd:
+  case Op::ISub:
+  case Op::IMul:
+  case Op::IToF:
     return true;
   default:
     return false;
   }
 }
 
-/// Ops lowered to long instruction sequences (inline tanh) or calls: worth
-/// a loop of their own. (div and sqrt are single instructions.)
+/// Ops lowered to long instruction sequences (inline tanh) or calls, and
+/// divisions and square roots (single instructions, but with 13-20 cycles of
+/// latency each, in chains, in the spring force): worth a vectorised loop of
+/// their own.
 bool expensive(Op op) {
   return op == Op::Tanh || op == Op::Exp || op == Op::Log || op == Op::Sin || op == Op::Cos ||
-         op == Op::Pow;
+         op == Op::Pow || op == Op::Div || op == Op::Sqrt;
 }
 
 bool localOp(Op op) {
@@ -123,7 +155,7 @@ private:
   // and reach the loop through scratch arrays. The hoisted loop reads only
   // buffers the loop never writes, so it sees what each iteration would
   // have seen; the values are the same operations on the same operands.
-  static bool hoistWorthy(Op op) { return op == Op::Div || op == Op::Sqrt || expensive(op); }
+  static bool hoistWorthy(Op op) { return expensive(op); }
 
   /// Whether index value v is affine in the loop index (no loaded index).
   bool affineIndex(ValueId v, ValueId arg, const std::unordered_map<ValueId, const Inst *> &defs,
@@ -205,8 +237,8 @@ private:
       const Inst &in = *body.insts[i];
       if (isRoot.count(i))
         continue;
-      bool effect = !in.result || in.body || localOp(in.op) || in.op == Op::Store ||
-                    in.op == Op::AccAdd;
+      bool effect =
+          !in.result || in.body || localOp(in.op) || in.op == Op::Store || in.op == Op::AccAdd;
       if (effect || usedByRest.count(in.result))
         collectArgs(in, usedByRest);
     }
@@ -508,10 +540,65 @@ private:
 
 } // namespace
 
+namespace {
+
+// Store-to-load forwarding inside one block, on fission's private copy:
+// `store B[i], v` then `load B[i]` (the same index value, B a float buffer,
+// nothing writing B in between, nested loops included) is v. Buffers never
+// alias (the runtime passes distinct memory) and a float store keeps its
+// value exactly, so results are bit-identical. irgen stores a spring's
+// activation and reads it back in the same loop; forwarded, the spring
+// force's division depends on the tanh rather than on memory, so the split
+// moves it into the vectorised slice with the tanh.
+void writtenIn(const Block &b, std::set<int> &out) {
+  for (const auto &in : b.insts) {
+    if (in->op == Op::Store || in->op == Op::AccAdd)
+      out.insert(in->buffer);
+    if (in->body)
+      writtenIn(*in->body, out);
+  }
+}
+
+void forwardStores(const ir::Module &m, Block &b, std::unordered_map<ValueId, ValueId> &repl) {
+  std::map<std::pair<int, ValueId>, ValueId> stored; // (buffer, index) -> value
+  auto forget = [&](int buf) {
+    for (auto it = stored.begin(); it != stored.end();)
+      it = it->first.first == buf ? stored.erase(it) : std::next(it);
+  };
+  for (auto &ip : b.insts) {
+    Inst &in = *ip;
+    for (ValueId &a : in.args)
+      if (auto r = repl.find(a); r != repl.end())
+        a = r->second;
+    if (in.body) {
+      forwardStores(m, *in.body, repl);
+      std::set<int> w;
+      writtenIn(*in.body, w);
+      for (int buf : w)
+        forget(buf);
+    } else if (in.op == Op::Store || in.op == Op::AccAdd) {
+      forget(in.buffer);
+      if (in.op == Op::Store && m.buffers[size_t(in.buffer)].elem == ir::Type::F)
+        stored[{in.buffer, in.args[0]}] = in.args[1];
+    } else if (in.op == Op::Load) {
+      if (auto it = stored.find({in.buffer, in.args[0]}); it != stored.end()) {
+        repl[in.result] = it->second; // every later use reads v instead
+        ip.reset();
+      }
+    }
+  }
+  b.insts.erase(std::remove(b.insts.begin(), b.insts.end(), nullptr), b.insts.end());
+}
+
+} // namespace
+
 int fissionLoops(ir::Module &m) {
   int n = 0;
-  for (ir::Kernel &k : m.kernels)
+  for (ir::Kernel &k : m.kernels) {
+    std::unordered_map<ValueId, ValueId> repl;
+    forwardStores(m, k.body, repl);
     n += Fission(m, k).run();
+  }
   return n;
 }
 

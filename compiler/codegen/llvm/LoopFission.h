@@ -14,8 +14,8 @@ namespace evoc::codegen::cpu {
 /// innermost loops, so the tanh of an outer loop would stay scalar).
 ///
 /// Legal because the tail only computes, loads buffers the loop never
-/// writes, and stores to buffers the first part never touches. Scratch buffers are appended to `m.buffers` (Temp,
-/// elem F, over the loop's set) at indices >= the module's original buffer
+/// writes, and stores to buffers the first part never touches. Scratch buffers are appended to
+/// `m.buffers` (Temp, elem F, over the loop's set) at indices >= the module's original buffer
 /// count; the lowering gives them stack storage, so the kernel ABI does not
 /// change. Returns the number of loops split.
 int fissionLoops(ir::Module &m);

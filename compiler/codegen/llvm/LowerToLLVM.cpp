@@ -54,10 +54,9 @@ void collectUses(const ir::Block &b, std::vector<bool> &bufs, std::vector<bool> 
 
 class KernelLowering {
 public:
-  KernelLowering(const ir::Module &m, int kIndex, llvm::Module &lm, bool fastFp,
-                 int firstScratch)
-      : m_(m), k_(m.kernels[kIndex]), kIndex_(kIndex), lm_(lm), ctx_(lm.getContext()),
-        b_(ctx_), fastFp_(fastFp), firstScratch_(firstScratch) {
+  KernelLowering(const ir::Module &m, int kIndex, llvm::Module &lm, bool fastFp, int firstScratch)
+      : m_(m), k_(m.kernels[kIndex]), kIndex_(kIndex), lm_(lm), ctx_(lm.getContext()), b_(ctx_),
+        fastFp_(fastFp), firstScratch_(firstScratch) {
     fty_ = m.precision == ir::Precision::F64 ? b_.getDoubleTy() : b_.getFloatTy();
     if (fastFp) {
       llvm::FastMathFlags fmf;
@@ -71,22 +70,23 @@ public:
 private:
   llvm::Type *typeOf(Type t) {
     switch (t) {
-    case Type::F: return fty_;
-    case Type::I: return b_.getInt64Ty();
-    case Type::B: return b_.getInt1Ty();
-    case Type::None: break;
+    case Type::F:
+      return fty_;
+    case Type::I:
+      return b_.getInt64Ty();
+    case Type::B:
+      return b_.getInt1Ty();
+    case Type::None:
+      break;
     }
     internalError(__FILE__, __LINE__, "value of type None");
   }
   llvm::Value *val(ValueId v) {
     EVOC_ASSERT(v < values_.size() && values_[v], "LLVM lowering: use of undefined value %" +
-                                                        std::to_string(v) + " in kernel " +
-                                                        k_.name);
+                                                      std::to_string(v) + " in kernel " + k_.name);
     return values_[v];
   }
-  Type valType(ValueId v) const {
-    return v < k_.valueTypes.size() ? k_.valueTypes[v] : Type::None;
-  }
+  Type valType(ValueId v) const { return v < k_.valueTypes.size() ? k_.valueTypes[v] : Type::None; }
   llvm::Value *elemPtr(const ir::Inst &in, llvm::Value *index) {
     auto it = bufPtr_.find(in.buffer);
     EVOC_ASSERT(it != bufPtr_.end(), "LLVM lowering: buffer not bound");
@@ -153,8 +153,8 @@ void KernelLowering::run() {
   params.push_back(ptrTy); // sizes
   params.push_back(i64);   // t
   auto *bodyTy = llvm::FunctionType::get(b_.getVoidTy(), params, false);
-  fn_ = llvm::Function::Create(bodyTy, llvm::GlobalValue::InternalLinkage,
-                               "evoc.body." + k_.name, lm_);
+  fn_ = llvm::Function::Create(bodyTy, llvm::GlobalValue::InternalLinkage, "evoc.body." + k_.name,
+                               lm_);
   fn_->addFnAttr(llvm::Attribute::AlwaysInline);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   fn_->addFnAttr(llvm::Attribute::MustProgress);
@@ -189,8 +189,8 @@ void KernelLowering::run() {
 
   // The exported wrapper with the KernelFn ABI.
   auto *abiTy = llvm::FunctionType::get(b_.getVoidTy(), {ptrTy, ptrTy, i64}, false);
-  llvm::Function *abi = llvm::Function::Create(abiTy, llvm::GlobalValue::ExternalLinkage,
-                                               kernelSymbol(kIndex_), lm_);
+  llvm::Function *abi =
+      llvm::Function::Create(abiTy, llvm::GlobalValue::ExternalLinkage, kernelSymbol(kIndex_), lm_);
   abi->addFnAttr(llvm::Attribute::NoUnwind);
   abi->getArg(0)->setName("buffers");
   abi->getArg(1)->setName("sizes");
@@ -212,16 +212,15 @@ void KernelLowering::run() {
           memTypeOf(bi), b_.CreateSelect(big, b_.getInt64(1), n), sb.name + ".stack");
       stack->setAlignment(llvm::Align(64));
       const uint64_t elemBytes = lm_.getDataLayout().getTypeAllocSize(memTypeOf(bi));
-      llvm::FunctionCallee mallocFn =
-          lm_.getOrInsertFunction("aligned_alloc", ptrTy, i64, i64);
+      llvm::FunctionCallee mallocFn = lm_.getOrInsertFunction("aligned_alloc", ptrTy, i64, i64);
       llvm::BasicBlock *pre = b_.GetInsertBlock();
       llvm::BasicBlock *alloc = llvm::BasicBlock::Create(ctx_, sb.name + ".heap", abi);
       llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, sb.name + ".ready", abi);
       b_.CreateCondBr(big, alloc, join);
       b_.SetInsertPoint(alloc);
-      llvm::Value *bytes = b_.CreateAnd(b_.CreateAdd(b_.CreateMul(n, b_.getInt64(elemBytes)),
-                                                     b_.getInt64(63)),
-                                        b_.getInt64(~int64_t(63))); // a multiple of 64
+      llvm::Value *bytes =
+          b_.CreateAnd(b_.CreateAdd(b_.CreateMul(n, b_.getInt64(elemBytes)), b_.getInt64(63)),
+                       b_.getInt64(~int64_t(63))); // a multiple of 64
       llvm::Value *mem = b_.CreateCall(mallocFn, {b_.getInt64(64), bytes});
       b_.CreateBr(join);
       b_.SetInsertPoint(join);
@@ -255,23 +254,37 @@ llvm::Value *KernelLowering::compare(const ir::Inst &in) {
   llvm::Value *a = val(in.args[0]), *c = val(in.args[1]);
   if (valType(in.args[0]) == Type::F) {
     switch (in.op) {
-    case Op::Lt: return b_.CreateFCmpOLT(a, c);
-    case Op::Le: return b_.CreateFCmpOLE(a, c);
-    case Op::Gt: return b_.CreateFCmpOGT(a, c);
-    case Op::Ge: return b_.CreateFCmpOGE(a, c);
-    case Op::Eq: return b_.CreateFCmpOEQ(a, c);
-    case Op::Ne: return b_.CreateFCmpUNE(a, c); // C++ != is true on NaN
-    default: break;
+    case Op::Lt:
+      return b_.CreateFCmpOLT(a, c);
+    case Op::Le:
+      return b_.CreateFCmpOLE(a, c);
+    case Op::Gt:
+      return b_.CreateFCmpOGT(a, c);
+    case Op::Ge:
+      return b_.CreateFCmpOGE(a, c);
+    case Op::Eq:
+      return b_.CreateFCmpOEQ(a, c);
+    case Op::Ne:
+      return b_.CreateFCmpUNE(a, c); // C++ != is true on NaN
+    default:
+      break;
     }
   } else {
     switch (in.op) {
-    case Op::Lt: return b_.CreateICmpSLT(a, c);
-    case Op::Le: return b_.CreateICmpSLE(a, c);
-    case Op::Gt: return b_.CreateICmpSGT(a, c);
-    case Op::Ge: return b_.CreateICmpSGE(a, c);
-    case Op::Eq: return b_.CreateICmpEQ(a, c);
-    case Op::Ne: return b_.CreateICmpNE(a, c);
-    default: break;
+    case Op::Lt:
+      return b_.CreateICmpSLT(a, c);
+    case Op::Le:
+      return b_.CreateICmpSLE(a, c);
+    case Op::Gt:
+      return b_.CreateICmpSGT(a, c);
+    case Op::Ge:
+      return b_.CreateICmpSGE(a, c);
+    case Op::Eq:
+      return b_.CreateICmpEQ(a, c);
+    case Op::Ne:
+      return b_.CreateICmpNE(a, c);
+    default:
+      break;
     }
   }
   internalError(__FILE__, __LINE__, "not a comparison");
@@ -304,8 +317,8 @@ llvm::Value *KernelLowering::inlineTanh(llvm::Value *x) {
   llvm::Value *ax = unaryIntrinsic(llvm::Intrinsic::fabs, x);
   // Small |x|: rational approximation.
   llvm::Value *z = b_.CreateFMul(x, x);
-  llvm::Value *p = b_.CreateFAdd(b_.CreateFMul(C(-9.64399179425052238628e-1), z),
-                                 C(-9.92877231001918586564e1));
+  llvm::Value *p =
+      b_.CreateFAdd(b_.CreateFMul(C(-9.64399179425052238628e-1), z), C(-9.92877231001918586564e1));
   p = b_.CreateFAdd(b_.CreateFMul(p, z), C(-1.61468768441708447952e3));
   llvm::Value *q = b_.CreateFAdd(z, C(1.12811678491632931402e2));
   q = b_.CreateFAdd(b_.CreateFMul(q, z), C(2.23548839060100448583e3));
@@ -313,8 +326,8 @@ llvm::Value *KernelLowering::inlineTanh(llvm::Value *x) {
   llvm::Value *small = b_.CreateFAdd(x, b_.CreateFMul(b_.CreateFMul(x, z), b_.CreateFDiv(p, q)));
   // Large |x|: e^{2|x|} with y clamped (tanh is 1 to the last bit beyond 20).
   llvm::Value *y = irMin(b_.CreateFMul(ax, C(2.0)), C(40.0));
-  llvm::Value *n = b_.CreateUnaryIntrinsic(llvm::Intrinsic::rint,
-                                           b_.CreateFMul(y, C(1.4426950408889634074)));
+  llvm::Value *n =
+      b_.CreateUnaryIntrinsic(llvm::Intrinsic::rint, b_.CreateFMul(y, C(1.4426950408889634074)));
   llvm::Value *r = b_.CreateFSub(y, b_.CreateFMul(n, C(6.93147180369123816490e-01)));
   r = b_.CreateFSub(r, b_.CreateFMul(n, C(1.90821492927058770002e-10)));
   llvm::Value *e = C(1.0 / 6227020800.0); // 1/13!
@@ -325,8 +338,8 @@ llvm::Value *KernelLowering::inlineTanh(llvm::Value *x) {
   }
   llvm::Type *ity = f64 ? b_.getInt64Ty() : b_.getInt32Ty();
   const int mant = f64 ? 52 : 23, bias = f64 ? 1023 : 127;
-  llvm::Value *bits = b_.CreateShl(
-      b_.CreateAdd(b_.CreateFPToSI(n, ity), llvm::ConstantInt::get(ity, bias)), mant);
+  llvm::Value *bits =
+      b_.CreateShl(b_.CreateAdd(b_.CreateFPToSI(n, ity), llvm::ConstantInt::get(ity, bias)), mant);
   llvm::Value *s = b_.CreateFMul(e, b_.CreateBitCast(bits, fty_)); // e^y
   llvm::Value *big = b_.CreateFSub(C(1.0), b_.CreateFDiv(C(2.0), b_.CreateFAdd(s, C(1.0))));
   // NaN: |x| < 0.625 is false and e^NaN is NaN, so NaN propagates. The sign
@@ -338,47 +351,103 @@ llvm::Value *KernelLowering::inlineTanh(llvm::Value *x) {
 void KernelLowering::lowerInst(const ir::Inst &in) {
   auto arg = [&](int i) { return val(in.args.at(i)); };
   switch (in.op) {
-  case Op::ConstF: define(in, llvm::ConstantFP::get(fty_, in.f)); return;
-  case Op::ConstI: define(in, b_.getInt64(in.i)); return;
-  case Op::ConstB: define(in, b_.getInt1(in.i != 0)); return;
-  case Op::Time: define(in, time_); return;
+  case Op::ConstF:
+    define(in, llvm::ConstantFP::get(fty_, in.f));
+    return;
+  case Op::ConstI:
+    define(in, b_.getInt64(in.i));
+    return;
+  case Op::ConstB:
+    define(in, b_.getInt1(in.i != 0));
+    return;
+  case Op::Time:
+    define(in, time_);
+    return;
   case Op::Size:
     EVOC_ASSERT(in.set >= 0 && sizes_[in.set], "LLVM lowering: size of unknown set");
     define(in, sizes_[in.set]);
     return;
-  case Op::Add: define(in, b_.CreateFAdd(arg(0), arg(1))); return;
-  case Op::Sub: define(in, b_.CreateFSub(arg(0), arg(1))); return;
-  case Op::Mul: define(in, b_.CreateFMul(arg(0), arg(1))); return;
-  case Op::Div: define(in, b_.CreateFDiv(arg(0), arg(1))); return;
-  case Op::Neg: define(in, b_.CreateFNeg(arg(0))); return;
-  case Op::Min: define(in, irMin(arg(0), arg(1))); return;
-  case Op::Max: define(in, irMax(arg(0), arg(1))); return;
+  case Op::Add:
+    define(in, b_.CreateFAdd(arg(0), arg(1)));
+    return;
+  case Op::Sub:
+    define(in, b_.CreateFSub(arg(0), arg(1)));
+    return;
+  case Op::Mul:
+    define(in, b_.CreateFMul(arg(0), arg(1)));
+    return;
+  case Op::Div:
+    define(in, b_.CreateFDiv(arg(0), arg(1)));
+    return;
+  case Op::Neg:
+    define(in, b_.CreateFNeg(arg(0)));
+    return;
+  case Op::Min:
+    define(in, irMin(arg(0), arg(1)));
+    return;
+  case Op::Max:
+    define(in, irMax(arg(0), arg(1)));
+    return;
   case Op::Pow:
     define(in, b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, arg(0), arg(1)));
     return;
-  case Op::Sin: define(in, unaryIntrinsic(llvm::Intrinsic::sin, arg(0))); return;
-  case Op::Cos: define(in, unaryIntrinsic(llvm::Intrinsic::cos, arg(0))); return;
-  case Op::Tanh: define(in, fastFp_ ? inlineTanh(arg(0)) : tanh(arg(0))); return;
-  case Op::Exp: define(in, unaryIntrinsic(llvm::Intrinsic::exp, arg(0))); return;
-  case Op::Log: define(in, unaryIntrinsic(llvm::Intrinsic::log, arg(0))); return;
-  case Op::Sqrt: define(in, unaryIntrinsic(llvm::Intrinsic::sqrt, arg(0))); return;
-  case Op::Abs: define(in, unaryIntrinsic(llvm::Intrinsic::fabs, arg(0))); return;
-  case Op::Floor: define(in, unaryIntrinsic(llvm::Intrinsic::floor, arg(0))); return;
-  case Op::Select: define(in, b_.CreateSelect(arg(0), arg(1), arg(2))); return;
+  case Op::Sin:
+    define(in, unaryIntrinsic(llvm::Intrinsic::sin, arg(0)));
+    return;
+  case Op::Cos:
+    define(in, unaryIntrinsic(llvm::Intrinsic::cos, arg(0)));
+    return;
+  case Op::Tanh:
+    define(in, fastFp_ ? inlineTanh(arg(0)) : tanh(arg(0)));
+    return;
+  case Op::Exp:
+    define(in, unaryIntrinsic(llvm::Intrinsic::exp, arg(0)));
+    return;
+  case Op::Log:
+    define(in, unaryIntrinsic(llvm::Intrinsic::log, arg(0)));
+    return;
+  case Op::Sqrt:
+    define(in, unaryIntrinsic(llvm::Intrinsic::sqrt, arg(0)));
+    return;
+  case Op::Abs:
+    define(in, unaryIntrinsic(llvm::Intrinsic::fabs, arg(0)));
+    return;
+  case Op::Floor:
+    define(in, unaryIntrinsic(llvm::Intrinsic::floor, arg(0)));
+    return;
+  case Op::Select:
+    define(in, b_.CreateSelect(arg(0), arg(1), arg(2)));
+    return;
   case Op::Lt:
   case Op::Le:
   case Op::Gt:
   case Op::Ge:
   case Op::Eq:
-  case Op::Ne: define(in, compare(in)); return;
-  case Op::And: define(in, b_.CreateAnd(arg(0), arg(1))); return;
-  case Op::Or: define(in, b_.CreateOr(arg(0), arg(1))); return;
-  case Op::Not: define(in, b_.CreateNot(arg(0))); return;
+  case Op::Ne:
+    define(in, compare(in));
+    return;
+  case Op::And:
+    define(in, b_.CreateAnd(arg(0), arg(1)));
+    return;
+  case Op::Or:
+    define(in, b_.CreateOr(arg(0), arg(1)));
+    return;
+  case Op::Not:
+    define(in, b_.CreateNot(arg(0)));
+    return;
   // Indices never overflow i64: nsw lets SCEV see affine accesses (i*2+c).
-  case Op::IAdd: define(in, b_.CreateNSWAdd(arg(0), arg(1))); return;
-  case Op::ISub: define(in, b_.CreateNSWSub(arg(0), arg(1))); return;
-  case Op::IMul: define(in, b_.CreateNSWMul(arg(0), arg(1))); return;
-  case Op::IToF: define(in, b_.CreateSIToFP(arg(0), fty_)); return;
+  case Op::IAdd:
+    define(in, b_.CreateNSWAdd(arg(0), arg(1)));
+    return;
+  case Op::ISub:
+    define(in, b_.CreateNSWSub(arg(0), arg(1)));
+    return;
+  case Op::IMul:
+    define(in, b_.CreateNSWMul(arg(0), arg(1)));
+    return;
+  case Op::IToF:
+    define(in, b_.CreateSIToFP(arg(0), fty_));
+    return;
   case Op::Load: {
     llvm::Type *et = memTypeOf(in.buffer);
     llvm::Value *v = b_.CreateLoad(et, elemPtr(in, arg(0)));
@@ -429,9 +498,12 @@ void KernelLowering::lowerInst(const ir::Inst &in) {
     define(in, b_.CreateLoad(fty_, it->second));
     return;
   }
-  case Op::Loop: lowerLoop(in); return;
+  case Op::Loop:
+    lowerLoop(in);
+    return;
   }
-  internalError(__FILE__, __LINE__, std::string("LLVM lowering: unhandled op ") + ir::opName(in.op));
+  internalError(__FILE__, __LINE__,
+                std::string("LLVM lowering: unhandled op ") + ir::opName(in.op));
 }
 
 void KernelLowering::lowerLoop(const ir::Inst &in) {
@@ -465,9 +537,8 @@ void KernelLowering::lowerLoop(const ir::Inst &in) {
 } // namespace
 
 std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext &ctx,
-                                          const llvm::DataLayout &dl,
-                                          const std::string &triple, bool fastFp,
-                                          int firstScratch) {
+                                          const llvm::DataLayout &dl, const std::string &triple,
+                                          bool fastFp, int firstScratch) {
   auto lm = std::make_unique<llvm::Module>("evoc." + m.name, ctx);
   lm->setDataLayout(dl);
   lm->setTargetTriple(triple);
@@ -476,8 +547,8 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext
   std::string err;
   llvm::raw_string_ostream os(err);
   if (llvm::verifyModule(*lm, &os))
-    internalError(__FILE__, __LINE__, "LLVM IR of module '" + m.name +
-                                          "' does not verify:\n" + os.str());
+    internalError(__FILE__, __LINE__,
+                  "LLVM IR of module '" + m.name + "' does not verify:\n" + os.str());
   return lm;
 }
 

@@ -28,8 +28,7 @@ std::string kernelSymbol(int k);
 /// scratch (LoopFission.h) over one set: the exported function allocates
 /// them on its stack instead of reading them from `buffers`.
 std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext &ctx,
-                                          const llvm::DataLayout &dl,
-                                          const std::string &triple, bool fastFp,
-                                          int firstScratch);
+                                          const llvm::DataLayout &dl, const std::string &triple,
+                                          bool fastFp, int firstScratch);
 
 } // namespace evoc::codegen::cpu

@@ -55,8 +55,8 @@ std::optional<std::string> cacheLoad(const std::string &dir, const std::string &
   if (!in)
     return std::nullopt;
   std::string magic, fileKey, lenLine, sum;
-  if (!std::getline(in, magic) || magic != kMagic || !std::getline(in, fileKey) ||
-      fileKey != key || !std::getline(in, lenLine) || !std::getline(in, sum))
+  if (!std::getline(in, magic) || magic != kMagic || !std::getline(in, fileKey) || fileKey != key ||
+      !std::getline(in, lenLine) || !std::getline(in, sum))
     return std::nullopt;
   char *end = nullptr;
   unsigned long long len = std::strtoull(lenLine.c_str(), &end, 10);

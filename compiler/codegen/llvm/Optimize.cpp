@@ -30,8 +30,7 @@ namespace {
 llvm::orc::JITTargetMachineBuilder hostBuilder() {
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
-    throw Error("the CPU back end cannot target this machine: " +
-                llvm::toString(jtmb.takeError()));
+    throw Error("the CPU back end cannot target this machine: " + llvm::toString(jtmb.takeError()));
   jtmb->setRelocationModel(llvm::Reloc::PIC_);
   jtmb->setCodeModel(llvm::CodeModel::Small);
   return std::move(*jtmb);
@@ -39,10 +38,14 @@ llvm::orc::JITTargetMachineBuilder hostBuilder() {
 
 llvm::CodeGenOptLevel codeGenLevel(int level) {
   switch (level) {
-  case 0: return llvm::CodeGenOptLevel::None;
-  case 1: return llvm::CodeGenOptLevel::Less;
-  case 2: return llvm::CodeGenOptLevel::Default;
-  default: return llvm::CodeGenOptLevel::Aggressive;
+  case 0:
+    return llvm::CodeGenOptLevel::None;
+  case 1:
+    return llvm::CodeGenOptLevel::Less;
+  case 2:
+    return llvm::CodeGenOptLevel::Default;
+  default:
+    return llvm::CodeGenOptLevel::Aggressive;
   }
 }
 
