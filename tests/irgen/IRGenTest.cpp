@@ -56,7 +56,7 @@ world { dim = 2; dt = 0.004; steps = 50; gravity = -4.8; damping = 15;
 } // namespace
 
 TEST_CASE("examples lower to verified IR with the runtime's layout", "[irgen]") {
-  for (const char *ex : {"eldir.evo", "eldir_small.evo"}) {
+  for (const char *ex : {"eldir.evo", "eldir_small.evo", "jump.evo"}) {
     INFO(ex);
     auto l = lowerFile(std::string(EVOC_SOURCE_DIR) + "/examples/" + ex);
     INFO(l.errors);
