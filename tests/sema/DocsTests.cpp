@@ -1,5 +1,5 @@
-// Every ```evo block of docs/language.md checks without errors; every
-// ```evo-error block is rejected.
+// Every ```evo block of docs/language.md, docs/tutorial.md and README.md
+// checks without errors; every ```evo-error block is rejected.
 #include "SemaTestUtil.h"
 
 #include <catch2/catch.hpp>
@@ -8,8 +8,16 @@
 
 using namespace evoc;
 
-TEST_CASE("the examples of docs/language.md check", "[docs]") {
-  std::string doc = test::readFile(std::string(EVOC_SOURCE_DIR) + "/docs/language.md");
+namespace {
+
+struct BlockCounts {
+  int good = 0, bad = 0;
+};
+
+/// Checks every evo / evo-error block of one Markdown file.
+BlockCounts checkDocBlocks(const std::string &relPath) {
+  const std::string path = std::string(EVOC_SOURCE_DIR) + "/" + relPath;
+  std::string doc = test::readFile(path);
   REQUIRE(!doc.empty());
   std::istringstream in(doc);
   std::string line, block, kind;
@@ -28,8 +36,8 @@ TEST_CASE("the examples of docs/language.md check", "[docs]") {
       inBlock = false;
       // Pad with newlines so diagnostics point at the line in the doc.
       std::string text = std::string(size_t(start), '\n') + block;
-      auto c = test::checkText(text, std::string(EVOC_SOURCE_DIR) + "/docs/language.md");
-      INFO("docs/language.md block at line " << start << ":\n" << c->all());
+      auto c = test::checkText(text, path);
+      INFO(relPath << " block at line " << start << ":\n" << c->all());
       if (kind == "evo") {
         CHECK(c->program);
         ++good;
@@ -48,6 +56,18 @@ TEST_CASE("the examples of docs/language.md check", "[docs]") {
       block += line + "\n";
   }
   CHECK(!inBlock);
-  CHECK(good >= 10);
-  CHECK(bad >= 2);
+  return {good, bad};
+}
+
+} // namespace
+
+TEST_CASE("the examples of docs/language.md check", "[docs]") {
+  BlockCounts n = checkDocBlocks("docs/language.md");
+  CHECK(n.good >= 10);
+  CHECK(n.bad >= 2);
+}
+
+TEST_CASE("the examples of docs/tutorial.md and README.md check", "[docs]") {
+  CHECK(checkDocBlocks("docs/tutorial.md").good >= 2);
+  CHECK(checkDocBlocks("README.md").good >= 1);
 }
