@@ -137,15 +137,15 @@ TEST_CASE("loop fission hoists a division chain of read-only data out of a scatt
   CHECK(count(*body.insts[0]->body, Op::Sqrt) == 1);
   CHECK(count(*body.insts[0]->body, Op::AccAdd) == 0);
   CHECK(count(*body.insts[1]->body, Op::Div) == 1);    // q: computed, no longer used
-  CHECK(split.buffers.size() == m.buffers.size() + 1); // only r crosses
+  CHECK(split.buffers.size() == m.buffers.size() + 2); // r and -r cross (scatter values)
 
   const int64_t sizes[] = {7, 3, 5};
   std::vector<double> x = {0.1, -0.7, 2.5, 0, 1}, g = {1, -2, 0.5, 0.25, 3}, h = {0.5, -1, 2};
   std::vector<int32_t> a = {0, 4, 2, 2, 1, 3, 0}, c = {1, 0, 3, 4, 4, 2, 2};
-  std::vector<double> w1(21, 0.5), out1(5, 0), w2(21, 0.5), out2(5, 0), scratch(7);
+  std::vector<double> w1(21, 0.5), out1(5, 0), w2(21, 0.5), out2(5, 0), r(7), negR(7);
   void *b1[] = {x.data(), g.data(), a.data(), c.data(), h.data(), w1.data(), out1.data()};
-  void *b2[] = {x.data(), g.data(),  a.data(),    c.data(),
-                h.data(), w2.data(), out2.data(), scratch.data()};
+  void *b2[] = {x.data(), g.data(),    a.data(), c.data(),   h.data(),
+                w2.data(), out2.data(), r.data(), negR.data()};
   ir::interpret(m, 0, b1, sizes, 0);
   ir::interpret(split, 0, b2, sizes, 0);
   CHECK(out1 == out2);

@@ -222,26 +222,38 @@ private:
       ok[i] = can;
       at[in.result] = i;
     }
-    // Roots: hoistable float divisions, roots and transcendentals.
+    // Cone: hoistable values that depend on a division, root or
+    // transcendental. Roots: the cone's float values the loop still needs
+    // (found backwards from its effects; a root becomes a load, so what it
+    // needs is no longer needed there). Those cross through scratch; the
+    // rest of the cone's arithmetic moves with them into the vector loop.
+    std::vector<char> cone(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      if (!ok[i])
+        continue;
+      const Inst &in = *body.insts[i];
+      cone[i] = hoistWorthy(in.op) && in.type == ir::Type::F;
+      for (ValueId a : in.args)
+        if (auto d = at.find(a); d != at.end() && cone[d->second])
+          cone[i] = 1;
+    }
     std::vector<size_t> roots;
-    for (size_t i = 0; i < n; ++i)
-      if (ok[i] && hoistWorthy(body.insts[i]->op) && body.insts[i]->type == ir::Type::F)
-        roots.push_back(i);
-    if (roots.size() < 2)
-      return nullptr;
-    std::set<size_t> isRoot(roots.begin(), roots.end());
-    // Which roots the loop still needs once the roots are loads: those a
-    // live non-root uses (a root's operands are no longer needed there).
-    std::unordered_set<ValueId> usedByRest;
+    std::unordered_set<ValueId> live;
     for (size_t i = n; i-- > 0;) {
       const Inst &in = *body.insts[i];
-      if (isRoot.count(i))
-        continue;
       bool effect =
           !in.result || in.body || localOp(in.op) || in.op == Op::Store || in.op == Op::AccAdd;
-      if (effect || usedByRest.count(in.result))
-        collectArgs(in, usedByRest);
+      if (!effect && !live.count(in.result))
+        continue;
+      if (cone[i] && in.type == ir::Type::F && in.op != Op::Load) {
+        roots.push_back(i);
+        continue;
+      }
+      collectArgs(in, live);
     }
+    std::reverse(roots.begin(), roots.end());
+    if (roots.empty())
+      return nullptr;
     // The hoisted loop: every hoistable instruction some root needs, cloned
     // in order, then the saves of the roots the loop still uses.
     std::vector<char> need(n, 0);
@@ -252,6 +264,11 @@ private:
         for (ValueId a : body.insts[i]->args)
           if (auto d = at.find(a); d != at.end())
             need[d->second] = 1;
+    int costly = 0;
+    for (size_t i = 0; i < n; ++i)
+      costly += need[i] && hoistWorthy(body.insts[i]->op);
+    if (costly < 2)
+      return nullptr;
     auto pre = std::make_unique<Inst>();
     pre->op = Op::Loop;
     pre->set = loop.set;
@@ -283,8 +300,6 @@ private:
     int saved = 0;
     for (size_t r : roots) {
       Inst &in = *body.insts[r];
-      if (!usedByRest.count(in.result))
-        continue;
       ir::Buffer sb;
       sb.name = "codegen.fission." + std::to_string(m_.buffers.size());
       sb.elem = ir::Type::F;
