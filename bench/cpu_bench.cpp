@@ -16,10 +16,10 @@
 // of tests/llvm/MassSpring.h for both.
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -73,9 +73,9 @@ Args parse(int argc, char **argv) {
     else if (s == "--perf-map" && i + 1 < argc)
       a.perfMap = argv[++i];
     else {
-      std::fprintf(stderr,
-                   "usage: evoc_cpu_bench [--threads N] [--steps T] [--quick] [--hand-built] [--dump-robots DIR] "
-                   "[--perf-map DIR]\n");
+      std::fprintf(stderr, "usage: evoc_cpu_bench [--threads N] [--steps T] [--quick] "
+                           "[--hand-built] [--dump-robots DIR] "
+                           "[--perf-map DIR]\n");
       std::exit(2);
     }
   }
@@ -145,7 +145,8 @@ void writePerfMap(const Experiment &e, const codegen::cpu::CpuExecutable &exe,
                   const std::string &dir) {
   std::ifstream in(exe.cacheEntry(), std::ios::binary);
   std::string entry((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t elf = entry.find("\x7f" "ELF");
+  size_t elf = entry.find("\x7f"
+                          "ELF");
   std::string base = fs::path(e.what).stem().string();
   if (elf != std::string::npos)
     std::ofstream(fmt::format("{}/{}.o", dir, base), std::ios::binary) << entry.substr(elf);
@@ -206,10 +207,9 @@ RunStats runTrain(const runtime::ModuleInfo &info, const codegen::Executable &ex
   return s;
 }
 
-void workload(const char *name, int rows, int cols, int nRobots, const Args &a,
-              const ir::Module &m, const runtime::ModuleInfo &info,
-              const codegen::Executable &cpu, const codegen::Executable &interp,
-              double peakAll, double peakCpu) {
+void workload(const char *name, int rows, int cols, int nRobots, const Args &a, const ir::Module &m,
+              const runtime::ModuleInfo &info, const codegen::Executable &cpu,
+              const codegen::Executable &interp, double peakAll, double peakCpu) {
   std::vector<runtime::Robot> robots = randomLatticeRobots(rows, cols, nRobots, 1234);
   if (!a.dumpRobots.empty()) { // the same bodies for bench/torch_baseline.py
     nlohmann::json all = nlohmann::json::array();
@@ -274,8 +274,7 @@ void workload(const char *name, int rows, int cols, int nRobots, const Args &a,
 
 int main(int argc, char **argv) {
   Args a = parse(argc, argv);
-  fmt::print("evoc CPU benchmark on {}, {} threads\n", codegen::cpu::hostDescription(),
-             a.threads);
+  fmt::print("evoc CPU benchmark on {}, {} threads\n", codegen::cpu::hostDescription(), a.threads);
   int width = 0;
   double peakCpu = 0;
   const double peak1 = bench::peakFmaFlops(1, &width, &peakCpu);
@@ -305,8 +304,8 @@ int main(int argc, char **argv) {
     auto exe = compileTimed(ex[size_t(w)], a.perfMap);
     runtime::ModuleInfo info(ex[size_t(w)].m);
     auto interp = codegen::compile(ex[size_t(w)].m, codegen::BackendKind::Interp);
-    workload(loads[w].name, loads[w].rows, loads[w].cols, loads[w].robots, a, ex[size_t(w)].m,
-             info, *exe, *interp, peakAll, peakCpu);
+    workload(loads[w].name, loads[w].rows, loads[w].cols, loads[w].robots, a, ex[size_t(w)].m, info,
+             *exe, *interp, peakAll, peakCpu);
   }
   fmt::print("\npeak RSS of this process: {:.1f} MiB\n", bench::peakRssBytes() / 1048576.0);
   return 0;

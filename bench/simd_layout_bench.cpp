@@ -66,13 +66,13 @@ __attribute__((target("avx512f"), noinline)) void springsLanes(Packed &p) {
                                _mm512_i32gather_pd(bx, p.x.data(), 8));
     __m512d dy = _mm512_sub_pd(_mm512_i32gather_pd(ay, p.x.data(), 8),
                                _mm512_i32gather_pd(by, p.x.data(), 8));
-    __m512d len = _mm512_add_pd(
-        _mm512_sqrt_pd(_mm512_fmadd_pd(dx, dx, _mm512_mul_pd(dy, dy))), eps);
+    __m512d len =
+        _mm512_add_pd(_mm512_sqrt_pd(_mm512_fmadd_pd(dx, dx, _mm512_mul_pd(dy, dy))), eps);
     __m512d target = _mm512_mul_pd(_mm512_loadu_pd(&p.rest[s * 8]),
                                    _mm512_fmadd_pd(tenth, _mm512_loadu_pd(&p.act[s * 8]), one));
-    __m512d k = _mm512_div_pd(
-        _mm512_mul_pd(_mm512_mul_pd(dt, _mm512_sub_pd(len, target)), _mm512_loadu_pd(&p.stiff[s * 8])),
-        len);
+    __m512d k = _mm512_div_pd(_mm512_mul_pd(_mm512_mul_pd(dt, _mm512_sub_pd(len, target)),
+                                            _mm512_loadu_pd(&p.stiff[s * 8])),
+                              len);
     __m512d ix = _mm512_mul_pd(k, dx), iy = _mm512_mul_pd(k, dy);
     // Lanes never collide (each lane is its own robot), so gather-add-scatter is exact.
     double *v = p.vinc.data();
@@ -95,8 +95,8 @@ __attribute__((target("avx512f"), noinline)) void matvecScalarRobot(Robot &r, in
       for (int j = 0; j < 4; ++j)
         acc[j] = _mm512_fmadd_pd(_mm512_loadu_pd(w + i + 8 * j), _mm512_loadu_pd(&r.in[i + 8 * j]),
                                  acc[j]);
-    double s = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(acc[0], acc[1]),
-                                                  _mm512_add_pd(acc[2], acc[3])));
+    double s = _mm512_reduce_add_pd(
+        _mm512_add_pd(_mm512_add_pd(acc[0], acc[1]), _mm512_add_pd(acc[2], acc[3])));
     for (; i < nin; ++i)
       s += w[i] * r.in[i];
     r.out[u] = s;
@@ -105,8 +105,8 @@ __attribute__((target("avx512f"), noinline)) void matvecScalarRobot(Robot &r, in
 
 // out = W in for 8 robots, lanes = robots: W[(u * nin + i) * 8 + l].
 __attribute__((target("avx512f"), noinline)) void matvecLanes(const std::vector<double> &w,
-                                                             const std::vector<double> &in,
-                                                             std::vector<double> &out, int nin) {
+                                                              const std::vector<double> &in,
+                                                              std::vector<double> &out, int nin) {
   for (int u = 0; u < kUnits; ++u) {
     __m512d acc[4] = {_mm512_setzero_pd(), _mm512_setzero_pd(), _mm512_setzero_pd(),
                       _mm512_setzero_pd()};
@@ -118,10 +118,10 @@ __attribute__((target("avx512f"), noinline)) void matvecLanes(const std::vector<
         acc[j] = _mm512_fmadd_pd(_mm512_loadu_pd(wu + (i + j) * 8),
                                  _mm512_loadu_pd(&in[size_t(i + j) * 8]), acc[j]);
     for (; i < nin; ++i)
-      acc[0] = _mm512_fmadd_pd(_mm512_loadu_pd(wu + i * 8), _mm512_loadu_pd(&in[size_t(i) * 8]),
-                               acc[0]);
-    _mm512_storeu_pd(&out[size_t(u) * 8], _mm512_add_pd(_mm512_add_pd(acc[0], acc[1]),
-                                                        _mm512_add_pd(acc[2], acc[3])));
+      acc[0] =
+          _mm512_fmadd_pd(_mm512_loadu_pd(wu + i * 8), _mm512_loadu_pd(&in[size_t(i) * 8]), acc[0]);
+    _mm512_storeu_pd(&out[size_t(u) * 8],
+                     _mm512_add_pd(_mm512_add_pd(acc[0], acc[1]), _mm512_add_pd(acc[2], acc[3])));
   }
 }
 

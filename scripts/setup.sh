@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build git python3
   llvm-19-dev libzstd-dev zlib1g-dev libedit-dev libxml2-dev libcurl4-openssl-dev
   antlr4 libantlr4-runtime-dev uuid-dev default-jre-headless
-  libfmt-dev nlohmann-json3-dev catch2
+  libfmt-dev nlohmann-json3-dev catch2 clang-format
 )
 missing=()
 for p in "${packages[@]}"; do

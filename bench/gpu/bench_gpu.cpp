@@ -173,12 +173,16 @@ void run(const Args &a, ir::Precision prec, const std::vector<cudatest::MassSpri
   }
   auto upload = [&](codegen::cuda::CudaRollout &ro) {
     using Field = std::vector<double> cudatest::MassSpringRobot::*;
-    for (auto [b, f] : std::vector<std::pair<int, Field>>{
-             {d.x, &cudatest::MassSpringRobot::x0}, {d.v, &cudatest::MassSpringRobot::v0},
-             {d.rest, &cudatest::MassSpringRobot::rest}, {d.stiff, &cudatest::MassSpringRobot::stiff},
-             {d.actu, &cudatest::MassSpringRobot::actu}, {d.w1, &cudatest::MassSpringRobot::w1},
-             {d.b1, &cudatest::MassSpringRobot::b1}, {d.w2, &cudatest::MassSpringRobot::w2},
-             {d.b2, &cudatest::MassSpringRobot::b2}}) {
+    for (auto [b, f] :
+         std::vector<std::pair<int, Field>>{{d.x, &cudatest::MassSpringRobot::x0},
+                                            {d.v, &cudatest::MassSpringRobot::v0},
+                                            {d.rest, &cudatest::MassSpringRobot::rest},
+                                            {d.stiff, &cudatest::MassSpringRobot::stiff},
+                                            {d.actu, &cudatest::MassSpringRobot::actu},
+                                            {d.w1, &cudatest::MassSpringRobot::w1},
+                                            {d.b1, &cudatest::MassSpringRobot::b1},
+                                            {d.w2, &cudatest::MassSpringRobot::w2},
+                                            {d.b2, &cudatest::MassSpringRobot::b2}}) {
       std::vector<std::vector<char>> data;
       std::vector<const void *> host;
       for (const auto &q : rs)
@@ -235,8 +239,8 @@ void run(const Args &a, ir::Precision prec, const std::vector<cudatest::MassSpri
   double achieved = flopsPerStep * double(a.steps - 1) * a.iterations / sec;
   std::printf("== %s on %s: %d robots (13x22 lattice), T = %lld, %d iteration(s)\n", pname,
               dev.c_str(), P, (long long)a.steps, a.iterations);
-  std::printf("   compile %.2f s, device memory %.2f GB, mean loss %.6g, non-finite %d\n",
-              compileS, ro.deviceBytes() / 1e9, lossSum / std::max(1, P - bad), bad);
+  std::printf("   compile %.2f s, device memory %.2f GB, mean loss %.6g, non-finite %d\n", compileS,
+              ro.deviceBytes() / 1e9, lossSum / std::max(1, P - bad), bad);
   std::printf("   forward %.3f s, backward %.3f s: %.4g robot-steps/s (forward + backward)\n", fwd,
               bwd, rate);
   std::printf("   %.3g GFLOP/s = %.2f%% of the measured %s FMA peak (%.3g GFLOP/s; "

@@ -47,14 +47,14 @@ private:
   int fwdIndex_;
   const ir::Kernel &fwd_;
   ir::Builder b_;
-  std::vector<ValueId> map_;              // forward id -> id in adj (current scope)
-  std::vector<bool> active_;              // forward id -> carries an adjoint
-  std::vector<bool> activeBuf_;           // buffer -> loads are active
-  std::vector<int> adjBuf_;               // buffer -> its adjoint buffer, -1 none
+  std::vector<ValueId> map_;    // forward id -> id in adj (current scope)
+  std::vector<bool> active_;    // forward id -> carries an adjoint
+  std::vector<bool> activeBuf_; // buffer -> loads are active
+  std::vector<int> adjBuf_;     // buffer -> its adjoint buffer, -1 none
   std::vector<const ir::Block *> defBlock_;
   std::map<ValueId, const ir::Inst *> constDefs_; // forward ConstF definitions
-  std::vector<bool> usedNested_;          // used in a block nested in its own
-  std::vector<ValueId> adjSlot_;          // forward id -> adj local slot
+  std::vector<bool> usedNested_;                  // used in a block nested in its own
+  std::vector<ValueId> adjSlot_;                  // forward id -> adj local slot
   std::vector<std::vector<ValueId>> adjList_;
   std::vector<bool> hasContrib_;
   // Forward locals: update sites with their loop chains, the read, the
@@ -62,10 +62,10 @@ private:
   struct SlotInfo {
     const ir::Block *block = nullptr;
     std::vector<std::pair<const ir::Inst *, std::vector<const ir::Inst *>>> updates;
-    ValueId get = 0;        // a local.get result of the slot (forward id)
+    ValueId get = 0; // a local.get result of the slot (forward id)
     bool finished = false;
-    ValueId finalAdj = 0;   // adj-kernel value; 0 = zero
-    ValueId first = 0;      // adj-kernel value: ordinal of the arg-max/min
+    ValueId finalAdj = 0; // adj-kernel value; 0 = zero
+    ValueId first = 0;    // adj-kernel value: ordinal of the arg-max/min
   };
   std::map<ValueId, SlotInfo> slots_;
   // While recomputing for an arg-max pre-pass: the site to instrument.

@@ -250,8 +250,7 @@ void AdjointEmitter::recomputeBlock(const Block &b, bool tempWrites) {
       ValueId x = mapped(in.args[1]);
       ValueId inf = b_.constF(std::numeric_limits<double>::infinity());
       ValueId hit = b_.op(Op::Eq, {x, hookM_});
-      b_.localUpdate(Op::LocalMin, hookSlot_,
-                     b_.op(Op::Select, {hit, ordinal(in.args[0]), inf}));
+      b_.localUpdate(Op::LocalMin, hookSlot_, b_.op(Op::Select, {hit, ordinal(in.args[0]), inf}));
     }
   }
 }
@@ -259,13 +258,27 @@ void AdjointEmitter::recomputeBlock(const Block &b, bool tempWrites) {
 void AdjointEmitter::cloneInst(const Inst &in) {
   ValueId r = 0;
   switch (in.op) {
-  case Op::ConstF: r = b_.constF(in.f); break;
-  case Op::ConstI: r = b_.constI(in.i); break;
-  case Op::ConstB: r = b_.constB(in.i != 0); break;
-  case Op::Time: r = b_.time(); break;
-  case Op::Size: r = b_.size(in.set); break;
-  case Op::Load: r = b_.load(in.buffer, mapped(in.args[0])); break;
-  case Op::Local: r = b_.local(in.f); break;
+  case Op::ConstF:
+    r = b_.constF(in.f);
+    break;
+  case Op::ConstI:
+    r = b_.constI(in.i);
+    break;
+  case Op::ConstB:
+    r = b_.constB(in.i != 0);
+    break;
+  case Op::Time:
+    r = b_.time();
+    break;
+  case Op::Size:
+    r = b_.size(in.set);
+    break;
+  case Op::Load:
+    r = b_.load(in.buffer, mapped(in.args[0]));
+    break;
+  case Op::Local:
+    r = b_.local(in.f);
+    break;
   case Op::LocalAdd:
   case Op::LocalMax:
   case Op::LocalMin:
@@ -305,8 +318,7 @@ void AdjointEmitter::finishSlot(ValueId slot) {
   Op kind = s.updates[0].first->op;
   if (kind == Op::LocalAdd)
     return;
-  EVOC_ASSERT(s.updates.size() == 1,
-              "autodiff: a max/min local must have a single update site");
+  EVOC_ASSERT(s.updates.size() == 1, "autodiff: a max/min local must have a single update site");
   EVOC_ASSERT(s.get, "autodiff: max/min local without a read");
   const Inst *site = s.updates[0].first;
   ValueId m = mapped(s.get);
@@ -423,8 +435,8 @@ void differentiate(Module &m) {
   size_t n = m.kernels.size();
   for (size_t k = 0; k < n; ++k) {
     KernelKind kind = m.kernels[k].kind;
-    bool forward = kind == KernelKind::Step || kind == KernelKind::Loss ||
-                   kind == KernelKind::LossStep;
+    bool forward =
+        kind == KernelKind::Step || kind == KernelKind::Loss || kind == KernelKind::LossStep;
     if (forward && m.findKernel(m.kernels[k].name + ".adj") < 0)
       differentiateKernel(m, static_cast<int>(k));
   }

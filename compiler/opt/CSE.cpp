@@ -32,8 +32,14 @@ public:
 private:
   bool pure(const Inst &in) const {
     switch (in.op) {
-    case Op::Store: case Op::AccAdd: case Op::Local: case Op::LocalAdd: case Op::LocalMax:
-    case Op::LocalMin: case Op::LocalGet: case Op::Loop:
+    case Op::Store:
+    case Op::AccAdd:
+    case Op::Local:
+    case Op::LocalAdd:
+    case Op::LocalMax:
+    case Op::LocalMin:
+    case Op::LocalGet:
+    case Op::Loop:
       return false;
     case Op::Load:
       return !written_.count(in.buffer); // read-only in this kernel

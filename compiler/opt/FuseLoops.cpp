@@ -83,8 +83,7 @@ private:
       if (in.op == Op::Store || in.op == Op::AccAdd)
         a.written.insert(in.buffer);
       const Buffer &b = m_.buffers[in.buffer];
-      bool own = b.sets.size() == 1 && b.sets[0] == loop.set &&
-                 owned(in.args[0], arg, b.comps);
+      bool own = b.sets.size() == 1 && b.sets[0] == loop.set && owned(in.args[0], arg, b.comps);
       auto it = a.allOwned.find(in.buffer);
       a.allOwned[in.buffer] = (it == a.allOwned.end() ? true : it->second) && own;
     });

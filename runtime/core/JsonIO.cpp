@@ -126,7 +126,8 @@ void flatten(const json &v, const std::string &where, size_t depth, ParamTensor 
     throw Error(where + " is nested deeper than its first entry");
   if (int64_t(v.size()) != t.shape[depth])
     throw Error(fmt::format("{} has {} entries, but the first row at this level has {}; every "
-                            "row must have the same length", where, v.size(), t.shape[depth]));
+                            "row must have the same length",
+                            where, v.size(), t.shape[depth]));
   for (size_t i = 0; i < v.size(); ++i)
     flatten(v[i], fmt::format("{}[{}]", where, i), depth + 1, t);
 }
@@ -146,8 +147,8 @@ std::vector<Robot> parseRobotsJson(const std::string &text, const std::string &s
       throw Error(at + " has no points; a robot needs at least one point");
     R.dim = dim > 0 ? dim : pts[0].is_array() ? int(pts[0].size()) : 2;
     if (R.dim != 2 && R.dim != 3)
-      throw Error(fmt::format("{}, point 0 has {} coordinates; points are [x, y] or [x, y, z]",
-                              at, R.dim));
+      throw Error(
+          fmt::format("{}, point 0 has {} coordinates; points are [x, y] or [x, y, z]", at, R.dim));
     for (size_t i = 0; i < pts.size(); ++i) {
       std::string where = fmt::format("{}, point {}", at, i);
       const json &p = array(pts[i], where);
@@ -165,7 +166,8 @@ std::vector<Robot> parseRobotsJson(const std::string &text, const std::string &s
       const json &s = array(spr[i], where);
       if (s.size() != 5)
         throw Error(fmt::format("{} has {} entries, expected 5: [a, b, rest, stiffness, "
-                                "actuation]", where, s.size()));
+                                "actuation]",
+                                where, s.size()));
       double v[5];
       for (int c = 0; c < 5; ++c)
         v[c] = number(s[c], fmt::format("{}, {}", where, cols[c]));
@@ -176,7 +178,8 @@ std::vector<Robot> parseRobotsJson(const std::string &text, const std::string &s
                                   cols[c], v[c]));
         if (v[c] < 0 || v[c] >= np)
           throw Error(fmt::format("{}, endpoint {} = {} is out of range: the robot has {} points "
-                                  "(indices 0 to {})", where, cols[c], v[c], np, np - 1));
+                                  "(indices 0 to {})",
+                                  where, cols[c], v[c], np, np - 1));
         ab[c] = int(v[c]);
       }
       if (ab[0] == ab[1])

@@ -21,8 +21,7 @@ struct SimResult;
 /// malformed JSON (with line:col), a wrong row length, a NaN/inf coordinate,
 /// an endpoint out of range, a zero or negative rest length, ...
 std::vector<Robot> parseRobotsJson(const std::string &text,
-                                   const std::string &source = "ROBOTS.json",
-                                   int dim = 0);
+                                   const std::string &source = "ROBOTS.json", int dim = 0);
 /// Reads and parses a ROBOTS.json file (evoc::Error if unreadable).
 std::vector<Robot> readRobotsFile(const std::string &path, int dim = 0);
 

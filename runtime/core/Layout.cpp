@@ -40,10 +40,17 @@ ModuleInfo::ModuleInfo(const ir::Module &m) : module(&m) {
              "'); the runtime runs exactly one per time step");
       step = k;
       break;
-    case ir::KernelKind::Loss: loss.push_back(k); break;
-    case ir::KernelKind::LossStep: lossStep.push_back(k); break;
-    case ir::KernelKind::Init: init.push_back(k); break;
-    default: break;
+    case ir::KernelKind::Loss:
+      loss.push_back(k);
+      break;
+    case ir::KernelKind::LossStep:
+      lossStep.push_back(k);
+      break;
+    case ir::KernelKind::Init:
+      init.push_back(k);
+      break;
+    default:
+      break;
     }
   }
   if (step < 0)
@@ -87,8 +94,8 @@ ModuleInfo::ModuleInfo(const ir::Module &m) : module(&m) {
       fields.push_back({key, B.elem, B.sets, B.comps});
     auto &F = fields[f];
     if (F.elem != B.elem || F.sets != B.sets || F.comps != B.comps)
-      fail(fmt::format("state buffers of field '{}' disagree on type or shape ('{}')", key,
-                       B.name));
+      fail(
+          fmt::format("state buffers of field '{}' disagree on type or shape ('{}')", key, B.name));
     fieldOf[b] = f;
   }
   auto stepUses = [&](int b) {
@@ -124,11 +131,21 @@ ModuleInfo::ModuleInfo(const ir::Module &m) : module(&m) {
       fieldOf[b] = fieldOf[B.primal];
     }
     switch (role) {
-    case ir::Role::Body: arena[b] = adj ? Arena::BodyAdj : Arena::Body; break;
-    case ir::Role::Param: arena[b] = adj ? Arena::Grad : Arena::Param; break;
-    case ir::Role::Output: arena[b] = adj ? Arena::OutputAdj : Arena::Output; break;
-    case ir::Role::Temp: arena[b] = adj ? Arena::TempAdj : Arena::Temp; break;
-    default: arena[b] = adj ? Arena::StateAdj : Arena::State; break;
+    case ir::Role::Body:
+      arena[b] = adj ? Arena::BodyAdj : Arena::Body;
+      break;
+    case ir::Role::Param:
+      arena[b] = adj ? Arena::Grad : Arena::Param;
+      break;
+    case ir::Role::Output:
+      arena[b] = adj ? Arena::OutputAdj : Arena::Output;
+      break;
+    case ir::Role::Temp:
+      arena[b] = adj ? Arena::TempAdj : Arena::Temp;
+      break;
+    default:
+      arena[b] = adj ? Arena::StateAdj : Arena::State;
+      break;
     }
     if (B.role == ir::Role::Output && B.name == "loss")
       lossOutput = b;

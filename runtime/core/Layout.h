@@ -44,32 +44,33 @@ struct ModuleInfo {
   explicit ModuleInfo(const ir::Module &m);
 
   const ir::Module *module;
-  int step = -1, stepAdj = -1;             // kernel indices
-  std::vector<int> loss, lossAdj;          // Loss kernels and their adjoints
-  std::vector<int> lossStep, lossStepAdj;  // LossStep kernels and adjoints (same order)
-  std::vector<int> init;                   // Init kernels
+  int step = -1, stepAdj = -1;            // kernel indices
+  std::vector<int> loss, lossAdj;         // Loss kernels and their adjoints
+  std::vector<int> lossStep, lossStepAdj; // LossStep kernels and adjoints (same order)
+  std::vector<int> init;                  // Init kernels
   std::vector<StateField> fields;
-  std::vector<Arena> arena;                // per buffer
-  std::vector<int> fieldOf;                // per buffer: state field (State/StateAdj arenas), else -1
-  std::vector<std::vector<int>> used;      // per kernel: the buffers it references
-  int lossOutput = -1;                     // Output buffer "loss"
-  int lossOutputAdj = -1;                  // its adjoint, -1 if none
-  int pointX = -1;                         // state field "point.x" (initial positions)
-  int elemBytes(int buffer) const;         // bytes per element of a buffer
+  std::vector<Arena> arena;           // per buffer
+  std::vector<int> fieldOf;           // per buffer: state field (State/StateAdj arenas), else -1
+  std::vector<std::vector<int>> used; // per kernel: the buffers it references
+  int lossOutput = -1;                // Output buffer "loss"
+  int lossOutputAdj = -1;             // its adjoint, -1 if none
+  int pointX = -1;                    // state field "point.x" (initial positions)
+  int elemBytes(int buffer) const;    // bytes per element of a buffer
   /// Whether backward sweeps are possible (all adjoint kernels present).
-  bool differentiable() const { return stepAdj >= 0 && lossAdj.size() == loss.size() &&
-                                       lossStepAdj.size() == lossStep.size(); }
+  bool differentiable() const {
+    return stepAdj >= 0 && lossAdj.size() == loss.size() && lossStepAdj.size() == lossStep.size();
+  }
   /// The JSON key of a Param buffer ("w1"): its field, else its name.
   std::string paramKey(int buffer) const;
 };
 
 /// Sizes and offsets of one robot's buffers.
 struct RobotLayout {
-  std::vector<int64_t> sizes;   // per element set
-  std::vector<int64_t> count;   // per buffer: number of elements
-  std::vector<int64_t> offset;  // per buffer: byte offset inside its arena block
-  int64_t arenaBytes[10] = {};  // per Arena: bytes of this robot's block
-  int64_t paramCount = 0;       // number of parameter scalars
+  std::vector<int64_t> sizes;       // per element set
+  std::vector<int64_t> count;       // per buffer: number of elements
+  std::vector<int64_t> offset;      // per buffer: byte offset inside its arena block
+  int64_t arenaBytes[10] = {};      // per Arena: bytes of this robot's block
+  int64_t paramCount = 0;           // number of parameter scalars
   std::vector<int64_t> fieldOffset; // per state field: byte offset in a snapshot
   int64_t stateBytes() const { return arenaBytes[int(Arena::State)]; }
 };

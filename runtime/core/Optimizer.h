@@ -10,7 +10,8 @@
 namespace evoc::runtime {
 
 enum class OptimizerKind : uint8_t {
-  NormalizedStep, // p -= step / (||g|| + 1e-6) * g   (SCIENCE.md; ||g|| over all of the robot's parameters)
+  NormalizedStep, // p -= step / (||g|| + 1e-6) * g   (SCIENCE.md; ||g|| over all of the robot's
+                  // parameters)
   Adam,           // Kingma & Ba, with bias correction
   Sgd,            // p -= lr * g
 };
@@ -18,8 +19,8 @@ enum class OptimizerKind : uint8_t {
 /// Which optimiser and its settings.
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::NormalizedStep;
-  double step = 0.2;  // NormalizedStep
-  double lr = 1e-3;   // Adam, Sgd
+  double step = 0.2;                             // NormalizedStep
+  double lr = 1e-3;                              // Adam, Sgd
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8; // Adam
 };
 

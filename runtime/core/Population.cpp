@@ -25,8 +25,7 @@ std::string shapeStr(const std::vector<int64_t> &s) {
 } // namespace
 
 Population::Population(const ModuleInfo &info, std::vector<Robot> robots)
-    : info_(&info), f32_(info.module->precision == ir::Precision::F32),
-      robots_(std::move(robots)) {
+    : info_(&info), f32_(info.module->precision == ir::Precision::F32), robots_(std::move(robots)) {
   const ir::Module &m = *info.module;
   const int nr = size();
   for (int a = 0; a < kPersistent; ++a)
@@ -49,17 +48,18 @@ Population::Population(const ModuleInfo &info, std::vector<Robot> robots)
     // Kernels gather through spring endpoints without bounds checks: a bad
     // index must never reach them (robots need not come from JSON).
     if (R.dim < 1 || R.points.size() % size_t(R.dim) != 0)
-      throw Error(fmt::format("robot {} has {} coordinates, not a multiple of its dimension {}",
-                              r, R.points.size(), R.dim));
+      throw Error(fmt::format("robot {} has {} coordinates, not a multiple of its dimension {}", r,
+                              R.points.size(), R.dim));
     for (int s = 0; s < R.numSprings(); ++s) {
       const Spring &S = R.springs[s];
       if (S.a < 0 || S.a >= R.numPoints() || S.b < 0 || S.b >= R.numPoints())
         throw Error(fmt::format("robot {}, spring {} connects points {} and {}, but the robot "
-                                "has {} points", r, s, S.a, S.b, R.numPoints()));
+                                "has {} points",
+                                r, s, S.a, S.b, R.numPoints()));
     }
     if (info.pointX >= 0 && info.fields[info.pointX].comps != R.dim)
-      throw Error(fmt::format("robot {} has {}-dimensional points, but the experiment is {}D",
-                              r, R.dim, info.fields[info.pointX].comps));
+      throw Error(fmt::format("robot {} has {}-dimensional points, but the experiment is {}D", r,
+                              R.dim, info.fields[info.pointX].comps));
     for (int b = 0; b < int(m.buffers.size()); ++b) {
       if (info.arena[b] != Arena::Body)
         continue;
@@ -70,7 +70,8 @@ Population::Population(const ModuleInfo &info, std::vector<Robot> robots)
       auto fill = [&](auto get) {
         if (n != R.numSprings())
           throw Error(fmt::format("body buffer '{}' has {} entries for robot {}, which has {} "
-                                  "springs", B.name, n, r, R.numSprings()));
+                                  "springs",
+                                  B.name, n, r, R.numSprings()));
         for (int64_t i = 0; i < n; ++i) {
           double v = get(R.springs[i]);
           if (B.elem == ir::Type::I)
@@ -149,7 +150,8 @@ void Population::checkParams(int r, const ParamSet &p) const {
     bool scalarOk = want.empty() && t.data.size() == 1 && t.shape.size() <= 1;
     if (t.shape != want && !scalarOk)
       throw Error(fmt::format("robot {}, field '{}': the parameters have shape {}, but this "
-                              "robot needs {}", r, key, shapeStr(t.shape), shapeStr(want)));
+                              "robot needs {}",
+                              r, key, shapeStr(t.shape), shapeStr(want)));
     if (int64_t(t.data.size()) != layouts_[r].count[b])
       throw Error(fmt::format("robot {}, field '{}': {} entries, expected {}", r, key,
                               t.data.size(), layouts_[r].count[b]));
@@ -158,7 +160,8 @@ void Population::checkParams(int r, const ParamSet &p) const {
   for (const auto &[key, t] : p)
     if (!known[i++])
       throw Error(fmt::format("robot {}: the parameters have a field '{}' that the "
-                              "controller does not have", r, key));
+                              "controller does not have",
+                              r, key));
 }
 
 void Population::setParams(int r, const ParamSet &p) {
@@ -194,8 +197,7 @@ ParamSet Population::tensors(int r, Arena a) const {
 ParamSet Population::params(int r) const { return tensors(r, Arena::Param); }
 ParamSet Population::grads(int r) const { return tensors(r, Arena::Grad); }
 
-void Population::initialState(int r, std::byte *snapshot, double groundHeight,
-                              int upAxis) const {
+void Population::initialState(int r, std::byte *snapshot, double groundHeight, int upAxis) const {
   const RobotLayout &L = layouts_[r];
   std::memset(snapshot, 0, size_t(L.stateBytes()));
   if (info_->pointX < 0)

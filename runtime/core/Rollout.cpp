@@ -51,7 +51,9 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
   ensure(outAdj_, A[int(Arena::OutputAdj)]);
   ensure(rolling_, 2 * sb_);
   ensure(ckpt_, std::max<int64_t>(windows_ - 1, 0) * sb_);
-  windowStates_ = !backward ? 0 : windows_ > 1 ? std::max(K_ + 1, T_ - lastStart_) : T_ - lastStart_;
+  windowStates_ = !backward      ? 0
+                  : windows_ > 1 ? std::max(K_ + 1, T_ - lastStart_)
+                                 : T_ - lastStart_;
   ensure(window_, windowStates_ * sb_);
   ensure(adj_, backward ? 2 * sb_ : 0);
   // Pinned states: x[0], x[T-1] and any fixed time a loss kernel reads.
@@ -62,7 +64,8 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
       continue;
     if (B.fixedTime < 0 || B.fixedTime >= T_)
       throw Error(fmt::format("loss buffer '{}' reads the state at t = {}, outside the "
-                              "rollout's {} states", B.name, B.fixedTime, T_));
+                              "rollout's {} states",
+                              B.name, B.fixedTime, T_));
     pinnedTimes_.push_back(B.fixedTime);
   }
   std::sort(pinnedTimes_.begin(), pinnedTimes_.end());
@@ -110,7 +113,9 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
     case Arena::Body:
     case Arena::Param:
     case Arena::Grad:
-    case Arena::Output: p = pop_->arena(r_, info_.arena[b]) + off; break;
+    case Arena::Output:
+      p = pop_->arena(r_, info_.arena[b]) + off;
+      break;
     case Arena::Temp:
       p = bytesOf(temp_) + off;
       std::memset(p, 0, size_t(L.count[b] * info_.elemBytes(b)));
@@ -119,8 +124,12 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
       p = bytesOf(tempAdj_) + off;
       std::memset(p, 0, size_t(L.count[b] * info_.elemBytes(b)));
       break;
-    case Arena::BodyAdj: p = bytesOf(bodyAdj_) + off; break;
-    case Arena::OutputAdj: p = bytesOf(outAdj_) + off; break;
+    case Arena::BodyAdj:
+      p = bytesOf(bodyAdj_) + off;
+      break;
+    case Arena::OutputAdj:
+      p = bytesOf(outAdj_) + off;
+      break;
     case Arena::State:
     case Arena::StateAdj: {
       bool adj = info_.arena[b] == Arena::StateAdj;
@@ -131,7 +140,7 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
       else if (P.time == ir::TimeRef::Current)
         base = adj ? adjCur : cur;
       else {
-        int64_t when = P.time == ir::TimeRef::First ? 0
+        int64_t when = P.time == ir::TimeRef::First  ? 0
                        : P.time == ir::TimeRef::Last ? T_ - 1
                                                      : P.fixedTime;
         base = adj ? pinnedAdj(when) : pinnedState(when);

@@ -16,11 +16,11 @@ namespace evoc::runtime {
 
 /// How one rollout is run.
 struct RolloutConfig {
-  int64_t steps = 1000;      // T: states x[0] .. x[T-1], T-1 step calls
-  int64_t checkpointK = 0;   // window length K; 0: round(sqrt(T - 1))
-  bool fullTape = false;     // store every state (K = T - 1)
-  double groundHeight = 0;   // initial placement: no point below this
-  int upAxis = 1;            // the vertical coordinate
+  int64_t steps = 1000;    // T: states x[0] .. x[T-1], T-1 step calls
+  int64_t checkpointK = 0; // window length K; 0: round(sqrt(T - 1))
+  bool fullTape = false;   // store every state (K = T - 1)
+  double groundHeight = 0; // initial placement: no point below this
+  int upAxis = 1;          // the vertical coordinate
 };
 
 /// The window length a config resolves to (>= 1).
@@ -38,9 +38,9 @@ struct RolloutMemory {
 /// Result of one rollout of one robot.
 struct RolloutOutcome {
   bool valid = true;
-  std::string error;         // why it is invalid (NaN/inf and where)
+  std::string error; // why it is invalid (NaN/inf and where)
   double loss = 0;
-  int64_t stepsRun = 0;      // forward step calls (excluding recomputation)
+  int64_t stepsRun = 0; // forward step calls (excluding recomputation)
   RolloutMemory memory;
 };
 
@@ -65,7 +65,7 @@ public:
 
 private:
   void prepare(Population &pop, int r, const RolloutConfig &cfg, bool backward);
-  std::byte *slot(int64_t t);                       // where x[t] lives in the forward pass
+  std::byte *slot(int64_t t); // where x[t] lives in the forward pass
   void call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte *adjCur,
             std::byte *adjNext);
   void stepForward(int64_t t, std::byte *cur, std::byte *next);

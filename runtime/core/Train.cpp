@@ -112,8 +112,7 @@ SimResult simulate(const ir::Module &m, const codegen::Executable &exe,
   return out;
 }
 
-std::vector<std::vector<double>> trajectory(const ModuleInfo &info,
-                                            const codegen::Executable &exe,
+std::vector<std::vector<double>> trajectory(const ModuleInfo &info, const codegen::Executable &exe,
                                             const Robot &robot, const ParamSet &params,
                                             const TrainOptions &opts, const std::string &field,
                                             const std::vector<int64_t> &times) {

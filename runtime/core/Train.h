@@ -33,18 +33,18 @@ namespace evoc::runtime {
 
 /// Settings of a learning run (and of `evoc sim`).
 struct TrainOptions {
-  int64_t steps = 1000;        // T: states per rollout (SCIENCE.md: 1000)
-  int iterations = 0;          // 0: one forward + backward, no update
-  OptimizerConfig optimizer;   // per-robot optimiser
-  uint64_t seed = 1;           // parameter initialisation
-  int threads = 0;             // 0: every core
-  int64_t checkpointK = 0;     // 0: round(sqrt(T - 1))
-  bool fullTape = false;       // store every state instead of checkpointing
-  double groundHeight = 0;     // initial placement (the world's ground height)
-  int upAxis = 1;              // vertical coordinate
-  bool keepBestParams = true;  // fill TrainResult::bestParams
-  bool keepParams = true;      // fill TrainResult::params (final parameters)
-  bool keepGrad = true;        // fill TrainResult::grad (last gradient)
+  int64_t steps = 1000;       // T: states per rollout (SCIENCE.md: 1000)
+  int iterations = 0;         // 0: one forward + backward, no update
+  OptimizerConfig optimizer;  // per-robot optimiser
+  uint64_t seed = 1;          // parameter initialisation
+  int threads = 0;            // 0: every core
+  int64_t checkpointK = 0;    // 0: round(sqrt(T - 1))
+  bool fullTape = false;      // store every state instead of checkpointing
+  double groundHeight = 0;    // initial placement (the world's ground height)
+  int upAxis = 1;             // vertical coordinate
+  bool keepBestParams = true; // fill TrainResult::bestParams
+  bool keepParams = true;     // fill TrainResult::params (final parameters)
+  bool keepGrad = true;       // fill TrainResult::grad (last gradient)
   // Early stop (saves the rest of a doomed curve; SCIENCE.md's invalid
   // rules): stop after a loss with |loss| > stopAbove, or one that moved by
   // >= stopJump from the previous loss. The curve keeps that loss, so a
@@ -57,16 +57,16 @@ using SimOptions = TrainOptions;
 /// What learning produced for one robot.
 struct TrainResult {
   bool valid = true;
-  std::string error;           // why not valid ("robot 3: the state 'point.x' is NaN ...")
-  std::vector<double> losses;  // loss of every forward pass, in order (max(1, iterations))
+  std::string error;             // why not valid ("robot 3: the state 'point.x' is NaN ...")
+  std::vector<double> losses;    // loss of every forward pass, in order (max(1, iterations))
   std::vector<double> gradNorms; // ||gradient|| of every forward pass (a differentiability measure)
-  bool stoppedEarly = false;   // stopAbove / stopJump ended the curve
-  double loss = 0;             // the last entry of losses (NaN when none)
-  ParamSet grad;               // gradient of the last forward pass
-  ParamSet params;             // parameters after the last update
-  ParamSet bestParams;         // parameters of the lowest loss (keepBestParams)
-  int64_t robotSteps = 0;      // forward steps run (without recomputation)
-  RolloutMemory memory;        // state memory of one rollout
+  bool stoppedEarly = false;     // stopAbove / stopJump ended the curve
+  double loss = 0;               // the last entry of losses (NaN when none)
+  ParamSet grad;                 // gradient of the last forward pass
+  ParamSet params;               // parameters after the last update
+  ParamSet bestParams;           // parameters of the lowest loss (keepBestParams)
+  int64_t robotSteps = 0;        // forward steps run (without recomputation)
+  RolloutMemory memory;          // state memory of one rollout
 };
 
 /// Trains every robot's controller: per robot, max(1, iterations) times a
@@ -96,8 +96,7 @@ SimResult simulate(const ir::Module &m, const codegen::Executable &exe,
 
 /// The state field `field` (e.g. "point.x") of one robot at the given times
 /// (ascending), for rendering a gait. Uses `params` as the controller.
-std::vector<std::vector<double>> trajectory(const ModuleInfo &info,
-                                            const codegen::Executable &exe,
+std::vector<std::vector<double>> trajectory(const ModuleInfo &info, const codegen::Executable &exe,
                                             const Robot &robot, const ParamSet &params,
                                             const TrainOptions &opts, const std::string &field,
                                             const std::vector<int64_t> &times);

@@ -144,7 +144,7 @@ TEST_CASE("loop fission hoists a division chain of read-only data out of a scatt
   std::vector<int32_t> a = {0, 4, 2, 2, 1, 3, 0}, c = {1, 0, 3, 4, 4, 2, 2};
   std::vector<double> w1(21, 0.5), out1(5, 0), w2(21, 0.5), out2(5, 0), r(7), negR(7);
   void *b1[] = {x.data(), g.data(), a.data(), c.data(), h.data(), w1.data(), out1.data()};
-  void *b2[] = {x.data(), g.data(),    a.data(), c.data(),   h.data(),
+  void *b2[] = {x.data(),  g.data(),    a.data(), c.data(),   h.data(),
                 w2.data(), out2.data(), r.data(), negR.data()};
   ir::interpret(m, 0, b1, sizes, 0);
   ir::interpret(split, 0, b2, sizes, 0);
