@@ -6,15 +6,11 @@
 #include <cstdint>
 #include <string>
 
+#include "support/Xoshiro.h"
+
 namespace evoc::evolve {
 
-/// SplitMix64 step: advances `state` and returns the next mixed word.
-inline uint64_t splitmix64(uint64_t &state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+using evoc::splitmix64;
 
 /// A well-mixed 64-bit seed for design `id` of a run seeded with `seed`;
 /// independent of the evolution stream, so resuming cannot change it.
@@ -25,30 +21,11 @@ inline uint64_t designSeed(uint64_t seed, uint64_t id) {
   return splitmix64(s);
 }
 
-/// xoshiro256** with integer-only uniform sampling (no libm), so the
-/// sequence is identical on every platform.
-class EvoRng {
+/// The engine's stream: xoshiro256** (support/Xoshiro.h) with unbiased
+/// integer sampling and a state that round-trips through a checkpoint.
+class EvoRng : public Xoshiro256 {
 public:
-  /// Seeds the four state words from `seed` with SplitMix64.
-  explicit EvoRng(uint64_t seed) {
-    uint64_t sm = seed;
-    for (auto &w : s_)
-      w = splitmix64(sm);
-  }
-  /// The next 64 random bits.
-  uint64_t next() {
-    uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-  }
-  /// Uniform in [0, 1) with 53 random bits.
-  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
+  using Xoshiro256::Xoshiro256;
   /// True with probability p.
   bool bernoulli(double p) { return uniform() < p; }
   /// Uniform integer in [0, n) for n > 0 (rejection sampling, unbiased).
@@ -66,10 +43,6 @@ public:
   void restore(const std::string &hex);
 
   bool operator==(const EvoRng &o) const { return s_ == o.s_; }
-
-private:
-  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  std::array<uint64_t, 4> s_{};
 };
 
 } // namespace evoc::evolve
