@@ -124,9 +124,9 @@ Val Lowerer::name(const ast::NameExpr *e) {
     auto it = lets_.find(e->let);
     if (it != lets_.end())
       return it->second;
-    if (e->let->value->type.isField() || !e->let->value->type.isError())
-      return expr(e->let->value.get()); // a field let, or a loss let: inline
-    break;
+    // Not bound: a field let (evaluated at the element in context) or a
+    // loss let (losses bind nothing eagerly): lower its value here.
+    return expr(e->let->value.get());
   }
   case ast::NameRef::Param:
     for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
