@@ -36,6 +36,10 @@ Type opResultType(Op op) {
   return Type::None;
 }
 
+bool isPure(Op op) {
+  return opResultType(op) != Type::None && op != Op::Load && op != Op::LocalGet;
+}
+
 namespace {
 template <class Vec> int findByName(const Vec &v, const std::string &n) {
   for (size_t i = 0; i < v.size(); ++i)

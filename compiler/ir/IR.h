@@ -116,6 +116,10 @@ enum class Op : uint8_t {
 const char *opName(Op op);
 int opNumArgs(Op op);
 Type opResultType(Op op);
+/// Whether an op's result depends on its operands alone: it has a result and
+/// reads neither memory (Load) nor an accumulator (LocalGet). Pure ops may be
+/// deduplicated, moved or recomputed freely.
+bool isPure(Op op);
 
 /// A value id; 0 means "no value". Ids are unique within a kernel.
 using ValueId = uint32_t;

@@ -30,22 +30,9 @@ public:
   }
 
 private:
+  /// Pure ops, and loads of buffers this kernel never writes.
   bool pure(const Inst &in) const {
-    switch (in.op) {
-    case Op::Store:
-    case Op::AccAdd:
-    case Op::Local:
-    case Op::LocalAdd:
-    case Op::LocalMax:
-    case Op::LocalMin:
-    case Op::LocalGet:
-    case Op::Loop:
-      return false;
-    case Op::Load:
-      return !written_.count(in.buffer); // read-only in this kernel
-    default:
-      return in.result != 0;
-    }
+    return in.op == Op::Load ? !written_.count(in.buffer) : ir::isPure(in.op);
   }
 
   void block(Block &b) {

@@ -30,49 +30,6 @@ using ir::Inst;
 using ir::Op;
 using ir::ValueId;
 
-bool pure(Op op) {
-  switch (op) {
-  case Op::ConstF:
-  case Op::ConstI:
-  case Op::ConstB:
-  case Op::Time:
-  case Op::Size:
-  case Op::Add:
-  case Op::Sub:
-  case Op::Mul:
-  case Op::Div:
-  case Op::Neg:
-  case Op::Min:
-  case Op::Max:
-  case Op::Pow:
-  case Op::Sin:
-  case Op::Cos:
-  case Op::Tanh:
-  case Op::Exp:
-  case Op::Log:
-  case Op::Sqrt:
-  case Op::Abs:
-  case Op::Floor:
-  case Op::Select:
-  case Op::Lt:
-  case Op::Le:
-  case Op::Gt:
-  case Op::Ge:
-  case Op::Eq:
-  case Op::Ne:
-  case Op::And:
-  case Op::Or:
-  case Op::Not:
-  case Op::IAdd:
-  case Op::ISub:
-  case Op::IMul:
-  case Op::IToF:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// Ops lowered to long instruction sequences (inline tanh) or calls, and
 /// divisions and square roots (single instructions, but with 13-20 cycles of
 /// latency each, in chains, in the spring force): worth a vectorised loop of
@@ -213,7 +170,7 @@ private:
       const Inst &in = *body.insts[i];
       if (!in.result || in.body || in.op == Op::Local)
         continue;
-      bool can = pure(in.op) || (in.op == Op::Load && !written.count(in.buffer));
+      bool can = ir::isPure(in.op) || (in.op == Op::Load && !written.count(in.buffer));
       for (ValueId a : in.args)
         if (auto d = at.find(a); d != at.end() && !ok[d->second])
           can = false;
@@ -333,7 +290,7 @@ private:
   bool readOnlyLoad(const Inst &in) const {
     return in.op == Op::Load && !writtenInLoop_.count(in.buffer);
   }
-  bool recomputable(const Inst &in) const { return pure(in.op) || readOnlyLoad(in); }
+  bool recomputable(const Inst &in) const { return ir::isPure(in.op) || readOnlyLoad(in); }
 
   /// Whether a value from group `from` is recomputed in a later group (cheap
   /// pure ops and read-only loads) rather than passed through scratch.
@@ -458,7 +415,7 @@ private:
     bool costly = false;
     for (size_t i = n; i-- > 0;) {
       const Inst &in = *body.insts[i];
-      if (group_[i] != 3 || !expensive(in.op) || !pure(in.op))
+      if (group_[i] != 3 || !expensive(in.op) || !ir::isPure(in.op))
         continue;
       std::vector<size_t> members{i};
       if (!slice(i, members))
