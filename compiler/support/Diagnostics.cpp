@@ -75,6 +75,16 @@ std::string DiagnosticEngine::headline(const Diagnostic &d) const {
   return headline(d.severity, d.range, d.message);
 }
 
+std::vector<std::string> DiagnosticEngine::headlines() const {
+  std::vector<std::string> out;
+  for (const auto &d : diags_) {
+    out.push_back(headline(d));
+    for (const auto &n : d.notes)
+      out.push_back(headline(Severity::Note, n.range, n.message));
+  }
+  return out;
+}
+
 std::string DiagnosticEngine::renderOne(Severity s, const SourceRange &r,
                                         const std::string &msg) const {
   std::string out = headline(s, r, msg) + "\n";

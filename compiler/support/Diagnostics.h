@@ -68,6 +68,8 @@ public:
   /// golden tests compare.
   std::string headline(const Diagnostic &d) const;
   std::string headline(Severity s, const SourceRange &r, const std::string &msg) const;
+  /// The headlines of every diagnostic and each of its notes, in order.
+  std::vector<std::string> headlines() const;
   /// The full rendering: headline, source line, caret, then notes likewise.
   std::string render(const Diagnostic &d) const;
   /// Renders every diagnostic not printed yet to `out`.

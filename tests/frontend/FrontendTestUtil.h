@@ -19,15 +19,7 @@ struct Parsed {
   std::unique_ptr<ast::Module> module;
 
   /// Headlines of every diagnostic (and note), in order.
-  std::vector<std::string> lines() const {
-    std::vector<std::string> out;
-    for (const auto &d : diags.diagnostics()) {
-      out.push_back(diags.headline(d));
-      for (const auto &n : d.notes)
-        out.push_back(diags.headline(Severity::Note, n.range, n.message));
-    }
-    return out;
-  }
+  std::vector<std::string> lines() const { return diags.headlines(); }
 };
 
 inline std::unique_ptr<Parsed> parse(const std::string &text, const std::string &name = "t.evo") {

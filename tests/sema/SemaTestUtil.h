@@ -21,15 +21,7 @@ struct Checked {
   std::optional<sema::CheckedProgram> program;
 
   /// Headlines of every diagnostic and note, in order.
-  std::vector<std::string> lines() const {
-    std::vector<std::string> out;
-    for (const auto &d : diags.diagnostics()) {
-      out.push_back(diags.headline(d));
-      for (const auto &n : d.notes)
-        out.push_back(diags.headline(Severity::Note, n.range, n.message));
-    }
-    return out;
-  }
+  std::vector<std::string> lines() const { return diags.headlines(); }
   std::string all() const {
     std::string s;
     for (const auto &l : lines())
