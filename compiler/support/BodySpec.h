@@ -1,0 +1,143 @@
+// Plain descriptions of body parts, body-part grammars and grammar bodies:
+// what sema hands the runtime (no AST, no source ranges), and what the
+// runtime's grammar body model (runtime/evolve/GrammarBody.h) builds robots
+// from. docs/grammars.md gives the language these come from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace evoc::body {
+
+/// A number that may depend on the part's continuous parameters: a small
+/// postfix program (constants, parameter reads, + - * / neg sqrt sin cos).
+struct Scalar {
+  enum class Op : uint8_t { Const, Param, Add, Sub, Mul, Div, Neg, Sqrt, Sin, Cos };
+  struct Term {
+    Op op = Op::Const;
+    double value = 0; ///< Const
+    int param = -1;   ///< Param: index into PartSpec::params
+  };
+  std::vector<Term> code; ///< postfix; empty means 0
+
+  static Scalar constant(double v) { return Scalar{{Term{Op::Const, v, -1}}}; }
+  /// True when no term reads a parameter.
+  bool isConstant() const {
+    for (const auto &t : code)
+      if (t.op == Op::Param)
+        return false;
+    return true;
+  }
+};
+
+/// A continuous parameter of a part: `param len = 1 in 0.5 .. 2;`.
+struct ParamSpec {
+  std::string name;
+  double init = 0; ///< the default value (used by the static checks)
+  double lo = 0, hi = 0;
+};
+
+/// One spring of a part, between two of its points.
+struct SpringSpec {
+  int a = 0, b = 0;
+  double stiffness = 0;  ///< resolved: the spring's, else the part's, else the body's
+  double actuation = 0;  ///< amplitude when actuated (resolved like stiffness)
+  int gene = -1;         ///< actuation gene (index into PartSpec::genes), -1 = passive
+};
+
+/// An actuation gene: one bit that switches a set of springs on or off
+/// together (a single actuatable spring, or a named spring group).
+struct GeneSpec {
+  std::string name; ///< the group's name, or "s<index>" for a single spring
+  std::vector<int> springs;
+};
+
+/// A named, ordered list of a part's points where another part attaches.
+struct PortSpec {
+  std::string name;
+  std::vector<int> points;
+};
+
+/// A body part: points, springs, ports, parameters, mirror map, cells.
+struct PartSpec {
+  std::string name;
+  int dim = 2;
+  std::vector<std::vector<Scalar>> points; ///< dim coordinates each
+  std::vector<SpringSpec> springs;
+  std::vector<GeneSpec> genes;
+  std::vector<PortSpec> ports;
+  std::vector<ParamSpec> params;
+  /// mirror[i]: the point that point i maps to under the part's reflection
+  /// (empty: the part declares no mirror).
+  std::vector<int> mirror;
+  /// Solid cells for overlap tests: each a convex polygon (2D) or a convex
+  /// polyhedron's point set (3D), as point indices. Empty: the convex hull of
+  /// all points is the one cell.
+  std::vector<std::vector<int>> cells;
+};
+
+/// One binding of an alternative: a port (or a tied pair of ports) and the
+/// symbol expanded there.
+struct BindingSpec {
+  std::vector<int> ports; ///< one port, or two for a tied mirror pair [a, b]
+  int symbol = -1;        ///< index into GrammarSpec::symbols
+  bool optional = false;  ///< `Sym?`: the slot may stay empty
+};
+
+/// One alternative of a production: `part<attach>(bindings) @ weight`.
+struct AlternativeSpec {
+  int part = -1;   ///< index into GrammarSpec::parts
+  int attach = -1; ///< the part's port that mates with the parent's port; -1 for the root
+  std::vector<BindingSpec> bindings;
+  double weight = 1;
+  /// Orientation where the attach port does not fix the placement (one
+  /// point in 2D; one or two in 3D): the angle gene's range, in degrees.
+  bool hasAngle = false;
+  double angleLo = 0, angleHi = 0;
+};
+
+/// A nonterminal symbol: its alternatives and its per-body limit.
+struct SymbolSpec {
+  std::string name;
+  std::vector<AlternativeSpec> alternatives;
+  int limit = -1; ///< `limit Sym = N;`: at most N nodes of this symbol; -1 none
+};
+
+/// A body-part grammar with the parts it uses.
+struct GrammarSpec {
+  std::string name;
+  std::vector<PartSpec> parts;
+  std::vector<SymbolSpec> symbols;
+  int start = -1; ///< the start symbol
+};
+
+/// What to do when two placed parts' cells penetrate.
+enum class Overlap : uint8_t { Prune, Reject };
+
+/// `body grammar NAME { ... }`: a grammar, its limits and scale.
+struct GrammarBodySpec {
+  std::string name;
+  GrammarSpec grammar;
+  int dim = 2;
+  double scale = 1;       ///< part coordinates times scale
+  double groundY = 0;     ///< the lowest point rests at this height (the world's ground)
+  int maxParts = 0;       ///< 0: no limit
+  int maxPoints = 0;      ///< 0: no limit
+  int maxSprings = 0;     ///< 0: no limit
+  int maxDepth = 0;       ///< 0: no limit (the root has depth 0)
+  Overlap overlap = Overlap::Prune;
+  double actuatorP = 0.5; ///< P(an actuation gene is on) when sampling
+};
+
+/// Variation rates of a grammar body (`mutation { ... }`); a rate is a
+/// probability per child (structural operators) or per gene (flip, perturb).
+struct GrammarMutationSpec {
+  double add = 0, remove = 0, swap = 0, rearrange = 0, combine = 0;
+  double perturb = 0;  ///< per continuous gene (parameter or angle)
+  double flip = 0;     ///< per actuation gene; < 0: 1 / #genes of the child
+  bool untilChanged = false; ///< retry with growing rates until the robot changes
+  int maxAttempts = 50;      ///< then the child is a copy (a logged fallback)
+};
+
+} // namespace evoc::body
