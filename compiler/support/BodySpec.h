@@ -4,6 +4,7 @@
 // from. docs/grammars.md gives the language these come from.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,7 +20,7 @@ struct Scalar {
     double value = 0; ///< Const
     int param = -1;   ///< Param: index into PartSpec::params
   };
-  std::vector<Term> code; ///< postfix; empty means 0
+  std::vector<Term> code; ///< postfix, stack depth at most 64 (sema checks); empty means 0
 
   static Scalar constant(double v) { return Scalar{{Term{Op::Const, v, -1}}}; }
   /// True when no term reads a parameter.
@@ -130,14 +131,41 @@ struct GrammarBodySpec {
   double actuatorP = 0.5; ///< P(an actuation gene is on) when sampling
 };
 
-/// Variation rates of a grammar body (`mutation { ... }`); a rate is a
-/// probability per child (structural operators) or per gene (flip, perturb).
+/// The variables a grammar body's mutation rate may use (Scalar::Term::param
+/// indexes these), counted on the parent: `flip actuator p = 1 / actuators;`.
+enum RateVar : int { kParts = 0, kSprings = 1, kActuators = 2 };
+
+/// Variation rates of a grammar body (`mutation { ... }`): the probability
+/// per child of each structural operator, per continuous gene (perturb) and
+/// per actuation gene (flip). A rate that is never given is 0.
 struct GrammarMutationSpec {
-  double add = 0, remove = 0, swap = 0, rearrange = 0, combine = 0;
-  double perturb = 0;  ///< per continuous gene (parameter or angle)
-  double flip = 0;     ///< per actuation gene; < 0: 1 / #genes of the child
+  Scalar add, remove, swap, rearrange, combine;
+  Scalar perturb; ///< per continuous gene (parameter or angle)
+  Scalar flip;    ///< per actuation gene
   bool untilChanged = false; ///< retry with growing rates until the robot changes
   int maxAttempts = 50;      ///< then the child is a copy (a logged fallback)
 };
+
+/// Evaluates a Scalar whose Param terms index `vars` (part parameters, or
+/// RateVar counts). Defined inline so every layer can use it.
+inline double evalScalar(const Scalar &s, const double *vars) {
+  double st[64];
+  int n = 0;
+  for (const auto &t : s.code) {
+    switch (t.op) {
+    case Scalar::Op::Const: st[n++] = t.value; break;
+    case Scalar::Op::Param: st[n++] = vars[t.param]; break;
+    case Scalar::Op::Add: --n; st[n - 1] += st[n]; break;
+    case Scalar::Op::Sub: --n; st[n - 1] -= st[n]; break;
+    case Scalar::Op::Mul: --n; st[n - 1] *= st[n]; break;
+    case Scalar::Op::Div: --n; st[n - 1] /= st[n]; break;
+    case Scalar::Op::Neg: st[n - 1] = -st[n - 1]; break;
+    case Scalar::Op::Sqrt: st[n - 1] = std::sqrt(st[n - 1]); break;
+    case Scalar::Op::Sin: st[n - 1] = std::sin(st[n - 1]); break;
+    case Scalar::Op::Cos: st[n - 1] = std::cos(st[n - 1]); break;
+    }
+  }
+  return n ? st[n - 1] : 0.0;
+}
 
 } // namespace evoc::body
