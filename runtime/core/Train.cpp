@@ -89,6 +89,20 @@ std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable
       if (opts.iterations > 0)
         opt.update(pop.arena(r, Arena::Param), pop.arena(r, Arena::Grad), pop.f32());
     }
+    // SCIENCE.md: the weights after the last update are evaluated once more,
+    // forward only (no gradient is needed), so the last update counts too.
+    if (opts.iterations > 0 && res.valid && !res.stoppedEarly) {
+      RolloutOutcome o = ro.run(pop, r, rc, false);
+      res.robotSteps += o.stepsRun;
+      if (!o.valid) {
+        res.valid = false;
+        res.error = o.error;
+      } else {
+        res.losses.push_back(o.loss);
+        if (opts.keepBestParams && o.loss < best)
+          res.bestParams = pop.params(r);
+      }
+    }
     if (opts.keepParams)
       res.params = pop.params(r);
     res.loss = res.losses.empty() || !res.valid ? std::numeric_limits<double>::quiet_NaN()

@@ -7,7 +7,7 @@
 //   o.optimizer = {runtime::OptimizerKind::NormalizedStep, 0.2};
 //   o.seed = runSeed; o.groundHeight = 0.1;
 //   auto res = runtime::train(info, exe, bodies, o, &bodyIds);
-//   // res[i].losses: the learning curve of body i; res[i].valid / error;
+//   // res[i].losses: the learning curve of body i (36 entries); valid / error;
 //   // fitness = max over losses of -loss; res[i].bestParams: its weights.
 // Weights are initialised from (seed, bodyIds[i]), so a body's result does
 // not depend on which batch or thread it ran in. For large batches set
@@ -57,22 +57,27 @@ using SimOptions = TrainOptions;
 /// What learning produced for one robot.
 struct TrainResult {
   bool valid = true;
-  std::string error;             // why not valid ("robot 3: the state 'point.x' is NaN ...")
-  std::vector<double> losses;    // loss of every forward pass, in order (max(1, iterations))
-  std::vector<double> gradNorms; // ||gradient|| of every forward pass (a differentiability measure)
-  bool stoppedEarly = false;     // stopAbove / stopJump ended the curve
-  double loss = 0;               // the last entry of losses (NaN when none)
-  ParamSet grad;                 // gradient of the last forward pass
-  ParamSet params;               // parameters after the last update
-  ParamSet bestParams;           // parameters of the lowest loss (keepBestParams)
-  int64_t robotSteps = 0;        // forward steps run (without recomputation)
-  RolloutMemory memory;          // state memory of one rollout
+  std::string error; // why not valid ("robot 3: the state 'point.x' is NaN ...")
+  // Loss of every forward pass, in order: iterations + 1 entries when
+  // iterations > 0 (the last is the final weights, forward only), else 1.
+  std::vector<double> losses;
+  // ||gradient|| of every backward pass (max(1, iterations) entries; the
+  // final forward-only pass has none): a differentiability measure.
+  std::vector<double> gradNorms;
+  bool stoppedEarly = false; // stopAbove / stopJump ended the curve
+  double loss = 0;           // the last entry of losses (NaN when none)
+  ParamSet grad;             // gradient of the last forward pass
+  ParamSet params;           // parameters after the last update
+  ParamSet bestParams;       // parameters of the lowest loss, maybe the final ones
+  int64_t robotSteps = 0;    // forward steps run (without recomputation)
+  RolloutMemory memory;      // state memory of one rollout
 };
 
 /// Trains every robot's controller: per robot, max(1, iterations) times a
 /// forward rollout and backward sweep, then (iterations > 0) an optimiser
-/// update. `ids` (default: the robot's index) seeds each robot's weights;
-/// `init`, when given, replaces the seeded weights (one ParamSet per robot,
+/// update, and (iterations > 0) one last forward-only rollout of the final
+/// weights (SCIENCE.md: 35 iterations give 36 losses). `ids` (default: the robot's index) seeds
+/// each robot's weights; `init`, when given, replaces the seeded weights (one ParamSet per robot,
 /// checked against the module before anything runs: evoc::Error naming the
 /// robot and field). Invalid robots (NaN/inf) are reported, never thrown.
 std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable &exe,
