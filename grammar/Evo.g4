@@ -86,15 +86,34 @@ stepDecl : 'step' '{' stmt* '}' ;
 
 // ---- bodies
 
-partDecl : 'part' IDENT settingsBlock ;
+partDecl : 'part' IDENT '{' (partParam | setting)* '}' ;
 
-grammarDecl : 'grammar' IDENT '{' (setting | production)* '}' ;
+// `param len = 1 in 0.5 .. 2;` (the first word must read `param`; it stays
+// a plain name elsewhere).
+partParam : IDENT IDENT '=' expr 'in' expr '..' expr ';' ;
+
+grammarDecl : 'grammar' IDENT '{' (grammarLimit | setting | production)* '}' ;
+
+// `limit Leg = 4;` (the first word must read `limit`).
+grammarLimit : IDENT IDENT '=' expr ';' ;
 
 production : IDENT '->' alternative ('|' alternative)* ';' ;
 
-alternative : IDENT ('(' (portBinding (',' portBinding)*)? ')')? ('@' expr)? ;
+// `part<attach, angle = LO .. HI>(bindings) @ weight`
+alternative : IDENT ('<' attachSpec '>')? ('(' (portBinding (',' portBinding)*)? ')')? ('@' expr)? ;
 
-portBinding : IDENT ':' IDENT ;
+// `<top>`, `<top, angle = -30 .. 30>`, or `<angle = -30 .. 30>` (the attach
+// port implied). Bounds are signed numbers, so that `>` never reads as an
+// operator.
+attachSpec
+  : IDENT (',' IDENT '=' angleBound '..' angleBound)?
+  | IDENT '=' angleBound '..' angleBound
+  ;
+
+angleBound : ('-' | '+')? NUMBER ;
+
+// `port: Sym`, `port: Sym?`, `port: _`, `[a, b]: Sym`, `[a, b]: Sym?`
+portBinding : (IDENT | '[' IDENT ',' IDENT ']') ':' IDENT optional='?'? ;
 
 bodyDecl : 'body' (IDENT | 'grammar') IDENT settingsBlock ;
 

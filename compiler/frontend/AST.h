@@ -571,24 +571,48 @@ struct PhysicsDecl : Decl {
   }
 };
 
-/// `part name { points = [...]; springs = [...]; ports = n(i, j), ...; }`
+/// `param len = 1 in 0.5 .. 2;` in a part: a continuous gene usable in the
+/// part's coordinates.
+struct PartParam {
+  Ident name;
+  ExprPtr init, lo, hi;
+  SourceRange range;
+};
+
+/// `part name { param ...; points = [...]; springs = [...]; ports = n(i, j), ...; }`
 struct PartDecl : Decl {
   static constexpr DeclKind Kind = DeclKind::Part;
   PartDecl() : Decl(Kind) {}
+  std::vector<PartParam> params; ///< in declaration order
   SettingsBlock body;
 };
 
-/// `Part(port: Sym, ...)` in a production; `port: _` or an omitted port
-/// leaves it empty.
+/// `port: Sym`, `port: Sym?`, `port: _` or a tied pair `[a, b]: Sym[?]` in a
+/// production; an omitted port stays empty.
 struct PortBinding {
-  Ident port;
+  Ident port;   ///< the (first) port
   Ident symbol; ///< "_" for explicitly empty
+  Ident port2;  ///< tied pair: the mirrored port; empty name otherwise
+  bool tied = false;
+  bool optional = false; ///< `Sym?`
+  SourceRange range;
 };
 
 struct Alternative {
   Ident part;
+  Ident attach;          ///< `<attach>`: the child's own mating port; empty name if not written
+  bool hasAngle = false; ///< `angle = LO .. HI` (degrees) was written
+  double angleLo = 0, angleHi = 0;
+  SourceRange angleRange;
   std::vector<PortBinding> ports;
   ExprPtr weight; ///< optional `@ w`: relative probability when sampling
+  SourceRange range;
+};
+
+/// `limit Sym = N;` in a grammar.
+struct SymbolLimit {
+  Ident symbol;
+  ExprPtr value;
   SourceRange range;
 };
 
@@ -604,6 +628,7 @@ struct GrammarDecl : Decl {
   static constexpr DeclKind Kind = DeclKind::Grammar;
   GrammarDecl() : Decl(Kind) {}
   SettingsBlock body;
+  std::vector<SymbolLimit> limits;
   std::vector<Production> productions;
 };
 
@@ -620,7 +645,7 @@ struct BodyDecl : Decl {
 
 /// `flip cell p = EXPR until changed;`, `add p = 0.3;`, ...
 struct MutationRule {
-  Ident op;       ///< flip, add, remove, rearrange, combine
+  Ident op;       ///< flip, add, remove, swap, rearrange, combine, perturb
   Ident target;   ///< cell, actuator (flip only); empty otherwise
   Ident rateName; ///< the `p` as written
   ExprPtr rate;

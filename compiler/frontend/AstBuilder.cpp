@@ -78,13 +78,8 @@ private:
       return fnDecl(c);
     if (auto *c = item->physicsDecl())
       return physicsDecl(c);
-    if (auto *c = item->partDecl()) {
-      auto d = std::make_unique<PartDecl>();
-      d->range = L.rule(c);
-      d->name = ident(c->IDENT());
-      settings(c->settingsBlock(), d->body);
-      return d;
-    }
+    if (auto *c = item->partDecl())
+      return partDecl(c);
     if (auto *c = item->grammarDecl())
       return grammarDecl(c);
     if (auto *c = item->bodyDecl())
@@ -274,6 +269,77 @@ private:
   }
 
   // ---- bodies
+  /// A contextual word (`param`, `limit`) that must read `want`.
+  bool expectWord(antlr4::tree::TerminalNode *n, const std::string &want, const std::string &form) {
+    Ident w = ident(n);
+    if (w.name == want)
+      return true;
+    diags.error(w.range, "expected '" + want + "' here (" + form + "), found '" + w.name + "'");
+    return false;
+  }
+
+  DeclPtr partDecl(EvoParser::PartDeclContext *c) {
+    auto d = std::make_unique<PartDecl>();
+    d->range = L.rule(c);
+    d->name = ident(c->IDENT());
+    for (auto *child : c->children) {
+      if (auto *s = dynamic_cast<EvoParser::SettingContext *>(child)) {
+        d->body.settings.push_back(setting(s));
+      } else if (auto *pp = dynamic_cast<EvoParser::PartParamContext *>(child)) {
+        if (!expectWord(pp->IDENT(0), "param", "'param NAME = DEFAULT in LO .. HI;'"))
+          continue;
+        PartParam prm;
+        prm.name = ident(pp->IDENT(1));
+        prm.range = L.rule(pp);
+        prm.init = expr(pp->expr(0));
+        prm.lo = expr(pp->expr(1));
+        prm.hi = expr(pp->expr(2));
+        d->params.push_back(std::move(prm));
+      }
+    }
+    return d;
+  }
+
+  double angleBound(EvoParser::AngleBoundContext *b) {
+    double v = std::strtod(b->NUMBER()->getText().c_str(), nullptr);
+    return b->getStart()->getText() == "-" ? -v : v;
+  }
+
+  Alternative alternative(EvoParser::AlternativeContext *a) {
+    Alternative alt;
+    alt.part = ident(a->IDENT());
+    alt.range = L.rule(a);
+    if (auto *at = a->attachSpec()) {
+      auto words = at->IDENT();
+      // `<port>`, `<port, angle = ..>` or `<angle = ..>`.
+      const bool hasRange = !at->angleBound().empty();
+      if (!(hasRange && words.size() == 1))
+        alt.attach = ident(words[0]);
+      if (hasRange && expectWord(words.back(), "angle", "'<PORT, angle = LO .. HI>'")) {
+        alt.hasAngle = true;
+        alt.angleLo = angleBound(at->angleBound(0));
+        alt.angleHi = angleBound(at->angleBound(1));
+        alt.angleRange = L.token(words.back()->getSymbol());
+        alt.angleRange.end = L.rule(at->angleBound(1)).end;
+      }
+    }
+    for (auto *pb : a->portBinding()) {
+      PortBinding b;
+      auto words = pb->IDENT();
+      b.range = L.rule(pb);
+      b.tied = words.size() == 3;
+      b.port = ident(words[0]);
+      if (b.tied)
+        b.port2 = ident(words[1]);
+      b.symbol = ident(words.back());
+      b.optional = pb->optional != nullptr;
+      alt.ports.push_back(std::move(b));
+    }
+    if (a->expr())
+      alt.weight = expr(a->expr());
+    return alt;
+  }
+
   DeclPtr grammarDecl(EvoParser::GrammarDeclContext *c) {
     auto d = std::make_unique<GrammarDecl>();
     d->range = L.rule(c);
@@ -281,20 +347,16 @@ private:
     for (auto *child : c->children) {
       if (auto *s = dynamic_cast<EvoParser::SettingContext *>(child)) {
         d->body.settings.push_back(setting(s));
+      } else if (auto *l = dynamic_cast<EvoParser::GrammarLimitContext *>(child)) {
+        if (!expectWord(l->IDENT(0), "limit", "'limit SYMBOL = N;'"))
+          continue;
+        d->limits.push_back({ident(l->IDENT(1)), expr(l->expr()), L.rule(l)});
       } else if (auto *p = dynamic_cast<EvoParser::ProductionContext *>(child)) {
         Production prod;
         prod.lhs = ident(p->IDENT());
         prod.range = L.rule(p);
-        for (auto *a : p->alternative()) {
-          Alternative alt;
-          alt.part = ident(a->IDENT());
-          alt.range = L.rule(a);
-          for (auto *pb : a->portBinding())
-            alt.ports.push_back({ident(pb->IDENT(0)), ident(pb->IDENT(1))});
-          if (a->expr())
-            alt.weight = expr(a->expr());
-          prod.alternatives.push_back(std::move(alt));
-        }
+        for (auto *a : p->alternative())
+          prod.alternatives.push_back(alternative(a));
         d->productions.push_back(std::move(prod));
       }
     }

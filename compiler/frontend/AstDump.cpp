@@ -114,10 +114,18 @@ private:
       line(depth) << "Evolve " << rng(d.range) << "\n";
       settings(cast<EvolveDecl>(&d)->body, depth + 1);
       break;
-    case DeclKind::Part:
-      line(depth) << "Part " << d.name.name << " " << rng(d.range) << "\n";
-      settings(cast<PartDecl>(&d)->body, depth + 1);
+    case DeclKind::Part: {
+      auto &p = *cast<PartDecl>(&d);
+      line(depth) << "Part " << p.name.name << " " << rng(p.range) << "\n";
+      for (const auto &prm : p.params) {
+        line(depth + 1) << "Param " << prm.name.name << " " << rng(prm.range) << "\n";
+        expr(*prm.init, depth + 2);
+        expr(*prm.lo, depth + 2);
+        expr(*prm.hi, depth + 2);
+      }
+      settings(p.body, depth + 1);
       break;
+    }
     case DeclKind::Fn: {
       auto &f = *cast<FnDecl>(&d);
       line(depth) << "Fn " << f.name.name << " -> " << f.result.name.name << " " << rng(f.range)
@@ -153,12 +161,29 @@ private:
       auto &g = *cast<GrammarDecl>(&d);
       line(depth) << "Grammar " << g.name.name << " " << rng(g.range) << "\n";
       settings(g.body, depth + 1);
+      for (const auto &l : g.limits) {
+        line(depth + 1) << "Limit " << l.symbol.name << " " << rng(l.range) << "\n";
+        expr(*l.value, depth + 2);
+      }
       for (const auto &p : g.productions) {
         line(depth + 1) << "Production " << p.lhs.name << " " << rng(p.range) << "\n";
         for (const auto &a : p.alternatives) {
           line(depth + 2) << "Alternative " << a.part.name;
-          for (const auto &pb : a.ports)
-            out << " " << pb.port.name << ":" << pb.symbol.name;
+          if (!a.attach.name.empty() || a.hasAngle) {
+            out << "<" << a.attach.name;
+            if (a.hasAngle)
+              out << (a.attach.name.empty() ? "" : ", ") << "angle " << a.angleLo << ".."
+                  << a.angleHi;
+            out << ">";
+          }
+          for (const auto &pb : a.ports) {
+            out << " ";
+            if (pb.tied)
+              out << "[" << pb.port.name << "," << pb.port2.name << "]";
+            else
+              out << pb.port.name;
+            out << ":" << pb.symbol.name << (pb.optional ? "?" : "");
+          }
           out << " " << rng(a.range) << "\n";
           if (a.weight)
             expr(*a.weight, depth + 3);

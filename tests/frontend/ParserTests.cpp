@@ -209,3 +209,116 @@ TEST_CASE("the AST dump shows nodes with ranges", "[parser]") {
   CHECK(s.find("    Param x: scalar <1:6-1:15>") != std::string::npos);
   CHECK(s.find("      Binary * <2:10-2:15>") != std::string::npos);
 }
+
+TEST_CASE("parts: params, spring triples, actuators, groups, mirror, cells", "[parser]") {
+  auto p = test::parse(R"(part leg {
+  param len = 1 in 0.5 .. 2;
+  param w = 0.5 in 0.1 .. 1;
+  points = [(0, 0), (w, 0), (0, len), (w, len)];
+  springs = [(0, 1), (2, 3, 1e4)];
+  actuators = [0, 1];
+  groups = side(0, 1);
+  ports = top(2, 3), bottom(1, 0);
+  mirror = [1, 0, 3, 2];
+  cells = [(0, 1, 3, 2)];
+}
+)");
+  INFO((p->lines().empty() ? std::string() : p->lines()[0]));
+  REQUIRE(p->lines().empty());
+  auto *d = dynCast<PartDecl>(p->module->decls.at(0).get());
+  REQUIRE(d);
+  REQUIRE(d->params.size() == 2);
+  CHECK(d->params[0].name.name == "len");
+  CHECK(d->params[0].range.begin.line == 2);
+  CHECK(dynCast<NumberExpr>(d->params[0].lo.get())->value == Approx(0.5));
+  CHECK(dynCast<NumberExpr>(d->params[1].hi.get())->value == Approx(1));
+  CHECK(d->body.settings.size() == 7);
+  CHECK(d->body.find("mirror"));
+  // `param` stays a plain name outside the param form; the wrong word is an error.
+  auto bad = test::parse("part q { parm x = 1 in 0 .. 2; points = [(0, 0)]; }");
+  REQUIRE(bad->lines().size() == 1);
+  CHECK(bad->lines()[0] ==
+        "t.evo:1:10: error: expected 'param' here ('param NAME = DEFAULT in LO .. HI;'), found "
+        "'parm'");
+}
+
+TEST_CASE("grammars: attach ports, angles, optional and tied bindings, limits", "[parser]") {
+  auto p = test::parse(R"(grammar Walker {
+  start = Body;
+  limit Leg = 4;
+  Body -> trunk(right: Trunk?, [hip_l, hip_r]: Leg?, up: _);
+  Trunk -> trunk<left>(right: Trunk?) @ 2 | trunk<left>;
+  Leg -> seg<top>(bottom: Leg) | foot<top, angle = -30 .. 30> | foot<angle = 0 .. 45.5>;
+}
+)");
+  INFO((p->lines().empty() ? std::string() : p->lines()[0]));
+  REQUIRE(p->lines().empty());
+  auto *g = dynCast<GrammarDecl>(p->module->decls.at(0).get());
+  REQUIRE(g);
+  REQUIRE(g->limits.size() == 1);
+  CHECK(g->limits[0].symbol.name == "Leg");
+  CHECK(g->body.settings.size() == 1); // `limit` is not a setting
+  REQUIRE(g->productions.size() == 3);
+  const auto &body = g->productions[0].alternatives.at(0);
+  CHECK(body.attach.name.empty());
+  REQUIRE(body.ports.size() == 3);
+  CHECK(body.ports[0].port.name == "right");
+  CHECK(body.ports[0].optional);
+  CHECK(!body.ports[0].tied);
+  CHECK(body.ports[1].tied);
+  CHECK(body.ports[1].port.name == "hip_l");
+  CHECK(body.ports[1].port2.name == "hip_r");
+  CHECK(body.ports[1].symbol.name == "Leg");
+  CHECK(body.ports[1].optional);
+  CHECK(body.ports[2].symbol.name == "_");
+  CHECK(!body.ports[2].optional);
+  const auto &trunk = g->productions[1].alternatives;
+  REQUIRE(trunk.size() == 2);
+  CHECK(trunk[0].attach.name == "left");
+  CHECK(trunk[0].weight);
+  CHECK(trunk[1].attach.name == "left");
+  CHECK(!trunk[1].hasAngle);
+  const auto &leg = g->productions[2].alternatives;
+  REQUIRE(leg.size() == 3);
+  CHECK(!leg[0].ports[0].optional);
+  CHECK(leg[1].attach.name == "top");
+  CHECK(leg[1].hasAngle);
+  CHECK(leg[1].angleLo == Approx(-30));
+  CHECK(leg[1].angleHi == Approx(30));
+  CHECK(leg[2].attach.name.empty());
+  CHECK(leg[2].hasAngle);
+  CHECK(leg[2].angleHi == Approx(45.5));
+  // `limit` is a contextual word: still usable as a name elsewhere.
+  auto n = test::parse("fn limit(x: scalar) -> scalar { return x; }\n"
+                       "grammar G { start = A; limt A = 2; A -> p; }");
+  REQUIRE(n->lines().size() == 1);
+  CHECK(n->lines()[0] == "t.evo:2:24: error: expected 'limit' here ('limit SYMBOL = N;'), found "
+                         "'limt'");
+}
+
+TEST_CASE("grammar-body mutation rules and the AST dump of grammars", "[parser]") {
+  auto p = test::parse(R"(grammar G {
+  limit B = 3;
+  B -> seg<left>([a, b]: B?) @ 2 | foot<top, angle = -10 .. 10>;
+}
+mutation {
+  add p = 0.3; swap p = 0.1; perturb p = 0.2;
+  flip actuator p = 1 / actuators until changed;
+}
+)");
+  REQUIRE(p->lines().empty());
+  auto *m = dynCast<MutationDecl>(p->module->decls.at(1).get());
+  REQUIRE(m);
+  REQUIRE(m->rules.size() == 4);
+  CHECK(m->rules[1].op.name == "swap");
+  CHECK(m->rules[3].target.name == "actuator");
+  CHECK(m->rules[3].untilChanged);
+  Program prog;
+  prog.modules.push_back(std::move(p->module));
+  std::ostringstream out;
+  dumpProgram(prog, out);
+  std::string s = out.str();
+  CHECK(s.find("    Limit B <2:3-2:15>") != std::string::npos);
+  CHECK(s.find("Alternative seg<left> [a,b]:B? <3:8-3:33>") != std::string::npos);
+  CHECK(s.find("Alternative foot<top, angle -10..10> <3:36-3:64>") != std::string::npos);
+}
