@@ -1,0 +1,458 @@
+// Expression of a grammar genome: breadth-first rigid placement of parts,
+// mirrored tied pairs, merging of coincident points (a spatial hash), spring
+// collapse, overlap detection and pruning, lift, provenance and outlines.
+#include "evolve/GrammarInternal.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <unordered_map>
+
+namespace evoc::evolve {
+
+using namespace grammar;
+
+namespace {
+
+/// Grid of merged points keyed by cells of the merge tolerance, so that a
+/// new point finds its coincident predecessors in O(1) instead of O(n).
+class PointGrid {
+public:
+  PointGrid(int dim, double cell) : dim_(dim), cell_(cell) {}
+  /// The first point (lowest id) within tol of x that `exclude` rejects not.
+  template <class Exclude>
+  int find(const double *x, double tol, const std::vector<double> &pts, Exclude exclude) const {
+    long long c[3] = {0, 0, 0};
+    for (int k = 0; k < dim_; ++k)
+      c[k] = (long long)std::floor(x[k] / cell_);
+    int best = -1;
+    for (int dx = -1; dx <= 1; ++dx)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dz = (dim_ == 3 ? -1 : 0); dz <= (dim_ == 3 ? 1 : 0); ++dz) {
+          auto it = map_.find(key(c[0] + dx, c[1] + dy, c[2] + dz));
+          if (it == map_.end())
+            continue;
+          for (int id : it->second) {
+            if ((best >= 0 && id > best) || exclude(id))
+              continue;
+            double d2 = 0;
+            for (int k = 0; k < dim_; ++k)
+              d2 += (pts[id * dim_ + k] - x[k]) * (pts[id * dim_ + k] - x[k]);
+            if (d2 <= tol * tol)
+              best = id;
+          }
+        }
+    return best;
+  }
+  void insert(const double *x, int id) {
+    long long c[3] = {0, 0, 0};
+    for (int k = 0; k < dim_; ++k)
+      c[k] = (long long)std::floor(x[k] / cell_);
+    map_[key(c[0], c[1], c[2])].push_back(id);
+  }
+
+private:
+  static uint64_t key(long long x, long long y, long long z) {
+    uint64_t h = uint64_t(x) * 0x9e3779b97f4a7c15ull;
+    h ^= uint64_t(y) * 0xc2b2ae3d27d4eb4full + (h << 6) + (h >> 2);
+    h ^= uint64_t(z) * 0x165667b19e3779f9ull + (h << 6) + (h >> 2);
+    return h;
+  }
+  int dim_;
+  double cell_;
+  std::unordered_map<uint64_t, std::vector<int>> map_;
+};
+
+/// The cells of a placed part as coordinate lists (2D polygons in order or
+/// 3D point sets), with their phenotype point ids.
+struct PlacedCells {
+  std::vector<std::vector<int>> local; ///< local point indices per cell
+  double lo[3], hi[3];                 ///< bounding box of all cells
+};
+
+PlacedCells cellsOf(const body::PartSpec &p, const Instance &in, int dim) {
+  PlacedCells pc;
+  if (!p.cells.empty()) {
+    pc.local = p.cells;
+  } else if (dim == 2) {
+    std::vector<std::array<double, 2>> pts;
+    for (size_t i = 0; i < p.points.size(); ++i)
+      pts.push_back({in.world[i * 2], in.world[i * 2 + 1]});
+    pc.local.push_back(geom::convexHull2D(pts));
+  } else {
+    std::vector<int> all(p.points.size());
+    for (size_t i = 0; i < all.size(); ++i)
+      all[i] = int(i);
+    pc.local.push_back(all);
+  }
+  for (int k = 0; k < 3; ++k)
+    pc.lo[k] = 1e300, pc.hi[k] = -1e300;
+  for (const auto &cell : pc.local)
+    for (int i : cell)
+      for (int k = 0; k < dim; ++k) {
+        pc.lo[k] = std::min(pc.lo[k], in.world[i * dim + k]);
+        pc.hi[k] = std::max(pc.hi[k], in.world[i * dim + k]);
+      }
+  return pc;
+}
+
+bool penetrate(const Instance &a, const PlacedCells &ca, const Instance &b, const PlacedCells &cb,
+               int dim, double eps) {
+  for (int k = 0; k < dim; ++k)
+    if (std::min(ca.hi[k], cb.hi[k]) - std::max(ca.lo[k], cb.lo[k]) <= eps)
+      return false;
+  for (const auto &x : ca.local)
+    for (const auto &y : cb.local) {
+      if (x.size() < size_t(dim + 1) || y.size() < size_t(dim + 1))
+        continue; // a degenerate cell has no interior
+      if (dim == 2) {
+        std::vector<std::array<double, 2>> px, py;
+        for (int i : x)
+          px.push_back({a.world[i * 2], a.world[i * 2 + 1]});
+        for (int i : y)
+          py.push_back({b.world[i * 2], b.world[i * 2 + 1]});
+        if (geom::polygonsPenetrate(px, py, eps))
+          return true;
+      } else {
+        std::vector<std::array<double, 3>> px, py;
+        for (int i : x)
+          px.push_back({a.world[i * 3], a.world[i * 3 + 1], a.world[i * 3 + 2]});
+        for (int i : y)
+          py.push_back({b.world[i * 3], b.world[i * 3 + 1], b.world[i * 3 + 2]});
+        if (geom::hullsPenetrate(px, py, eps))
+          return true;
+      }
+    }
+  return false;
+}
+
+/// The linear part of a map, as a map without translation.
+geom::Affine linear(const geom::Affine &a) {
+  geom::Affine r = a;
+  r.t = {0, 0, 0};
+  return r;
+}
+
+} // namespace
+
+namespace grammar {
+
+Assembly assemble(const GrammarBody &body, const GrammarGenome &g, bool stopAtOverlap) {
+  const auto &s = body.spec();
+  const int dim = s.dim;
+  const double tol = 1e-6 * s.scale;
+  Assembly as;
+  Phenotype &ph = as.ph;
+  ph.robot.dim = dim;
+  auto fail = [&](std::string why) {
+    ph.valid = false;
+    ph.reason = std::move(why);
+    return std::move(as);
+  };
+  PointGrid grid(dim, tol);
+  std::unordered_map<uint64_t, int> springIndex;
+  std::vector<PlacedCells> cells;
+
+  // Places instance `in` (a0, w, local set; glued gids set): merges its
+  // points, adds its springs, tests its cells. False on an overlap.
+  auto place = [&](Instance &in) -> bool {
+    const auto &p = partOf(s, *in.node);
+    geom::Affine a = geom::compose(in.w, in.a0);
+    int np = int(p.points.size());
+    in.world.resize(np * dim);
+    for (int i = 0; i < np; ++i)
+      geom::apply(a, &in.local[i * dim], &in.world[i * dim]);
+    uint64_t keyBase = (in.node->id << 20) | (uint64_t(in.copy & 0xff) << 12);
+    for (int i = 0; i < np; ++i) {
+      if (in.gid[i] >= 0)
+        continue;
+      const double *x = &in.world[i * dim];
+      int found = grid.find(x, tol, ph.robot.points, [&](int id) {
+        return std::find(in.gid.begin(), in.gid.end(), id) != in.gid.end();
+      });
+      if (found < 0) {
+        found = ph.robot.numPoints();
+        ph.robot.points.insert(ph.robot.points.end(), x, x + dim);
+        ph.pointKeys.push_back(keyBase | uint64_t(i));
+        grid.insert(x, found);
+      }
+      in.gid[i] = found;
+    }
+    for (size_t si = 0; si < p.springs.size(); ++si) {
+      const auto &sp = p.springs[si];
+      int ga = in.gid[sp.a], gb = in.gid[sp.b];
+      if (ga == gb)
+        continue;
+      uint64_t k = (uint64_t(std::min(ga, gb)) << 32) | uint64_t(std::max(ga, gb));
+      if (springIndex.count(k))
+        continue; // the first placed spring between two points wins
+      springIndex[k] = ph.robot.numSprings();
+      runtime::Spring rs;
+      rs.a = ga, rs.b = gb;
+      double d2 = 0;
+      for (int c = 0; c < dim; ++c) {
+        double d = ph.robot.points[ga * dim + c] - ph.robot.points[gb * dim + c];
+        d2 += d * d;
+      }
+      rs.rest = std::sqrt(d2);
+      rs.stiffness = sp.stiffness;
+      rs.actuation = sp.gene >= 0 && in.node->genes[sp.gene] ? sp.actuation : 0.0;
+      ph.robot.springs.push_back(rs);
+      ph.springKeys.push_back(keyBase | uint64_t(si));
+    }
+    cells.push_back(cellsOf(p, in, dim));
+    int j = int(as.inst.size()) - 1;
+    for (int i = 0; i < j; ++i)
+      if (penetrate(as.inst[i], cells[i], in, cells[j], dim, tol)) {
+        if (as.overlapLater < 0)
+          as.overlapEarlier = i, as.overlapLater = j;
+        return false;
+      }
+    return true;
+  };
+
+  auto overlapReason = [&]() {
+    const auto &a = *as.inst[as.overlapEarlier].node, &b = *as.inst[as.overlapLater].node;
+    return fmt::format("part {} (node {}) penetrates part {} (node {})", partOf(s, b).name, b.id,
+                       partOf(s, a).name, a.id);
+  };
+
+  {
+    Instance root;
+    root.node = &g.root;
+    root.a0 = geom::identity(dim);
+    root.w = geom::identity(dim);
+    root.local = localPoints(s, g.root);
+    root.gid.assign(partOf(s, g.root).points.size(), -1);
+    as.inst.push_back(std::move(root));
+    if (!place(as.inst.back()) && stopAtOverlap)
+      return fail(overlapReason());
+  }
+  for (size_t q = 0; q < as.inst.size(); ++q) {
+    const GrammarNode &pn = *as.inst[q].node;
+    const auto &pa = altOf(s, pn);
+    const auto &pp = s.grammar.parts[pa.part];
+    for (size_t b = 0; b < pa.bindings.size(); ++b) {
+      const GrammarNode *cn = pn.children[b].get();
+      if (!cn)
+        continue;
+      const auto &bind = pa.bindings[b];
+      const auto &ca = altOf(s, *cn);
+      const auto &cp = s.grammar.parts[ca.part];
+      const auto &port = pp.ports[bind.ports[0]].points;
+      if (ca.attach < 0 || ca.attach >= int(cp.ports.size()))
+        return fail(fmt::format("node {}: its alternative has no attach port", cn->id));
+      const auto &attach = cp.ports[ca.attach].points;
+      int n = int(port.size());
+      if (int(attach.size()) != n || n == 0)
+        return fail(fmt::format("node {}: attach port {} has {} points, parent port {} has {}",
+                                cn->id, cp.ports[ca.attach].name, attach.size(),
+                                pp.ports[bind.ports[0]].name, n));
+      // Parent port points reversed (the child lands outside), shifted by turn.
+      std::vector<int> tgt(n);
+      for (int k = 0; k < n; ++k)
+        tgt[k] = port[n - 1 - ((k + cn->turn) % n)];
+      const Instance &par = as.inst[q];
+      std::vector<double> local = localPoints(s, *cn);
+      std::vector<double> src(n * dim), dst(n * dim);
+      for (int k = 0; k < n; ++k) {
+        for (int c = 0; c < dim; ++c)
+          src[k * dim + c] = local[attach[k] * dim + c];
+        geom::apply(par.a0, &par.local[tgt[k] * dim], &dst[k * dim]);
+      }
+      // Orientation the port leaves free starts from the parent's, turned by angle.
+      geom::Affine turnBy = geom::rotation(dim, cn->angle * M_PI / 180);
+      geom::Affine base = geom::compose(linear(par.a0), turnBy);
+      bool free = dim == 2 ? n == 1 : n <= 2;
+      geom::Affine a0;
+      double residual = 0;
+      if (free && n == 1) {
+        a0 = base;
+        double y[3];
+        geom::apply(a0, &src[0], y);
+        for (int c = 0; c < dim; ++c)
+          a0.t[c] = dst[c] - y[c];
+      } else if (free) { // 3D, two points: least rotation from the parent's frame, then angle
+        std::vector<double> rotated(src.size());
+        geom::Affine pl = linear(par.a0);
+        for (int k = 0; k < n; ++k)
+          geom::apply(pl, &src[k * 3], &rotated[k * 3]);
+        geom::Affine f =
+            geom::compose(geom::fit(3, rotated.data(), dst.data(), n, 1, &residual), pl);
+        double u[3], len = 0;
+        for (int c = 0; c < 3; ++c)
+          u[c] = dst[3 + c] - dst[c], len += u[c] * u[c];
+        len = std::sqrt(len);
+        for (double &x : u)
+          x /= len > 0 ? len : 1;
+        geom::Affine spin = geom::axisRotation(u, cn->angle * M_PI / 180);
+        geom::Affine toC = geom::identity(3), fromC = geom::identity(3);
+        for (int c = 0; c < 3; ++c)
+          toC.t[c] = -dst[c], fromC.t[c] = dst[c];
+        a0 = geom::compose(fromC, geom::compose(spin, geom::compose(toC, f)));
+      } else {
+        a0 = geom::fit(dim, src.data(), dst.data(), n, 1, &residual);
+      }
+      if (!(residual <= tol))
+        return fail(fmt::format("node {}: part {} does not fit port {} of node {} (residual {:g})",
+                                cn->id, cp.name, pp.ports[bind.ports[0]].name, pn.id, residual));
+      int copies = int(bind.ports.size());
+      geom::Affine reflect;
+      if (copies == 2) {
+        // The parent's reflection in the unmirrored frame: a0_p M a0_p^-1.
+        if (pp.mirror.size() != pp.points.size())
+          return fail(
+              fmt::format("node {}: part {} has a tied pair but no mirror", pn.id, pp.name));
+        std::vector<double> mirrored(par.local.size());
+        for (size_t i = 0; i < pp.points.size(); ++i)
+          for (int c = 0; c < dim; ++c)
+            mirrored[i * dim + c] = par.local[pp.mirror[i] * dim + c];
+        double mres = 0;
+        geom::Affine m =
+            geom::fit(dim, par.local.data(), mirrored.data(), int(pp.points.size()), -1, &mres);
+        if (!(mres <= tol))
+          return fail(fmt::format("node {}: the mirror of part {} is not a reflection at these "
+                                  "parameters (residual {:g})",
+                                  pn.id, pp.name, mres));
+        reflect = geom::compose(par.a0, geom::compose(m, geom::inverseOrthogonal(par.a0)));
+      }
+      for (int copy = 0; copy < copies; ++copy) {
+        Instance in;
+        const Instance &pr = as.inst[q]; // re-read: push_back may move the vector
+        in.node = cn;
+        in.parent = int(q);
+        in.copy = copies == 2 ? pr.copy * 2 + copy : pr.copy;
+        in.path = pr.path;
+        in.path.push_back(int(b));
+        in.a0 = a0;
+        in.w = copy == 0 ? pr.w : geom::compose(pr.w, reflect);
+        in.local = local;
+        in.gid.assign(cp.points.size(), -1);
+        for (int k = 0; k < n; ++k)
+          in.gid[attach[k]] = pr.gid[copy == 0 ? tgt[k] : pp.mirror[tgt[k]]];
+        as.inst.push_back(std::move(in));
+        if (!place(as.inst.back()) && stopAtOverlap)
+          return fail(overlapReason());
+      }
+    }
+  }
+  // Outlines: each cell of each part, in polygon order, as phenotype points.
+  for (size_t i = 0; i < as.inst.size(); ++i)
+    for (const auto &cell : cells[i].local) {
+      PartOutline o;
+      o.part = partOf(s, *as.inst[i].node).name;
+      for (int l : cell)
+        o.points.push_back(as.inst[i].gid[l]);
+      ph.outlines.push_back(std::move(o));
+    }
+  auto &pts = ph.robot.points;
+  for (double x : pts)
+    if (!std::isfinite(x))
+      return fail("a point coordinate is not finite");
+  if (as.overlapLater >= 0)
+    return fail(overlapReason());
+  int np = ph.robot.numPoints();
+  if (s.maxPoints > 0 && np > s.maxPoints)
+    return fail(fmt::format("{} points exceed max_points {}", np, s.maxPoints));
+  if (s.maxSprings > 0 && ph.robot.numSprings() > s.maxSprings)
+    return fail(
+        fmt::format("{} springs exceed max_springs {}", ph.robot.numSprings(), s.maxSprings));
+  // Lift: lowest point (last axis) on the ground, first axis starting at 0.
+  double lo0 = 1e300, loUp = 1e300;
+  for (int i = 0; i < np; ++i) {
+    lo0 = std::min(lo0, pts[i * dim]);
+    loUp = std::min(loUp, pts[i * dim + dim - 1]);
+  }
+  for (int i = 0; i < np; ++i) {
+    pts[i * dim] -= lo0;
+    pts[i * dim + dim - 1] += s.groundY - loUp;
+  }
+  return as;
+}
+
+} // namespace grammar
+
+Phenotype GrammarBody::expressExact(const GrammarGenome &g) const {
+  if (auto e = check(g); !e.empty()) {
+    Phenotype ph;
+    ph.robot.dim = spec_.dim;
+    ph.valid = false;
+    ph.reason = e;
+    return ph;
+  }
+  return assemble(*this, g, false).ph;
+}
+
+GrammarGenome GrammarBody::prune(const GrammarGenome &g) const {
+  GrammarGenome out = g;
+  if (spec_.overlap != body::Overlap::Prune || !check(g).empty())
+    return out;
+  for (;;) {
+    Assembly as = assemble(*this, out, true);
+    if (as.overlapLater < 0)
+      return out;
+    // Drop the nearest optional slot on the later part's path from the root.
+    const auto &path = as.inst[as.overlapLater].path;
+    std::vector<GrammarNode *> chain{&out.root};
+    for (int b : path)
+      chain.push_back(chain.back()->children[b].get());
+    bool dropped = false;
+    for (int lvl = int(path.size()); lvl >= 1 && !dropped; --lvl) {
+      GrammarNode *parent = chain[lvl - 1];
+      if (altOf(spec_, *parent).bindings[path[lvl - 1]].optional) {
+        parent->children[path[lvl - 1]].reset();
+        dropped = true;
+      }
+    }
+    if (!dropped)
+      return out; // a required part overlaps: express reports the body invalid
+  }
+}
+
+Phenotype GrammarBody::express(const Genome &g) const {
+  const auto &gg = dynamic_cast<const GrammarGenome &>(g);
+  if (spec_.overlap == body::Overlap::Prune)
+    return expressExact(prune(gg));
+  return expressExact(gg);
+}
+
+bool GrammarBody::samePhenotype(const runtime::Robot &a, const runtime::Robot &b) const {
+  if (a.dim != b.dim || a.numPoints() != b.numPoints() || a.numSprings() != b.numSprings())
+    return false;
+  double q = 1e-7 * spec_.scale;
+  auto canon = [&](const runtime::Robot &r) {
+    int d = r.dim, n = r.numPoints();
+    std::vector<double> lo(d, 1e300);
+    for (int i = 0; i < n; ++i)
+      for (int c = 0; c < d; ++c)
+        lo[c] = std::min(lo[c], r.points[i * d + c]);
+    std::vector<std::pair<std::vector<long long>, int>> pts(n);
+    for (int i = 0; i < n; ++i) {
+      for (int c = 0; c < d; ++c)
+        pts[i].first.push_back(std::llround((r.points[i * d + c] - lo[c]) / q));
+      pts[i].second = i;
+    }
+    std::sort(pts.begin(), pts.end());
+    std::vector<int> label(n);
+    std::vector<long long> out;
+    for (int i = 0; i < n; ++i) {
+      label[pts[i].second] = i;
+      out.insert(out.end(), pts[i].first.begin(), pts[i].first.end());
+    }
+    std::vector<std::array<long long, 5>> sp;
+    for (const auto &s : r.springs) {
+      int x = label[s.a], y = label[s.b];
+      sp.push_back({std::min(x, y), std::max(x, y), std::llround(s.rest / q),
+                    std::llround(s.stiffness), std::llround(s.actuation * 1e9)});
+    }
+    std::sort(sp.begin(), sp.end());
+    for (const auto &x : sp)
+      out.insert(out.end(), x.begin(), x.end());
+    return out;
+  };
+  return canon(a) == canon(b);
+}
+
+} // namespace evoc::evolve
