@@ -2,6 +2,7 @@
 // their evaluation into the CheckedProgram.
 #include "sema/Checker.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 
@@ -15,226 +16,6 @@ static std::string fmtNum(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
-}
-
-void Checker::checkParts() {
-  for (auto *pd : parts) {
-    Part part;
-    part.name = pd->name.name;
-    part.decl = pd;
-    checkKnownKeys(pd->body, "part", {"points", "springs", "ports"});
-    const Setting *pts = pd->body.find("points");
-    if (!pts) {
-      diags.error(pd->name.range, "part " + q(part.name) +
-                                      " has no points; add "
-                                      "'points = [(0, 0), (1, 0), ...];'");
-      continue;
-    }
-    const int dim = haveWorld ? out.world.dim : 0;
-    int firstDim = 0;
-    auto *list = pts->values.size() == 1 ? dynCast<ListExpr>(pts->values[0].get()) : nullptr;
-    if (!list) {
-      diags.error(pts->range, "points must be a list of coordinates: [(0, 0), (1, 0), ...]");
-      continue;
-    }
-    for (auto &pe : list->elems) {
-      auto *t = dynCast<TupleExpr>(pe.get());
-      if (!t) {
-        diags.error(pe->range, "a point is a tuple of coordinates, e.g. (0.5, 1)");
-        continue;
-      }
-      int n = int(t->elems.size());
-      if (firstDim == 0)
-        firstDim = n;
-      if ((dim && n != dim) || n != firstDim || n < 2 || n > 3) {
-        diags.error(pe->range, "a point has " + std::to_string(dim ? dim : firstDim) +
-                                   " coordinates here, not " + std::to_string(n));
-        continue;
-      }
-      std::vector<double> xs;
-      for (auto &c : t->elems)
-        if (auto v = evalNumber(*c, "a point coordinate"))
-          xs.push_back(*v);
-      part.points.push_back(xs);
-    }
-    int np = int(part.points.size());
-    auto pointIndex = [&](const Expr &e, const std::string &what) -> std::optional<int> {
-      auto v = evalInt(e, what);
-      if (!v)
-        return std::nullopt;
-      if (*v < 0 || *v >= np) {
-        diags.error(e.range, "point index " + std::to_string(*v) + " is out of range; part " +
-                                 q(part.name) + " has points 0.." + std::to_string(np - 1));
-        return std::nullopt;
-      }
-      return int(*v);
-    };
-    if (const Setting *sp = pd->body.find("springs")) {
-      auto *sl = sp->values.size() == 1 ? dynCast<ListExpr>(sp->values[0].get()) : nullptr;
-      if (!sl)
-        diags.error(sp->range, "springs must be a list of point index pairs: [(0, 1), (1, 2)]");
-      else
-        for (auto &se : sl->elems) {
-          auto *t = dynCast<TupleExpr>(se.get());
-          if (!t || t->elems.size() != 2) {
-            diags.error(se->range, "a spring is a pair of point indices, e.g. (0, 1)");
-            continue;
-          }
-          auto a = pointIndex(*t->elems[0], "a spring endpoint");
-          auto b = pointIndex(*t->elems[1], "a spring endpoint");
-          if (!a || !b)
-            continue;
-          if (*a == *b) {
-            diags.error(se->range, "a spring joins two different points");
-            continue;
-          }
-          for (auto &[x, y] : part.springs)
-            if ((x == *a && y == *b) || (x == *b && y == *a))
-              diags.warning(se->range, "spring (" + std::to_string(*a) + ", " + std::to_string(*b) +
-                                           ") is listed twice");
-          part.springs.push_back({*a, *b});
-        }
-    }
-    if (const Setting *po = pd->body.find("ports")) {
-      std::map<std::string, SourceRange> seen;
-      for (auto &v : po->values) {
-        auto *call = dynCast<CallExpr>(v.get());
-        if (!call || call->args.empty() || !call->namedArgs.empty()) {
-          diags.error(v->range, "a port is a name and its points, e.g. left(2, 0)");
-          continue;
-        }
-        call->ref = CallRef::Setting;
-        auto [it, fresh] = seen.emplace(call->callee.name, call->callee.range);
-        if (!fresh) {
-          diags.error(call->callee.range, "port " + q(call->callee.name) + " is declared twice")
-              .note(it->second, "the first one is here");
-          continue;
-        }
-        Port port;
-        port.name = call->callee.name;
-        for (auto &a : call->args)
-          if (auto i = pointIndex(*a, "a port point"))
-            port.points.push_back(*i);
-        part.ports.push_back(port);
-      }
-    }
-    out.parts.push_back(std::move(part));
-  }
-}
-
-void Checker::checkGrammars() {
-  for (auto *g : grammars) {
-    int errorsBefore = diags.errorCount();
-    BodyGrammar bg;
-    bg.name = g->name.name;
-    checkKnownKeys(g->body, "grammar", {"start"});
-    std::map<std::string, const Production *> rules;
-    for (auto &p : g->productions) {
-      auto [it, fresh] = rules.emplace(p.lhs.name, &p);
-      if (!fresh)
-        diags
-            .error(p.lhs.range, "symbol " + q(p.lhs.name) +
-                                    " has two productions; join them "
-                                    "with '|'")
-            .note(it->second->lhs.range, "the first one is here");
-    }
-    const Setting *st = g->body.find("start");
-    if (!st) {
-      diags.error(g->name.range, "grammar " + q(bg.name) + " needs 'start = SYMBOL;'");
-    } else if (Expr *e = single(*st, "start")) {
-      if (auto n = evalName(*e, "start")) {
-        if (!rules.count(*n)) {
-          std::vector<std::string> c;
-          for (auto &[k, v] : rules)
-            c.push_back(k);
-          undefined(e->range, "symbol", *n, c);
-        }
-        bg.start = *n;
-      }
-    }
-    for (auto &p : g->productions) {
-      GrammarRule rule;
-      rule.symbol = p.lhs.name;
-      for (auto &alt : p.alternatives) {
-        GrammarAlternative ga;
-        ga.part = alt.part.name;
-        const Part *part = nullptr;
-        for (auto &pp : out.parts)
-          if (pp.name == alt.part.name)
-            part = &pp;
-        if (!part) {
-          std::vector<std::string> c;
-          for (auto &pp : out.parts)
-            c.push_back(pp.name);
-          undefined(alt.part.range, "part", alt.part.name, c);
-          continue;
-        }
-        std::set<std::string> bound;
-        for (auto &pb : alt.ports) {
-          bool isPort = false;
-          std::vector<std::string> ports;
-          for (auto &po : part->ports) {
-            ports.push_back(po.name);
-            isPort = isPort || po.name == pb.port.name;
-          }
-          if (!isPort) {
-            std::string c = closest(pb.port.name, ports);
-            diags.error(pb.port.range, "part " + q(part->name) + " has no port " + q(pb.port.name) +
-                                           (c.empty() ? "" : "; did you mean '" + c + "'?"));
-            continue;
-          }
-          if (!bound.insert(pb.port.name).second) {
-            diags.error(pb.port.range, "port " + q(pb.port.name) + " is bound twice");
-            continue;
-          }
-          if (pb.symbol.name != "_" && !rules.count(pb.symbol.name)) {
-            std::vector<std::string> c;
-            for (auto &[k, v] : rules)
-              c.push_back(k);
-            undefined(pb.symbol.range, "symbol", pb.symbol.name, c);
-            continue;
-          }
-          ga.ports.push_back({pb.port.name, pb.symbol.name == "_" ? "" : pb.symbol.name});
-        }
-        if (alt.weight) {
-          if (auto w = evalNumber(*alt.weight, "weight")) {
-            if (*w <= 0)
-              diags.error(alt.weight->range, "a production weight must be positive");
-            else
-              ga.weight = *w;
-          }
-        }
-        rule.alternatives.push_back(std::move(ga));
-      }
-      bg.rules.push_back(std::move(rule));
-    }
-    // A derivation must be able to finish: find the symbols that can.
-    std::set<std::string> finite;
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (auto &r : bg.rules) {
-        if (finite.count(r.symbol))
-          continue;
-        for (auto &a : r.alternatives) {
-          bool ok = true;
-          for (auto &[port, sym] : a.ports)
-            ok = ok && (sym.empty() || finite.count(sym));
-          if (ok) {
-            finite.insert(r.symbol);
-            changed = true;
-            break;
-          }
-        }
-      }
-    }
-    for (auto &p : g->productions)
-      if (!finite.count(p.lhs.name) && diags.errorCount() == errorsBefore)
-        diags.error(p.lhs.range, "symbol " + q(p.lhs.name) +
-                                     " never finishes expanding: every "
-                                     "alternative needs another expansion; add one with empty "
-                                     "ports");
-    out.grammars.push_back(std::move(bg));
-  }
 }
 
 void Checker::checkBody() {
@@ -324,33 +105,7 @@ void Checker::checkBody() {
       if (!bd->body.find("rows") || !bd->body.find("cols"))
         diags.error(bd->name.range, "a lattice body needs 'rows' and 'cols'");
     } else {
-      checkKnownKeys(bd->body, "body grammar", {"grammar", "max_parts", "scale"});
-      for (const auto &s : bd->body.settings) {
-        const std::string &k = s.key.name;
-        if (k == "grammar") {
-          body.grammar = partRef(s, k, true);
-        } else if (k == "max_parts") {
-          Expr *e = single(s, k);
-          if (auto v = e ? evalInt(*e, k) : std::nullopt) {
-            if (*v < 1)
-              diags.error(e->range, "'max_parts' must be at least 1");
-            else
-              body.maxParts = *v;
-          }
-        } else if (k == "scale") {
-          Expr *e = single(s, k);
-          if (auto v = e ? evalNumber(*e, k) : std::nullopt) {
-            if (*v <= 0)
-              diags.error(e->range, "'scale' must be positive");
-            else
-              body.scale = *v;
-          }
-        }
-      }
-      if (!bd->body.find("grammar"))
-        diags.error(bd->name.range, "a grammar body needs 'grammar = NAME;'");
-      if (!bd->body.find("max_parts"))
-        diags.error(bd->name.range, "a grammar body needs 'max_parts = N;'");
+      checkGrammarBody(*bd, body, bd == chosen);
     }
     if (bd == chosen) {
       out.body = std::move(body);
@@ -364,6 +119,10 @@ void Checker::checkMutations() {
     return;
   const bool lattice = out.hasBody && out.body.kind == BodyKind::Lattice;
   const bool grammar = out.hasBody && out.body.kind == BodyKind::Grammar;
+  static const std::vector<std::string> ops = {"flip",      "add",     "remove", "swap",
+                                               "rearrange", "combine", "perturb"};
+  static const std::vector<std::string> latticeVars = {"cells", "edges"};
+  static const std::vector<std::string> grammarVars = {"parts", "springs", "actuators"};
   std::map<std::string, SourceRange> seen;
   for (auto &r : mutations.front()->rules) {
     const std::string &op = r.op.name;
@@ -378,10 +137,11 @@ void Checker::checkMutations() {
                     "flip needs a target: 'flip cell p = ...' or 'flip actuator p = ...'");
         continue;
       }
-      if (grammar)
-        diags.error(r.op.range, "flip mutates lattice bodies; body " + q(out.body.name) +
-                                    " is a grammar body (use add, remove, rearrange, combine)");
-    } else if (op == "add" || op == "remove" || op == "rearrange" || op == "combine") {
+      if (grammar && r.target.name == "cell")
+        diags.error(r.target.range, "'flip cell' mutates lattice bodies; body " + q(out.body.name) +
+                                        " is a grammar body (use add, remove, swap, rearrange, "
+                                        "combine, perturb, flip actuator)");
+    } else if (std::find(ops.begin(), ops.end(), op) != ops.end()) {
       if (!r.target.name.empty()) {
         diags.error(r.target.range, q(op) + " takes no target: '" + op + " p = 0.3;'");
         continue;
@@ -390,9 +150,10 @@ void Checker::checkMutations() {
         diags.error(r.op.range, q(op) + " mutates grammar bodies; body " + q(out.body.name) +
                                     " is a lattice (use flip cell, flip actuator)");
     } else {
-      std::string c = closest(op, {"flip", "add", "remove", "rearrange", "combine"});
+      std::string c = closest(op, ops);
       diags.error(r.op.range, "unknown mutation " + q(op) +
-                                  (c.empty() ? "; expected flip, add, remove, rearrange or combine"
+                                  (c.empty() ? "; expected flip, add, remove, swap, rearrange, "
+                                               "combine or perturb"
                                              : "; did you mean '" + c + "'?"));
       continue;
     }
@@ -405,18 +166,43 @@ void Checker::checkMutations() {
           .note(it->second, "the first one is here");
       continue;
     }
-    // The rate: a constant in [0, 1], or an expression over cells / edges.
-    std::map<std::string, double> vars = {{"cells", 1}, {"edges", 1}};
-    std::function<bool(const Expr &)> usesVars = [&](const Expr &e) {
-      if (auto *n = dynCast<NameExpr>(&e))
-        return n->name == "cells" || n->name == "edges";
-      if (auto *u = dynCast<UnaryExpr>(&e))
-        return usesVars(*u->operand);
-      if (auto *b = dynCast<BinaryExpr>(&e))
-        return usesVars(*b->lhs) || usesVars(*b->rhs);
-      return false;
+    // The rate: a constant in [0, 1], or an expression over the counts of
+    // the body kind (lattice: cells, edges; grammar: parts, springs, actuators).
+    std::vector<std::string> allowed;
+    if (!grammar)
+      allowed.insert(allowed.end(), latticeVars.begin(), latticeVars.end());
+    if (!lattice)
+      allowed.insert(allowed.end(), grammarVars.begin(), grammarVars.end());
+    const std::vector<std::string> &other = grammar ? latticeVars : grammarVars;
+    bool wrongKind = false, usesVars = false;
+    std::function<void(const Expr &)> scan = [&](const Expr &e) {
+      if (auto *n = dynCast<NameExpr>(&e)) {
+        if (std::find(allowed.begin(), allowed.end(), n->name) != allowed.end())
+          usesVars = true;
+        else if (out.hasBody && std::find(other.begin(), other.end(), n->name) != other.end()) {
+          diags.error(n->range, q(n->name) + " counts " + (grammar ? "lattice" : "grammar") +
+                                    " bodies; body " + q(out.body.name) + " is a " +
+                                    (grammar ? "grammar body: use parts, springs or actuators"
+                                             : "lattice: use cells or edges"));
+          wrongKind = true;
+        }
+      } else if (auto *u = dynCast<UnaryExpr>(&e)) {
+        scan(*u->operand);
+      } else if (auto *b = dynCast<BinaryExpr>(&e)) {
+        scan(*b->lhs);
+        scan(*b->rhs);
+      } else if (auto *c = dynCast<CallExpr>(&e)) {
+        for (auto &a : c->args)
+          scan(*a);
+      }
     };
-    mr.constant = !usesVars(*r.rate);
+    scan(*r.rate);
+    if (wrongKind)
+      continue;
+    mr.constant = !usesVars;
+    std::map<std::string, double> vars;
+    for (const auto &v : allowed)
+      vars[v] = 1;
     auto v = evalNumber(*r.rate, "p", &vars);
     if (!v)
       continue;
@@ -431,6 +217,23 @@ void Checker::checkMutations() {
     } else if (*v < 0) {
       diags.error(r.rate->range, "mutation rate is negative");
       continue;
+    }
+    if (grammar) {
+      body::Scalar rate;
+      std::map<std::string, int> ix = {
+          {"parts", body::kParts}, {"springs", body::kSprings}, {"actuators", body::kActuators}};
+      if (!compileScalar(*r.rate, ix, rate, "a mutation rate", "parts, springs, actuators"))
+        continue;
+      auto &gm = out.grammarMutation;
+      body::Scalar *slot = op == "add"         ? &gm.add
+                           : op == "remove"    ? &gm.remove
+                           : op == "swap"      ? &gm.swap
+                           : op == "rearrange" ? &gm.rearrange
+                           : op == "combine"   ? &gm.combine
+                           : op == "perturb"   ? &gm.perturb
+                                               : &gm.flip;
+      *slot = std::move(rate);
+      gm.untilChanged = gm.untilChanged || r.untilChanged;
     }
     out.mutations.push_back(std::move(mr));
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "sema/Program.h"
+#include "support/BodySpec.h"
 #include "support/Diagnostics.h"
 
 #include <map>
@@ -94,8 +95,44 @@ public:
   void checkWorld();
   void selectPhysics();
 
-  // ---- Bodies.cpp: parts, grammars, bodies, mutations
+  // ---- Parts.cpp: parts into out.parts and out.partSpecs (parallel)
+  /// What a body may still override on a part: its own settings, as written.
+  struct PartExtra {
+    std::optional<double> stiffness, actuation;         ///< the part's
+    std::vector<std::optional<double>> springStiffness; ///< each spring's own
+    std::vector<std::vector<double>> defaults;          ///< points at default params
+    bool ok = true;                                     ///< no error in this part
+  };
+  std::vector<PartExtra> partExtras; ///< parallel to out.partSpecs
   void checkParts();
+  /// Compiles a coordinate into a Scalar over the part's params (`params`:
+  /// name -> index); reports anything else at its location.
+  bool compileScalar(const ast::Expr &e, const std::map<std::string, int> &params,
+                     body::Scalar &out, const std::string &what,
+                     const std::string &namesWhat = "the part's params");
+  /// The index of part `name` in out.partSpecs, or -1.
+  int partIndex(const std::string &name) const;
+
+  // ---- Grammars.cpp: grammars into out.grammars and grammarInfos (parallel)
+  /// A checked grammar: its spec (parts: indices into out.partSpecs until a
+  /// body copies them) and its smallest derivation.
+  struct GrammarInfo {
+    const ast::GrammarDecl *decl = nullptr;
+    body::GrammarSpec spec;     ///< spec.parts left empty; see usedParts
+    std::vector<int> usedParts; ///< AlternativeSpec::part -> out.partSpecs index
+    bool ok = true;             ///< no error in this grammar
+    /// The start symbol's minimal completion (fewest parts, required
+    /// bindings only): totals and nodes per symbol.
+    int minParts = 0, minPoints = 0, minSprings = 0, minDepth = 0;
+    std::vector<int> minCount;
+  };
+  std::vector<GrammarInfo> grammarInfos;
+
+  // ---- GrammarBody.cpp
+  /// `body grammar`: its settings into `body` and, when chosen, out.grammarBody.
+  void checkGrammarBody(const ast::BodyDecl &bd, Body &body, bool chosen);
+
+  // ---- Bodies.cpp: parts, grammars, bodies, mutations
   void checkGrammars();
   void checkBody();
   void checkMutations();

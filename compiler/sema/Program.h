@@ -4,6 +4,7 @@
 #pragma once
 
 #include "frontend/AST.h"
+#include "support/BodySpec.h"
 
 #include <cstdint>
 #include <map>
@@ -149,6 +150,14 @@ struct CheckedProgram {
   std::unique_ptr<ast::Program> ast;
   World world;
   std::vector<Part> parts;
+  /// Every part, evaluated (parallel to `parts`); spring stiffness and
+  /// actuation resolved as the spring's, else the part's, else 3e4 and 0.1.
+  std::vector<body::PartSpec> partSpecs;
+  /// The chosen body, when it is a grammar body: its grammar with exactly
+  /// the parts it uses, stiffness and actuation resolved with the body's.
+  std::optional<body::GrammarBodySpec> grammarBody;
+  /// The mutation rates of a grammar body (all 0 otherwise).
+  body::GrammarMutationSpec grammarMutation;
   std::vector<BodyGrammar> grammars;
   Body body;
   bool hasBody = false;

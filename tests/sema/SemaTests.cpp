@@ -56,7 +56,7 @@ TEST_CASE("the CheckedProgram of examples/eldir.evo", "[sema]") {
   REQUIRE(p.parts.size() == 1);
   CHECK(p.parts[0].points.size() == 3);
   CHECK(p.parts[0].springs.size() == 3);
-  REQUIRE(p.parts[0].ports.size() == 3);
+  REQUIRE(p.parts[0].ports.size() >= 3);
   CHECK(p.parts[0].ports[2].name == "left");
   CHECK(p.parts[0].ports[2].points == std::vector<int>{2, 0});
   REQUIRE(p.mutations.size() == 2);
@@ -323,11 +323,11 @@ TEST_CASE("a grammar body evaluates to rules", "[sema]") {
   springs = [(0, 1), (1, 3), (3, 2), (2, 0), (0, 3)];
   ports = left(0, 2), right(1, 3), down(0, 1);
 }
-part foot { points = [(0, 0), (1, 0), (0.5, 1)]; springs = [(0, 1), (1, 2), (2, 0)]; ports = up(2); }
+part foot { points = [(0, 0), (1, 0), (0.5, 1)]; springs = [(0, 1), (1, 2), (2, 0)]; ports = up(0, 1); }
 grammar Walker {
   start = Body;
   Body -> seg(right: Trunk, down: Leg);
-  Trunk -> seg(right: Trunk, down: Leg) @ 0.5 | seg(down: Leg);
+  Trunk -> seg<left>(right: Trunk?, down: Leg) @ 0.5 | seg<left>(down: Leg);
   Leg -> foot;
 }
 body grammar W { grammar = Walker; max_parts = 12; scale = 0.1; }
@@ -348,6 +348,149 @@ mutation { add p = 0.3; remove p = 0.2; rearrange p = 0.3; combine p = 0.2; }
   CHECK(p.mutations[3].op == "combine");
   CHECK(p.mutations[3].constant);
   CHECK(p.mutations[3].rate == Approx(0.2));
+  // The BodySpec: foot's one port is its implied attach port.
+  REQUIRE(p.grammarBody);
+  const auto &g = p.grammarBody->grammar;
+  REQUIRE(g.symbols.size() == 3);
+  CHECK(g.start == 0);
+  REQUIRE(g.parts.size() == 2);
+  CHECK(g.parts[0].name == "seg");
+  CHECK(g.parts[1].name == "foot");
+  const auto &leg = g.symbols[2].alternatives.at(0);
+  CHECK(leg.part == 1);
+  CHECK(leg.attach == 0);
+  CHECK(g.symbols[0].alternatives.at(0).attach == -1);
+  const auto &trunk = g.symbols[1].alternatives.at(0);
+  CHECK(trunk.attach == 0); // left
+  REQUIRE(trunk.bindings.size() == 2);
+  CHECK(trunk.bindings[0].ports == std::vector<int>{1});
+  CHECK(trunk.bindings[0].symbol == 1);
+  CHECK(trunk.bindings[0].optional);
+  CHECK(!trunk.bindings[1].optional);
+  CHECK(trunk.weight == Approx(0.5));
+  CHECK(p.grammarBody->maxParts == 12);
+  CHECK(p.grammarBody->scale == Approx(0.1));
+  CHECK(p.grammarMutation.add.code.size() == 1);
+  CHECK(body::evalScalar(p.grammarMutation.remove, nullptr) == Approx(0.2));
+  CHECK(p.grammarMutation.swap.code.empty());
+  CHECK(!p.grammarMutation.untilChanged);
+}
+
+TEST_CASE("a part's params become Scalar programs; stiffness resolves", "[sema]") {
+  auto c = test::checkText(R"(part leg {
+  param len = 1.5 in 0.5 .. 2;
+  param w = 0.4 in 0.1 .. 1;
+  points = [(0, 0), (w, 0), (0, -len), (w, sqrt(len * len) - 2 * len)];
+  springs = [(0, 1), (2, 3, 1e4), (0, 2), (1, 3), (0, 3), (1, 2)];
+  stiffness = 2e4;
+  actuators = [2, 3, 4];
+  groups = side(2, 3);
+  ports = top(0, 1), bottom(3, 2);
+  mirror = [1, 0, 3, 2];
+  cells = [(0, 1, 3, 2)];
+}
+grammar G { start = R; limit L = 3; R -> leg(bottom: L?); L -> leg<top>(bottom: L?); }
+body grammar B { grammar = G; max_parts = 5; stiffness = 5e3; actuation = 0.2; overlap = reject; actuator_p = 0.25; }
+mutation { perturb p = 0.2; flip actuator p = 1 / actuators until changed; }
+)");
+  INFO(c->all());
+  REQUIRE(c->program);
+  const auto &p = *c->program;
+  REQUIRE(p.partSpecs.size() == 1);
+  const auto &leg = p.partSpecs[0];
+  REQUIRE(leg.params.size() == 2);
+  CHECK(leg.params[0].name == "len");
+  CHECK(leg.params[0].init == Approx(1.5));
+  CHECK(leg.params[0].lo == Approx(0.5));
+  CHECK(leg.params[0].hi == Approx(2));
+  // (0, -len): Const 0 | Param 0, Neg.
+  REQUIRE(leg.points.size() == 4);
+  CHECK(leg.points[0][0].isConstant());
+  const auto &y2 = leg.points[2][1];
+  REQUIRE(y2.code.size() == 2);
+  CHECK(y2.code[0].op == body::Scalar::Op::Param);
+  CHECK(y2.code[0].param == 0);
+  CHECK(y2.code[1].op == body::Scalar::Op::Neg);
+  double vars[2] = {1.8, 0.3};
+  CHECK(body::evalScalar(leg.points[3][0], vars) == Approx(0.3));
+  CHECK(body::evalScalar(leg.points[3][1], vars) == Approx(1.8 - 3.6));
+  // Defaults drive sema::Part (the lattice path's plain coordinates).
+  CHECK(p.parts[0].points[3][1] == Approx(-1.5));
+  // Genes: group side = springs 2, 3; spring 4 alone; 0 and 1 passive.
+  REQUIRE(leg.genes.size() == 2);
+  CHECK(leg.genes[0].name == "side");
+  CHECK(leg.genes[0].springs == std::vector<int>{2, 3});
+  CHECK(leg.genes[1].name == "s4");
+  CHECK(leg.springs[0].gene == -1);
+  CHECK(leg.springs[3].gene == 0);
+  CHECK(leg.springs[4].gene == 1);
+  CHECK(leg.springs[1].stiffness == Approx(1e4)); // the spring's own
+  CHECK(leg.springs[0].stiffness == Approx(2e4)); // the part's
+  CHECK(leg.mirror == std::vector<int>{1, 0, 3, 2});
+  CHECK(leg.cells == std::vector<std::vector<int>>{{0, 1, 3, 2}});
+  REQUIRE(p.grammarBody);
+  const auto &gb = *p.grammarBody;
+  CHECK(gb.overlap == body::Overlap::Reject);
+  CHECK(gb.actuatorP == Approx(0.25));
+  CHECK(gb.grammar.symbols[1].limit == 3);
+  CHECK(gb.grammar.parts[0].springs[0].stiffness == Approx(2e4));
+  CHECK(gb.grammar.parts[0].springs[1].stiffness == Approx(1e4));
+  CHECK(gb.grammar.parts[0].springs[2].actuation == Approx(0.2)); // the body's
+  // Rates: 1 / actuators reads RateVar kActuators.
+  const auto &flip = p.grammarMutation.flip;
+  REQUIRE(flip.code.size() == 3);
+  CHECK(flip.code[1].op == body::Scalar::Op::Param);
+  CHECK(flip.code[1].param == body::kActuators);
+  double counts[3] = {2, 10, 4};
+  CHECK(body::evalScalar(flip, counts) == Approx(0.25));
+  CHECK(p.grammarMutation.untilChanged);
+}
+
+TEST_CASE("tied pairs, optional bindings and limits give the right indices", "[sema]") {
+  auto c = test::checkText(R"(part trunk {
+  points = [(0, 0), (2, 0), (2, 1), (0, 1)];
+  springs = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (1, 3)];
+  ports = hip_l(0), hip_r(1), right(1, 2), left(3, 0);
+  mirror = [1, 0, 3, 2];
+}
+part seg {
+  points = [(0, 0), (0, -1), (1, -1)];
+  springs = [(0, 1), (1, 2), (2, 0)];
+  ports = top(0), bottom(1);
+}
+grammar Walker {
+  start = Body;
+  limit Leg = 4;
+  Body -> trunk([hip_l, hip_r]: Leg, right: Trunk?);
+  Trunk -> trunk<left>(right: Trunk?, [hip_l, hip_r]: Leg?);
+  Leg -> seg<top, angle = -30 .. 30>(bottom: Leg?) @ 2 | seg<angle = 0 .. 10>(bottom: _);
+}
+body grammar W { grammar = Walker; max_parts = 10; }
+)");
+  INFO(c->all());
+  REQUIRE(c->program);
+  const auto &g = c->program->grammarBody->grammar;
+  REQUIRE(g.symbols.size() == 3);
+  CHECK(g.symbols[0].name == "Body");
+  CHECK(g.symbols[2].name == "Leg");
+  CHECK(g.symbols[2].limit == 4);
+  CHECK(g.symbols[0].limit == -1);
+  const auto &body = g.symbols[0].alternatives.at(0);
+  REQUIRE(body.bindings.size() == 2);
+  CHECK(body.bindings[0].ports == std::vector<int>{0, 1}); // [hip_l, hip_r]
+  CHECK(body.bindings[0].symbol == 2);
+  CHECK(!body.bindings[0].optional);
+  CHECK(body.bindings[1].ports == std::vector<int>{2});
+  CHECK(body.bindings[1].optional);
+  const auto &leg = g.symbols[2].alternatives;
+  REQUIRE(leg.size() == 2);
+  CHECK(leg[0].attach == 0);
+  CHECK(leg[0].hasAngle);
+  CHECK(leg[0].angleLo == Approx(-30));
+  CHECK(leg[0].weight == Approx(2));
+  CHECK(leg[1].attach == 0); // implied: the one port left unbound
+  CHECK(leg[1].angleHi == Approx(10));
+  CHECK(g.symbols[1].alternatives[0].attach == 3); // left
 }
 
 TEST_CASE("a 3D world with vec3 physics and terrain ground", "[sema]") {

@@ -1,0 +1,485 @@
+// Checks of body-part grammars (parts, attach ports, bindings, tied pairs,
+// limits, finishing, smallest derivations) and their evaluation into
+// sema::BodyGrammar and body::GrammarSpec.
+#include "sema/Checker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace evoc::sema {
+
+using namespace ast;
+
+namespace {
+
+std::string q(const std::string &s) { return "'" + s + "'"; }
+
+double dist(const std::vector<double> &a, const std::vector<double> &b) {
+  double s = 0;
+  for (size_t k = 0; k < a.size() && k < b.size(); ++k)
+    s += (a[k] - b[k]) * (a[k] - b[k]);
+  return std::sqrt(s);
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+/// The AST behind one alternative and its bindings (BindingSpec order).
+struct AltAst {
+  const Alternative *alt = nullptr;
+  std::vector<const PortBinding *> bindings;
+};
+
+/// Whether every symbol can finish expanding (following required bindings).
+bool checkFinishes(Checker &c, const Checker::GrammarInfo &gi) {
+  const auto &syms = gi.spec.symbols;
+  std::vector<bool> finite(syms.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t s = 0; s < syms.size(); ++s) {
+      if (finite[s])
+        continue;
+      for (const auto &a : syms[s].alternatives) {
+        bool ok = true;
+        for (const auto &b : a.bindings)
+          ok = ok && (b.optional || finite[size_t(b.symbol)]);
+        if (ok) {
+          finite[s] = changed = true;
+          break;
+        }
+      }
+    }
+  }
+  bool all = true;
+  for (size_t s = 0; s < syms.size(); ++s) {
+    if (finite[s])
+      continue;
+    all = false;
+    for (const auto &p : gi.decl->productions)
+      if (p.lhs.name == syms[s].name) {
+        c.diags.error(p.lhs.range, "symbol " + q(p.lhs.name) +
+                                       " never finishes expanding: every alternative needs "
+                                       "another expansion; add one with empty or optional ports");
+        break;
+      }
+  }
+  return all;
+}
+
+/// Each binding's port and every attach port of the bound symbol's
+/// alternatives: as many points, congruent at the params' defaults (the
+/// child's points in reversed order meet the parent's).
+void checkAttachPorts(Checker &c, const Checker::GrammarInfo &gi,
+                      const std::vector<std::vector<AltAst>> &altAst) {
+  const auto &syms = gi.spec.symbols;
+  for (size_t s = 0; s < syms.size(); ++s)
+    for (size_t a = 0; a < syms[s].alternatives.size(); ++a) {
+      const auto &alt = syms[s].alternatives[a];
+      int pp = gi.usedParts[size_t(alt.part)];
+      const auto &parent = c.out.partSpecs[size_t(pp)];
+      const auto &pdef = c.partExtras[size_t(pp)].defaults;
+      for (size_t b = 0; b < alt.bindings.size(); ++b) {
+        const auto &bind = alt.bindings[b];
+        const PortBinding *pb = altAst[s][a].bindings[b];
+        const auto &port = parent.ports[size_t(bind.ports[0])];
+        const auto &child = syms[size_t(bind.symbol)];
+        for (size_t ca = 0; ca < child.alternatives.size(); ++ca) {
+          const auto &calt = child.alternatives[ca];
+          if (calt.attach < 0)
+            continue;
+          int cp = gi.usedParts[size_t(calt.part)];
+          const auto &cpart = c.out.partSpecs[size_t(cp)];
+          const auto &cdef = c.partExtras[size_t(cp)].defaults;
+          const auto &att = cpart.ports[size_t(calt.attach)];
+          const Alternative *castAst = altAst[size_t(bind.symbol)][ca].alt;
+          std::string childName = q(cpart.name + "<" + att.name + ">") + " of " + q(child.name);
+          if (att.points.size() != port.points.size()) {
+            c.diags
+                .error(pb->port.range, "port " + q(port.name) + " of part " + q(parent.name) +
+                                           " has " + std::to_string(port.points.size()) +
+                                           " points, but alternative " + childName +
+                                           " attaches with " + std::to_string(att.points.size()))
+                .note(castAst->range, "that alternative is here");
+            continue;
+          }
+          size_t n = port.points.size();
+          double size = 0;
+          for (size_t i = 0; i < n; ++i)
+            for (size_t j = 0; j < n; ++j)
+              size =
+                  std::max(size, dist(pdef[size_t(port.points[i])], pdef[size_t(port.points[j])]));
+          for (size_t i = 0; i < n; ++i)
+            for (size_t j = i + 1; j < n; ++j) {
+              double dp = dist(pdef[size_t(port.points[i])], pdef[size_t(port.points[j])]);
+              double dc =
+                  dist(cdef[size_t(att.points[n - 1 - i])], cdef[size_t(att.points[n - 1 - j])]);
+              if (std::fabs(dp - dc) > 1e-9 * std::max(size, dc)) {
+                c.diags
+                    .error(pb->port.range, "port " + q(port.name) + " of part " + q(parent.name) +
+                                               " and the attach port of alternative " + childName +
+                                               " are not congruent: points " + std::to_string(i) +
+                                               " and " + std::to_string(j) + " of the port are " +
+                                               fmt(dp) + " apart, their partners " + fmt(dc) +
+                                               " (at the params' defaults)")
+                    .note(castAst->range, "that alternative is here");
+                i = j = n;
+              }
+            }
+        }
+      }
+    }
+}
+
+/// The smallest derivation of every symbol (fewest parts, then points,
+/// following required bindings only), and the start symbol's totals; the
+/// fewest nodes of each limited symbol any alternative needs.
+void analyse(Checker &c, Checker::GrammarInfo &gi, const std::vector<std::vector<AltAst>> &altAst,
+             const std::vector<const SymbolLimit *> &limitAst) {
+  if (!checkFinishes(c, gi))
+    return;
+  checkAttachPorts(c, gi, altAst);
+  const auto &syms = gi.spec.symbols;
+  const size_t ns = syms.size();
+  struct Cost {
+    int parts = 0, points = 0, springs = 0, depth = 0;
+    bool set = false;
+  };
+  std::vector<Cost> cost(ns);
+  std::vector<int> best(ns, -1);
+  auto altCost = [&](const body::AlternativeSpec &a, Cost &r) {
+    const auto &part = c.out.partSpecs[size_t(gi.usedParts[size_t(a.part)])];
+    r.parts = 1;
+    r.points = int(part.points.size()) -
+               (a.attach >= 0 ? int(part.ports[size_t(a.attach)].points.size()) : 0);
+    r.springs = int(part.springs.size());
+    r.depth = 0;
+    for (const auto &b : a.bindings) {
+      if (b.optional)
+        continue;
+      const Cost &cb = cost[size_t(b.symbol)];
+      if (!cb.set)
+        return false;
+      int m = int(b.ports.size());
+      r.parts += m * cb.parts;
+      r.points += m * cb.points;
+      r.springs += m * cb.springs;
+      r.depth = std::max(r.depth, cb.depth + 1);
+    }
+    r.set = true;
+    return true;
+  };
+  for (int round = 0, changed = 1; changed && round < 10000; ++round) {
+    changed = 0;
+    for (size_t s = 0; s < ns; ++s)
+      for (size_t a = 0; a < syms[s].alternatives.size(); ++a) {
+        Cost r;
+        if (!altCost(syms[s].alternatives[a], r))
+          continue;
+        Cost &cs = cost[s];
+        if (!cs.set || r.parts < cs.parts || (r.parts == cs.parts && r.points < cs.points)) {
+          cs = r;
+          best[s] = int(a);
+          changed = 1;
+        }
+      }
+  }
+  const Cost &root = cost[size_t(gi.spec.start)];
+  gi.minParts = root.parts;
+  gi.minPoints = root.points;
+  gi.minSprings = root.springs;
+  gi.minDepth = root.depth;
+  // Limits: per limited symbol T, the fewest T nodes each symbol's subtree needs.
+  gi.minCount.assign(ns, 0);
+  for (size_t t = 0; t < ns; ++t) {
+    if (syms[t].limit < 0)
+      continue;
+    std::vector<long> need(ns, -1);
+    auto altNeed = [&](size_t s, const body::AlternativeSpec &a) -> long {
+      long n = s == t ? 1 : 0;
+      for (const auto &b : a.bindings) {
+        if (b.optional)
+          continue;
+        if (need[size_t(b.symbol)] < 0)
+          return -1;
+        n += long(b.ports.size()) * need[size_t(b.symbol)];
+      }
+      return n;
+    };
+    for (int round = 0, changed = 1; changed && round < 10000; ++round) {
+      changed = 0;
+      for (size_t s = 0; s < ns; ++s)
+        for (const auto &a : syms[s].alternatives) {
+          long n = altNeed(s, a);
+          if (n >= 0 && (need[s] < 0 || n < need[s]))
+            need[s] = std::min(n, 1L << 40), changed = 1;
+        }
+    }
+    gi.minCount[t] = int(std::min(need[size_t(gi.spec.start)], long(1) << 30));
+    const int lim = syms[t].limit;
+    for (size_t s = 0; s < ns; ++s)
+      for (size_t a = 0; a < syms[s].alternatives.size(); ++a) {
+        long n = altNeed(s, syms[s].alternatives[a]);
+        if (n <= lim)
+          continue;
+        const AltAst &aa = altAst[s][a];
+        // Point at the binding that brings the excess, else the alternative.
+        SourceRange at = aa.alt->range;
+        const auto &bs = syms[s].alternatives[a].bindings;
+        for (size_t b = 0; b < bs.size(); ++b)
+          if (!bs[b].optional && need[size_t(bs[b].symbol)] > 0) {
+            at = aa.bindings[b]->range;
+            break;
+          }
+        c.diags
+            .error(at, "this alternative of " + q(syms[s].name) + " can never be used: it needs " +
+                           std::to_string(n) + " nodes of " + q(syms[t].name) +
+                           ", more than its limit " + std::to_string(lim) +
+                           " (make the binding optional or raise the limit)")
+            .note(limitAst[t]->range, "the limit is here");
+      }
+  }
+}
+
+} // namespace
+
+void Checker::checkGrammars() {
+  for (auto *g : grammars) {
+    const int errorsBefore = diags.errorCount();
+    GrammarInfo gi;
+    gi.decl = g;
+    body::GrammarSpec &spec = gi.spec;
+    spec.name = g->name.name;
+    BodyGrammar bg;
+    bg.name = g->name.name;
+    checkKnownKeys(g->body, "grammar", {"start"});
+    std::map<std::string, int> symIdx;
+    std::vector<const Production *> prods;
+    std::vector<std::string> symNames;
+    for (auto &p : g->productions) {
+      auto [it, fresh] = symIdx.emplace(p.lhs.name, int(prods.size()));
+      if (!fresh) {
+        diags
+            .error(p.lhs.range, "symbol " + q(p.lhs.name) +
+                                    " has two productions; join them "
+                                    "with '|'")
+            .note(prods[size_t(it->second)]->lhs.range, "the first one is here");
+        continue;
+      }
+      prods.push_back(&p);
+      symNames.push_back(p.lhs.name);
+      spec.symbols.push_back({p.lhs.name, {}, -1});
+    }
+    auto symbolRef = [&](const Ident &id) -> int {
+      auto it = symIdx.find(id.name);
+      if (it == symIdx.end()) {
+        undefined(id.range, "symbol", id.name, symNames);
+        return -1;
+      }
+      return it->second;
+    };
+    const Setting *st = g->body.find("start");
+    if (!st) {
+      diags.error(g->name.range, "grammar " + q(bg.name) + " needs 'start = SYMBOL;'");
+    } else if (Expr *e = single(*st, "start")) {
+      if (auto n = evalName(*e, "start")) {
+        bg.start = *n;
+        if (!symIdx.count(*n))
+          undefined(e->range, "symbol", *n, symNames);
+        else
+          spec.start = symIdx[*n];
+      }
+    }
+    std::map<std::string, SourceRange> limitSeen;
+    std::vector<const SymbolLimit *> limitAst(spec.symbols.size(), nullptr);
+    for (const auto &l : g->limits) {
+      int s = symbolRef(l.symbol);
+      auto v = evalInt(*l.value, "limit " + l.symbol.name);
+      if (s < 0 || !v)
+        continue;
+      if (limitAst[size_t(s)]) {
+        diags.error(l.symbol.range, "symbol " + q(l.symbol.name) + " has two limits")
+            .note(limitAst[size_t(s)]->range, "the first one is here");
+        continue;
+      }
+      if (*v < 0) {
+        diags.error(l.value->range, "a limit counts nodes: it must not be negative");
+        continue;
+      }
+      limitAst[size_t(s)] = &l;
+      spec.symbols[size_t(s)].limit = int(*v);
+    }
+
+    std::vector<std::vector<AltAst>> altAst(spec.symbols.size());
+    for (size_t si = 0; si < prods.size(); ++si) {
+      const Production &p = *prods[si];
+      const bool isStart = int(si) == spec.start;
+      GrammarRule rule;
+      rule.symbol = p.lhs.name;
+      for (auto &alt : p.alternatives) {
+        GrammarAlternative ga;
+        ga.part = alt.part.name;
+        int pi = partIndex(alt.part.name);
+        if (pi < 0) {
+          std::vector<std::string> c;
+          for (auto *pd : parts)
+            c.push_back(pd->name.name);
+          undefined(alt.part.range, "part", alt.part.name, c);
+          continue;
+        }
+        const body::PartSpec &ps = out.partSpecs[size_t(pi)];
+        std::vector<std::string> portNames;
+        for (auto &po : ps.ports)
+          portNames.push_back(po.name);
+        auto portRef = [&](const Ident &id) -> int {
+          for (size_t k = 0; k < ps.ports.size(); ++k)
+            if (ps.ports[k].name == id.name)
+              return int(k);
+          std::string c = closest(id.name, portNames);
+          diags.error(id.range, "part " + q(ps.name) + " has no port " + q(id.name) +
+                                    (c.empty() ? "" : "; did you mean '" + c + "'?"));
+          return -1;
+        };
+        body::AlternativeSpec as;
+        auto used = std::find(gi.usedParts.begin(), gi.usedParts.end(), pi);
+        as.part = int(used - gi.usedParts.begin());
+        if (used == gi.usedParts.end())
+          gi.usedParts.push_back(pi);
+        AltAst aa;
+        aa.alt = &alt;
+        std::map<int, SourceRange> bound;
+        for (auto &pb : alt.ports) {
+          std::vector<int> ps2 = {portRef(pb.port)};
+          if (pb.tied)
+            ps2.push_back(portRef(pb.port2));
+          if (std::count(ps2.begin(), ps2.end(), -1))
+            continue;
+          bool twice = false;
+          for (size_t k = 0; k < ps2.size(); ++k) {
+            const Ident &id = k ? pb.port2 : pb.port;
+            auto [it, fresh] = bound.emplace(ps2[k], id.range);
+            if (!fresh) {
+              diags.error(id.range, "port " + q(id.name) + " is bound twice")
+                  .note(it->second, "it is first bound here");
+              twice = true;
+            }
+          }
+          if (twice)
+            continue;
+          if (pb.symbol.name == "_") {
+            if (pb.optional)
+              diags.error(pb.symbol.range, "'_' leaves a port empty; '_?' means nothing more");
+            for (size_t k = 0; k < ps2.size(); ++k)
+              ga.ports.push_back({k ? pb.port2.name : pb.port.name, ""});
+            continue;
+          }
+          int sym = symbolRef(pb.symbol);
+          if (sym < 0)
+            continue;
+          if (sym == spec.start) {
+            diags.error(pb.symbol.range,
+                        "the start symbol " + q(pb.symbol.name) +
+                            " is the root and has no attach port, so it cannot be bound at a "
+                            "port; give the root a symbol of its own");
+            continue;
+          }
+          if (pb.tied) {
+            const auto &pa = ps.ports[size_t(ps2[0])].points;
+            const auto &pbp = ps.ports[size_t(ps2[1])].points;
+            bool ok = !ps.mirror.empty() && pa.size() == pbp.size() && ps2[0] != ps2[1];
+            if (ok) {
+              std::vector<int> img;
+              for (int i : pa)
+                img.push_back(ps.mirror[size_t(i)]);
+              std::vector<int> rev(img.rbegin(), img.rend());
+              ok = img == pbp || rev == pbp;
+            }
+            if (!ok) {
+              diags.error(pb.range,
+                          "the tied pair [" + pb.port.name + ", " + pb.port2.name +
+                              "] needs a mirror of part " + q(ps.name) + " that maps port " +
+                              q(pb.port.name) + " onto port " + q(pb.port2.name) +
+                              (ps.mirror.empty() ? "; the part declares no 'mirror'" : ""));
+              continue;
+            }
+          }
+          as.bindings.push_back({ps2, sym, pb.optional});
+          aa.bindings.push_back(&pb);
+          for (size_t k = 0; k < ps2.size(); ++k)
+            ga.ports.push_back({k ? pb.port2.name : pb.port.name, pb.symbol.name});
+        }
+        // The attach port: written, or implied by the one port left unbound.
+        if (isStart) {
+          if (!alt.attach.name.empty())
+            diags.error(alt.attach.range, "the start symbol's alternatives have no attach port: "
+                                          "the root is not attached to anything");
+          if (alt.hasAngle)
+            diags.error(alt.angleRange, "the root has no attach port, so no angle");
+        } else if (!alt.attach.name.empty()) {
+          as.attach = portRef(alt.attach);
+          if (as.attach >= 0 && bound.count(as.attach))
+            diags
+                .error(alt.attach.range,
+                       "port " + q(alt.attach.name) + " is both the attach port and bound")
+                .note(bound[as.attach], "it is bound here");
+        } else {
+          std::vector<int> free;
+          for (int k = 0; k < int(ps.ports.size()); ++k)
+            if (!bound.count(k))
+              free.push_back(k);
+          if (free.size() == 1) {
+            as.attach = free[0];
+          } else {
+            std::string list;
+            for (int k : free)
+              list += std::string(list.empty() ? "" : ", ") + ps.ports[size_t(k)].name;
+            diags.error(alt.part.range,
+                        "which port of part " + q(ps.name) + " attaches to the parent? write " +
+                            q(ps.name + "<PORT>") +
+                            (free.empty() ? "; every port is bound" : " with one of " + list));
+          }
+        }
+        if (alt.hasAngle && as.attach >= 0) {
+          size_t n = ps.ports[size_t(as.attach)].points.size();
+          bool free = ps.dim == 2 ? n == 1 : n <= 2;
+          if (!(alt.angleLo < alt.angleHi))
+            diags.error(alt.angleRange, "the angle range " + fmt(alt.angleLo) + " .. " +
+                                            fmt(alt.angleHi) +
+                                            " is empty; the low end comes first");
+          else if (!free)
+            diags.error(alt.angleRange,
+                        "port " + q(ps.ports[size_t(as.attach)].name) + " has " +
+                            std::to_string(n) + " points, which fix the placement; an angle " +
+                            "applies only to a port of one point" + (ps.dim == 3 ? " or two" : ""));
+          else {
+            as.hasAngle = true;
+            as.angleLo = alt.angleLo;
+            as.angleHi = alt.angleHi;
+          }
+        }
+        if (alt.weight) {
+          if (auto w = evalNumber(*alt.weight, "weight")) {
+            if (*w <= 0)
+              diags.error(alt.weight->range, "a production weight must be positive");
+            else
+              as.weight = ga.weight = *w;
+          }
+        }
+        spec.symbols[si].alternatives.push_back(std::move(as));
+        altAst[si].push_back(std::move(aa));
+        rule.alternatives.push_back(std::move(ga));
+      }
+      bg.rules.push_back(std::move(rule));
+    }
+    if (diags.errorCount() == errorsBefore && spec.start >= 0)
+      analyse(*this, gi, altAst, limitAst);
+    gi.ok = diags.errorCount() == errorsBefore;
+    out.grammars.push_back(std::move(bg));
+    grammarInfos.push_back(std::move(gi));
+  }
+}
+
+} // namespace evoc::sema

@@ -1,0 +1,539 @@
+// Checks of parts (params, points, springs, actuators, groups, ports, mirror,
+// cells) and their evaluation into sema::Part and body::PartSpec.
+#include "sema/Checker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace evoc::sema {
+
+using namespace ast;
+
+namespace {
+
+std::string q(const std::string &s) { return "'" + s + "'"; }
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+double dist(const std::vector<double> &a, const std::vector<double> &b) {
+  double s = 0;
+  for (size_t k = 0; k < a.size() && k < b.size(); ++k)
+    s += (a[k] - b[k]) * (a[k] - b[k]);
+  return std::sqrt(s);
+}
+
+/// The signed volume (2D: area) spanned by the points `ix` relative to ix[0].
+double orientedVolume(const std::vector<std::vector<double>> &p, const std::vector<int> &ix) {
+  auto d = [&](int i, int k) { return p[ix[i]][k] - p[ix[0]][k]; };
+  if (ix.size() == 3)
+    return d(1, 0) * d(2, 1) - d(1, 1) * d(2, 0);
+  return d(1, 0) * (d(2, 1) * d(3, 2) - d(2, 2) * d(3, 1)) -
+         d(1, 1) * (d(2, 0) * d(3, 2) - d(2, 2) * d(3, 0)) +
+         d(1, 2) * (d(2, 0) * d(3, 1) - d(2, 1) * d(3, 0));
+}
+
+/// Greedily picks the best-conditioned simplex (dim + 1 points) of `p`:
+/// the one whose orientation tells a reflection from a rotation.
+std::vector<int> spanningSimplex(const std::vector<std::vector<double>> &p, int dim) {
+  int n = int(p.size());
+  if (n < dim + 1)
+    return {};
+  std::vector<int> ix = {0};
+  int far = 0;
+  for (int i = 1; i < n; ++i)
+    if (dist(p[i], p[0]) > dist(p[far], p[0]))
+      far = i;
+  ix.push_back(far);
+  for (int k = 2; k <= dim; ++k) {
+    int best = -1;
+    double bestV = 0;
+    for (int i = 0; i < n; ++i) {
+      std::vector<int> t = ix;
+      t.push_back(i);
+      double v;
+      if (k < dim) { // 3D, third point: the area of the triangle
+        double ax = p[ix[1]][0] - p[0][0], ay = p[ix[1]][1] - p[0][1], az = p[ix[1]][2] - p[0][2];
+        double bx = p[i][0] - p[0][0], by = p[i][1] - p[0][1], bz = p[i][2] - p[0][2];
+        v = std::hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx);
+      } else {
+        v = std::fabs(orientedVolume(p, t));
+      }
+      if (v > bestV)
+        bestV = v, best = i;
+    }
+    if (best < 0)
+      return {};
+    ix.push_back(best);
+  }
+  return ix;
+}
+
+} // namespace
+
+int Checker::partIndex(const std::string &name) const {
+  for (size_t i = 0; i < out.partSpecs.size(); ++i)
+    if (out.partSpecs[i].name == name)
+      return int(i);
+  return -1;
+}
+
+bool Checker::compileScalar(const Expr &e, const std::map<std::string, int> &params,
+                            body::Scalar &s, const std::string &what,
+                            const std::string &namesWhat) {
+  using Op = body::Scalar::Op;
+  auto bad = [&](const std::string &msg) {
+    diags.error(e.range, msg + " in " + what + "; it may use numbers, " + namesWhat +
+                             ", + - * /, sqrt, sin and cos");
+    return false;
+  };
+  switch (e.kind) {
+  case ExprKind::Number:
+    s.code.push_back({Op::Const, cast<NumberExpr>(&e)->value, -1});
+    return true;
+  case ExprKind::Name: {
+    const auto &n = cast<NameExpr>(&e)->name;
+    auto it = params.find(n);
+    if (it != params.end()) {
+      s.code.push_back({Op::Param, 0, it->second});
+      return true;
+    }
+    if (n == "pi") {
+      s.code.push_back({Op::Const, M_PI, -1});
+      return true;
+    }
+    std::vector<std::string> names;
+    for (const auto &[k, v] : params)
+      names.push_back(k);
+    std::string c = closest(n, names);
+    if (!c.empty()) {
+      diags.error(e.range, "unknown name " + q(n) + " in " + what + "; did you mean " + q(c) + "?");
+      return false;
+    }
+    return bad("unknown name " + q(n));
+  }
+  case ExprKind::Unary: {
+    auto *u = cast<UnaryExpr>(&e);
+    if (u->op == UnaryOp::Not)
+      return bad("'!'");
+    if (!compileScalar(*u->operand, params, s, what, namesWhat))
+      return false;
+    if (u->op == UnaryOp::Neg)
+      s.code.push_back({Op::Neg, 0, -1});
+    return true;
+  }
+  case ExprKind::Binary: {
+    auto *b = cast<BinaryExpr>(&e);
+    Op op = b->op == BinaryOp::Add   ? Op::Add
+            : b->op == BinaryOp::Sub ? Op::Sub
+            : b->op == BinaryOp::Mul ? Op::Mul
+            : b->op == BinaryOp::Div ? Op::Div
+                                     : Op::Const;
+    if (op == Op::Const) {
+      diags.error(b->opRange, std::string("operator '") + binaryOpSpelling(b->op) + "' in " + what +
+                                  "; it may use + - * /, sqrt, sin and cos");
+      return false;
+    }
+    if (!compileScalar(*b->lhs, params, s, what, namesWhat) ||
+        !compileScalar(*b->rhs, params, s, what, namesWhat))
+      return false;
+    s.code.push_back({op, 0, -1});
+    return true;
+  }
+  case ExprKind::Call: {
+    auto *c = cast<CallExpr>(&e);
+    const std::string &f = c->callee.name;
+    Op op = f == "sqrt" ? Op::Sqrt : f == "sin" ? Op::Sin : f == "cos" ? Op::Cos : Op::Const;
+    if (op == Op::Const)
+      return bad("function " + q(f));
+    if (c->args.size() != 1 || !c->namedArgs.empty())
+      return bad(q(f) + " takes one argument");
+    if (!compileScalar(*c->args[0], params, s, what, namesWhat))
+      return false;
+    s.code.push_back({op, 0, -1});
+    return true;
+  }
+  default:
+    return bad("this expression");
+  }
+}
+
+void Checker::checkParts() {
+  for (auto *pd : parts) {
+    const int errorsBefore = diags.errorCount();
+    Part part;
+    part.name = pd->name.name;
+    part.decl = pd;
+    body::PartSpec spec;
+    spec.name = part.name;
+    PartExtra ex;
+    checkKnownKeys(pd->body, "part",
+                   {"points", "springs", "stiffness", "actuation", "actuators", "groups", "ports",
+                    "mirror", "cells"});
+
+    // Params: `param len = 1 in 0.5 .. 2;`
+    std::map<std::string, int> paramIdx;
+    std::vector<double> defaults;
+    for (const auto &prm : pd->params) {
+      if (paramIdx.count(prm.name.name)) {
+        diags.error(prm.name.range, "param " + q(prm.name.name) + " is declared twice");
+        continue;
+      }
+      auto init = evalNumber(*prm.init, "param " + prm.name.name);
+      auto lo = evalNumber(*prm.lo, "param " + prm.name.name);
+      auto hi = evalNumber(*prm.hi, "param " + prm.name.name);
+      if (!init || !lo || !hi)
+        continue;
+      if (!(*lo < *hi)) {
+        diags.error(prm.lo->range, "param " + q(prm.name.name) + " has an empty range " + fmt(*lo) +
+                                       " .. " + fmt(*hi) + "; the low end comes first");
+        continue;
+      }
+      if (*init < *lo || *init > *hi) {
+        diags.error(prm.init->range, "the default " + fmt(*init) + " of param " + q(prm.name.name) +
+                                         " is outside its range " + fmt(*lo) + " .. " + fmt(*hi));
+        continue;
+      }
+      paramIdx[prm.name.name] = int(spec.params.size());
+      spec.params.push_back({prm.name.name, *init, *lo, *hi});
+      defaults.push_back(*init);
+    }
+
+    const Setting *pts = pd->body.find("points");
+    if (!pts) {
+      diags.error(pd->name.range, "part " + q(part.name) +
+                                      " has no points; add "
+                                      "'points = [(0, 0), (1, 0), ...];'");
+      continue;
+    }
+    const int dim = haveWorld ? out.world.dim : 0;
+    int firstDim = 0;
+    auto *list = pts->values.size() == 1 ? dynCast<ListExpr>(pts->values[0].get()) : nullptr;
+    if (!list) {
+      diags.error(pts->range, "points must be a list of coordinates: [(0, 0), (1, 0), ...]");
+      continue;
+    }
+    for (auto &pe : list->elems) {
+      auto *t = dynCast<TupleExpr>(pe.get());
+      if (!t) {
+        diags.error(pe->range, "a point is a tuple of coordinates, e.g. (0.5, 1)");
+        continue;
+      }
+      int n = int(t->elems.size());
+      if (firstDim == 0)
+        firstDim = n;
+      if ((dim && n != dim) || n != firstDim || n < 2 || n > 3) {
+        diags.error(pe->range, "a point has " + std::to_string(dim ? dim : firstDim) +
+                                   " coordinates here, not " + std::to_string(n));
+        continue;
+      }
+      std::vector<double> xs;
+      std::vector<body::Scalar> coords;
+      for (auto &c : t->elems) {
+        body::Scalar sc;
+        if (!compileScalar(*c, paramIdx, sc, "a point coordinate"))
+          continue;
+        double v = body::evalScalar(sc, defaults.data());
+        if (!std::isfinite(v)) {
+          diags.error(c->range, "this coordinate is not a finite number at the params' defaults");
+          continue;
+        }
+        xs.push_back(v);
+        coords.push_back(std::move(sc));
+      }
+      if (int(xs.size()) != n)
+        continue;
+      part.points.push_back(xs);
+      spec.points.push_back(std::move(coords));
+    }
+    spec.dim = dim ? dim : (firstDim ? firstDim : 2);
+    int np = int(part.points.size());
+    auto pointIndex = [&](const Expr &e, const std::string &what) -> std::optional<int> {
+      auto v = evalInt(e, what);
+      if (!v)
+        return std::nullopt;
+      if (*v < 0 || *v >= np) {
+        diags.error(e.range, "point index " + std::to_string(*v) + " is out of range; part " +
+                                 q(part.name) + " has points 0.." + std::to_string(np - 1));
+        return std::nullopt;
+      }
+      return int(*v);
+    };
+    auto positive = [&](const Expr &e, const std::string &what) -> std::optional<double> {
+      auto v = evalNumber(e, what);
+      if (v && !(*v > 0)) {
+        diags.error(e.range, q(what) + " must be positive");
+        return std::nullopt;
+      }
+      return v;
+    };
+    if (const Setting *s = pd->body.find("stiffness"))
+      if (Expr *e = single(*s, "stiffness"))
+        ex.stiffness = positive(*e, "stiffness");
+    if (const Setting *s = pd->body.find("actuation"))
+      if (Expr *e = single(*s, "actuation"))
+        if (auto v = evalNumber(*e, "actuation")) {
+          if (*v < 0)
+            diags.error(e->range, "'actuation' must not be negative");
+          else
+            ex.actuation = v;
+        }
+
+    // Springs: (a, b) or (a, b, stiffness).
+    if (const Setting *sp = pd->body.find("springs")) {
+      auto *sl = sp->values.size() == 1 ? dynCast<ListExpr>(sp->values[0].get()) : nullptr;
+      if (!sl)
+        diags.error(sp->range, "springs must be a list of point index pairs: [(0, 1), (1, 2)]");
+      else
+        for (auto &se : sl->elems) {
+          auto *t = dynCast<TupleExpr>(se.get());
+          if (!t || t->elems.size() < 2 || t->elems.size() > 3) {
+            diags.error(se->range, "a spring is a pair of point indices, e.g. (0, 1), or a "
+                                   "triple with its stiffness, (0, 1, 1e4)");
+            continue;
+          }
+          auto a = pointIndex(*t->elems[0], "a spring endpoint");
+          auto b = pointIndex(*t->elems[1], "a spring endpoint");
+          std::optional<double> k;
+          if (t->elems.size() == 3 && !(k = positive(*t->elems[2], "a spring's stiffness")))
+            continue;
+          if (!a || !b)
+            continue;
+          if (*a == *b) {
+            diags.error(se->range, "a spring joins two different points");
+            continue;
+          }
+          for (auto &[x, y] : part.springs)
+            if ((x == *a && y == *b) || (x == *b && y == *a))
+              diags.warning(se->range, "spring (" + std::to_string(*a) + ", " + std::to_string(*b) +
+                                           ") is listed twice");
+          part.springs.push_back({*a, *b});
+          ex.springStiffness.push_back(k);
+          body::SpringSpec ss;
+          ss.a = *a;
+          ss.b = *b;
+          ss.stiffness = k ? *k : ex.stiffness ? *ex.stiffness : 3e4;
+          ss.actuation = ex.actuation ? *ex.actuation : 0.1;
+          spec.springs.push_back(ss);
+        }
+    }
+    const int ns = int(spec.springs.size());
+    auto springIndex = [&](const Expr &e, const std::string &what) -> std::optional<int> {
+      auto v = evalInt(e, what);
+      if (!v)
+        return std::nullopt;
+      if (*v < 0 || *v >= ns) {
+        diags.error(e.range, "spring index " + std::to_string(*v) + " is out of range; part " +
+                                 q(part.name) + " has springs 0.." + std::to_string(ns - 1));
+        return std::nullopt;
+      }
+      return int(*v);
+    };
+
+    // Actuators (all by default) and groups: one actuation gene each.
+    std::vector<bool> actuatable(size_t(ns), true);
+    if (const Setting *s = pd->body.find("actuators")) {
+      Expr *e = single(*s, "actuators");
+      auto *l = e ? dynCast<ListExpr>(e) : nullptr;
+      auto *n = e ? dynCast<NameExpr>(e) : nullptr;
+      if (n && (n->name == "all" || n->name == "none")) {
+        std::fill(actuatable.begin(), actuatable.end(), n->name == "all");
+      } else if (l) {
+        std::fill(actuatable.begin(), actuatable.end(), false);
+        for (auto &ie : l->elems)
+          if (auto i = springIndex(*ie, "an actuator"))
+            actuatable[size_t(*i)] = true;
+      } else if (e) {
+        diags.error(e->range, "actuators is all, none or a list of spring indices, e.g. [0, 2]");
+      }
+    }
+    std::vector<int> geneOf(size_t(ns), -1);
+    if (const Setting *g = pd->body.find("groups")) {
+      std::set<std::string> names;
+      for (auto &v : g->values) {
+        auto *call = dynCast<CallExpr>(v.get());
+        if (!call || call->args.empty() || !call->namedArgs.empty()) {
+          diags.error(v->range, "a group is a name and its springs, e.g. side(2, 3)");
+          continue;
+        }
+        call->ref = CallRef::Setting;
+        if (!names.insert(call->callee.name).second) {
+          diags.error(call->callee.range, "group " + q(call->callee.name) + " is declared twice");
+          continue;
+        }
+        body::GeneSpec gene;
+        gene.name = call->callee.name;
+        for (auto &a : call->args) {
+          auto i = springIndex(*a, "a group's spring");
+          if (!i)
+            continue;
+          if (!actuatable[size_t(*i)]) {
+            diags.error(a->range, "spring " + std::to_string(*i) + " of group " + q(gene.name) +
+                                      " is not an actuator (see 'actuators')");
+            continue;
+          }
+          if (geneOf[size_t(*i)] >= 0) {
+            diags.error(a->range, "spring " + std::to_string(*i) + " is in two groups");
+            continue;
+          }
+          geneOf[size_t(*i)] = int(spec.genes.size());
+          gene.springs.push_back(*i);
+        }
+        spec.genes.push_back(std::move(gene));
+      }
+    }
+    for (int i = 0; i < ns; ++i) {
+      if (!actuatable[size_t(i)])
+        continue;
+      if (geneOf[size_t(i)] < 0) {
+        geneOf[size_t(i)] = int(spec.genes.size());
+        spec.genes.push_back({"s" + std::to_string(i), {i}});
+      }
+      spec.springs[size_t(i)].gene = geneOf[size_t(i)];
+    }
+
+    if (const Setting *po = pd->body.find("ports")) {
+      std::map<std::string, SourceRange> seen;
+      for (auto &v : po->values) {
+        auto *call = dynCast<CallExpr>(v.get());
+        if (!call || call->args.empty() || !call->namedArgs.empty()) {
+          diags.error(v->range, "a port is a name and its points, e.g. left(2, 0)");
+          continue;
+        }
+        call->ref = CallRef::Setting;
+        auto [it, fresh] = seen.emplace(call->callee.name, call->callee.range);
+        if (!fresh) {
+          diags.error(call->callee.range, "port " + q(call->callee.name) + " is declared twice")
+              .note(it->second, "the first one is here");
+          continue;
+        }
+        Port port;
+        port.name = call->callee.name;
+        for (auto &a : call->args)
+          if (auto i = pointIndex(*a, "a port point")) {
+            if (std::count(port.points.begin(), port.points.end(), *i))
+              diags.error(a->range,
+                          "port " + q(port.name) + " lists point " + std::to_string(*i) + " twice");
+            else
+              port.points.push_back(*i);
+          }
+        spec.ports.push_back({port.name, port.points});
+        part.ports.push_back(port);
+      }
+    }
+
+    // Mirror: a permutation that is a reflection of the part.
+    if (const Setting *mi = pd->body.find("mirror")) {
+      Expr *e = single(*mi, "mirror");
+      auto *l = e ? dynCast<ListExpr>(e) : nullptr;
+      std::vector<int> m;
+      if (e && !l)
+        diags.error(e->range, "mirror is a list giving each point's image, e.g. [1, 0, 3, 2]");
+      else if (l && int(l->elems.size()) != np)
+        diags.error(e->range, "mirror gives " + std::to_string(l->elems.size()) +
+                                  " images, but part " + q(part.name) + " has " +
+                                  std::to_string(np) + " points");
+      else if (l) {
+        for (auto &ie : l->elems)
+          if (auto i = pointIndex(*ie, "a mirror image"))
+            m.push_back(*i);
+      }
+      if (l && int(m.size()) == np && np > 0) {
+        std::string why;
+        std::vector<int> seenAt(size_t(np), -1);
+        for (int i = 0; i < np && why.empty(); ++i) {
+          if (seenAt[size_t(m[i])] >= 0)
+            why = "points " + std::to_string(seenAt[size_t(m[i])]) + " and " + std::to_string(i) +
+                  " both map to point " + std::to_string(m[i]) + ", so it is not a permutation";
+          seenAt[size_t(m[i])] = i;
+        }
+        for (int i = 0; i < np && why.empty(); ++i)
+          if (m[size_t(m[i])] != i)
+            why = "point " + std::to_string(i) + " maps to " + std::to_string(m[i]) +
+                  ", which maps to " + std::to_string(m[size_t(m[i])]) +
+                  "; a reflection maps each point back";
+        double size = 0;
+        for (int i = 0; i < np; ++i)
+          for (int j = 0; j < np; ++j)
+            size = std::max(size, dist(part.points[i], part.points[j]));
+        const double tol = 1e-9 * std::max(size, 1e-300);
+        for (int i = 0; i < np && why.empty(); ++i)
+          for (int j = i + 1; j < np && why.empty(); ++j) {
+            double d0 = dist(part.points[i], part.points[j]);
+            double d1 = dist(part.points[m[i]], part.points[m[j]]);
+            if (std::fabs(d0 - d1) > tol)
+              why = "points " + std::to_string(i) + " and " + std::to_string(j) + " are " +
+                    fmt(d0) + " apart, their images " + std::to_string(m[i]) + " and " +
+                    std::to_string(m[j]) + " " + fmt(d1) + " (at the params' defaults)";
+          }
+        if (why.empty()) {
+          // Distances kept: an isometry; it must turn the part over.
+          std::vector<int> simplex = spanningSimplex(part.points, spec.dim);
+          if (!simplex.empty()) {
+            double v0 = orientedVolume(part.points, simplex);
+            std::vector<int> image;
+            for (int i : simplex)
+              image.push_back(m[size_t(i)]);
+            double v1 = orientedVolume(part.points, image);
+            if (std::fabs(v0) > 1e-9 * std::pow(size, spec.dim) && v0 * v1 > 0)
+              why = "it keeps the part's orientation: a rotation, not a reflection";
+          }
+        }
+        std::set<std::pair<int, int>> springSet;
+        for (auto &[a, b] : part.springs)
+          springSet.insert({std::min(a, b), std::max(a, b)});
+        for (size_t k = 0; k < part.springs.size() && why.empty(); ++k) {
+          auto [a, b] = part.springs[k];
+          int ma = m[size_t(a)], mb = m[size_t(b)];
+          if (!springSet.count({std::min(ma, mb), std::max(ma, mb)}))
+            why = "it maps spring (" + std::to_string(a) + ", " + std::to_string(b) + ") to (" +
+                  std::to_string(ma) + ", " + std::to_string(mb) + "), which is not a spring";
+        }
+        if (!why.empty())
+          diags.error(e->range, "mirror of part " + q(part.name) + " is not a reflection: " + why);
+        else
+          spec.mirror = m;
+      }
+    }
+
+    // Cells: convex solids for the overlap test (default: the convex hull).
+    if (const Setting *ce = pd->body.find("cells")) {
+      Expr *e = single(*ce, "cells");
+      auto *l = e ? dynCast<ListExpr>(e) : nullptr;
+      if (e && !l)
+        diags.error(e->range, "cells is a list of point tuples, e.g. [(0, 1, 2)]");
+      const int need = spec.dim == 2 ? 3 : 4;
+      for (size_t c = 0; l && c < l->elems.size(); ++c) {
+        auto *t = dynCast<TupleExpr>(l->elems[c].get());
+        if (!t || int(t->elems.size()) < need) {
+          diags.error(l->elems[c]->range, "a cell lists at least " + std::to_string(need) +
+                                              " points in " + std::to_string(spec.dim) +
+                                              "D, e.g. (0, 1, 2" + (need == 4 ? ", 3" : "") + ")");
+          continue;
+        }
+        std::vector<int> cell;
+        for (auto &ie : t->elems)
+          if (auto i = pointIndex(*ie, "a cell point")) {
+            if (std::count(cell.begin(), cell.end(), *i))
+              diags.error(ie->range, "a cell lists point " + std::to_string(*i) + " twice");
+            else
+              cell.push_back(*i);
+          }
+        spec.cells.push_back(cell);
+      }
+    }
+
+    ex.defaults = part.points;
+    ex.ok = diags.errorCount() == errorsBefore;
+    out.parts.push_back(std::move(part));
+    out.partSpecs.push_back(std::move(spec));
+    partExtras.push_back(std::move(ex));
+  }
+}
+
+} // namespace evoc::sema
