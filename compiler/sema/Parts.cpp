@@ -267,7 +267,7 @@ void Checker::checkParts() {
     auto positive = [&](const Expr &e, const std::string &what) -> std::optional<double> {
       auto v = evalNumber(e, what);
       if (v && !(*v > 0)) {
-        diags.error(e.range, q(what) + " must be positive");
+        diags.error(e.range, (what == "stiffness" ? q(what) : what) + " must be positive");
         return std::nullopt;
       }
       return v;
