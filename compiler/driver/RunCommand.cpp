@@ -3,11 +3,13 @@
 // a resumable run directory.
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "driver/Driver.h"
 #include "driver/Session.h"
 #include "evolve/Evolution.h"
+#include "evolve/LatticeModel.h"
 #include "evolve/TrainEvaluate.h"
 #include "support/Error.h"
 
@@ -59,43 +61,61 @@ std::string defaultOut(const std::string &file) {
   return "runs/" + stem;
 }
 
-/// Maps the checked .evo settings onto the engine's configuration.
-evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
-                                        const runtime::TrainOptions &train) {
-  if (!p.hasBody || p.body.kind != ast::BodyKind::Lattice)
-    throw Error("evoc run needs a `body lattice` (grammar bodies are checked but cannot be "
-                "evolved yet)");
+/// The lattice body of a checked `body lattice` with its `mutation` rules.
+std::shared_ptr<const evolve::BodyModel> latticeModel(const sema::CheckedProgram &p) {
   if (p.body.cell != "triangle")
     throw Error("only lattices of the triangle cell can be evolved yet (the body uses '" +
                 p.body.cell + "')");
-  evolve::EvolutionConfig c;
-  c.population = int(p.evolve.population);
-  c.generations = int(p.evolve.generations);
-  c.seed = p.evolve.seed;
-  c.body.rows = int(p.body.rows);
-  c.body.cols = int(p.body.cols);
-  c.body.edge = p.body.edge;
-  c.body.stiffness = p.body.stiffness;
-  c.body.actuation = p.body.actuation;
-  c.body.baseY = p.world.ground.height;
-  c.body.fillHoles = c.body.largestComponent = false;
+  evolve::LatticeSpec body;
+  body.rows = int(p.body.rows);
+  body.cols = int(p.body.cols);
+  body.edge = p.body.edge;
+  body.stiffness = p.body.stiffness;
+  body.actuation = p.body.actuation;
+  body.baseY = p.world.ground.height;
+  body.fillHoles = body.largestComponent = false;
   for (const auto &r : p.body.repair) {
-    c.body.fillHoles |= r == "fill_holes";
-    c.body.largestComponent |= r == "largest_component";
+    body.fillHoles |= r == "fill_holes";
+    body.largestComponent |= r == "largest_component";
   }
+  evolve::LatticeMutation mutation = evolve::kReferenceLatticeMutation;
   for (const auto &m : p.mutations) {
     if (m.op != "flip")
       throw Error("mutation '" + m.op +
                   "' applies to grammar bodies; a lattice body "
                   "mutates with flip rules");
-    double rate = m.constant ? m.rate : -1; // -1: the engine evaluates 1/cells, 1/edges
+    double rate = m.constant ? m.rate : -1; // -1: the model evaluates 1/cells, 1/edges
     if (m.target == "cell") {
-      c.mutation.cellRate = rate;
-      c.mutation.untilChanged = m.untilChanged;
+      mutation.cellRate = rate;
+      mutation.untilChanged = m.untilChanged;
     } else {
-      c.mutation.actuatorRate = rate;
+      mutation.actuatorRate = rate;
     }
   }
+  return std::make_shared<evolve::LatticeModel>(body, mutation);
+}
+
+// ---------------------------------------------------------------------------
+// THE BODY MODEL OF A CHECKED PROGRAM: the one place that maps a `body`
+// block onto a runtime body representation. Grammar bodies are to be added
+// here (a GrammarBody model built from the program's GrammarBodySpec and
+// GrammarMutationSpec); until then they keep the error below.
+// ---------------------------------------------------------------------------
+std::shared_ptr<const evolve::BodyModel> bodyModel(const sema::CheckedProgram &p) {
+  if (p.hasBody && p.body.kind == ast::BodyKind::Lattice)
+    return latticeModel(p);
+  throw Error("evoc run needs a `body lattice` (grammar bodies are checked but cannot be "
+              "evolved yet)");
+}
+
+/// Maps the checked .evo settings onto the engine's configuration.
+evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
+                                        const runtime::TrainOptions &train) {
+  evolve::EvolutionConfig c;
+  c.body = bodyModel(p);
+  c.population = int(p.evolve.population);
+  c.generations = int(p.evolve.generations);
+  c.seed = p.evolve.seed;
   const auto &f = p.evolve.fitness;
   if (f.reduce == "max")
     c.fitness.kind = evolve::FitnessKind::MaxNegLoss;
@@ -116,7 +136,10 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
     if (p.evolve.select.tournamentSize > 0)
       c.selection.tournamentSize = int(p.evolve.select.tournamentSize);
   }
-  c.robotStepsPerDesign = double(train.steps - 1) * std::max(1, train.iterations);
+  // Forward steps per design: every iteration's rollout, and with updates one
+  // more forward-only rollout of the final weights (SCIENCE.md).
+  c.robotStepsPerDesign =
+      double(train.steps - 1) * (train.iterations > 0 ? train.iterations + 1 : 1);
   return c;
 }
 

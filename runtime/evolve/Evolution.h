@@ -1,17 +1,21 @@
-// The evolution engine: a (mu + lambda) genetic algorithm over lattice bodies
-// whose fitness comes from a caller-supplied evaluate callback (the trainer),
-// writing a crash-safe, resumable run directory (RunDir.h).
+// The evolution engine: a (mu + lambda) genetic algorithm over the bodies
+// of a BodyModel (BodyModel.h: lattice masks, grammar derivation trees)
+// whose fitness comes from a caller-supplied evaluate callback (the
+// trainer), writing a crash-safe, resumable run directory (Recorder.h).
 //
 // Generation 0 evaluates P random bodies; every later generation lets each
-// parent (in rank order) make one mutated offspring, evaluates the offspring
+// parent (in rank order) make one varied offspring, evaluates the offspring
 // in one batch, drops invalid ones and selects the next P from parents plus
-// offspring. `generations` counts generation 0, so a run logs generations
-// 0 .. generations-1 and evaluates P * generations designs (plus any random
-// bodies re-drawn because a whole initial population was invalid).
+// offspring. No robot is trained twice in a run: an archive maps each
+// robot's canonical key (CanonicalHash.h) to its evaluation; a child that
+// repeats an archived robot (or a sibling) is re-varied up to
+// maxDuplicateRetries times, then reuses the archived result. `generations`
+// counts generation 0, so a run logs generations 0 .. generations-1.
 #pragma once
 
+#include "evolve/BodyModel.h"
 #include "evolve/Fitness.h"
-#include "evolve/Lattice.h"
+#include "evolve/LatticeModel.h"
 #include "evolve/Selection.h"
 #include "evolve/Svg.h"
 
@@ -23,6 +27,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,7 +45,7 @@ struct EvalBatch {
 
 /// The trainer's answer for one body.
 struct Evaluation {
-  std::vector<double> losses; ///< the learning curve, one loss per iteration
+  std::vector<double> losses; ///< the learning curve (iterations + 1 losses, SCIENCE.md)
   bool valid = true;          ///< false: the trainer itself rejects the body
   std::string reason;         ///< why, when !valid
   /// Trained parameters as PARAMS.json's entry ({"w1", "b1", "w2", "b2"}).
@@ -69,9 +74,9 @@ struct EvolutionConfig {
   int population = 50;
   int generations = 50; ///< including generation 0; may grow on resume
   uint64_t seed = 1;
-  LatticeSpec body;
-  /// Rates per bit; a rate < 0 means SCIENCE.md's 1/#triangles, 1/#edges.
-  LatticeMutation mutation{-1, true, 2.0, -1, 1000};
+  /// The body representation with its variation settings (for a lattice:
+  /// LatticeModel.h); required.
+  std::shared_ptr<const BodyModel> body;
   FitnessSpec fitness;
   SelectionSpec selection;
   double robotStepsPerDesign = 0; ///< robot-steps/s when Evaluation::robotSteps is 0
@@ -80,6 +85,9 @@ struct EvolutionConfig {
   /// phenotype is ~60 KB of JSON, and any genotype expands to it again.
   int phenotypeLimit = 50;
   int maxInitialAttempts = 10; ///< re-draws of an all-invalid generation 0
+  /// Re-variations of a child whose robot was evaluated before (or equals a
+  /// sibling's); then it reuses the archived evaluation.
+  int maxDuplicateRetries = 5;
 };
 
 /// Where and how to run.
@@ -97,8 +105,8 @@ struct RunSummary {
   int lastGeneration = -1; ///< last completed generation
   uint64_t bestId = 0;
   double bestFitness = 0;
-  uint64_t designsEvaluated = 0;
-  double seconds = 0; ///< wall time of this invocation
+  uint64_t designsEvaluated = 0; ///< robots sent to the trainer (duplicates are not)
+  double seconds = 0;            ///< wall time of this invocation
 };
 
 /// Runs (or resumes) an evolution and returns its summary. Throws evoc::Error
@@ -109,7 +117,8 @@ struct RunSummary {
 RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluate,
                         const RunOptions &options);
 
-/// The settings a resume must match, as stored in state.json.
+/// The settings a resume must match, as stored in state.json (the body's
+/// under "body": BodyModel::fingerprint()).
 nlohmann::json configFingerprint(const EvolutionConfig &config);
 
 /// The log.jsonl fields that measure time (differ between identical runs).

@@ -144,8 +144,21 @@ void LatticeBody::repair(LatticeGenome &g) const {
   }
 }
 
+int LatticeBody::actuatedSprings(const LatticeGenome &g) const {
+  std::vector<uint8_t> edgeUsed(geom_.numEdges(), 0);
+  for (int t = 0; t < geom_.numTriangles(); ++t)
+    if (g.mask[t])
+      for (int e : geom_.triangleEdges(t))
+        edgeUsed[e] = 1;
+  int n = 0;
+  for (int e = 0; e < geom_.numEdges(); ++e)
+    n += edgeUsed[e] && g.actuation[e];
+  return n;
+}
+
 LatticeGenome LatticeBody::mutate(const LatticeGenome &parent, const LatticeMutation &m,
-                                  EvoRng &rng) const {
+                                  EvoRng &rng, LatticeMutationReport *report) const {
+  LatticeMutationReport rep;
   // "Changed" means a different shape: a mask that is a translate of the
   // parent's (or, without fill-holes, differs only by a hole) expresses the
   // same points and springs and does not count.
@@ -160,6 +173,7 @@ LatticeGenome LatticeBody::mutate(const LatticeGenome &parent, const LatticeMuta
   LatticeGenome child;
   double p = m.cellRate;
   for (int attempt = 0;; ++attempt) {
+    rep.attempts = attempt + 1;
     child = parent;
     for (auto &b : child.mask)
       if (rng.bernoulli(p))
@@ -170,18 +184,33 @@ LatticeGenome LatticeBody::mutate(const LatticeGenome &parent, const LatticeMuta
       break;
     if (attempt + 1 >= m.maxAttempts) { // practically unreachable: keep the body
       child = parent;
+      rep.maskGaveUp = true;
       break;
     }
     if (m.untilChanged)
       p = std::min(0.5, std::max(p * m.growth, 1.0 / geom_.numTriangles()));
   }
-  for (auto &b : child.actuation)
-    if (rng.bernoulli(m.actuatorRate))
-      b ^= 1;
+  // A body with no actuated spring cannot move at all: redraw the flips
+  // (SCIENCE.md), bounded so that a rate of 0 or a parent without any
+  // actuation cannot loop forever.
+  const std::vector<uint8_t> before = child.actuation;
+  for (int draw = 0;; ++draw) {
+    child.actuation = before;
+    for (auto &b : child.actuation)
+      if (rng.bernoulli(m.actuatorRate))
+        b ^= 1;
+    if (m.actuatorRate <= 0 || actuatedSprings(child) > 0 || draw + 1 >= std::max(1, m.maxAttempts))
+      break;
+    ++rep.actuationRedraws;
+  }
+  rep.actuationFlipped = child.actuation != parent.actuation;
+  if (report)
+    *report = rep;
   return child;
 }
 
-runtime::Robot LatticeBody::express(const LatticeGenome &g) const {
+runtime::Robot LatticeBody::express(const LatticeGenome &g, std::vector<int> *nodes,
+                                    std::vector<int> *edges) const {
   const int n = geom_.numTriangles();
   EVOC_ASSERT(int(g.mask.size()) == n && int(g.actuation.size()) == geom_.numEdges(),
               "lattice genome of the wrong size");
@@ -207,6 +236,8 @@ runtime::Robot LatticeBody::express(const LatticeGenome &g) const {
     if (!nodeUsed[v])
       continue;
     index[v] = r.numPoints();
+    if (nodes)
+      nodes->push_back(v);
     // The same operation order as SCIENCE.md's formula, for identical bits.
     r.points.push_back((geom_.node(v).x - minX) * h + h);
     r.points.push_back((geom_.node(v).y - minY) * sqrt3 * h + spec_.baseY);
@@ -217,6 +248,8 @@ runtime::Robot LatticeBody::express(const LatticeGenome &g) const {
     if (!edgeUsed[e])
       continue;
     auto [a, b] = geom_.edge(e);
+    if (edges)
+      edges->push_back(e);
     r.springs.push_back(runtime::Spring{index[a], index[b], spec_.edge, spec_.stiffness,
                                         g.actuation[e] ? spec_.actuation : 0.0});
   }

@@ -86,6 +86,14 @@ struct LatticeMutation {
   int maxAttempts = 1000;   ///< retries before giving up on a change
 };
 
+/// What one call of LatticeBody::mutate did (for the run log).
+struct LatticeMutationReport {
+  int attempts = 0;              ///< mask draws it took
+  bool maskGaveUp = false;       ///< maxAttempts draws never changed the shape: mask kept
+  bool actuationFlipped = false; ///< some actuation bit differs from the parent's
+  int actuationRedraws = 0;      ///< redraws because no spring was left actuated
+};
+
 /// The reference mutation for a geometry: 1/#triangles until changed,
 /// 1/#edges for actuation bits.
 LatticeMutation defaultMutation(const LatticeGeometry &g);
@@ -106,10 +114,18 @@ public:
   void repair(LatticeGenome &g) const;
   /// A mutated, repaired, non-empty copy of `parent` (see LatticeMutation);
   /// with untilChanged its shape (points, springs) differs from the parent's,
-  /// not merely its mask (a translated mask expresses the same shape).
-  LatticeGenome mutate(const LatticeGenome &parent, const LatticeMutation &m, EvoRng &rng) const;
+  /// not merely its mask (a translated mask expresses the same shape). The
+  /// actuation flips are redrawn (up to maxAttempts times) while they leave
+  /// no spring of the child actuated (SCIENCE.md).
+  LatticeGenome mutate(const LatticeGenome &parent, const LatticeMutation &m, EvoRng &rng,
+                       LatticeMutationReport *report = nullptr) const;
   /// The phenotype: points ordered by node (x, then y), springs by node pair.
-  runtime::Robot express(const LatticeGenome &g) const;
+  /// `nodes` / `edges`, when given, receive each point's lattice node number
+  /// and each spring's lattice edge number.
+  runtime::Robot express(const LatticeGenome &g, std::vector<int> *nodes = nullptr,
+                         std::vector<int> *edges = nullptr) const;
+  /// The number of the child's springs (present edges) that are actuated.
+  int actuatedSprings(const LatticeGenome &g) const;
   /// True when no triangle is present.
   static bool empty(const LatticeGenome &g);
 

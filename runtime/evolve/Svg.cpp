@@ -73,8 +73,14 @@ static void checkFrames(const runtime::Robot &robot, const std::vector<GaitFrame
 }
 
 std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
-                       const GaitStyle &style) {
+                       const GaitStyle &style, const std::vector<PartOutline> &outlines) {
   checkFrames(robot, frames);
+  for (const auto &o : outlines)
+    for (int p : o.points)
+      if (p < 0 || p >= robot.numPoints())
+        throw Error(fmt::format("the outline of part '{}' names point {}, but the robot has "
+                                "{} points",
+                                o.part, p, robot.numPoints()));
   const size_t n = size_t(robot.numPoints());
   // Shared vertical range; per-panel horizontal range (the body's width).
   double ylo = style.groundY, yhi = style.groundY, width = 0;
@@ -129,6 +135,19 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
     svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
                        "stroke=\"#6b4f2a\" stroke-width=\"3\"/>\n",
                        f * panelW + 4, Y(style.groundY), (f + 1) * panelW - 4, Y(style.groundY));
+    // Part outlines first, so the springs draw over them.
+    for (const auto &o : outlines) {
+      if (o.points.size() < 2)
+        continue;
+      std::string pts;
+      for (int p : o.points)
+        pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", X(fr.points[2 * p]),
+                           Y(fr.points[2 * p + 1]));
+      svg += fmt::format("<polygon class=\"part\" points=\"{}\" fill=\"#4a7fb5\" "
+                         "fill-opacity=\"0.12\" stroke=\"#4a7fb5\" stroke-opacity=\"0.5\" "
+                         "stroke-width=\"1\"><title>{}</title></polygon>\n",
+                         pts, escape(o.part));
+    }
     for (size_t s = 0; s < robot.springs.size(); ++s) {
       const auto &sp = robot.springs[s];
       bool act = sp.actuation != 0;

@@ -2,6 +2,8 @@
 // side by side, and fitness (min / median / max) over generations.
 #pragma once
 
+#include "evolve/BodyModel.h"
+
 #include "core/Robot.h"
 
 #include <string>
@@ -29,9 +31,11 @@ struct GaitStyle {
 /// springs in grey and actuated springs coloured by their strain relative to
 /// their actuation amplitude (orange at rest length, red contracted, blue
 /// extended), or by the controller's output when a frame carries
-/// activations. Throws evoc::Error if a frame does not match the robot.
+/// activations. `outlines` (optional) draws each part of a grammar body as
+/// a light polygon under its springs. Throws evoc::Error if a frame or an
+/// outline does not match the robot.
 std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
-                       const GaitStyle &style = {});
+                       const GaitStyle &style = {}, const std::vector<PartOutline> &outlines = {});
 
 /// The same robot as an animated SVG (SMIL; browsers play it): the frames
 /// in turn, `seconds` per loop, in one view that spans the whole motion, so

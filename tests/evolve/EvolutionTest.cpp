@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 using namespace evoc::evolve;
 using namespace evoc::evolve::test;
@@ -176,10 +177,25 @@ TEST_CASE("evolution: the evaluate batch carries ids, seeds and lattice robots",
     }
     return fake(b);
   };
-  runEvolution(smallConfig(5, 3), spy, opt);
-  REQUIRE(ids.size() == 15);
-  for (size_t i = 0; i < ids.size(); ++i)
-    CHECK(ids[i] == i);
+  auto sum = runEvolution(smallConfig(5, 3), spy, opt);
+  // Children get ids 0..14 in order; those the archive served (duplicates)
+  // never reach the trainer.
+  CHECK(ids.size() == sum.designsEvaluated);
+  std::set<uint64_t> missing;
+  for (uint64_t id = 0; id < 15; ++id)
+    missing.insert(id);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    CHECK(missing.erase(ids[i]) == 1);
+    if (i > 0)
+      CHECK(ids[i] > ids[i - 1]);
+  }
+  for (int g = 0; g < 3; ++g) {
+    const json pop = readJson(dir / fmt::format("gen_{:04d}", g) / "population.json");
+    for (const auto &k : pop["offspring"])
+      if (k.contains("reused"))
+        CHECK(missing.erase(k["id"].get<uint64_t>()) == 1);
+  }
+  CHECK(missing.empty());
 }
 
 TEST_CASE("evolution: tournament selection and lazy params", "[evolution]") {
@@ -245,8 +261,7 @@ TEST_CASE("progress: plain lines off a terminal, \\r on one", "[progress]") {
 // trainer: run by hand with `evoc_evolve_tests "[.bench]"`.
 TEST_CASE("evolution: engine overhead at the paper's scale", "[.bench]") {
   auto cfg = smallConfig(1000, 3);
-  cfg.body.rows = 13;
-  cfg.body.cols = 22;
+  cfg.body = std::make_shared<LatticeModel>(LatticeSpec{13, 22});
   RunOptions opt;
   opt.dir = scratchDir("bench") / "run";
   opt.progress = stderr;

@@ -301,3 +301,38 @@ TEST_CASE("lattice: phenotype ordering and geometry on random 13 x 22 bodies", "
       CHECK(d >= 2); // every point is a corner of a present triangle
   }
 }
+
+TEST_CASE("lattice: an actuation mutation that leaves no actuated spring is redrawn", "[lattice]") {
+  // One row of four triangles; the parent is triangle (0, 0) with exactly
+  // one of its three springs actuated. At rate 1/2 a draw leaves none with
+  // probability about 1/8, so 400 children would hit it ~50 times without
+  // the redraw.
+  LatticeBody b({1, 4});
+  LatticeGenome parent = only(b, {{0, 0}});
+  parent.actuation[size_t(b.geometry().triangleEdges(0)[0])] = 1;
+  REQUIRE(b.actuatedSprings(parent) == 1);
+  LatticeMutation m = defaultMutation(b.geometry());
+  m.actuatorRate = 0.5;
+  EvoRng rng(5);
+  int redrawn = 0;
+  for (int i = 0; i < 400; ++i) {
+    LatticeMutationReport rep;
+    LatticeGenome c = b.mutate(parent, m, rng, &rep);
+    CHECK(b.actuatedSprings(c) > 0);
+    int act = 0;
+    for (const auto &s : b.express(c).springs)
+      act += s.actuation != 0;
+    CHECK(act == b.actuatedSprings(c));
+    redrawn += rep.actuationRedraws > 0;
+  }
+  CHECK(redrawn > 10);
+  // A rate of 0 on a parent without actuation cannot loop: the child keeps
+  // its (empty) actuation.
+  parent.actuation.assign(parent.actuation.size(), 0);
+  m.actuatorRate = 0;
+  LatticeMutationReport rep;
+  LatticeGenome c = b.mutate(parent, m, rng, &rep);
+  CHECK(b.actuatedSprings(c) == 0);
+  CHECK(rep.actuationRedraws == 0);
+  CHECK_FALSE(rep.actuationFlipped);
+}

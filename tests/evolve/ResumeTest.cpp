@@ -42,6 +42,9 @@ static void checkSameRun(const fs::path &a, const fs::path &b, int generations) 
   REQUIRE(int(la.size()) == generations);
   CHECK(la == lb);
   CHECK(stateOf(a) == stateOf(b));
+  // The archive is part of the state: every trained robot, once.
+  CHECK(stateOf(a)["archive"].size() == stateOf(a)["designs_evaluated"].get<size_t>());
+  CHECK(stateOf(a)["archive"] == stateOf(b)["archive"]);
   CHECK(readTextFile(a / "best.json") == readTextFile(b / "best.json"));
   for (int g = 0; g < generations; ++g) {
     auto p = fmt::format("gen_{:04d}/population.json", g);
@@ -140,7 +143,7 @@ TEST_CASE("resume: directories that are not runs are refused", "[resume]") {
   CHECK_THROWS_WITH(runEvolution(smallConfig(5, 3), fakeEvaluate(), quiet(root / "run", true)),
                     Catch::Contains("population was 4, now 5"));
   auto other = smallConfig(4, 3);
-  other.body.cols = 12;
+  other.body = std::make_shared<LatticeModel>(LatticeSpec{6, 12});
   CHECK_THROWS_WITH(runEvolution(other, fakeEvaluate(), quiet(root / "run", true)),
                     Catch::Contains("body.cols"));
   CHECK(readTextFile(root / "run" / "state.json") == before);
@@ -150,7 +153,12 @@ TEST_CASE("resume: directories that are not runs are refused", "[resume]") {
   writeFileAtomic(root / "run" / "state.json", state.dump());
   CHECK_THROWS_WITH(runEvolution(smallConfig(4, 3), fakeEvaluate(), quiet(root / "run", true)),
                     Catch::Contains("not an evoc run state"));
+  // A state of the engine before body models and the archive: named.
   state["version"] = 1;
+  writeFileAtomic(root / "run" / "state.json", state.dump());
+  CHECK_THROWS_WITH(runEvolution(smallConfig(4, 3), fakeEvaluate(), quiet(root / "run", true)),
+                    Catch::Contains("version 1") && Catch::Contains("start a new run"));
+  state["version"] = 2;
   state["population"][0].erase("genome");
   writeFileAtomic(root / "run" / "state.json", state.dump());
   CHECK_THROWS_WITH(runEvolution(smallConfig(4, 3), fakeEvaluate(), quiet(root / "run", true)),

@@ -63,6 +63,34 @@ TEST_CASE("svg: gait frames side by side", "[svg]") {
   }
 }
 
+TEST_CASE("svg: part outlines are light polygons under the springs", "[svg]") {
+  // Two triangles sharing an edge, as two parts of a grammar body.
+  evoc::runtime::Robot r;
+  r.dim = 2;
+  r.points = {0, 0.1, 0.1, 0.1, 0.05, 0.18, 0.15, 0.18};
+  r.springs = {{0, 1, 0.1, 1e4, 0.1},
+               {1, 2, 0.1, 1e4, 0},
+               {0, 2, 0.1, 1e4, 0},
+               {1, 3, 0.1, 1e4, 0},
+               {2, 3, 0.1, 1e4, 0}};
+  std::vector<GaitFrame> frames = {{r.points, {}, "a"}, {r.points, {}, "b"}};
+  std::string plain = renderGait(r, frames);
+  CHECK(count(plain, "<polygon") == 0);
+  std::vector<PartOutline> parts = {{"left", {0, 1, 2}}, {"right<&>", {1, 3, 2}}};
+  std::string svg = renderGait(r, frames, {}, parts);
+  CHECK(count(svg, "<polygon class=\"part\"") == 4); // 2 parts x 2 frames
+  CHECK(svg.find("<title>right&lt;&amp;&gt;</title>") != std::string::npos);
+  // Under the springs: every polygon of a panel comes before its first line.
+  size_t firstPolygon = svg.find("<polygon"), lastSpring = svg.rfind("stroke-width=\"2.5\"");
+  CHECK(firstPolygon < svg.find("stroke-width=\"1.2\""));
+  CHECK(svg.rfind("<polygon") < lastSpring);
+  // The polygon's first vertex is point 0 in panel coordinates.
+  CHECK(svg.find("points=\"24.00,") != std::string::npos);
+  // An outline naming a point the robot lacks is an error, not a crash.
+  parts[1].points.push_back(7);
+  CHECK_THROWS_WITH(renderGait(r, frames, {}, parts), Catch::Contains("names point 7"));
+}
+
 TEST_CASE("svg: animated gait", "[svg]") {
   LatticeBody b({6, 10});
   EvoRng rng(8);

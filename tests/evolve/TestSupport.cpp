@@ -67,8 +67,7 @@ EvolutionConfig smallConfig(int population, int generations, uint64_t seed) {
   c.population = population;
   c.generations = generations;
   c.seed = seed;
-  c.body.rows = 6;
-  c.body.cols = 10;
+  c.body = std::make_shared<LatticeModel>(LatticeSpec{6, 10});
   c.fitness.invalid = {{InvalidRule::Kind::LossAbove, 5.5}, {InvalidRule::Kind::LossJump, 0.5}};
   c.robotStepsPerDesign = 35 * 1000;
   return c;

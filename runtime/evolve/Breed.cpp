@@ -1,0 +1,72 @@
+// The breed step: random bodies or varied parents, with duplicates of
+// archived (or sibling) robots re-varied a few times (GRAMMARS.md: never
+// evaluate the same robot twice).
+#include "evolve/Engine.h"
+
+#include <set>
+
+namespace evoc::evolve::engine {
+
+namespace {
+
+// A fresh genotype for child slot `i`: a random body, or a variation of its
+// parent with the other population members as crossover donors.
+Variation makeGenome(const EvolutionConfig &config, State &s, int generation, size_t i) {
+  const BodyModel &model = *config.body;
+  if (generation == 0) {
+    Variation v;
+    v.genome = model.sample(s.rng);
+    v.ops = {"sample"};
+    return v;
+  }
+  const size_t pi = i % s.population.size();
+  std::vector<const Genome *> donors;
+  donors.reserve(s.population.size());
+  for (size_t k = 0; k < s.population.size(); ++k)
+    if (k != pi)
+      donors.push_back(s.population[k].genome.get());
+  return model.vary(*s.population[pi].genome, donors, s.rng);
+}
+
+} // namespace
+
+std::vector<Child> breed(const EvolutionConfig &config, State &s, int generation,
+                         BreedStats &stats) {
+  const BodyModel &model = *config.body;
+  std::vector<Child> children(size_t(config.population));
+  std::set<std::string> siblings; // keys of this generation's earlier children
+  for (size_t i = 0; i < children.size(); ++i) {
+    Child &c = children[i];
+    c.ind.id = s.nextId++;
+    c.ind.born = generation;
+    if (generation > 0)
+      c.ind.parent = int64_t(s.population[i % s.population.size()].id);
+    bool wasDuplicate = false;
+    for (int attempt = 0;; ++attempt) {
+      c.variation = makeGenome(config, s, generation, i);
+      c.pheno = model.express(*c.variation.genome);
+      c.key = canonicalKey(c.pheno.robot);
+      const std::string hex = c.key.hex();
+      bool duplicate = s.archive.count(hex) || siblings.count(hex);
+      if (!duplicate) {
+        stats.duplicatesAvoided += wasDuplicate;
+        break;
+      }
+      wasDuplicate = true;
+      if (attempt >= config.maxDuplicateRetries) {
+        c.reused = true;
+        ++stats.duplicatesReused;
+        break;
+      }
+    }
+    c.ind.genome = c.variation.genome;
+    siblings.insert(c.key.hex());
+    for (const auto &op : c.variation.ops)
+      ++stats.ops[op];
+    if (c.variation.fallback)
+      ++stats.fallbacks[c.variation.fallbackOp.empty() ? "unknown" : c.variation.fallbackOp];
+  }
+  return children;
+}
+
+} // namespace evoc::evolve::engine

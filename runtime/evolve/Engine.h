@@ -1,0 +1,96 @@
+// The evolution engine's internal steps (breed, evaluate, select) and the
+// state they share; runEvolution (Evolution.cpp) strings them together and
+// the Recorder (Recorder.h) writes them to the run directory. Not a public
+// interface: only runtime/evolve includes it.
+#pragma once
+
+#include "evolve/BodyModel.h"
+#include "evolve/CanonicalHash.h"
+#include "evolve/Evolution.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace evoc::evolve::engine {
+
+/// A member of the population.
+struct Individual {
+  uint64_t id = 0;
+  int64_t parent = -1; ///< -1: drawn at random
+  int born = 0;
+  GenomePtr genome;
+  double fitness = 0;
+  std::vector<double> losses;
+  std::vector<double> gradNorms;
+};
+
+/// What the archive remembers of one evaluated robot (by canonical key).
+struct ArchiveEntry {
+  uint64_t id = 0; ///< the design that was trained
+  bool valid = false;
+  double fitness = 0;         ///< when valid
+  std::vector<double> losses; ///< when valid
+  std::string reason;         ///< when not valid
+};
+
+/// Everything a resume needs (state.json).
+struct State {
+  int generation = -1; ///< last completed
+  uint64_t nextId = 0;
+  uint64_t designs = 0; ///< robots sent to the trainer
+  double elapsed = 0;
+  EvoRng rng{0};
+  std::vector<Individual> population; ///< in rank order
+  bool haveBest = false;
+  Individual best;
+  nlohmann::json bestParams;
+  std::map<std::string, ArchiveEntry> archive; ///< CanonicalKey::hex() -> evaluation
+};
+
+/// One child of a generation on its way through evaluate and select.
+struct Child {
+  Individual ind;
+  Variation variation; ///< generation 0: ops {"sample"}
+  Phenotype pheno;
+  CanonicalKey key;
+  bool reused = false;  ///< a duplicate that reuses an archived evaluation
+  bool trained = false; ///< sent to the trainer
+  bool valid = false;
+  std::string reason; ///< why not valid
+  Evaluation eval;    ///< the trainer's answer, when trained
+};
+
+/// Per-generation counts for the log.
+struct BreedStats {
+  int duplicatesAvoided = 0; ///< duplicates re-varied into a new robot
+  int duplicatesReused = 0;  ///< duplicates that reused an archived evaluation
+  std::map<std::string, int> ops, fallbacks;
+};
+
+/// The generation's children: P random bodies in generation 0, else one
+/// variation per parent (rank order, taking turns), the other population
+/// members as donors. A child whose robot is in the archive or equals an
+/// earlier child's is re-varied up to config.maxDuplicateRetries times, then
+/// marked `reused`.
+std::vector<Child> breed(const EvolutionConfig &config, State &s, int generation,
+                         BreedStats &stats);
+
+/// Trains the new, expressible children in one batch, judges every child
+/// (reused ones from the archive) and adds the new robots to the archive.
+/// Returns the number of valid children.
+struct EvalStats {
+  size_t trained = 0;
+  double seconds = 0, robotSteps = 0;
+};
+int evaluate(const EvolutionConfig &config, const EvaluateFn &fn, State &s, int generation,
+             std::vector<Child> &children, EvalStats &stats);
+
+/// Survivors of parents plus valid children; updates the best (never a
+/// reused child: its original already competed).
+void select(const EvolutionConfig &config, State &s, std::vector<Child> &children);
+
+} // namespace evoc::evolve::engine

@@ -1,0 +1,45 @@
+// The select step: (mu + lambda) survivors of parents plus valid children,
+// and the best design so far with its trained parameters.
+#include "evolve/Engine.h"
+
+namespace evoc::evolve::engine {
+
+void select(const EvolutionConfig &config, State &s, std::vector<Child> &children) {
+  std::vector<Individual> pool = s.population;
+  std::vector<Scored> scored;
+  for (const auto &p : pool)
+    scored.push_back({p.id, p.fitness});
+  int bestChild = -1;
+  for (size_t i = 0; i < children.size(); ++i) {
+    const Child &c = children[i];
+    if (!c.valid)
+      continue;
+    Scored sc{c.ind.id, c.ind.fitness};
+    // A reused child's original (an older id, the same fitness) already
+    // competed for best, so it can never rank before it; nor has it params.
+    if (!c.reused &&
+        (bestChild < 0 || ranksBefore(sc, Scored{children[size_t(bestChild)].ind.id,
+                                                 children[size_t(bestChild)].ind.fitness})))
+      bestChild = int(i);
+    scored.push_back(sc);
+    pool.push_back(c.ind);
+  }
+  std::vector<size_t> keep =
+      selectSurvivors(scored, size_t(config.population), config.selection, s.rng);
+  s.population.clear();
+  for (size_t k : keep)
+    s.population.push_back(pool[k]);
+  if (bestChild >= 0) {
+    Child &c = children[size_t(bestChild)];
+    if (!s.haveBest || ranksBefore({c.ind.id, c.ind.fitness}, {s.best.id, s.best.fitness})) {
+      const Evaluation &e = c.eval;
+      s.best = c.ind;
+      s.haveBest = true;
+      s.bestParams = !e.params.is_null() ? e.params : e.paramsFn ? e.paramsFn() : nlohmann::json();
+    }
+  }
+  for (Child &c : children) // trained weights are not needed past this point
+    c.eval = Evaluation{};
+}
+
+} // namespace evoc::evolve::engine
