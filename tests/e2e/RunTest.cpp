@@ -3,6 +3,7 @@
 // SIGKILL mid-generation resumes to exactly the log of an uninterrupted run.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -101,6 +102,22 @@ TEST_CASE("evoc run: a small run improves and writes a complete run directory", 
   CHECK(double(log.back()["fitness_median"]) > double(log.front()["fitness_median"]));
   auto best = nlohmann::json::parse(std::ifstream(dir / "best.json"));
   CHECK(best.dump().find("springs") != std::string::npos);
+  // 6 updates, then the final weights once more (SCIENCE.md): 7 losses, and
+  // the fitness is the best -loss over all of them.
+  REQUIRE(best["losses"].size() == 7);
+  double bestNegLoss = -1e300;
+  for (const auto &l : best["losses"])
+    bestNegLoss = std::max(bestNegLoss, -l.get<double>());
+  CHECK(best["fitness"].get<double>() == bestNegLoss);
+  // Every trained robot is in the archive once; the log counts duplicates.
+  auto state = nlohmann::json::parse(std::ifstream(dir / "state.json"));
+  CHECK(state["archive"].size() == state["designs_evaluated"].get<size_t>());
+  for (const auto &r : log) {
+    CHECK(r["offspring_trained"].get<int>() + r["duplicates_reused"].get<int>() ==
+          r["offspring"].get<int>());
+    CHECK(r.contains("duplicates_avoided"));
+    CHECK(r["fallbacks"].is_object());
+  }
 }
 
 TEST_CASE("evoc run: SIGKILL mid-generation, then --resume, equals an uninterrupted run",
