@@ -256,7 +256,7 @@ GrammarNode nodeFromJson(const body::GrammarBodySpec &s, const json &j, int dept
     throw Error(fmt::format("grammar genome: {} is not an object.", where));
   GrammarNode n;
   const auto &id = field(j, "id", where);
-  if (!id.is_number_unsigned())
+  if (!id.is_number_integer() || id.get<long long>() < 0)
     throw Error(fmt::format("grammar genome: {}.id is not a non-negative integer.", where));
   n.id = id.get<uint64_t>();
   std::string at = fmt::format("node {}", n.id);
@@ -319,7 +319,7 @@ json GrammarBody::toJson(const Genome &g) const {
 GenomePtr GrammarBody::fromJson(const json &j) const {
   auto g = std::make_shared<GrammarGenome>();
   const auto &next = field(j, "next_id", "the genome");
-  if (!next.is_number_unsigned())
+  if (!next.is_number_integer() || next.get<long long>() < 0)
     throw Error("grammar genome: next_id is not a non-negative integer.");
   g->nextId = next.get<uint64_t>();
   g->root = nodeFromJson(spec_, field(j, "root", "the genome"), 0, "root");
