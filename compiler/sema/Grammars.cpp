@@ -445,7 +445,8 @@ void Checker::checkGrammars() {
         if (alt.hasAngle && as.attach >= 0) {
           size_t n = ps.ports[size_t(as.attach)].points.size();
           bool free = ps.dim == 2 ? n == 1 : n <= 2;
-          if (!(alt.angleLo < alt.angleHi))
+          // lo == hi fixes the angle (the lattice grammar's 180-degree turn).
+          if (!(alt.angleLo <= alt.angleHi))
             diags.error(alt.angleRange, "the angle range " + fmt(alt.angleLo) + " .. " +
                                             fmt(alt.angleHi) +
                                             " is empty; the low end comes first");
