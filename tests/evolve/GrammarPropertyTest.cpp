@@ -119,7 +119,10 @@ std::string properties(const GrammarBody &b, const GrammarGenome &g) {
   for (size_t i = 0; i < perSymbol.size(); ++i)
     if (s.grammar.symbols[i].limit >= 0 && perSymbol[i] > s.grammar.symbols[i].limit)
       return "symbol limit";
-  Phenotype ph = b.express(g);
+  // The stored genome is the pruned one: pruning again changes nothing.
+  if (b.toJson(b.prune(g)) != b.toJson(g))
+    return "genome not pruned";
+  Phenotype ph = b.expressExact(g);
   if (!ph.valid)
     return "invalid: " + ph.reason;
   const auto &r = ph.robot;
