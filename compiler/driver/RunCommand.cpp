@@ -9,6 +9,7 @@
 #include "driver/Driver.h"
 #include "driver/Session.h"
 #include "evolve/Evolution.h"
+#include "evolve/GrammarBody.h"
 #include "evolve/LatticeModel.h"
 #include "evolve/TrainEvaluate.h"
 #include "support/Error.h"
@@ -95,17 +96,15 @@ std::shared_ptr<const evolve::BodyModel> latticeModel(const sema::CheckedProgram
   return std::make_shared<evolve::LatticeModel>(body, mutation);
 }
 
-// ---------------------------------------------------------------------------
-// THE BODY MODEL OF A CHECKED PROGRAM: the one place that maps a `body`
-// block onto a runtime body representation. Grammar bodies are to be added
-// here (a GrammarBody model built from the program's GrammarBodySpec and
-// GrammarMutationSpec); until then they keep the error below.
-// ---------------------------------------------------------------------------
+/// The body model of a checked program: the one place that maps a `body`
+/// block onto a runtime body representation.
 std::shared_ptr<const evolve::BodyModel> bodyModel(const sema::CheckedProgram &p) {
   if (p.hasBody && p.body.kind == ast::BodyKind::Lattice)
     return latticeModel(p);
-  throw Error("evoc run needs a `body lattice` (grammar bodies are checked but cannot be "
-              "evolved yet)");
+  if (p.hasBody && p.grammarBody)
+    return std::make_shared<evolve::GrammarBody>(*p.grammarBody, p.grammarMutation);
+  throw Error("evoc run needs a body: declare `body lattice NAME { ... }` or "
+              "`body grammar NAME { ... }`");
 }
 
 /// Maps the checked .evo settings onto the engine's configuration.

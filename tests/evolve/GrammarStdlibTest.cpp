@@ -368,7 +368,7 @@ std::vector<std::pair<int, int>> placementOrder(const std::array<int, 25> &m) {
 /// edges bottom, right, top, left and both diagonals), shared corners once,
 /// a shared edge keeps the spring of the voxel placed first.
 runtime::Robot directConversion(const std::array<int, 25> &m, double scale) {
-  const double stiffness[5] = {0, 6e4, 1.5e4, 3e4, 3e4};
+  const double stiffness[5] = {0, 2e4, 5e3, 1e4, 1e4};
   std::map<std::pair<int, int>, int> points;
   runtime::Robot r;
   auto point = [&](int x, int y) {
