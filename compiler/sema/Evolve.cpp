@@ -67,7 +67,7 @@ void Checker::checkEvolve() {
   if (!learn)
     diags.error(at, "evolve needs a 'learn { ... }' block (iterations, optimizer)");
   else
-    checkKnownKeys(*learn, "learn", {"iterations", "optimizer", "loss", "controller"});
+    checkKnownKeys(*learn, "learn", {"iterations", "optimizer", "loss", "controller", "inherit"});
   if (learn && !ev.learn.controller && !learn->find("controller"))
     diags.error(at, controllers.empty() ? "no controller is declared; import one, e.g. "
                                           "import \"controllers/mlp.evo\";"
@@ -194,6 +194,17 @@ void Checker::checkEvolve() {
           diags.error(e->range, "evolve.learn.iterations must be at least 1");
         else
           ev.learn.iterations = *v;
+      }
+    } else if (k == "inherit") {
+      Expr *e = single(s, what);
+      auto n = e ? evalName(*e, what) : std::nullopt;
+      if (n && (*n == "weights" || *n == "none"))
+        ev.learn.inherit = *n;
+      else if (n) {
+        std::string c = closest(*n, {"weights", "none"});
+        diags.error(e->range,
+                    "unknown inherit " + q(*n) +
+                        (c.empty() ? "; expected weights or none" : "; did you mean '" + c + "'?"));
       }
     } else if (k == "optimizer") {
       Expr *e = single(s, what);

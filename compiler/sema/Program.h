@@ -111,6 +111,9 @@ struct Optimizer {
 struct Learn {
   int64_t iterations = 35;
   Optimizer optimizer;
+  /// "none" (ELDiR: every child learns from scratch) or "weights": a child
+  /// starts from its parent's trained weights where the body is unchanged.
+  std::string inherit = "none";
   const ast::LossDecl *loss = nullptr;
   const ast::ControllerDecl *controller = nullptr;
 };
