@@ -72,6 +72,15 @@ void Checker::checkBody() {
         const std::string &k = s.key.name;
         if (k == "cell") {
           body.cell = partRef(s, k, false);
+          // The runtime's lattice is ELDiR's triangle lattice (SCIENCE.md);
+          // other cells tile through a grammar (stdlib/grammars/voxels.evo).
+          if (!body.cell.empty() && body.cell != "triangle")
+            diags.error(s.values.front()->range,
+                        "a lattice body is ELDiR's triangle lattice: 'cell' must be "
+                        "'triangle', not " +
+                            q(body.cell) +
+                            "; grow other cells with a grammar body (see "
+                            "stdlib/grammars/voxels.evo)");
         } else if (k == "rows" || k == "cols") {
           Expr *e = single(s, k);
           if (auto v = e ? evalInt(*e, k) : std::nullopt) {
@@ -207,6 +216,21 @@ void Checker::checkMutations() {
     if (!v)
       continue;
     r.rate->type = Type::scalar();
+    // A lattice's counts are the lattice's, fixed by rows and cols
+    // (SCIENCE.md: 1 / #triangles, 1 / #edges), so its rate is a number.
+    if (lattice && !mr.constant && out.body.rows > 0 && out.body.cols > 0) {
+      const int64_t R = out.body.rows, C = out.body.cols;
+      // Distinct edges of R x C triangles: 3 per triangle, less one per
+      // pair of row neighbours and per vertically glued pair (a downward
+      // triangle below an upward one: the (x, y) with x + y even below the
+      // top row).
+      const int64_t edges = 3 * R * C - R * (C - 1) - (C * (R - 1) + (C % 2) * ((R - 1) % 2)) / 2;
+      std::map<std::string, double> counts = {{"cells", double(R * C)}, {"edges", double(edges)}};
+      v = evalNumber(*r.rate, "p", &counts);
+      if (!v)
+        continue;
+      mr.constant = true;
+    }
     if (mr.constant) {
       if (*v < 0 || *v > 1) {
         diags.error(r.rate->range,

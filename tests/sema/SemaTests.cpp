@@ -62,10 +62,13 @@ TEST_CASE("the CheckedProgram of examples/eldir.evo", "[sema]") {
   REQUIRE(p.mutations.size() == 2);
   CHECK(p.mutations[0].op == "flip");
   CHECK(p.mutations[0].target == "cell");
-  CHECK(!p.mutations[0].constant);
+  // 1 / cells and 1 / edges of the 13 x 22 lattice: 286 triangles, 453 edges.
+  CHECK(p.mutations[0].constant);
+  CHECK(p.mutations[0].rate == 1.0 / 286);
   CHECK(p.mutations[0].untilChanged);
   REQUIRE(p.mutations[0].rateExpr);
   CHECK(p.mutations[1].target == "actuator");
+  CHECK(p.mutations[1].rate == 1.0 / 453);
   CHECK(!p.mutations[1].untilChanged);
   REQUIRE(p.hasEvolve);
   CHECK(p.evolve.population == 1000);
