@@ -218,6 +218,13 @@ struct ElementSet {
   bool fromBody = false; // size comes from the body (points, springs)
   int64_t base = 0;
   std::vector<std::pair<int, int64_t>> terms; // (set, coefficient)
+  /// Optional: the order of the entries of a vector over this set, as
+  /// segments (set, count per element); set -1 is a fixed block of `count`
+  /// entries, else `count` consecutive entries per element of that set
+  /// (element-major). The mlp's input: {-1, 10}, {point, 4}, {-1, 2}. Counts
+  /// add up to base and terms. Lets the runtime tell which rows and columns
+  /// of a weight belong to which body element (weight inheritance).
+  std::vector<std::pair<int, int64_t>> layout;
 };
 
 struct Module {

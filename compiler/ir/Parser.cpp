@@ -195,6 +195,13 @@ private:
             fail("bad set term '" + t + "'");
           s.terms.emplace_back(findSet(f[0]), integer(f[1]));
         }
+      } else if (k == "layout") {
+        for (auto &t : split(v, ',')) {
+          auto f = split(t, '*');
+          if (f.size() != 2)
+            fail("bad layout segment '" + t + "'");
+          s.layout.emplace_back(f[0] == "-" ? -1 : findSet(f[0]), integer(f[1]));
+        }
       } else
         fail("bad set attribute '" + k + "'");
     }

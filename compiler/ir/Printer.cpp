@@ -173,6 +173,12 @@ void print(const Module &m, std::ostream &os) {
       for (size_t i = 0; i < s.terms.size(); ++i)
         os << (i ? "," : "") << setName(m, s.terms[i].first) << "*" << s.terms[i].second;
     }
+    if (!s.layout.empty()) {
+      os << " layout=";
+      for (size_t i = 0; i < s.layout.size(); ++i)
+        os << (i ? "," : "") << (s.layout[i].first < 0 ? "-" : setName(m, s.layout[i].first)) << "*"
+           << s.layout[i].second;
+    }
     os << "\n";
   }
   for (const auto &b : m.buffers) {

@@ -28,11 +28,33 @@ public:
       if (buf.comps < 1)
         err("buffer " + buf.name + ": comps < 1");
     }
+    for (const ElementSet &s : m_.sets)
+      layout(s);
     for (const Kernel &k : m_.kernels)
       kernel(k);
   }
 
 private:
+  // A layout must cover the set exactly: fixed counts add up to base, the
+  // counts of each set to its term's coefficient.
+  void layout(const ElementSet &s) {
+    if (s.layout.empty())
+      return;
+    int64_t fixed = 0;
+    std::map<int, int64_t> per, want;
+    for (auto [set, n] : s.layout) {
+      if (n < 1 || set < -1 || set >= static_cast<int>(m_.sets.size())) {
+        err("set " + s.name + ": bad layout segment");
+        return;
+      }
+      (set < 0 ? fixed : per[set]) += n;
+    }
+    for (auto [set, coef] : s.terms)
+      want[set] += coef;
+    if (s.fromBody || fixed != s.base || per != want)
+      err("set " + s.name + ": the layout does not add up to the set's size");
+  }
+
   void err(const std::string &s) { errs_.push_back(s); }
   void err(const Inst &in, const std::string &s) {
     err("kernel " + k_->name + ": " + instToString(m_, in) + ": " + s);

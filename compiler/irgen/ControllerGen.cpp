@@ -122,8 +122,11 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
   int inBuf = ensureBuffer(m, {.name = prefix + "in", .role = ir::Role::Temp, .sets = {inputSet}});
 
   // Store the inputs. Per-element items are interleaved per element: for
-  // consecutive items over one set, element i's values are contiguous.
+  // consecutive items over one set, element i's values are contiguous. The
+  // order is recorded as the set's layout (which entry belongs to which body
+  // element: weight inheritance reads it).
   Extent offset;
+  std::vector<std::pair<int, int64_t>> layout;
   for (size_t k = 0; k < items.size();) {
     const Item &it = items[k];
     L.at(it.e->range);
@@ -145,6 +148,10 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
       for (int c = 0; c < it.comps; ++c)
         b.store(inBuf, b.op(Op::IAdd, {base, b.constI(c)}), v[v.size() == 1 ? 0 : c]);
       offset.base += it.comps;
+      if (!layout.empty() && layout.back().first < 0)
+        layout.back().second += it.comps;
+      else
+        layout.push_back({-1, it.comps});
       ++k;
       continue;
     }
@@ -168,8 +175,10 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
     L.setContext(old.first, old.second);
     b.endLoop();
     offset.terms.push_back({sid, group});
+    layout.push_back({sid, group});
     k = end;
   }
+  m.sets[inputSet].layout = layout;
 
   // Dense layers: out[o] = act(sum_i w[o, i] * in[i] + bias[o]).
   auto dense = [&](int layer, const std::string &suffix, int outSet, int inSet, int inValues,

@@ -22,6 +22,7 @@ Module sample() {
   int unit = addSet(m, "unit");
   m.sets[unit].base = 32;
   m.sets[unit].terms = {{point, 4}};
+  m.sets[unit].layout = {{-1, 10}, {point, 4}, {-1, 22}};
   Buffer x{"point.x", Type::F, Role::State, {point}, 2, "point.x"};
   x.differentiable = true;
   int bx = addBuffer(m, x);
@@ -61,7 +62,7 @@ Module sample() {
 TEST_CASE("printer: readable excerpts", "[ir][printer]") {
   std::string s = toString(sample());
   CHECK_THAT(s, Catch::Contains("module sample precision=f64\n"));
-  CHECK_THAT(s, Catch::Contains("set unit base=32 terms=point*4\n"));
+  CHECK_THAT(s, Catch::Contains("set unit base=32 terms=point*4 layout=-*10,point*4,-*22\n"));
   CHECK_THAT(s, Catch::Contains(
                     "buffer point.x elem=f role=state sets=point comps=2 field=point.x diff\n"));
   CHECK_THAT(s, Catch::Contains("buffer point.x.adj elem=f role=adjoint sets=point comps=2 "
@@ -85,6 +86,7 @@ TEST_CASE("printer -> parser -> printer round trip", "[ir][parser]") {
   CHECK(p.kernels[0].valueTypes == m.kernels[0].valueTypes);
   CHECK(p.buffers[5].primal == 0);
   CHECK(p.buffers[4].initGain == 2);
+  CHECK(p.sets[2].layout == m.sets[2].layout);
 }
 
 TEST_CASE("parser: f32, windows, kernel attributes, exact floats", "[ir][parser]") {

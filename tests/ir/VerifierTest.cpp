@@ -53,3 +53,20 @@ TEST_CASE("verifier catches broken rules", "[ir][verifier]") {
                       "  %4 = select %1, %2, %3\n"),
              Catch::Contains("operand 3 must be f"));
 }
+
+TEST_CASE("verifier checks that a set's layout adds up to its size", "[ir][verifier]") {
+  auto errs = [](const std::string &set) {
+    std::string all;
+    for (auto &e : verify(parse("module m\nset point body\n" + set + "\n")))
+      all += e + "\n";
+    return all;
+  };
+  CHECK(errs("set input base=12 terms=point*4 layout=-*10,point*4,-*2") == "");
+  CHECK(errs("set input base=12 terms=point*4 layout=-*10,point*1,-*2,point*3") == "");
+  CHECK_THAT(errs("set input base=12 terms=point*4 layout=-*10,point*4"),
+             Catch::Contains("set input: the layout does not add up"));
+  CHECK_THAT(errs("set input base=12 terms=point*4 layout=-*12,point*3"),
+             Catch::Contains("set input: the layout does not add up"));
+  CHECK_THAT(errs("set input base=12 terms=point*4 layout=-*12,point*0,point*4"),
+             Catch::Contains("set input: bad layout segment"));
+}

@@ -73,6 +73,9 @@ TEST_CASE("examples lower to verified IR with the runtime's layout", "[irgen]") 
     CHECK(in.base == 12);
     REQUIRE(in.terms.size() == 1);
     CHECK(in.terms[0] == std::make_pair(m.findSet("point"), int64_t(4)));
+    // ... in the order the inputs are stored: sines, per point, constants.
+    using Seg = std::pair<int, int64_t>;
+    CHECK(in.layout == std::vector<Seg>{{-1, 10}, {m.findSet("point"), 4}, {-1, 2}});
     CHECK(m.sets[m.findSet("unit")].base == 32);
     // Weights as PARAMS.json lays them out.
     int w1 = m.findBuffer("mlp.w1"), w2 = m.findBuffer("mlp.w2");
