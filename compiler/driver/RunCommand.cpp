@@ -137,6 +137,7 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
   }
   // Forward steps per design: every iteration's rollout, and with updates one
   // more forward-only rollout of the final weights (SCIENCE.md).
+  c.inheritWeights = p.evolve.learn.inherit == "weights";
   c.robotStepsPerDesign =
       double(train.steps - 1) * (train.iterations > 0 ? train.iterations + 1 : 1);
   return c;

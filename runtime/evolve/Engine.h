@@ -26,6 +26,10 @@ struct Individual {
   double fitness = 0;
   std::vector<double> losses;
   std::vector<double> gradNorms;
+  /// With inheritWeights: the trained parameters its fitness came from
+  /// (bestParams; PARAMS.json entry), null when it has none (reused, loaded
+  /// without). Its children start from them.
+  nlohmann::json params;
 };
 
 /// What the archive remembers of one evaluated robot (by canonical key).
@@ -60,8 +64,9 @@ struct Child {
   bool reused = false;  ///< a duplicate that reuses an archived evaluation
   bool trained = false; ///< sent to the trainer
   bool valid = false;
-  std::string reason; ///< why not valid
-  Evaluation eval;    ///< the trainer's answer, when trained
+  std::string reason;    ///< why not valid
+  Evaluation eval;       ///< the trainer's answer, when trained
+  int64_t inherited = 0; ///< parameter scalars it took from its parent (inheritWeights)
 };
 
 /// Per-generation counts for the log.

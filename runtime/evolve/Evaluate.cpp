@@ -9,14 +9,51 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <map>
 
 namespace evoc::evolve::engine {
+
+namespace {
+
+// What child `c` may inherit: its parent's weights and both sets of keys.
+// The parent's keys come from expressing its genome again (deterministic,
+// so they are the keys of the robot its weights were trained on).
+Inheritance inheritance(const EvolutionConfig &config, const State &s, const Child &c,
+                        std::map<uint64_t, Phenotype> &parents) {
+  Inheritance in;
+  in.pointKeys = c.pheno.pointKeys;
+  in.springKeys = c.pheno.springKeys;
+  // A body model that gives no keys (or not one per element) shares nothing.
+  if (c.ind.parent < 0 || int64_t(in.pointKeys.size()) != c.pheno.robot.numPoints() ||
+      int64_t(in.springKeys.size()) != c.pheno.robot.numSprings())
+    return in;
+  for (const Individual &p : s.population) {
+    if (p.id != uint64_t(c.ind.parent))
+      continue;
+    if (p.params.is_null())
+      return in; // a reused member was never trained: nothing to inherit
+    auto it = parents.find(p.id);
+    if (it == parents.end())
+      it = parents.emplace(p.id, config.body->express(*p.genome)).first;
+    in.parentParams = p.params;
+    if (int64_t(it->second.pointKeys.size()) != it->second.robot.numPoints() ||
+        int64_t(it->second.springKeys.size()) != it->second.robot.numSprings())
+      return in;
+    in.parentPointKeys = it->second.pointKeys;
+    in.parentSpringKeys = it->second.springKeys;
+    break;
+  }
+  return in;
+}
+
+} // namespace
 
 int evaluate(const EvolutionConfig &config, const EvaluateFn &fn, State &s, int generation,
              std::vector<Child> &children, EvalStats &stats) {
   EvalBatch batch;
   batch.generation = generation;
   std::vector<size_t> sent;
+  std::map<uint64_t, Phenotype> parents; // expressed once per parent
   for (size_t i = 0; i < children.size(); ++i) {
     Child &c = children[i];
     if (c.reused)
@@ -31,6 +68,8 @@ int evaluate(const EvolutionConfig &config, const EvaluateFn &fn, State &s, int 
     batch.ids.push_back(c.ind.id);
     batch.seeds.push_back(designSeed(config.seed, c.ind.id));
     batch.robots.push_back(c.pheno.robot);
+    if (config.inheritWeights)
+      batch.inherit.push_back(inheritance(config, s, c, parents));
   }
   if (!batch.robots.empty()) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -44,6 +83,7 @@ int evaluate(const EvolutionConfig &config, const EvaluateFn &fn, State &s, int 
     for (size_t k = 0; k < sent.size(); ++k) {
       Child &c = children[sent[k]];
       c.eval = std::move(evals[k]);
+      c.inherited = c.eval.inherited;
       Verdict v = judge(c.eval.losses, config.fitness);
       if (!c.eval.valid) {
         v.valid = false;

@@ -50,15 +50,20 @@ json configFingerprint(const EvolutionConfig &c) {
     invalid.push_back(
         {{"kind", r.kind == InvalidRule::Kind::LossAbove ? "loss_above" : "loss_jump"},
          {"threshold", r.threshold}});
-  return {{"population", c.population},
-          {"seed", c.seed},
-          {"body", c.body ? c.body->fingerprint() : json()},
-          {"max_duplicate_retries", c.maxDuplicateRetries},
-          {"fitness", {{"kind", fitnessName(c.fitness.kind)}, {"invalid", invalid}}},
-          {"selection",
-           {{"kind", selectionName(c.selection)},
-            {"tournament_size", c.selection.tournamentSize},
-            {"elites", c.selection.elites}}}};
+  json j = {{"population", c.population},
+            {"seed", c.seed},
+            {"body", c.body ? c.body->fingerprint() : json()},
+            {"max_duplicate_retries", c.maxDuplicateRetries},
+            {"fitness", {{"kind", fitnessName(c.fitness.kind)}, {"invalid", invalid}}},
+            {"selection",
+             {{"kind", selectionName(c.selection)},
+              {"tournament_size", c.selection.tournamentSize},
+              {"elites", c.selection.elites}}}};
+  // Only when on, so that the state.json of a run without inheritance reads
+  // as before; either way a resume cannot switch it.
+  if (c.inheritWeights)
+    j["inherit"] = "weights";
+  return j;
 }
 
 RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluate,

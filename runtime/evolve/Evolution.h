@@ -36,11 +36,22 @@ namespace evoc::evolve {
 /// One batch of bodies to train and score, in the order the results must
 /// come back. seeds[i] is derived from (run seed, ids[i]) only, so the
 /// trainer's weight initialisation is the same in a resumed run.
+/// What one body may inherit from its parent (EvolutionConfig::inheritWeights):
+/// the parent's trained weights and the provenance keys (Phenotype) of the
+/// parent's and the body's points and springs.
+struct Inheritance {
+  nlohmann::json parentParams; ///< PARAMS.json entry; null: nothing to inherit
+  std::vector<uint64_t> parentPointKeys, parentSpringKeys, pointKeys, springKeys;
+};
+
 struct EvalBatch {
   int generation = 0;
   std::vector<uint64_t> ids;
   std::vector<uint64_t> seeds;
   std::vector<runtime::Robot> robots;
+  /// Empty unless inheritWeights; then one per body (generation 0's have
+  /// null parentParams).
+  std::vector<Inheritance> inherit;
 };
 
 /// The trainer's answer for one body.
@@ -59,6 +70,8 @@ struct Evaluation {
   /// Optional: the gradient norm of every iteration (TrainResult::gradNorms),
   /// for the differentiability measures (Metrics.h).
   std::vector<double> gradNorms;
+  /// Parameter scalars taken from the parent (Inheritance), for the records.
+  int64_t inherited = 0;
 };
 
 /// Trains and scores a batch; must return one Evaluation per body.
@@ -88,6 +101,10 @@ struct EvolutionConfig {
   /// Re-variations of a child whose robot was evaluated before (or equals a
   /// sibling's); then it reuses the archived evaluation.
   int maxDuplicateRetries = 5;
+  /// `learn { inherit = weights; }`: every member keeps its trained weights
+  /// and a child starts from its parent's wherever its body is unchanged
+  /// (EvalBatch::inherit). Off (ELDiR): every child learns from its seed.
+  bool inheritWeights = false;
 };
 
 /// Where and how to run.

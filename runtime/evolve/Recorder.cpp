@@ -122,8 +122,11 @@ Individual Recorder::individualFromJson(const json &j) const {
 
 json Recorder::stateJson(const State &s) const {
   json pop = json::array();
-  for (const auto &ind : s.population)
+  for (const auto &ind : s.population) {
     pop.push_back(individualJson(ind, false));
+    if (!ind.params.is_null()) // inherit = weights: a resume needs them
+      pop.back()["params"] = ind.params;
+  }
   json j = {{"format", "evoc-run-state"},
             {"version", kStateVersion},
             {"generation", s.generation},
@@ -157,8 +160,11 @@ State Recorder::stateFromJson(const json &j) const {
   s.designs = j.at("designs_evaluated").get<uint64_t>();
   s.elapsed = j.at("elapsed_seconds").get<double>();
   s.rng.restore(j.at("rng").get<std::string>());
-  for (const auto &p : j.at("population"))
+  for (const auto &p : j.at("population")) {
     s.population.push_back(individualFromJson(p));
+    if (p.contains("params"))
+      s.population.back().params = p["params"];
+  }
   if (j.contains("best")) {
     s.haveBest = true;
     s.best = individualFromJson(j["best"].at("individual"));
@@ -173,6 +179,10 @@ bool Recorder::load(State &s) {
   if (options_.resume && dir_.hasState()) {
     json sj = dir_.readState();
     std::string diff = firstDifference(sj.value("config", json::object()), fingerprint_, "");
+    // "inherit" is only written when on, so its absence is a difference too.
+    if (diff.empty() && sj.value("config", json::object()).contains("inherit") &&
+        !fingerprint_.contains("inherit"))
+      diff = "inherit was \"weights\", now none";
     if (!diff.empty() && sj.value("version", 0) == kStateVersion)
       throw Error(fmt::format("cannot resume '{}': its settings differ from this "
                               "experiment's ({}); only evolve.generations may change "
@@ -247,6 +257,10 @@ void Recorder::writeGeneration(const State &s, const std::vector<Child> &childre
               {"genome", model_.toJson(*c.ind.genome)},
               {"key", c.key.hex()},
               {"ops", c.variation.ops}};
+    if (c.trained && !c.ind.losses.empty())
+      k["first_loss"] = c.ind.losses[0]; // the loss of its initial weights
+    if (config_.inheritWeights && c.trained)
+      k["inherited"] = c.inherited; // parameter scalars taken from the parent
     if (c.reused)
       k["reused"] = s.archive.at(c.key.hex()).id; // the design whose evaluation it reuses
     if (c.variation.fallback)

@@ -6,6 +6,7 @@ namespace evoc::evolve::engine {
 
 void select(const EvolutionConfig &config, State &s, std::vector<Child> &children) {
   std::vector<Individual> pool = s.population;
+  std::vector<int> childOf(pool.size(), -1); // pool index -> child index
   std::vector<Scored> scored;
   for (const auto &p : pool)
     scored.push_back({p.id, p.fitness});
@@ -23,17 +24,29 @@ void select(const EvolutionConfig &config, State &s, std::vector<Child> &childre
       bestChild = int(i);
     scored.push_back(sc);
     pool.push_back(c.ind);
+    childOf.push_back(int(i));
   }
   std::vector<size_t> keep =
       selectSurvivors(scored, size_t(config.population), config.selection, s.rng);
   s.population.clear();
-  for (size_t k : keep)
+  for (size_t k : keep) {
     s.population.push_back(pool[k]);
+    // A surviving child keeps its weights for its own children (reused ones
+    // were not trained: theirs stay null).
+    const Child *c = childOf[k] >= 0 ? &children[size_t(childOf[k])] : nullptr;
+    if (config.inheritWeights && c && c->trained) {
+      const Evaluation &e = c->eval;
+      s.population.back().params = !e.params.is_null() ? e.params
+                                   : e.paramsFn        ? e.paramsFn()
+                                                       : nlohmann::json();
+    }
+  }
   if (bestChild >= 0) {
     Child &c = children[size_t(bestChild)];
     if (!s.haveBest || ranksBefore({c.ind.id, c.ind.fitness}, {s.best.id, s.best.fitness})) {
       const Evaluation &e = c.eval;
       s.best = c.ind;
+      s.best.params = nullptr; // kept once, as bestParams
       s.haveBest = true;
       s.bestParams = !e.params.is_null() ? e.params : e.paramsFn ? e.paramsFn() : nlohmann::json();
     }

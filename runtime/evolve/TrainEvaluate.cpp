@@ -1,7 +1,9 @@
 // EvaluateFn / GaitFn on top of runtime::train and runtime::trajectory.
 #include "evolve/TrainEvaluate.h"
 
+#include "core/Inherit.h"
 #include "core/JsonIO.h"
+#include "core/Population.h"
 #include "support/Error.h"
 
 #include <fmt/format.h>
@@ -11,11 +13,48 @@
 
 namespace evoc::evolve {
 
+namespace {
+
+// The initial weights of every body of a batch with inheritance: seeded as
+// runtime::train would (opts.seed, design id), then the parent's trained
+// weights wherever the body is unchanged.
+std::vector<runtime::ParamSet> inheritedInit(const runtime::ModuleInfo &info,
+                                             const runtime::TrainOptions &opts,
+                                             const EvalBatch &batch, std::vector<int64_t> &copied) {
+  if (batch.inherit.size() != batch.robots.size())
+    throw Error(fmt::format("the batch has inheritance for {} of its {} robots",
+                            batch.inherit.size(), batch.robots.size()));
+  runtime::Population pop(info, batch.robots);
+  std::vector<runtime::ParamSet> init;
+  copied.assign(batch.robots.size(), 0);
+  for (int r = 0; r < pop.size(); ++r) {
+    pop.initParams(r, opts.seed, batch.ids[size_t(r)]);
+    runtime::ParamSet seeded = pop.params(r);
+    const Inheritance &in = batch.inherit[size_t(r)];
+    if (in.parentParams.is_null()) {
+      init.push_back(std::move(seeded));
+      continue;
+    }
+    runtime::InheritStats st;
+    init.push_back(runtime::inheritParams(info, paramsFromJson(in.parentParams),
+                                          {in.parentPointKeys, in.parentSpringKeys},
+                                          {in.pointKeys, in.springKeys}, std::move(seeded), &st));
+    copied[size_t(r)] = st.copied;
+  }
+  return init;
+}
+
+} // namespace
+
 EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executable &exe,
                          runtime::TrainOptions opts) {
   return [&info, &exe, opts](const EvalBatch &batch) {
-    auto results = std::make_shared<std::vector<runtime::TrainResult>>(
-        runtime::train(info, exe, batch.robots, opts, &batch.ids));
+    std::vector<int64_t> copied(batch.robots.size(), 0);
+    std::vector<runtime::ParamSet> init;
+    if (!batch.inherit.empty())
+      init = inheritedInit(info, opts, batch, copied);
+    auto results = std::make_shared<std::vector<runtime::TrainResult>>(runtime::train(
+        info, exe, batch.robots, opts, &batch.ids, batch.inherit.empty() ? nullptr : &init));
     if (results->size() != batch.robots.size())
       throw Error(fmt::format("the trainer returned {} results for {} robots", results->size(),
                               batch.robots.size()));
@@ -28,6 +67,7 @@ EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executa
       e.reason = r.error;
       e.robotSteps = r.robotSteps;
       e.gradNorms = r.gradNorms;
+      e.inherited = copied[i];
       // Gradients and per-rollout memory are not needed past this point.
       r.grad.clear();
       if (!r.bestParams.empty())

@@ -18,7 +18,10 @@ namespace evoc::evolve {
 /// robots, opts, &batch.ids): weights seeded from (opts.seed, design id), so
 /// set opts.seed to the run's seed. Losses, validity, the trained
 /// parameters (bestParams, else params; fetched lazily) and robot-steps come
-/// from each TrainResult. `info` and `exe` must outlive the function.
+/// from each TrainResult. With batch.inherit (inherit = weights) each body's
+/// seeded weights pass through runtime::inheritParams (its parent's trained
+/// weights where the body is unchanged) and go to train as `init`.
+/// `info` and `exe` must outlive the function.
 EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executable &exe,
                          runtime::TrainOptions opts);
 

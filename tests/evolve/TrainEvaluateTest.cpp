@@ -10,7 +10,10 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 using namespace evoc::evolve;
 using json = nlohmann::json;
@@ -99,4 +102,129 @@ TEST_CASE("train evaluate: evolution with the real trainer", "[train]") {
   runEvolution(s.config, trainEvaluate(s.info, *s.exe, s.opts), s.run(root / "b", true));
   CHECK(test::logWithoutTiming(root / "a") == test::logWithoutTiming(root / "b"));
   CHECK(readTextFile(root / "a" / "best.json") == readTextFile(root / "b" / "best.json"));
+}
+
+namespace {
+
+// The fixture's input vector: 2 fixed entries, then 2 per point (what
+// ControllerGen records for a compiled controller).
+void setInputLayout(evoc::ir::Module &m) {
+  m.sets[size_t(m.findSet("input"))].layout = {{-1, 2}, {m.findSet("point"), 2}};
+}
+
+} // namespace
+
+TEST_CASE("train evaluate: a child of an unchanged body starts from its parent's weights",
+          "[train][inherit]") {
+  Setup s;
+  setInputLayout(s.module);
+  EvoRng rng(3);
+  Phenotype ph = s.config.body->express(*s.config.body->sample(rng));
+  EvalBatch parent;
+  parent.ids = {0};
+  parent.robots = {ph.robot};
+  auto pe = trainEvaluate(s.info, *s.exe, s.opts)(parent);
+  const json trained = pe[0].paramsFn();
+  // iterations = 0: one forward pass of the initial weights (then its params).
+  auto once = s.opts;
+  once.iterations = 0;
+  EvalBatch child;
+  child.ids = {1};
+  child.robots = {ph.robot};
+  child.inherit = {Inheritance{trained, ph.pointKeys, ph.springKeys, ph.pointKeys, ph.springKeys}};
+  auto ce = trainEvaluate(s.info, *s.exe, once)(child);
+  CHECK(ce[0].paramsFn() == trained);
+  const int64_t springs = ph.robot.numSprings(), inputs = 2 + 2 * ph.robot.numPoints();
+  CHECK(ce[0].inherited == springs * inputs + springs);
+  // Its first loss is its parent's best: the loss of the very same weights.
+  REQUIRE(ce[0].losses.size() == 1);
+  CHECK(ce[0].losses[0] == *std::min_element(pe[0].losses.begin(), pe[0].losses.end()));
+
+  // Nothing to inherit (generation 0): seeded exactly as without inheritance.
+  child.inherit[0].parentParams = nullptr;
+  EvalBatch plain = child;
+  plain.inherit.clear();
+  auto a = trainEvaluate(s.info, *s.exe, s.opts)(child);
+  auto b = trainEvaluate(s.info, *s.exe, s.opts)(plain);
+  CHECK(a[0].losses == b[0].losses);
+  CHECK(a[0].paramsFn() == b[0].paramsFn());
+  CHECK(a[0].inherited == 0);
+  CHECK(a[0].losses[0] != ce[0].losses[0]);
+}
+
+TEST_CASE("train evaluate: inherit = weights through the engine, and its resume",
+          "[train][inherit]") {
+  Setup s;
+  setInputLayout(s.module);
+  s.config.inheritWeights = true;
+  s.config.generations = 5;
+  // Every body's trained weights and what it was given to inherit.
+  std::map<uint64_t, json> trainedOf;
+  std::map<uint64_t, Inheritance> given;
+  EvaluateFn inner = trainEvaluate(s.info, *s.exe, s.opts);
+  EvaluateFn spy = [&](const EvalBatch &batch) {
+    REQUIRE(batch.inherit.size() == batch.robots.size());
+    auto evals = inner(batch);
+    for (size_t i = 0; i < evals.size(); ++i) {
+      evals[i].params = evals[i].paramsFn();
+      trainedOf[batch.ids[i]] = evals[i].params;
+      given[batch.ids[i]] = batch.inherit[i];
+    }
+    return evals;
+  };
+  auto root = test::scratchDir("train_inherit");
+  runEvolution(s.config, spy, s.run(root / "a"));
+  int withParent = 0, sharedMost = 0;
+  for (int g = 0; g < s.config.generations; ++g) {
+    json pop =
+        json::parse(readTextFile(root / "a" / fmt::format("gen_{:04d}", g) / "population.json"));
+    for (const auto &k : pop["offspring"]) {
+      const uint64_t id = k["id"].get<uint64_t>();
+      if (!given.count(id))
+        continue; // reused: never trained
+      const Inheritance &in = given.at(id);
+      const int64_t parent = k["parent"].get<int64_t>();
+      INFO("generation " << g << ", child " << id << " of " << parent);
+      CHECK(k.contains("first_loss"));
+      if (g == 0 || !trainedOf.count(uint64_t(parent))) {
+        CHECK(in.parentParams.is_null());
+        continue;
+      }
+      // The parent's trained weights (the best of its curve), nothing else.
+      CHECK(in.parentParams == trainedOf.at(uint64_t(parent)));
+      ++withParent;
+      // Every lattice child flips a cell; the rows of its kept springs, and
+      // in them the columns of its kept points and the fixed inputs, are
+      // its parent's.
+      auto shared = [](const std::vector<uint64_t> &a, const std::vector<uint64_t> &b) {
+        std::set<uint64_t> in(a.begin(), a.end());
+        return int64_t(std::count_if(b.begin(), b.end(), [&](uint64_t k) { return in.count(k); }));
+      };
+      const int64_t sp = shared(in.parentSpringKeys, in.springKeys),
+                    pt = shared(in.parentPointKeys, in.pointKeys);
+      CHECK(k["inherited"].get<int64_t>() == sp * (2 + 2 * pt) + sp);
+      sharedMost += sp * 2 > int64_t(in.springKeys.size());
+    }
+  }
+  CHECK(withParent > 0);
+  CHECK(sharedMost > 0);
+  json state = json::parse(readTextFile(root / "a" / "state.json"));
+  CHECK(state["config"]["inherit"] == "weights");
+  for (const auto &m : state["population"])
+    CHECK(m.contains("params"));
+
+  // A split run (3 generations, then resumed to 5) ends as the whole one.
+  auto three = s.config;
+  three.generations = 3;
+  runEvolution(three, inner, s.run(root / "b"));
+  runEvolution(s.config, inner, s.run(root / "b", true));
+  CHECK(test::logWithoutTiming(root / "a") == test::logWithoutTiming(root / "b"));
+  CHECK(readTextFile(root / "a" / "best.json") == readTextFile(root / "b" / "best.json"));
+  CHECK(readTextFile(root / "a" / "gen_0004" / "population.json") ==
+        readTextFile(root / "b" / "gen_0004" / "population.json"));
+  // The resume cannot switch inheritance off.
+  auto off = s.config;
+  off.inheritWeights = false;
+  off.generations = 6;
+  CHECK_THROWS_WITH(runEvolution(off, inner, s.run(root / "b", true)), Catch::Contains("inherit"));
 }
