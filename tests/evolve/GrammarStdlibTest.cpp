@@ -3,13 +3,11 @@
 // repaired masks and the shared reference robots), and Evolution Gym's voxel
 // bodies written as a square grammar build the direct voxel-to-spring
 // conversion (written here from the grid, without placement or merging).
+#include "StdlibBodies.h"
+
 #include "evolve/CanonicalHash.h"
 #include "evolve/GrammarBody.h"
 #include "evolve/Lattice.h"
-
-#include "sema/Program.h"
-#include "support/Diagnostics.h"
-#include "support/SourceManager.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -28,20 +26,8 @@ namespace {
 
 const std::string kSrc = EVOC_SOURCE_DIR;
 
-/// The grammar body declared by `text` (which imports a stdlib grammar).
 body::GrammarBodySpec checkBody(const std::string &text) {
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  sema::CheckOptions opts;
-  opts.ignoreEnv = true;
-  int f = sources.addBuffer(kSrc + "/tests/evolve/stdlib_body.evo", text);
-  auto p = sema::checkBuffer(f, opts, sources, diags);
-  INFO(text);
-  for (const auto &l : diags.headlines())
-    UNSCOPED_INFO(l);
-  REQUIRE(p);
-  REQUIRE(p->grammarBody);
-  return *p->grammarBody;
+  return test::checkGrammarBody(text).spec;
 }
 
 int symbolIndex(const body::GrammarSpec &g, const std::string &name) {
@@ -49,14 +35,6 @@ int symbolIndex(const body::GrammarSpec &g, const std::string &name) {
     if (g.symbols[i].name == name)
       return int(i);
   FAIL("no symbol " << name);
-  return -1;
-}
-
-int portIndex(const body::PartSpec &p, const std::string &name) {
-  for (size_t i = 0; i < p.ports.size(); ++i)
-    if (p.ports[i].name == name)
-      return int(i);
-  FAIL("no port " << name);
   return -1;
 }
 

@@ -1,0 +1,148 @@
+// Property test of the four stdlib grammars as the checker reads them (the
+// walker exactly as examples/grammar_walker.evo declares it): random genomes
+// x random mutations keep every invariant of GrammarChecks.h; sampling
+// follows the `@ w` weights (chi-square); the same seed gives the same bytes.
+// Prints the fallback rate of every operator.
+#include "GrammarChecks.h"
+#include "GrammarFixtures.h"
+#include "StdlibBodies.h"
+
+#include "evolve/GrammarBody.h"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+#include <map>
+
+using namespace evoc;
+using namespace evoc::evolve;
+
+namespace {
+
+int symbolOf(const body::GrammarSpec &g, const std::string &name) {
+  for (size_t i = 0; i < g.symbols.size(); ++i)
+    if (g.symbols[i].name == name)
+      return int(i);
+  FAIL("no symbol " << name);
+  return -1;
+}
+
+/// Chi-square statistic of the alternatives drawn for `symbol` by unbounded
+/// sampling (the whole budget left) against `weights`, over `n` draws.
+double chiSquare(const GrammarBody &b, int symbol, const std::vector<double> &weights, int n,
+                 uint64_t seed) {
+  EvoRng rng(seed);
+  std::vector<int> counts(weights.size(), 0);
+  GrammarCost none;
+  for (int i = 0; i < n; ++i) {
+    GrammarGenome g;
+    int depth = b.spec().maxDepth > 0 ? b.spec().maxDepth : 64;
+    ++counts.at(size_t(b.sampleSubtree(symbol, b.remaining(none), depth, g, rng, false).alt));
+  }
+  double total = 0, chi = 0;
+  for (double w : weights)
+    total += w;
+  for (size_t k = 0; k < weights.size(); ++k) {
+    double expect = n * weights[k] / total;
+    chi += (counts[k] - expect) * (counts[k] - expect) / expect;
+    UNSCOPED_INFO("alternative " << k << ": " << counts[k] << " drawn, " << expect << " expected");
+  }
+  return chi;
+}
+
+} // namespace
+
+TEST_CASE("stdlib grammar property: random genomes x random mutations keep every invariant",
+          "[grammar][property][stdlib]") {
+  test::PropertyTotals all;
+  for (auto &[name, body] : test::stdlibBodies()) {
+    // The .evo's own mutation block on an evolving population, then each
+    // operator alone on a fixed pool (its own fallback rate).
+    std::vector<std::pair<std::string, body::GrammarMutationSpec>> models = {
+        {"mixed", body.mutation}};
+    for (const auto &op : test::kGrammarOps)
+      models.push_back({op, test::onlyMutation(op)});
+    test::PropertyTotals t;
+    for (auto &[label, mut] : models) {
+      bool evolving = label == "mixed";
+      std::string e =
+          test::mutateAndCheck("stdlib " + name + " / " + label, GrammarBody(body.spec, mut),
+                               evolving, evolving ? 16 : 48, evolving ? 4000 : 3000, 4321, t);
+      REQUIRE(e == "");
+    }
+    INFO(name);
+    CHECK(t.mutations >= 25000);
+    // Operators that can act on this grammar did: perturb needs a part
+    // parameter or an angle, swap a symbol with two alternatives.
+    for (const auto &op : {"add", "remove", "rearrange", "combine", "flip"}) {
+      INFO(op);
+      CHECK(t.applied[op] > 0);
+    }
+    all.mutations += t.mutations;
+    for (const auto &[op, n] : t.applied)
+      all.applied[op] += n;
+  }
+  std::cout << "stdlib grammar property: " << all.mutations << " mutations\n";
+  for (const auto &op : test::kGrammarOps) {
+    INFO(op);
+    CHECK(all.applied[op] > 0);
+  }
+}
+
+TEST_CASE("stdlib grammar property: sampling follows the weights (chi-square)",
+          "[grammar][property][stdlib]") {
+  auto bodies = test::stdlibBodies();
+  std::map<std::string, test::CheckedBody> byName(bodies.begin(), bodies.end());
+  {
+    // Leg -> segment(bottom: Leg?) @ 2 | segment(bottom: Foot) | foot.
+    GrammarBody b(byName.at("walker").spec, byName.at("walker").mutation);
+    int leg = symbolOf(b.spec().grammar, "Leg");
+    std::vector<double> w;
+    for (const auto &a : b.spec().grammar.symbols[size_t(leg)].alternatives)
+      w.push_back(a.weight);
+    REQUIRE(w == std::vector<double>{2, 1, 1});
+    CHECK(chiSquare(b, leg, w, 6000, 17) < 13.82); // 2 degrees of freedom, p = 0.001
+    // A uniform draw would be told apart: the test has power.
+    CHECK(chiSquare(b, leg, {1, 1, 1}, 6000, 17) > 13.82);
+  }
+  {
+    // Limb -> segment(top, right, knob) @ 2 | segment(knob).
+    GrammarBody b(byName.at("limb").spec, byName.at("limb").mutation);
+    int limb = symbolOf(b.spec().grammar, "Limb");
+    std::vector<double> w;
+    for (const auto &a : b.spec().grammar.symbols[size_t(limb)].alternatives)
+      w.push_back(a.weight);
+    REQUIRE(w == std::vector<double>{2, 1});
+    CHECK(chiSquare(b, limb, w, 6000, 18) < 10.83); // 1 degree of freedom, p = 0.001
+    CHECK(chiSquare(b, limb, {1, 1}, 6000, 18) > 10.83);
+  }
+}
+
+TEST_CASE("stdlib grammar property: the same seed gives the same bytes",
+          "[grammar][property][stdlib]") {
+  for (auto &[name, body] : test::stdlibBodies()) {
+    auto run = [&, &body = body](uint64_t seed) {
+      GrammarBody b(body.spec, body.mutation);
+      EvoRng rng(seed);
+      std::string out;
+      GenomePtr g = b.sample(rng);
+      GenomePtr donor = b.sample(rng);
+      for (int i = 0; i < 200; ++i) {
+        g = b.vary(*g, {donor.get()}, rng).genome;
+        out += b.toJson(*g).dump();
+        // The expressed robot's bytes too: coordinates to the last bit.
+        const auto r = b.express(*g).robot;
+        out.append(reinterpret_cast<const char *>(r.points.data()),
+                   r.points.size() * sizeof(double));
+        for (const auto &sp : r.springs)
+          out +=
+              fmt::format("{} {} {:a} {:a} {:a};", sp.a, sp.b, sp.rest, sp.stiffness, sp.actuation);
+      }
+      return out;
+    };
+    INFO(name);
+    CHECK(run(42) == run(42));
+    CHECK(run(42) != run(43));
+  }
+}
