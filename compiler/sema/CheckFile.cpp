@@ -128,8 +128,8 @@ static const std::vector<std::string> kWorldKeys = {
     "dim", "dt", "steps", "precision", "gravity", "damping", "ground", "physics", "checkpoint"};
 static const std::vector<std::string> kEvolveKeys = {
     "population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"};
-static const std::vector<std::string> kLearnKeys = {"iterations", "optimizer", "loss",
-                                                    "controller"};
+static const std::vector<std::string> kLearnKeys = {"iterations", "optimizer", "loss", "controller",
+                                                    "inherit"};
 
 bool Checker::applyOverrides() {
   bool ok = true;
