@@ -1,6 +1,8 @@
 // `evoc run` end to end, through the real binary: a small run improves its
 // best fitness and writes a complete run directory; a run killed with
-// SIGKILL mid-generation resumes to exactly the log of an uninterrupted run.
+// SIGKILL mid-generation resumes to exactly the log of an uninterrupted run;
+// grammar bodies (examples/grammar_walker.evo) evolve without body-caused
+// invalid offspring or a body trained twice.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -165,4 +168,91 @@ TEST_CASE("evoc sim / run: bad input is an error with exit code 1, never a crash
                  (dir / "o.json").string()}) == 1);
   CHECK(runEvoc({"run", (dir / "missing.evo").string()}) == 1);
   CHECK(runEvoc({"run", example(), "--set", "evolve.population=0"}) == 1);
+}
+
+namespace {
+
+/// Outlines best.svg must draw for a walker genome (stdlib/grammars/walker.evo):
+/// one per cell, a trunk has 5, a segment or a foot 1 (its hull); the legs in
+/// a trunk's tied slot (children[1]) are placed twice.
+int walkerCells(const nlohmann::json &n, int mult) {
+  if (n.is_null())
+    return 0;
+  const std::string sym = n["symbol"];
+  int cells = mult * (sym == "Body" || sym == "Trunk" ? 5 : 1);
+  for (size_t c = 0; c < n["children"].size(); ++c)
+    cells += walkerCells(n["children"][c],
+                         (sym == "Body" || sym == "Trunk") && c == 1 ? 2 * mult : mult);
+  return cells;
+}
+
+size_t countOf(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("evoc run: grammar walkers evolve; no body-caused invalid offspring, none trained twice",
+          "[run][grammar]") {
+  const std::string walker = std::string(EVOC_SOURCE_DIR) + "/examples/grammar_walker.evo";
+  const std::vector<std::string> small = {"--set",     "evolve.population=6",
+                                          "--set",     "evolve.generations=3",
+                                          "--set",     "world.steps=100",
+                                          "--set",     "evolve.learn.iterations=3",
+                                          "--threads", "2"};
+  auto args = [&](std::vector<std::string> a) {
+    a.insert(a.end(), small.begin(), small.end());
+    return a;
+  };
+  fs::path dir = freshDir("grammar");
+  REQUIRE(runEvoc(args({"run", walker, "--out", dir.string()})) == 0);
+  auto log = logOf(dir);
+  REQUIRE(log.size() == 3);
+  long trained = 0;
+  for (size_t g = 0; g < log.size(); ++g) {
+    const auto &r = log[g];
+    INFO("generation " << g << ": " << r.dump());
+    CHECK(r["generation"].get<size_t>() == g);
+    // A child whose body is invalid is neither trained nor reused (Evaluate.cpp):
+    // trained + reused == offspring means no body-caused invalid offspring.
+    CHECK(r["offspring_trained"].get<int>() + r["duplicates_reused"].get<int>() ==
+          r["offspring"].get<int>());
+    trained += r["offspring_trained"].get<long>();
+  }
+  CHECK(log.back()["ops"].is_object());
+  // Every trained robot is in the archive once, under distinct keys and ids.
+  auto state = nlohmann::json::parse(std::ifstream(dir / "state.json"));
+  CHECK(state["designs_evaluated"].get<long>() == trained);
+  CHECK(state["archive"].size() == size_t(trained));
+  std::set<std::string> keys;
+  std::set<long> ids;
+  for (const auto &e : state["archive"]) {
+    keys.insert(e[0].get<std::string>());
+    ids.insert(e[1].get<long>());
+  }
+  CHECK(keys.size() == state["archive"].size());
+  CHECK(ids.size() == state["archive"].size());
+  // best.svg outlines each cell of each part of the best body, at each time.
+  auto best = nlohmann::json::parse(std::ifstream(dir / "best.json"));
+  std::ifstream svgIn(dir / "best.svg");
+  std::string svg((std::istreambuf_iterator<char>(svgIn)), std::istreambuf_iterator<char>());
+  int cells = walkerCells(best["genome"]["root"], 1);
+  CHECK(cells >= 5);
+  // The gait is drawn at four times (RunCommand.cpp: steps 0, 1/3, 2/3, last).
+  CHECK(countOf(svg, "<polygon class=\"part\"") == size_t(4 * cells));
+  CHECK(countOf(svg, "<title>trunk</title>") % 5 == 0);
+  // Resuming the finished run changes nothing.
+  auto readAll = [](const fs::path &f) {
+    std::ifstream in(f);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::string stateBefore = readAll(dir / "state.json"), logBefore = readAll(dir / "log.jsonl"),
+              bestBefore = readAll(dir / "best.json");
+  REQUIRE(runEvoc(args({"run", walker, "--resume", dir.string()})) == 0);
+  CHECK(readAll(dir / "state.json") == stateBefore);
+  CHECK(readAll(dir / "log.jsonl") == logBefore);
+  CHECK(readAll(dir / "best.json") == bestBefore);
 }
