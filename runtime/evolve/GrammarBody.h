@@ -94,6 +94,10 @@ public:
 
 private:
   friend struct GrammarOps;
+  /// The cheapest completion of alternative `alt` of `symbol` (the part and
+  /// every required child at its own cheapest) and the levels it needs below
+  /// it; false while a required child's symbol has no known completion.
+  bool altCompletion(int symbol, int alt, GrammarCost &cost, int &height) const;
   body::GrammarBodySpec spec_;
   body::GrammarMutationSpec mutation_;
   std::vector<GrammarCost> minCost_; ///< per symbol: its cheapest completion

@@ -416,6 +416,23 @@ json GrammarBody::fingerprint() const {
         {"max_attempts", m.maxAttempts}}}};
 }
 
+bool GrammarBody::altCompletion(int symbol, int alt, GrammarCost &cost, int &height) const {
+  const auto &a = spec_.grammar.symbols[symbol].alternatives[alt];
+  GrammarNode probe;
+  probe.symbol = symbol, probe.alt = alt;
+  cost = ownCost(spec_, probe);
+  height = 0;
+  for (const auto &b : a.bindings) {
+    if (b.optional)
+      continue;
+    if (minAlt_[b.symbol] < 0)
+      return false;
+    addCost(cost, minCost_[b.symbol], int(b.ports.size()));
+    height = std::max(height, 1 + minHeight_[b.symbol]);
+  }
+  return true;
+}
+
 GrammarBody::GrammarBody(body::GrammarBodySpec spec, body::GrammarMutationSpec mutation)
     : spec_(std::move(spec)), mutation_(std::move(mutation)) {
   const auto &gs = spec_.grammar;
@@ -435,23 +452,9 @@ GrammarBody::GrammarBody(body::GrammarBodySpec spec, body::GrammarMutationSpec m
     for (int si = 0; si < ns; ++si) {
       const auto &sym = gs.symbols[si];
       for (int ai = 0; ai < int(sym.alternatives.size()); ++ai) {
-        const auto &a = sym.alternatives[ai];
-        GrammarNode probe;
-        probe.symbol = si, probe.alt = ai;
-        GrammarCost c = ownCost(spec_, probe);
+        GrammarCost c;
         int height = 0;
-        bool ok = true;
-        for (const auto &b : a.bindings) {
-          if (b.optional)
-            continue;
-          if (minAlt_[b.symbol] < 0) {
-            ok = false;
-            break;
-          }
-          addCost(c, minCost_[b.symbol], int(b.ports.size()));
-          height = std::max(height, 1 + minHeight_[b.symbol]);
-        }
-        if (!ok)
+        if (!altCompletion(si, ai, c, height))
           continue;
         if (minAlt_[si] < 0 || key(c) < key(minCost_[si])) {
           minCost_[si] = c, minAlt_[si] = ai, changed = true;

@@ -25,16 +25,9 @@ GrammarNode GrammarBody::sampleSubtree(int symbol, const GrammarCost &budget, in
   std::vector<int> ok;
   std::vector<GrammarCost> altMin(sym.alternatives.size());
   for (int ai = 0; ai < int(sym.alternatives.size()); ++ai) {
-    const auto &a = sym.alternatives[ai];
-    GrammarNode probe;
-    probe.symbol = symbol, probe.alt = ai;
-    GrammarCost c = ownCost(spec_, probe);
+    GrammarCost c;
     int height = 0;
-    for (const auto &b : a.bindings)
-      if (!b.optional) {
-        addCost(c, minCost_[b.symbol], int(b.ports.size()));
-        height = std::max(height, 1 + minHeight_[b.symbol]);
-      }
+    altCompletion(symbol, ai, c, height); // every symbol has a completion by now
     altMin[ai] = c;
     if (fits(c, budget) && height <= depthLeft)
       ok.push_back(ai);
