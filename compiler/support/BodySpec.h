@@ -42,9 +42,9 @@ struct ParamSpec {
 /// One spring of a part, between two of its points.
 struct SpringSpec {
   int a = 0, b = 0;
-  double stiffness = 0;  ///< resolved: the spring's, else the part's, else the body's
-  double actuation = 0;  ///< amplitude when actuated (resolved like stiffness)
-  int gene = -1;         ///< actuation gene (index into PartSpec::genes), -1 = passive
+  double stiffness = 0; ///< resolved: the spring's, else the part's, else the body's
+  double actuation = 0; ///< amplitude when actuated (resolved like stiffness)
+  int gene = -1;        ///< actuation gene (index into PartSpec::genes), -1 = passive
 };
 
 /// An actuation gene: one bit that switches a set of springs on or off
@@ -121,12 +121,12 @@ struct GrammarBodySpec {
   std::string name;
   GrammarSpec grammar;
   int dim = 2;
-  double scale = 1;       ///< part coordinates times scale
-  double groundY = 0;     ///< the lowest point rests at this height (the world's ground)
-  int maxParts = 0;       ///< 0: no limit
-  int maxPoints = 0;      ///< 0: no limit
-  int maxSprings = 0;     ///< 0: no limit
-  int maxDepth = 0;       ///< 0: no limit (the root has depth 0)
+  double scale = 1;   ///< part coordinates times scale
+  double groundY = 0; ///< the lowest point rests at this height (the world's ground)
+  int maxParts = 0;   ///< 0: no limit
+  int maxPoints = 0;  ///< 0: no limit
+  int maxSprings = 0; ///< 0: no limit
+  int maxDepth = 0;   ///< 0: no limit (the root has depth 0)
   Overlap overlap = Overlap::Prune;
   double actuatorP = 0.5; ///< P(an actuation gene is on) when sampling
 };
@@ -140,8 +140,8 @@ enum RateVar : int { kParts = 0, kSprings = 1, kActuators = 2 };
 /// per actuation gene (flip). A rate that is never given is 0.
 struct GrammarMutationSpec {
   Scalar add, remove, swap, rearrange, combine;
-  Scalar perturb; ///< per continuous gene (parameter or angle)
-  Scalar flip;    ///< per actuation gene
+  Scalar perturb;            ///< per continuous gene (parameter or angle)
+  Scalar flip;               ///< per actuation gene
   bool untilChanged = false; ///< retry with growing rates until the robot changes
   int maxAttempts = 50;      ///< then the child is a copy (a logged fallback)
 };
@@ -153,16 +153,40 @@ inline double evalScalar(const Scalar &s, const double *vars) {
   int n = 0;
   for (const auto &t : s.code) {
     switch (t.op) {
-    case Scalar::Op::Const: st[n++] = t.value; break;
-    case Scalar::Op::Param: st[n++] = vars[t.param]; break;
-    case Scalar::Op::Add: --n; st[n - 1] += st[n]; break;
-    case Scalar::Op::Sub: --n; st[n - 1] -= st[n]; break;
-    case Scalar::Op::Mul: --n; st[n - 1] *= st[n]; break;
-    case Scalar::Op::Div: --n; st[n - 1] /= st[n]; break;
-    case Scalar::Op::Neg: st[n - 1] = -st[n - 1]; break;
-    case Scalar::Op::Sqrt: st[n - 1] = std::sqrt(st[n - 1]); break;
-    case Scalar::Op::Sin: st[n - 1] = std::sin(st[n - 1]); break;
-    case Scalar::Op::Cos: st[n - 1] = std::cos(st[n - 1]); break;
+    case Scalar::Op::Const:
+      st[n++] = t.value;
+      break;
+    case Scalar::Op::Param:
+      st[n++] = vars[t.param];
+      break;
+    case Scalar::Op::Add:
+      --n;
+      st[n - 1] += st[n];
+      break;
+    case Scalar::Op::Sub:
+      --n;
+      st[n - 1] -= st[n];
+      break;
+    case Scalar::Op::Mul:
+      --n;
+      st[n - 1] *= st[n];
+      break;
+    case Scalar::Op::Div:
+      --n;
+      st[n - 1] /= st[n];
+      break;
+    case Scalar::Op::Neg:
+      st[n - 1] = -st[n - 1];
+      break;
+    case Scalar::Op::Sqrt:
+      st[n - 1] = std::sqrt(st[n - 1]);
+      break;
+    case Scalar::Op::Sin:
+      st[n - 1] = std::sin(st[n - 1]);
+      break;
+    case Scalar::Op::Cos:
+      st[n - 1] = std::cos(st[n - 1]);
+      break;
     }
   }
   return n ? st[n - 1] : 0.0;
