@@ -70,9 +70,46 @@ bool checkFinishes(Checker &c, const Checker::GrammarInfo &gi) {
   return all;
 }
 
+/// The first param of `part` that changes the shape of `port` (a pairwise
+/// distance of its points) between its low and high end, others at their
+/// defaults; -1 when the port keeps its shape. Two nodes' params are
+/// independent genes, so such a port would mate with its partner only at
+/// the default: every other value makes the body invalid.
+int paramBendingPort(const body::PartSpec &part, const body::PortSpec &port) {
+  auto shape = [&](const std::vector<double> &vals) {
+    std::vector<double> d;
+    for (size_t i = 0; i < port.points.size(); ++i)
+      for (size_t j = i + 1; j < port.points.size(); ++j) {
+        double s = 0;
+        for (size_t k = 0; k < part.points[size_t(port.points[i])].size(); ++k) {
+          double a = body::evalScalar(part.points[size_t(port.points[i])][k], vals.data());
+          double b = body::evalScalar(part.points[size_t(port.points[j])][k], vals.data());
+          s += (a - b) * (a - b);
+        }
+        d.push_back(std::sqrt(s));
+      }
+    return d;
+  };
+  std::vector<double> defaults;
+  for (const auto &pp : part.params)
+    defaults.push_back(pp.init);
+  const std::vector<double> ref = shape(defaults);
+  for (size_t p = 0; p < part.params.size(); ++p)
+    for (double v : {part.params[p].lo, part.params[p].hi}) {
+      std::vector<double> vals = defaults;
+      vals[p] = v;
+      std::vector<double> d = shape(vals);
+      for (size_t k = 0; k < d.size(); ++k)
+        if (std::fabs(d[k] - ref[k]) > 1e-9 * std::max(1.0, ref[k]))
+          return int(p);
+    }
+  return -1;
+}
+
 /// Each binding's port and every attach port of the bound symbol's
 /// alternatives: as many points, congruent at the params' defaults (the
-/// child's points in reversed order meet the parent's).
+/// child's points in reversed order meet the parent's), and of a shape no
+/// param changes.
 void checkAttachPorts(Checker &c, const Checker::GrammarInfo &gi,
                       const std::vector<std::vector<AltAst>> &altAst) {
   const auto &syms = gi.spec.symbols;
@@ -82,11 +119,31 @@ void checkAttachPorts(Checker &c, const Checker::GrammarInfo &gi,
       int pp = gi.usedParts[size_t(alt.part)];
       const auto &parent = c.out.partSpecs[size_t(pp)];
       const auto &pdef = c.partExtras[size_t(pp)].defaults;
+      if (alt.attach >= 0)
+        if (int bend = paramBendingPort(parent, parent.ports[size_t(alt.attach)]); bend >= 0) {
+          const auto &par = parent.params[size_t(bend)];
+          c.diags.error(altAst[s][a].alt->range,
+                        "attach port " + q(parent.ports[size_t(alt.attach)].name) + " of part " +
+                            q(parent.name) + " changes shape with param " + q(par.name) +
+                            " (between " + fmt(par.lo) + " and " + fmt(par.hi) +
+                            "): it would fit its parent's port only at the default; attach at a "
+                            "port whose points keep their distances");
+        }
       for (size_t b = 0; b < alt.bindings.size(); ++b) {
         const auto &bind = alt.bindings[b];
         const PortBinding *pb = altAst[s][a].bindings[b];
         const auto &port = parent.ports[size_t(bind.ports[0])];
         const auto &child = syms[size_t(bind.symbol)];
+        for (int pi : bind.ports)
+          if (int bend = paramBendingPort(parent, parent.ports[size_t(pi)]); bend >= 0) {
+            const auto &pp = parent.params[size_t(bend)];
+            c.diags.error(pb->port.range,
+                          "port " + q(parent.ports[size_t(pi)].name) + " of part " +
+                              q(parent.name) + " changes shape with param " + q(pp.name) +
+                              " (between " + fmt(pp.lo) + " and " + fmt(pp.hi) +
+                              "): a child would fit it only at the default; attach children at "
+                              "ports whose points keep their distances");
+          }
         for (size_t ca = 0; ca < child.alternatives.size(); ++ca) {
           const auto &calt = child.alternatives[ca];
           if (calt.attach < 0)

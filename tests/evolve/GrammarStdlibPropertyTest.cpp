@@ -138,15 +138,15 @@ TEST_CASE("stdlib grammar property: sampling follows the weights (chi-square)",
     CHECK(chiSquare(b, leg, {1, 1, 1}, 6000, 17) > 13.82);
   }
   {
-    // Limb -> segment(top, right, knob) @ 2 | segment(knob).
+    // Limb -> segment(top, knob) @ 2 | block(top, right, left) | taper(knob).
     GrammarBody b(byName.at("limb").spec, byName.at("limb").mutation);
     int limb = symbolOf(b.spec().grammar, "Limb");
     std::vector<double> w;
     for (const auto &a : b.spec().grammar.symbols[size_t(limb)].alternatives)
       w.push_back(a.weight);
-    REQUIRE(w == std::vector<double>{2, 1});
-    CHECK(chiSquare(b, limb, w, 6000, 18) < 10.83); // 1 degree of freedom, p = 0.001
-    CHECK(chiSquare(b, limb, {1, 1}, 6000, 18) > 10.83);
+    REQUIRE(w == std::vector<double>{2, 1, 1});
+    CHECK(chiSquare(b, limb, w, 6000, 18) < 13.82); // 2 degrees of freedom, p = 0.001
+    CHECK(chiSquare(b, limb, {1, 1, 1}, 6000, 18) > 13.82);
   }
 }
 

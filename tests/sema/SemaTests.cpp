@@ -388,11 +388,11 @@ TEST_CASE("a part's params become Scalar programs; stiffness resolves", "[sema]"
   stiffness = 2e4;
   actuators = [2, 3, 4];
   groups = side(2, 3);
-  ports = top(0, 1), bottom(3, 2);
+  ports = top(0, 1), bottom(3, 2), pin(0), tip(3);
   mirror = [1, 0, 3, 2];
   cells = [(0, 1, 3, 2)];
 }
-grammar G { start = R; limit L = 3; R -> leg(bottom: L?); L -> leg<top>(bottom: L?); }
+grammar G { start = R; limit L = 3; R -> leg(tip: L?); L -> leg<pin, angle = -10 .. 10>(tip: L?); }
 body grammar B { grammar = G; max_parts = 5; stiffness = 5e3; actuation = 0.2; overlap = reject; actuator_p = 0.25; }
 mutation { perturb p = 0.2; flip actuator p = 1 / actuators until changed; }
 )");
@@ -447,6 +447,23 @@ mutation { perturb p = 0.2; flip actuator p = 1 / actuators until changed; }
   double counts[3] = {2, 10, 4};
   CHECK(body::evalScalar(flip, counts) == Approx(0.25));
   CHECK(p.grammarMutation.untilChanged);
+}
+
+TEST_CASE("a port that a param bends cannot be attached at", "[sema]") {
+  // top(0, 1) is w wide: two nodes with different w would not fit.
+  auto c = test::checkText(R"(part leg {
+  param w = 0.4 in 0.1 .. 1;
+  points = [(0, 0), (w, 0), (0, -1), (w, -1)];
+  springs = [(0, 1), (2, 3), (0, 2), (1, 3), (0, 3)];
+  ports = top(0, 1), bottom(3, 2), pin(0);
+}
+grammar G { start = R; R -> leg(bottom: L?); L -> leg<top>; }
+)");
+  CHECK_FALSE(c->program);
+  const std::string all = c->all();
+  CHECK(all.find("port 'bottom' of part 'leg' changes shape with param 'w'") != std::string::npos);
+  CHECK(all.find("attach port 'top' of part 'leg' changes shape with param 'w'") !=
+        std::string::npos);
 }
 
 TEST_CASE("tied pairs, optional bindings and limits give the right indices", "[sema]") {
