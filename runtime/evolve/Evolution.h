@@ -140,6 +140,6 @@ nlohmann::json configFingerprint(const EvolutionConfig &config);
 
 /// The log.jsonl fields that measure time (differ between identical runs).
 inline const std::vector<std::string> kTimingFields = {
-    "seconds", "elapsed_seconds", "designs_per_second", "robot_steps_per_second"};
+    "seconds", "elapsed_seconds", "train_seconds", "designs_per_second", "robot_steps_per_second"};
 
 } // namespace evoc::evolve

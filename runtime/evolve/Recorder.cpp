@@ -301,6 +301,7 @@ void Recorder::writeGeneration(const State &s, const std::vector<Child> &childre
             {"archive_size", s.archive.size()},
             {"designs_evaluated", s.designs},
             {"seconds", rec.seconds},
+            {"train_seconds", rec.eval.seconds},
             {"elapsed_seconds", s.elapsed},
             {"designs_per_second", numberOrNull(double(rec.eval.trained) / rec.seconds)},
             {"robot_steps_per_second", numberOrNull(rec.eval.robotSteps / rec.eval.seconds)}};
