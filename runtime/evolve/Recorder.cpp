@@ -211,6 +211,19 @@ bool Recorder::load(State &s) {
 
 void Recorder::writePictures(const State &s, int generation, const GaitFn &gait) const {
   Phenotype ph = model_.express(*s.best.genome);
+  // Gait pictures are side views of 2D robots; a 3D run gets its fitness
+  // plot only (projected 3D pictures come with the 3D physics).
+  if (ph.robot.dim == 2)
+    writeGaitPicture(s, generation, gait, ph);
+  std::vector<FitnessPoint> pts;
+  for (const auto &r : log_)
+    pts.push_back({r.at("generation").get<int>(), r.at("fitness_min").get<double>(),
+                   r.at("fitness_median").get<double>(), r.at("fitness_max").get<double>()});
+  dir_.writeFile("fitness.svg", renderFitnessPlot(pts, "fitness over generations"));
+}
+
+void Recorder::writeGaitPicture(const State &s, int generation, const GaitFn &gait,
+                                const Phenotype &ph) const {
   std::vector<GaitFrame> frames;
   if (gait)
     frames = gait(ph.robot, s.bestParams);
@@ -223,11 +236,6 @@ void Recorder::writePictures(const State &s, int generation, const GaitFn &gait)
   std::string svg = renderGait(ph.robot, frames, style, ph.outlines);
   writeFileAtomic(dir_.generationDir(generation) / "best.svg", svg);
   dir_.writeFile("best.svg", svg);
-  std::vector<FitnessPoint> pts;
-  for (const auto &r : log_)
-    pts.push_back({r.at("generation").get<int>(), r.at("fitness_min").get<double>(),
-                   r.at("fitness_median").get<double>(), r.at("fitness_max").get<double>()});
-  dir_.writeFile("fitness.svg", renderFitnessPlot(pts, "fitness over generations"));
 }
 
 void Recorder::writeGeneration(const State &s, const std::vector<Child> &children,

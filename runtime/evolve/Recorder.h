@@ -57,6 +57,8 @@ private:
   nlohmann::json individualJson(const Individual &ind, bool phenotype) const;
   Individual individualFromJson(const nlohmann::json &j) const;
   void writePictures(const State &s, int generation, const GaitFn &gait) const;
+  void writeGaitPicture(const State &s, int generation, const GaitFn &gait,
+                        const Phenotype &ph) const;
 
   const EvolutionConfig &config_;
   const BodyModel &model_;

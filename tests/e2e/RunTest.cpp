@@ -74,8 +74,8 @@ std::vector<nlohmann::json> logOf(const fs::path &dir) {
   std::vector<nlohmann::json> out;
   for (std::string line; std::getline(in, line);) {
     auto j = nlohmann::json::parse(line);
-    for (const char *k :
-         {"seconds", "elapsed_seconds", "designs_per_second", "robot_steps_per_second"})
+    for (const char *k : {"seconds", "elapsed_seconds", "train_seconds", "designs_per_second",
+                          "robot_steps_per_second"})
       j.erase(k);
     out.push_back(j);
   }
@@ -255,4 +255,26 @@ TEST_CASE("evoc run: grammar walkers evolve; no body-caused invalid offspring, n
   CHECK(readAll(dir / "state.json") == stateBefore);
   CHECK(readAll(dir / "log.jsonl") == logBefore);
   CHECK(readAll(dir / "best.json") == bestBefore);
+}
+
+TEST_CASE("evoc run: a 3D grammar body with its own physics evolves, lifted on the last axis",
+          "[run][grammar]") {
+  fs::path dir = freshDir("grammar3d");
+  std::string file = std::string(EVOC_SOURCE_DIR) + "/tests/data/grammar3d/tetrahedra.evo";
+  REQUIRE(runEvoc({"run", file, "--out", dir.string(), "--threads", "2"}) == 0);
+  CHECK(lineCount(dir / "log.jsonl") == 3);
+  CHECK(fs::exists(dir / "fitness.svg"));
+  CHECK_FALSE(fs::exists(dir / "best.svg")); // gait pictures are 2D side views
+  std::ifstream in(dir / "best.json");
+  nlohmann::json best = nlohmann::json::parse(in);
+  double minZ = 1e300, minX = 1e300;
+  for (const auto &p : best.at("points")) {
+    REQUIRE(p.size() == 3);
+    minZ = std::min(minZ, p[2].get<double>());
+    minX = std::min(minX, p[0].get<double>());
+  }
+  CHECK(minZ == Approx(0.1)); // resting on the ground (height 0.1) along z
+  CHECK(minX == Approx(0).margin(1e-12));
+  for (const auto &r : logOf(dir))
+    CHECK(r.at("offspring_valid").get<int>() == r.at("offspring").get<int>());
 }
