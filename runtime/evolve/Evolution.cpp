@@ -63,6 +63,8 @@ json configFingerprint(const EvolutionConfig &c) {
   // as before; either way a resume cannot switch it.
   if (c.inheritWeights)
     j["inherit"] = "weights";
+  if (!c.experiment.is_null())
+    j["experiment"] = c.experiment;
   return j;
 }
 

@@ -105,6 +105,12 @@ struct EvolutionConfig {
   /// and a child starts from its parent's wherever its body is unchanged
   /// (EvalBatch::inherit). Off (ELDiR): every child learns from its seed.
   bool inheritWeights = false;
+  /// The rest of the experiment a resume must match, outside the engine
+  /// (the driver's training settings: steps, dt, iterations, optimizer, and
+  /// "text_hash", a hash of the experiment's text without its generations,
+  /// which covers the loss). A JSON object, or null for none; stored in
+  /// state.json's "config" under "experiment".
+  nlohmann::json experiment;
 };
 
 /// Where and how to run.

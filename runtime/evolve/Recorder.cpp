@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 namespace evoc::evolve::engine {
@@ -19,6 +20,7 @@ namespace evoc::evolve::engine {
 namespace {
 
 using json = nlohmann::json;
+namespace fs = std::filesystem;
 
 json numberOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
@@ -43,6 +45,12 @@ std::string firstDifference(const json &was, const json &now, const std::string 
     return "";
   }
   return was == now ? "" : fmt::format("{} was {}, now {}", at, was.dump(), now.dump());
+}
+
+// A log field, NaN when absent or not a number (a NaN was written as null).
+double numberOr(const json &r, const char *key) {
+  return r.contains(key) && r[key].is_number() ? r[key].get<double>()
+                                               : std::numeric_limits<double>::quiet_NaN();
 }
 
 double median(std::vector<double> v) {
@@ -83,6 +91,111 @@ std::map<std::string, ArchiveEntry> archiveFromJson(const json &a) {
     out.emplace(r.at(0).get<std::string>(), std::move(e));
   }
   return out;
+}
+
+// state.json's shape, checked before anything reads it, so that a damaged
+// file is refused with the field named instead of crashing the resume.
+[[noreturn]] void damaged(const std::string &at, const std::string &what) {
+  throw Error(fmt::format("{} {}", at, what));
+}
+
+std::string describe(const json &j) {
+  return j.is_structured() ? fmt::format("an {}", j.type_name()) : j.dump();
+}
+
+const json &field(const json &obj, const std::string &at, const char *key) {
+  if (!obj.contains(key))
+    damaged(at.empty() ? key : at + "." + key, "is missing");
+  return obj[key];
+}
+
+std::string sub(const std::string &at, const char *key) {
+  return at.empty() ? key : at + "." + key;
+}
+
+uint64_t needUnsigned(const json &j, const std::string &at) {
+  if (!j.is_number_unsigned())
+    damaged(at, fmt::format("must be a whole number >= 0, not {}", describe(j)));
+  return j.get<uint64_t>();
+}
+
+int64_t needInteger(const json &j, const std::string &at, int64_t lo, int64_t hi) {
+  if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(hi)) ||
+      j.get<int64_t>() < lo || j.get<int64_t>() > hi)
+    damaged(at, fmt::format("must be a whole number from {} to {}, not {}", lo, hi, describe(j)));
+  return j.get<int64_t>();
+}
+
+void needNumber(const json &j, const std::string &at) {
+  if (!j.is_number())
+    damaged(at, fmt::format("must be a number, not {}", describe(j)));
+}
+
+void needCurve(const json &j, const std::string &at) { // NaN was written as null
+  if (!j.is_array())
+    damaged(at, fmt::format("must be an array of numbers, not {}", describe(j)));
+  for (const auto &v : j)
+    if (!v.is_number() && !v.is_null())
+      damaged(at, fmt::format("must hold numbers only, not {}", describe(v)));
+}
+
+// An individual (population member or best); returns its id.
+uint64_t checkIndividual(const json &p, const std::string &at, int64_t generation) {
+  if (!p.is_object())
+    damaged(at, fmt::format("must be an object, not {}", describe(p)));
+  uint64_t id = needUnsigned(field(p, at, "id"), sub(at, "id"));
+  needInteger(field(p, at, "parent"), sub(at, "parent"), -1, std::numeric_limits<int64_t>::max());
+  needInteger(field(p, at, "born"), sub(at, "born"), 0, generation);
+  needNumber(field(p, at, "fitness"), sub(at, "fitness"));
+  needCurve(field(p, at, "losses"), sub(at, "losses"));
+  if (p.contains("grad_norms"))
+    needCurve(p["grad_norms"], sub(at, "grad_norms"));
+  field(p, at, "genome"); // the body model checks its content
+  return id;
+}
+
+// Checks every field stateFromJson reads (format and version already
+// checked); throws evoc::Error naming the first bad one.
+void checkStateShape(const json &j) {
+  const int64_t g =
+      needInteger(field(j, "", "generation"), "generation", 0, std::numeric_limits<int>::max() - 1);
+  const uint64_t nextId = needUnsigned(field(j, "", "next_id"), "next_id");
+  needUnsigned(field(j, "", "designs_evaluated"), "designs_evaluated");
+  needNumber(field(j, "", "elapsed_seconds"), "elapsed_seconds");
+  if (!field(j, "", "rng").is_string())
+    damaged("rng", fmt::format("must be a string of 64 hex digits, not {}", describe(j["rng"])));
+  if (!field(j, "", "config").is_object())
+    damaged("config", fmt::format("must be an object, not {}", describe(j["config"])));
+  uint64_t maxId = 0;
+  const json &pop = field(j, "", "population");
+  if (!pop.is_array() || pop.empty())
+    damaged("population", fmt::format("must be a non-empty array, not {}",
+                                      pop.is_array() ? "an empty one" : describe(pop)));
+  for (size_t i = 0; i < pop.size(); ++i)
+    maxId = std::max(maxId, checkIndividual(pop[i], fmt::format("population[{}]", i), g));
+  const json &best = field(j, "", "best");
+  if (!best.is_object())
+    damaged("best", fmt::format("must be an object, not {}", describe(best)));
+  maxId = std::max(maxId, checkIndividual(field(best, "best", "individual"), "best.individual", g));
+  field(best, "best", "params");
+  const json &archive = field(j, "", "archive");
+  if (!archive.is_array())
+    damaged("archive", fmt::format("must be an array, not {}", describe(archive)));
+  for (size_t i = 0; i < archive.size(); ++i) {
+    const json &r = archive[i];
+    std::string at = fmt::format("archive[{}]", i);
+    if (!r.is_array() || r.size() != 4 || !r[0].is_string() || !r[1].is_number_unsigned() ||
+        !(r[2].is_number() || r[2].is_null()) ||
+        !(r[2].is_null() ? r[3].is_string() : r[3].is_array()))
+      damaged(at, fmt::format("must be [key, id, fitness, losses] or [key, id, null, reason], "
+                              "not {}",
+                              r.dump().substr(0, 80)));
+    if (r[3].is_array())
+      needCurve(r[3], at + "[3]");
+    maxId = std::max(maxId, r[1].get<uint64_t>());
+  }
+  if (nextId <= maxId)
+    damaged("next_id", fmt::format("is {}, but design {} exists; ids would repeat", nextId, maxId));
 }
 
 } // namespace
@@ -143,10 +256,16 @@ json Recorder::stateJson(const State &s) const {
 }
 
 State Recorder::stateFromJson(const json &j) const {
-  if (j.value("format", "") != "evoc-run-state")
+  if (!j.is_object())
+    throw Error(fmt::format("its state.json holds {}, not an evoc run state (an object); "
+                            "the file is damaged",
+                            describe(j)));
+  const std::string format = j.contains("format") && j["format"].is_string() ? j["format"] : "";
+  if (format != "evoc-run-state")
     throw Error("its state.json is not an evoc run state (written by a different program?); "
                 "start a new run");
-  const int version = j.value("version", 0);
+  const int version =
+      j.contains("version") && j["version"].is_number_integer() ? j["version"].get<int>() : 0;
   if (version == 1)
     throw Error("its state.json is of version 1, written by an evoc from before body models "
                 "and the evaluation archive; this evoc cannot continue it; start a new run");
@@ -154,58 +273,144 @@ State Recorder::stateFromJson(const json &j) const {
     throw Error(fmt::format("its state.json is not an evoc run state of version {} (it says "
                             "version {}; written by a different evoc?); start a new run",
                             kStateVersion, version));
+  try {
+    checkStateShape(j);
+  } catch (const Error &e) {
+    throw Error(fmt::format("its state.json is damaged ({}); restore it from a backup, or "
+                            "start a new run",
+                            e.what()));
+  }
   State s;
-  s.generation = j.at("generation").get<int>();
-  s.nextId = j.at("next_id").get<uint64_t>();
-  s.designs = j.at("designs_evaluated").get<uint64_t>();
-  s.elapsed = j.at("elapsed_seconds").get<double>();
-  s.rng.restore(j.at("rng").get<std::string>());
-  for (const auto &p : j.at("population")) {
-    s.population.push_back(individualFromJson(p));
-    if (p.contains("params"))
-      s.population.back().params = p["params"];
+  try {
+    s.generation = j.at("generation").get<int>();
+    s.nextId = j.at("next_id").get<uint64_t>();
+    s.designs = j.at("designs_evaluated").get<uint64_t>();
+    s.elapsed = j.at("elapsed_seconds").get<double>();
+    s.rng.restore(j.at("rng").get<std::string>());
+    for (const auto &p : j.at("population")) {
+      s.population.push_back(individualFromJson(p));
+      if (p.contains("params"))
+        s.population.back().params = p["params"];
+    }
+    if (j.contains("best")) {
+      s.haveBest = true;
+      s.best = individualFromJson(j["best"].at("individual"));
+      s.bestParams = j["best"].at("params");
+    }
+    s.archive = archiveFromJson(j.at("archive"));
+  } catch (const std::exception &e) { // a genome its body model cannot read
+    throw Error(fmt::format("its state.json is damaged ({}); restore it from a backup, or "
+                            "start a new run",
+                            e.what()));
   }
-  if (j.contains("best")) {
-    s.haveBest = true;
-    s.best = individualFromJson(j["best"].at("individual"));
-    s.bestParams = j["best"].at("params");
-  }
-  s.archive = archiveFromJson(j.at("archive"));
   return s;
 }
 
+// The settings that differ between a run's fingerprint and this
+// experiment's, as "key: was A, now B", or "". The experiment's text is
+// compared last, so that a setting with a name is named; a fingerprint
+// from an evoc before the experiment settings has none to compare.
+static std::string settingsDifference(json was, json now) {
+  std::string textWas, textNow;
+  if (!was.contains("experiment"))
+    now.erase("experiment");
+  auto takeText = [](json &j, std::string &into) {
+    if (j.contains("experiment") && j["experiment"].is_object() &&
+        j["experiment"].contains("text_hash")) {
+      into = j["experiment"]["text_hash"].dump();
+      j["experiment"].erase("text_hash");
+    }
+  };
+  takeText(was, textWas);
+  takeText(now, textNow);
+  std::string diff = firstDifference(was, now, "");
+  // "inherit" is only written when on, so its absence is a difference too.
+  if (diff.empty() && was.contains("inherit") && !now.contains("inherit"))
+    diff = "inherit was \"weights\", now none";
+  if (diff.empty() && textWas != textNow)
+    diff = "the experiment's text (the .evo file or a file it imports: its loss, world, "
+           "learning or body) changed since the run started";
+  return diff;
+}
+
+// Checks that the log holds exactly one line for each of generations
+// 0..last (in order) and returns those; lines of a later generation (one
+// that never committed) are dropped. Throws evoc::Error otherwise.
+static std::vector<json> committedLog(const std::vector<json> &lines, int last) {
+  std::vector<json> out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const json &r = lines[i];
+    if (!r.is_object() || !r.contains("generation") || !r["generation"].is_number_integer())
+      throw Error(fmt::format("line {} of log.jsonl is damaged (not a log record with a "
+                              "whole-number generation)",
+                              i + 1));
+    const int64_t g = r["generation"].get<int64_t>();
+    if (g > last)
+      continue;
+    if (g != int64_t(out.size()))
+      throw Error(fmt::format("line {} of log.jsonl is of generation {} where generation {} "
+                              "was due",
+                              i + 1, g, out.size()));
+    out.push_back(r);
+  }
+  if (int(out.size()) != last + 1)
+    throw Error(fmt::format("log.jsonl holds {} of the {} completed generations (0 to {}); "
+                            "it was truncated or deleted",
+                            out.size(), last + 1, last));
+  return out;
+}
+
 bool Recorder::load(State &s) {
+  if (!options_.resume)
+    return false;
+  const std::string where = fmt::format("cannot resume '{}': ", options_.dir.string());
+  const std::string untouched = "; evoc left the directory untouched";
   bool loaded = false;
-  if (options_.resume && dir_.hasState()) {
-    json sj = dir_.readState();
-    std::string diff = firstDifference(sj.value("config", json::object()), fingerprint_, "");
-    // "inherit" is only written when on, so its absence is a difference too.
-    if (diff.empty() && sj.value("config", json::object()).contains("inherit") &&
-        !fingerprint_.contains("inherit"))
-      diff = "inherit was \"weights\", now none";
-    if (!diff.empty() && sj.value("version", 0) == kStateVersion)
-      throw Error(fmt::format("cannot resume '{}': its settings differ from this "
-                              "experiment's ({}); only evolve.generations may change "
-                              "on resume",
-                              options_.dir.string(), diff));
+  if (dir_.hasState()) {
+    json sj;
+    try {
+      sj = dir_.readState();
+    } catch (const Error &e) {
+      throw Error(fmt::format("{}{}{}; restore state.json from a backup, or start a new run", where,
+                              e.what(), untouched));
+    }
+    // A state of this version whose settings differ is refused by name.
+    if (sj.is_object() && sj.contains("version") && sj["version"] == kStateVersion &&
+        sj.contains("config") && sj["config"].is_object()) {
+      std::string diff = settingsDifference(sj["config"], fingerprint_);
+      if (!diff.empty())
+        throw Error(fmt::format("{}its settings differ from this experiment's ({}); only "
+                                "evolve.generations may change on resume{}; start a new run "
+                                "with --out to try the new settings",
+                                where, diff, untouched));
+    }
     try {
       s = stateFromJson(sj);
     } catch (const json::exception &e) {
-      throw Error(fmt::format("cannot resume '{}': state.json is damaged ({})",
-                              options_.dir.string(), e.what()));
+      throw Error(fmt::format("{}state.json is damaged ({}); restore it from a backup, or "
+                              "start a new run{}",
+                              where, e.what(), untouched));
     } catch (const Error &e) {
-      throw Error(fmt::format("cannot resume '{}': {}", options_.dir.string(), e.what()));
+      throw Error(fmt::format("{}{}{}", where, e.what(), untouched));
     }
     loaded = true;
   }
-  if (options_.resume) { // drop log lines of a generation that never completed
-    const int last = loaded ? s.generation : -1;
-    dir_.removeStaleTemporaries();
-    for (auto &r : dir_.readLog())
-      if (r.is_object() && r.value("generation", 1 << 30) <= last)
-        log_.push_back(r);
-    dir_.writeLog(log_);
+  const int last = loaded ? s.generation : -1;
+  if (loaded) {
+    try {
+      log_ = committedLog(dir_.readLog(), last);
+    } catch (const Error &e) {
+      throw Error(fmt::format("{}{}{}; restore log.jsonl from a backup, or start a new run", where,
+                              e.what(), untouched));
+    }
   }
+  // Checked: now the directory may change. Drop temporaries and log lines
+  // of a generation that never completed, and write resolved.evo if the
+  // run was killed before it did.
+  dir_.removeStaleTemporaries();
+  dir_.writeLog(log_);
+  if (!fs::exists(options_.dir / "resolved.evo") && !options_.resolvedSource.empty())
+    dir_.writeFile("resolved.evo", options_.resolvedSource);
   return loaded;
 }
 
@@ -217,8 +422,8 @@ void Recorder::writePictures(const State &s, int generation, const GaitFn &gait)
     writeGaitPicture(s, generation, gait, ph);
   std::vector<FitnessPoint> pts;
   for (const auto &r : log_)
-    pts.push_back({r.at("generation").get<int>(), r.at("fitness_min").get<double>(),
-                   r.at("fitness_median").get<double>(), r.at("fitness_max").get<double>()});
+    pts.push_back({r.at("generation").get<int>(), numberOr(r, "fitness_min"),
+                   numberOr(r, "fitness_median"), numberOr(r, "fitness_max")});
   dir_.writeFile("fitness.svg", renderFitnessPlot(pts, "fitness over generations"));
 }
 

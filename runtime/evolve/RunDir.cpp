@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -29,6 +30,22 @@ static void fsyncDir(const fs::path &dir) {
     ioError("open directory", dir);
   ::fsync(fd); // best effort: some file systems refuse fsync on directories
   ::close(fd);
+}
+
+// The fault-injection hook (RunDir.h): the writes counted so far, and the
+// process stops at the one EVOC_FAULT_AFTER_WRITES names.
+static long faultWrites = 0;
+
+static void faultPoint(bool beforeRename) {
+  const char *n = std::getenv("EVOC_FAULT_AFTER_WRITES");
+  if (!n || !*n)
+    return;
+  const char *b = std::getenv("EVOC_FAULT_BEFORE_RENAME");
+  const bool wantBefore = b && std::strcmp(b, "1") == 0;
+  if (beforeRename)
+    ++faultWrites;
+  if (wantBefore == beforeRename && std::strtol(n, nullptr, 10) == faultWrites)
+    ::_exit(kFaultExitCode);
 }
 
 void writeFileAtomic(const fs::path &path, std::string_view text) {
@@ -55,11 +72,13 @@ void writeFileAtomic(const fs::path &path, std::string_view text) {
     ::unlink(tmp.c_str());
     ioError("flush", tmp);
   }
+  faultPoint(/*beforeRename=*/true);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());
     ioError("rename into", path);
   }
   fsyncDir(path.parent_path());
+  faultPoint(/*beforeRename=*/false);
 }
 
 std::string readTextFile(const fs::path &path) {
@@ -93,30 +112,61 @@ bool RunDir::isRun(const fs::path &dir) {
   }
 }
 
+// What a creation killed before its run.json leaves behind: the lock file
+// and the temporary of an interrupted write. Such a directory is empty.
+static bool isCreationLeftover(const fs::path &p) {
+  std::string name = p.filename().string();
+  return name == ".lock" || name.rfind("run.json.tmp.", 0) == 0;
+}
+
 RunDir RunDir::create(const fs::path &dir, std::string_view resolvedSource) {
   std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec))
-      throw Error(fmt::format("'{}' exists and is not a directory; choose another "
-                              "output directory",
-                              dir.string()));
+  auto notADirectory = [&] {
+    return Error(fmt::format("'{}' exists and is not a directory; choose another "
+                             "output directory",
+                             dir.string()));
+  };
+  auto alreadyARun = [&] {
+    return Error(fmt::format("'{}' already holds an evoc run; continue it with "
+                             "--resume {} or choose another output directory",
+                             dir.string(), dir.string()));
+  };
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw notADirectory();
+  // create_directories reports "already exists" as success, so two runs
+  // racing to create DIR both get here; the lock below picks one.
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw Error(fmt::format("cannot create the run directory '{}': {}; check the path and "
+                            "its permissions, or choose another output directory",
+                            dir.string(), ec.message()));
+  if (!fs::is_directory(dir, ec))
+    throw notADirectory();
+  auto checkEmpty = [&] {
     if (isRun(dir))
-      throw Error(fmt::format("'{}' already holds an evoc run; continue it with "
-                              "--resume {} or choose another output directory",
-                              dir.string(), dir.string()));
-    if (!fs::is_empty(dir, ec))
-      throw Error(fmt::format("'{}' exists and is not empty; evoc never overwrites "
-                              "it; choose another output directory",
-                              dir.string()));
-  } else if (!fs::create_directories(dir, ec) || ec) {
-    throw Error(
-        fmt::format("cannot create the run directory '{}': {}", dir.string(), ec.message()));
-  }
+      throw alreadyARun();
+    for (const auto &e : fs::directory_iterator(dir, ec))
+      if (!isCreationLeftover(e.path()))
+        throw Error(fmt::format("'{}' exists and is not empty; evoc never overwrites "
+                                "it; choose another output directory",
+                                dir.string()));
+  };
+  checkEmpty(); // before the lock file, so a directory refused is untouched
+  // Claim DIR: lock, then check again that it is empty, so that of two runs
+  // started together exactly one owns it.
   RunDir r(dir);
-  writeFileAtomic(dir / "resolved.evo", resolvedSource);
-  // The marker goes last: a directory with it is complete enough to resume.
+  if (!r.tryLock())
+    throw Error(fmt::format("'{}' is being written by another evoc process (another run "
+                            "claimed it first); choose another output directory",
+                            dir.string()));
+  checkEmpty();
+  r.removeStaleTemporaries();
+  // The marker first: from here on DIR is a run, and a resume of a run
+  // killed before it wrote resolved.evo writes it (Recorder) and starts
+  // from generation 0.
   writeFileAtomic(dir / "run.json",
                   nlohmann::json{{"format", kFormat}, {"version", 1}}.dump(2) + "\n");
+  writeFileAtomic(dir / "resolved.evo", resolvedSource);
   return r;
 }
 
@@ -131,23 +181,29 @@ RunDir RunDir::open(const fs::path &dir) {
   return RunDir(dir);
 }
 
-void RunDir::lock() {
+bool RunDir::tryLock() {
   if (lockFd_)
-    return;
+    return true;
   fs::path p = dir_ / ".lock";
   int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0)
     ioError("create the lock file", p);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
-    throw Error(fmt::format("'{}' is in use by another evoc process; wait for it to end "
-                            "(or stop it) before resuming this run",
-                            dir_.string()));
+    return false;
   }
   lockFd_ = std::shared_ptr<int>(new int(fd), [](int *f) {
     ::close(*f);
     delete f;
   });
+  return true;
+}
+
+void RunDir::lock() {
+  if (!tryLock())
+    throw Error(fmt::format("'{}' is in use by another evoc process; wait for it to end "
+                            "(or stop it) before resuming this run",
+                            dir_.string()));
 }
 
 std::string RunDir::resolvedSource() const { return readTextFile(dir_ / "resolved.evo"); }

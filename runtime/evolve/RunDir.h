@@ -23,7 +23,15 @@ namespace evoc::evolve {
 /// Writes `text` to `path` so that a reader sees the old file or the new one,
 /// never a part: write a temporary beside it, fsync, rename, fsync the
 /// directory. Throws evoc::Error on failure.
+/// Test hook for fault tests: with the environment variable
+/// EVOC_FAULT_AFTER_WRITES=N, the process stops itself (_exit with
+/// kFaultExitCode, no cleanup, as a kill would) right after its Nth atomic
+/// write; with EVOC_FAULT_BEFORE_RENAME=1 too, just before the Nth write's
+/// rename, leaving its temporary behind.
 void writeFileAtomic(const std::filesystem::path &path, std::string_view text);
+
+/// The exit status of a process stopped by the fault hook.
+inline constexpr int kFaultExitCode = 86;
 
 /// The whole file; throws evoc::Error naming the path if it cannot be read.
 std::string readTextFile(const std::filesystem::path &path);
@@ -31,8 +39,11 @@ std::string readTextFile(const std::filesystem::path &path);
 /// An evoc run directory (see the file comment for its layout).
 class RunDir {
 public:
-  /// Starts a new run in `dir`, creating it, or adopting it when it is empty.
-  /// Refuses (evoc::Error) a directory that exists and is not empty.
+  /// Starts a new run in `dir`, creating it, or adopting it when it is empty
+  /// (or holds only what a creation killed before run.json left). Claims it
+  /// atomically: takes the lock, then checks. Refuses (evoc::Error) a
+  /// directory that exists and is not empty, or that another process claimed.
+  /// Writes run.json, then resolved.evo; returns the run locked.
   static RunDir create(const std::filesystem::path &dir, std::string_view resolvedSource);
   /// Opens a run to resume it. Refuses (evoc::Error) anything that is not an
   /// evoc run directory.
@@ -73,6 +84,7 @@ public:
   void writeLog(const std::vector<nlohmann::json> &records) const;
 
 private:
+  bool tryLock(); ///< false when another process holds the lock
   explicit RunDir(std::filesystem::path dir) : dir_(std::move(dir)) {}
   std::filesystem::path dir_;
   std::shared_ptr<int> lockFd_; // closes (and so unlocks) with the last copy
