@@ -116,14 +116,11 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
   c.generations = int(p.evolve.generations);
   c.seed = p.evolve.seed;
   const auto &f = p.evolve.fitness;
-  if (f.reduce == "max")
-    c.fitness.kind = evolve::FitnessKind::MaxNegLoss;
-  else if (f.reduce == "last")
-    c.fitness.kind = evolve::FitnessKind::LastNegLoss;
-  else if (f.reduce == "mean")
-    c.fitness.kind = evolve::FitnessKind::MeanNegLoss;
-  else
-    throw Error("fitness = " + f.reduce + "(-loss) is not supported (max, last or mean)");
+  auto kind = evolve::fitnessKind(f.reduce, f.sign);
+  if (!kind) // sema admits only the forms fitnessKind knows
+    throw Error("fitness = " + f.reduce + "(" + (f.sign < 0 ? "-" : "") +
+                "loss) is not supported; write max, min, mean, last or first of -loss or loss");
+  c.fitness.kind = *kind;
   for (const auto &r : p.evolve.invalid) {
     if (r.kind == "loss_above")
       c.fitness.invalid.push_back({evolve::InvalidRule::Kind::LossAbove, r.value});

@@ -6,6 +6,9 @@
 #include "support/SourceManager.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
 
 namespace evoc::sema {
 
@@ -211,6 +214,77 @@ bool Checker::applyOverrides() {
   return ok;
 }
 
+namespace {
+
+/// The largest lattice side (rows, cols) and the most memory a run's
+/// rollouts may need (docs/language.md, Evolution).
+constexpr int64_t kMaxLatticeSide = 1000;
+constexpr double kMaxRunBytes = 32.0 * (1ull << 30);
+
+/// Where a setting of a block is written, or the block's name.
+SourceRange settingAt(const SettingsBlock &b, const char *key, SourceRange fallback) {
+  if (const Setting *s = b.find(key); s && !s->values.empty())
+    return s->values.front()->range;
+  return fallback;
+}
+
+/// Refuses sizes the runtime cannot hold before anything is allocated: a
+/// lattice side above kMaxLatticeSide, and a run whose kept rollout states
+/// (points x dim x 2 (x, v) x precision bytes, times the states a
+/// checkpointed rollout keeps, times the population trained together) need
+/// more than kMaxRunBytes.
+void checkSizes(Checker &C, CheckedProgram &out) {
+  if (!out.hasBody)
+    return;
+  const BodyDecl *bd = nullptr;
+  for (const BodyDecl *d : C.bodies)
+    if (d->name.name == out.body.name)
+      bd = d;
+  if (!bd)
+    return;
+  int64_t points = 0;
+  if (out.body.kind == BodyKind::Lattice) {
+    bool ok = true;
+    for (const char *k : {"rows", "cols"}) {
+      int64_t v = std::string(k) == "rows" ? out.body.rows : out.body.cols;
+      if (v > kMaxLatticeSide) {
+        C.diags.error(settingAt(bd->body, k, bd->name.range),
+                      "a lattice of " + std::to_string(v) + " " + k + " is above the limit of " +
+                          std::to_string(kMaxLatticeSide) + "; lower '" + k + "'");
+        ok = false;
+      }
+    }
+    if (!ok)
+      return;
+    points = (out.body.rows + 1) * ((out.body.cols + 1) / 2 + 1); // lattice nodes
+  } else if (out.grammarBody && out.grammarBody->maxPoints > 0) {
+    points = out.grammarBody->maxPoints;
+  }
+  if (points <= 0 || !out.hasEvolve || C.evolves.empty())
+    return;
+  const World &w = out.world;
+  const double steps = double(w.steps);
+  const double k =
+      w.checkpoint ? double(*w.checkpoint) : std::max(1.0, std::round(std::sqrt(steps)));
+  const double kept = std::ceil(steps / k) + std::min(k, steps); // checkpoints + one window
+  const double stateBytes =
+      double(points) * double(w.dim) * 2 * (w.precision == Precision::F32 ? 4 : 8);
+  const double bytes = stateBytes * kept * double(out.evolve.population);
+  if (bytes <= kMaxRunBytes)
+    return;
+  const SettingsBlock &eb = C.evolves.front()->body;
+  char msg[400];
+  std::snprintf(msg, sizeof msg,
+                "this run would need about %.1f GiB for its rollouts (%lld robots x %.0f states "
+                "kept x %.0f bytes a state), above the limit of %.0f GiB; lower "
+                "evolve.population, world.steps or the body's size, or raise world.checkpoint",
+                bytes / double(1ull << 30), (long long)out.evolve.population, kept, stateBytes,
+                kMaxRunBytes / double(1ull << 30));
+  C.diags.error(settingAt(eb, "population", C.evolves.front()->name.range), msg);
+}
+
+} // namespace
+
 std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
   collect(*program);
   if (!applyOverrides()) {
@@ -233,6 +307,8 @@ std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
     checkController(*c);
   for (auto *l : losses)
     checkLoss(*l);
+  if (!diags.hasErrors())
+    checkSizes(*this, out);
   for (auto *f : fns)
     out.fns[f->name.name] = f;
   out.physics = out.world.physics;

@@ -10,6 +10,12 @@ using namespace ast;
 
 static std::string q(const std::string &s) { return "'" + s + "'"; }
 
+// Upper bounds of the counts (docs/language.md, Evolution): the engine counts
+// in 32 bits, and no run this large fits a machine anyway.
+constexpr int64_t kMaxPopulation = 1000000;
+constexpr int64_t kMaxGenerations = 10000000;
+constexpr int64_t kMaxIterations = 1000000;
+
 namespace {
 
 /// Selects a decl by a `key = NAME` setting or as the only one of its kind.
@@ -78,6 +84,7 @@ void Checker::checkEvolve() {
                                      "import \"losses/displacement.evo\";"
                                    : "several losses are declared; choose one with "
                                      "'loss = NAME;' in learn");
+  std::optional<SourceRange> offspringAt;
   for (const auto &s : b->settings) {
     const std::string &k = s.key.name;
     const std::string what = "evolve." + k;
@@ -89,11 +96,19 @@ void Checker::checkEvolve() {
       if (k == "population") {
         if (*v < 1)
           diags.error(e->range, "evolve.population must be at least 1");
+        else if (*v > kMaxPopulation)
+          diags.error(e->range, "evolve.population = " + std::to_string(*v) +
+                                    " is above the limit of " + std::to_string(kMaxPopulation) +
+                                    "; lower it");
         else
           ev.population = *v;
       } else if (k == "generations") {
         if (*v < 0)
           diags.error(e->range, "evolve.generations must not be negative");
+        else if (*v > kMaxGenerations)
+          diags.error(e->range, "evolve.generations = " + std::to_string(*v) +
+                                    " is above the limit of " + std::to_string(kMaxGenerations) +
+                                    "; lower it");
         else
           ev.generations = *v;
       } else if (k == "seed") {
@@ -106,16 +121,20 @@ void Checker::checkEvolve() {
           diags.error(e->range, "evolve.offspring must not be negative");
         else
           ev.offspring = *v;
+        offspringAt = e->range;
       }
     } else if (k == "fitness") {
       Expr *e = single(s, what);
       if (!e)
         continue;
-      // R(±loss) or -R(±loss), R over the learning curve.
+      // R(±loss) or -R(±loss), R over the learning curve, normalised to
+      // R'(sign * loss): -max(x) = min(-x), -min(x) = max(-x), and mean, last
+      // and first commute with the sign.
       double sign = 1;
+      bool outerNeg = false;
       Expr *x = e;
       if (auto *u = dynCast<UnaryExpr>(x); u && u->op == UnaryOp::Neg)
-        sign = -sign, x = u->operand.get();
+        sign = -sign, outerNeg = true, x = u->operand.get();
       auto *call = dynCast<CallExpr>(x);
       Expr *arg = call && call->args.size() == 1 ? call->args[0].get() : nullptr;
       if (arg)
@@ -130,7 +149,7 @@ void Checker::checkEvolve() {
         continue;
       }
       call->ref = CallRef::Setting;
-      ev.fitness.reduce = r;
+      ev.fitness.reduce = !outerNeg ? r : r == "max" ? "min" : r == "min" ? "max" : r;
       ev.fitness.sign = sign;
     } else if (k == "select") {
       Expr *e = single(s, what);
@@ -140,7 +159,14 @@ void Checker::checkEvolve() {
       if (call && call->callee.name == "truncation" && call->args.size() == 1 &&
           call->namedArgs.empty()) {
         auto *n = dynCast<NameExpr>(call->args[0].get());
-        if (n && (n->name == "mu_plus_lambda" || n->name == "mu_comma_lambda")) {
+        if (n && n->name == "mu_comma_lambda") {
+          // The engine selects from parents + children only; refused rather
+          // than run as mu + lambda.
+          diags.error(n->range, "truncation(mu_comma_lambda) is not supported yet; use "
+                                "truncation(mu_plus_lambda) or tournament(K)");
+          continue;
+        }
+        if (n && n->name == "mu_plus_lambda") {
           call->ref = CallRef::Setting;
           ev.select.kind = "truncation";
           ev.select.scheme = n->name;
@@ -157,8 +183,7 @@ void Checker::checkEvolve() {
         }
         continue;
       }
-      diags.error(e->range, "select must be truncation(mu_plus_lambda), "
-                            "truncation(mu_comma_lambda) or tournament(K)");
+      diags.error(e->range, "select must be truncation(mu_plus_lambda) or tournament(K)");
     } else if (k == "invalid") {
       for (auto &v : s.values) {
         auto *call = dynCast<CallExpr>(v.get());
@@ -182,6 +207,12 @@ void Checker::checkEvolve() {
       }
     }
   }
+  // The engine makes one child per parent; another count is refused rather
+  // than ignored.
+  if (offspringAt && ev.offspring != 0 && ev.offspring != ev.population)
+    diags.error(*offspringAt, "evolve.offspring = " + std::to_string(ev.offspring) +
+                                  " is not supported yet: every generation makes one child "
+                                  "per parent (offspring = population); remove the setting");
   if (!learn)
     return;
   for (const auto &s : learn->settings) {
@@ -192,6 +223,10 @@ void Checker::checkEvolve() {
       if (auto v = e ? evalInt(*e, what) : std::nullopt) {
         if (*v < 1)
           diags.error(e->range, "evolve.learn.iterations must be at least 1");
+        else if (*v > kMaxIterations)
+          diags.error(e->range, "evolve.learn.iterations = " + std::to_string(*v) +
+                                    " is above the limit of " + std::to_string(kMaxIterations) +
+                                    "; lower it");
         else
           ev.learn.iterations = *v;
       }

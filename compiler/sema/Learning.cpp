@@ -41,6 +41,9 @@ void Checker::checkController(ControllerDecl &c) {
     if (auto n = evalInt(*h.units, "hidden")) {
       if (*n < 1)
         diags.error(h.units->range, "a hidden layer needs at least one unit");
+      else if (*n > 65536)
+        diags.error(h.units->range, "a hidden layer of " + std::to_string(*n) +
+                                        " units is above the limit of 65536; lower it");
       else
         h.unitsValue = *n;
     }

@@ -8,10 +8,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <string>
 
 namespace evoc::sema {
 
 using namespace ast;
+
+// The most states a rollout may count (docs/language.md, Evolution).
+constexpr int64_t kMaxSteps = 100000000;
 
 std::optional<double> Checker::evalNumber(const Expr &e, const std::string &what,
                                           const std::map<std::string, double> *vars) {
@@ -186,6 +190,9 @@ void Checker::checkWorld() {
         if (*v < 1)
           diags.error(e->range, "world.steps must be at least 1 (it counts the states "
                                 "x[0] .. x[steps - 1])");
+        else if (*v > kMaxSteps)
+          diags.error(e->range, "world.steps = " + std::to_string(*v) + " is above the limit of " +
+                                    std::to_string(kMaxSteps) + "; lower it");
         else
           w.steps = *v;
       }
@@ -212,6 +219,10 @@ void Checker::checkWorld() {
       if (auto v = evalInt(*e, what)) {
         if (*v < 1)
           diags.error(e->range, "world.checkpoint must be at least 1 (states kept every K steps)");
+        else if (*v > kMaxSteps)
+          diags.error(e->range, "world.checkpoint = " + std::to_string(*v) +
+                                    " is above the limit of " + std::to_string(kMaxSteps) +
+                                    " (the limit of world.steps); lower it");
         else
           w.checkpoint = *v;
       }
@@ -233,6 +244,9 @@ void Checker::checkWorld() {
           diags.error(call->range, "terrain() takes the file name of its profile: "
                                    "terrain(\"hills.csv\", friction = MU)");
         } else {
+          // No runtime reads a profile yet: refused rather than run flat.
+          diags.error(call->range, "terrain grounds are not implemented yet; use "
+                                   "flat(height = H, friction = MU)");
           std::filesystem::path base =
               std::filesystem::path(sources.path(call->range.begin.file)).parent_path();
           w.ground.file = (base / str->value).string();

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace evoc::evolve {
@@ -49,8 +50,50 @@ Verdict judge(const std::vector<double> &losses, const FitnessSpec &spec) {
     v.fitness = -s / double(losses.size());
     break;
   }
+  case FitnessKind::MinNegLoss:
+    v.fitness = -*std::max_element(losses.begin(), losses.end());
+    break;
+  case FitnessKind::FirstNegLoss:
+    v.fitness = -losses.front();
+    break;
+  case FitnessKind::MaxLoss:
+    v.fitness = *std::max_element(losses.begin(), losses.end());
+    break;
+  case FitnessKind::MinLoss:
+    v.fitness = *std::min_element(losses.begin(), losses.end());
+    break;
+  case FitnessKind::MeanLoss: {
+    double s = 0;
+    for (double l : losses)
+      s += l;
+    v.fitness = s / double(losses.size());
+    break;
+  }
+  case FitnessKind::LastLoss:
+    v.fitness = losses.back();
+    break;
+  case FitnessKind::FirstLoss:
+    v.fitness = losses.front();
+    break;
   }
   return v;
+}
+
+std::optional<FitnessKind> fitnessKind(const std::string &reduce, double sign) {
+  static const struct {
+    const char *reduce;
+    FitnessKind neg, pos;
+  } table[] = {{"max", FitnessKind::MaxNegLoss, FitnessKind::MaxLoss},
+               {"min", FitnessKind::MinNegLoss, FitnessKind::MinLoss},
+               {"mean", FitnessKind::MeanNegLoss, FitnessKind::MeanLoss},
+               {"last", FitnessKind::LastNegLoss, FitnessKind::LastLoss},
+               {"first", FitnessKind::FirstNegLoss, FitnessKind::FirstLoss}};
+  if (sign != 1 && sign != -1)
+    return std::nullopt;
+  for (const auto &t : table)
+    if (reduce == t.reduce)
+      return sign < 0 ? t.neg : t.pos;
+  return std::nullopt;
 }
 
 const char *fitnessName(FitnessKind k) {
@@ -61,6 +104,20 @@ const char *fitnessName(FitnessKind k) {
     return "last(-loss)";
   case FitnessKind::MeanNegLoss:
     return "mean(-loss)";
+  case FitnessKind::MinNegLoss:
+    return "min(-loss)";
+  case FitnessKind::FirstNegLoss:
+    return "first(-loss)";
+  case FitnessKind::MaxLoss:
+    return "max(loss)";
+  case FitnessKind::MinLoss:
+    return "min(loss)";
+  case FitnessKind::MeanLoss:
+    return "mean(loss)";
+  case FitnessKind::LastLoss:
+    return "last(loss)";
+  case FitnessKind::FirstLoss:
+    return "first(loss)";
   }
   return "?";
 }

@@ -2,17 +2,31 @@
 // a body invalid (NaN/inf, diverging losses) so selection can drop it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace evoc::evolve {
 
-/// How a learning curve becomes one fitness number (higher is better).
+/// How a learning curve becomes one fitness number (higher is better): a
+/// reduction over the curve of -loss or of +loss (every `fitness` form of a
+/// .evo file normalises to one of these).
 enum class FitnessKind {
-  MaxNegLoss,  ///< max over the curve of -loss (SCIENCE.md, the default)
-  LastNegLoss, ///< -loss at the last iteration
-  MeanNegLoss, ///< mean over the curve of -loss
+  MaxNegLoss,   ///< max over the curve of -loss (SCIENCE.md, the default)
+  LastNegLoss,  ///< -loss at the last iteration
+  MeanNegLoss,  ///< mean over the curve of -loss
+  MinNegLoss,   ///< min over the curve of -loss (-max(loss))
+  FirstNegLoss, ///< -loss at the first iteration
+  MaxLoss,      ///< max over the curve of +loss
+  MinLoss,      ///< min over the curve of +loss
+  MeanLoss,     ///< mean over the curve of +loss
+  LastLoss,     ///< +loss at the last iteration
+  FirstLoss,    ///< +loss at the first iteration
 };
+
+/// The kind of `reduce(sign * loss)`, reduce one of max, min, mean, last,
+/// first and sign -1 or +1; nullopt for any other.
+std::optional<FitnessKind> fitnessKind(const std::string &reduce, double sign);
 
 /// One rule that marks a body invalid; NaN/inf losses are always invalid.
 struct InvalidRule {

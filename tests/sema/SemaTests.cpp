@@ -513,9 +513,9 @@ body grammar W { grammar = Walker; max_parts = 10; }
   CHECK(g.symbols[1].alternatives[0].attach == 3); // left
 }
 
-TEST_CASE("a 3D world with vec3 physics and terrain ground", "[sema]") {
+TEST_CASE("a 3D world with vec3 physics", "[sema]") {
   auto c = test::checkText(
-      R"(world { dim = 3; ground = terrain("hills.csv", friction = 0.5); physics = P3; }
+      R"(world { dim = 3; ground = flat(friction = 0.5); physics = P3; }
 physics P3 {
   set point { state x: vec3; state v: vec3; }
   set spring(a: point, b: point) { body rest: scalar; param k: scalar = 10; input act: scalar; }
@@ -532,8 +532,7 @@ controller c { inputs = point.x; hidden = 4 sin; outputs = spring.act linear; }
   INFO(c->all());
   REQUIRE(c->program);
   CHECK(c->program->world.dim == 3);
-  CHECK(c->program->world.ground.kind == "terrain");
-  CHECK(c->program->world.ground.file == "/data/exp/hills.csv");
+  CHECK(c->program->world.ground.kind == "flat");
   CHECK(c->program->world.ground.friction == Approx(0.5));
   // A vec2 in this world is an error.
   auto d = test::checkText("world { dim = 3; }\nfn f(a: vec2) -> scalar { return a.x; }\n");
@@ -555,4 +554,46 @@ controller c { inputs = point.x; hidden = 4 tanh; outputs = point.f tanh; }
                 "change over time");
   CHECK(l[1] ==
         "t.evo:4:63: error: '-=' accumulates into temp fields; 'point.f' is an input field");
+}
+
+TEST_CASE("every fitness form normalises to a reduction of sign * loss", "[sema]") {
+  // fitness = R'(sign * loss): an outer minus swaps max and min.
+  struct Case {
+    const char *text, *reduce;
+    double sign;
+  };
+  for (const Case &k :
+       {Case{"max(-loss)", "max", -1}, Case{"max(loss)", "max", 1}, Case{"min(loss)", "min", 1},
+        Case{"-min(loss)", "max", -1}, Case{"-max(loss)", "min", -1}, Case{"-max(-loss)", "min", 1},
+        Case{"mean(-loss)", "mean", -1}, Case{"-last(loss)", "last", -1},
+        Case{"first(loss)", "first", 1}}) {
+    sema::CheckOptions o;
+    o.overrides = {{"evolve.fitness", k.text}};
+    auto c = test::checkPath(kSrc + "/examples/eldir_small.evo", o);
+    INFO(k.text << "\n" << c->all());
+    REQUIRE(c->program);
+    CHECK(c->program->evolve.fitness.reduce == k.reduce);
+    CHECK(c->program->evolve.fitness.sign == k.sign);
+  }
+}
+
+TEST_CASE("the largest counts below their limits still check", "[sema]") {
+  sema::CheckOptions o;
+  o.overrides = {
+      {"evolve.population", "1000000"}, {"evolve.generations", "10000000"}, {"world.steps", "10"}};
+  auto c = test::checkPath(kSrc + "/examples/eldir_small.evo", o);
+  INFO(c->all());
+  REQUIRE(c->program);
+  CHECK(c->program->evolve.population == 1000000);
+  CHECK(c->program->evolve.generations == 10000000);
+  // One above, and the run is refused.
+  o.overrides = {{"evolve.population", "1000001"}};
+  auto d = test::checkPath(kSrc + "/examples/eldir_small.evo", o);
+  CHECK_FALSE(d->program);
+}
+
+TEST_CASE("the reference experiment fits the memory limit", "[sema]") {
+  auto c = test::checkPath(kSrc + "/examples/eldir.evo");
+  INFO(c->all());
+  CHECK(c->program);
 }
