@@ -175,6 +175,46 @@ int runRun(const std::vector<std::string> &args) {
     for (const auto &mod : p.ast->modules)
       resolved += "\n// ----- " + mod->path + " -----\n" + readText(mod->path);
     ro.resolvedSource = resolved;
+    // What a resume must match beyond the engine's settings: the training
+    // settings by name, then a hash of the experiment's text (every module,
+    // with its `generations = N` blanked, and the overrides but
+    // evolve.generations), which covers the loss and all else the text sets.
+    {
+      std::string text;
+      for (const auto &mod : p.ast->modules) {
+        std::string t = readText(mod->path);
+        for (size_t at = 0; (at = t.find("generations", at)) != std::string::npos; at += 11) {
+          size_t eq = t.find_first_not_of(" \t", at + 11);
+          if (eq != std::string::npos && t[eq] == '=') {
+            size_t end = std::min(t.find_first_of(";\n", eq), t.size());
+            t.replace(at, end - at, "generations = _");
+          }
+        }
+        text += t + '\0';
+      }
+      for (const auto &[k, v] : opts.check.overrides)
+        if (k != "evolve.generations")
+          text += k + "=" + v + '\0';
+      uint64_t h = 1469598103934665603ull; // FNV-1a
+      for (unsigned char ch : text)
+        h = (h ^ ch) * 1099511628211ull;
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+      static const char *const kOptimizers[] = {"normalized_step", "adam", "sgd"};
+      const runtime::OptimizerConfig &o = train.optimizer;
+      config.experiment = {{"steps", train.steps},
+                           {"dt", p.world.dt},
+                           {"iterations", train.iterations},
+                           {"optimizer",
+                            {{"kind", kOptimizers[size_t(o.kind)]},
+                             {"step", o.step},
+                             {"lr", o.lr},
+                             {"beta1", o.beta1},
+                             {"beta2", o.beta2},
+                             {"eps", o.eps}}},
+                           {"ground_height", train.groundHeight},
+                           {"text_hash", hex}};
+    }
     int64_t last = train.steps - 1;
     ro.gait = evolve::trainGait(info, s.executable(), train, {0, last / 3, 2 * last / 3, last});
     evolve::RunSummary sum = evolve::runEvolution(
