@@ -399,7 +399,8 @@ TEST_CASE("fault: a cause is named when the run directory cannot be created", "[
 
 // The kill-point test: for every atomic write N of a small run, a process
 // stopped right after write N (and, separately, just before its rename) is
-// resumed and must end as the uninterrupted run, bit for bit (timing aside).
+// resumed and must end as the uninterrupted run, bit for bit (timing aside);
+// so must one whose resume is stopped again at its first or second write.
 static void killAtEveryWrite(const fs::path &root, const std::function<EvolutionConfig()> &config,
                              bool beforeRename, int &tried, int &exact) {
   runEvolution(config(), fakeEvaluate(), quiet(root / "whole"));
@@ -416,7 +417,23 @@ static void killAtEveryWrite(const fs::path &root, const std::function<Evolution
     ++tried;
     INFO("stopped " << (beforeRename ? "before the rename of" : "after") << " write " << n);
     // A kill before run.json leaves a directory a new run adopts; after it,
-    // a resume continues.
+    // a resume continues. The first resume is itself stopped at its first
+    // and (another copy) its second write, and resumed again.
+    for (int again : {1, 2}) {
+      fs::path d2 = d;
+      d2 += fmt::format("-again{}", again);
+      fs::copy(d, d2, fs::copy_options::recursive);
+      int st = inChild({{"EVOC_FAULT_AFTER_WRITES", std::to_string(again)}}, [&] {
+        runEvolution(config(), fakeEvaluate(), quiet(d2, RunDir::isRun(d2)));
+      });
+      REQUIRE(WIFEXITED(st));
+      CHECK((WEXITSTATUS(st) == kFaultExitCode || WEXITSTATUS(st) == 0));
+      ++tried;
+      runEvolution(config(), fakeEvaluate(), quiet(d2, RunDir::isRun(d2)));
+      bool same = withoutTiming(d2) == whole;
+      CHECK(same);
+      exact += same;
+    }
     const bool resume = RunDir::isRun(d);
     runEvolution(config(), fakeEvaluate(), quiet(d, resume));
     auto got = withoutTiming(d);
@@ -434,8 +451,13 @@ TEST_CASE("fault: stopped at every write of a run, resumed bit for bit", "[resum
   killAtEveryWrite(root / "before", config, true, tried, exact);
   // 2 writes at creation and 7 per generation (population, best, two gait
   // pictures, fitness plot, log, state).
-  CHECK(afterWrites == 2 + 3 * 7);
+  // Each kill point is tried alone and with the resume stopped again at its
+  // first or second write: 3 resumed runs per kill point.
+  CHECK(afterWrites == 3 * (2 + 3 * 7));
   CHECK(tried == 2 * afterWrites);
   CHECK(exact == tried);
-  WARN("kill points tried: " << tried << ", resumed bit-exact: " << exact);
+  WARN("stopped runs resumed: " << tried
+                                << " (kill points x {alone, resume stopped again at "
+                                   "its write 1, 2}), bit-exact: "
+                                << exact);
 }
