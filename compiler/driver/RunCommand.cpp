@@ -37,11 +37,17 @@ bool parseRunArgs(const std::vector<std::string> &rest, RunArgs &a) {
     } else if (k == "--backend") {
       a.backend = rest[++i];
     } else if (k == "--threads") {
-      a.threads = std::atoi(rest[++i].c_str());
-      if (a.threads < 0) {
-        std::fprintf(stderr, "evoc run: error: --threads expects a count >= 0\n");
+      // Digits only and range checked: "abc" or "1e3" is an error, not the default.
+      const std::string &v = rest[++i];
+      if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoi(v) > 4096) {
+        std::fprintf(stderr,
+                     "evoc run: error: --threads expects an integer from 0 to 4096 (0: one per "
+                     "core), got '%s'\n",
+                     v.c_str());
         return false;
       }
+      a.threads = std::stoi(v);
     } else {
       std::fprintf(stderr, "evoc run: error: unknown option '%s'\n", k.c_str());
       return false;

@@ -3,6 +3,7 @@
 // implementations check evoc against (issue 5).
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "core/JsonIO.h"
 #include "core/Train.h"
@@ -53,11 +54,20 @@ bool parseSimArgs(const std::vector<std::string> &rest, SimArgs &a) {
     } else if (k == "--steps" || k == "--iterations" || k == "--threads") {
       if (!value(v))
         return false;
-      char *end = nullptr;
-      long long n = std::strtoll(v.c_str(), &end, 10);
-      if (!end || *end || n < 0 || (k == "--steps" && n < 2)) {
-        std::fprintf(stderr, "evoc sim: error: %s expects %s, got '%s'\n", k.c_str(),
-                     k == "--steps" ? "an integer >= 2" : "a non-negative integer", v.c_str());
+      // Digits only, range checked before conversion: no overflow, no
+      // "1e30" read as 1, no silent default.
+      const long long lo = k == "--steps" ? 2 : 0;
+      const long long hi = k == "--steps" ? 100000000 : k == "--iterations" ? 1000000 : 4096;
+      long long n = -1;
+      bool digits =
+          !v.empty() && v.size() <= 18 && v.find_first_not_of("0123456789") == std::string::npos;
+      if (digits)
+        n = std::stoll(v);
+      else if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos)
+        n = hi + 1; // too many digits: out of range
+      if (n < lo || n > hi) {
+        std::fprintf(stderr, "evoc sim: error: %s expects an integer from %lld to %lld, got '%s'\n",
+                     k.c_str(), lo, hi, v.c_str());
         return false;
       }
       if (k == "--steps")
@@ -100,12 +110,27 @@ int runSim(const std::vector<std::string> &args) {
     std::optional<std::vector<runtime::ParamSet>> params;
     if (!a.params.empty())
       params = runtime::readParamsFile(a.params);
-    runtime::SimResult r = runtime::simulate(s.module(), s.executable(), robots, params, so);
+    runtime::SimResult r;
+    try {
+      r = runtime::simulate(s.module(), s.executable(), robots, params, so);
+    } catch (const Error &e) {
+      // A parameter set that does not fit its robot: name the file it came from.
+      std::string m = e.what();
+      if (params && (m.find("the parameters") != std::string::npos ||
+                     m.find(", field '") != std::string::npos))
+        throw Error(a.params + ": " + m);
+      throw;
+    }
     runtime::writeJsonFile(a.out, runtime::simResultToJson(r));
     int invalid = 0;
     for (size_t i = 0; i < r.results.size(); ++i)
       if (!r.results[i].valid) {
-        std::fprintf(stderr, "evoc sim: warning: robot %zu: %s\n", i, r.results[i].error.c_str());
+        // The runtime's reason names the robot already ("robot 3: ...").
+        const std::string &why = r.results[i].error;
+        if (why.rfind("robot ", 0) == 0)
+          std::fprintf(stderr, "evoc sim: warning: %s\n", why.c_str());
+        else
+          std::fprintf(stderr, "evoc sim: warning: robot %zu: %s\n", i, why.c_str());
         ++invalid;
       }
     std::fprintf(stderr, "evoc sim: %zu robots, %lld steps, %.3f s, %.0f robot-steps/s -> %s\n",

@@ -1,8 +1,13 @@
 // ROBOTS.json / PARAMS.json readers with precise errors; OUT.json writer.
 #include "core/JsonIO.h"
 
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -22,7 +27,8 @@ namespace {
 
 // NaN, Infinity and -Infinity (what Python's json module writes) are not
 // JSON. They are replaced, outside strings and at the same length, by the
-// strings "N" / "I" / "-I", so the reader can say which number is not finite.
+// strings "N" / "I" / "-I", so the reader can say which number is not finite;
+// numbers that overflow a double become "O" / "-O" the same way.
 std::string markNonFinite(const std::string &text) {
   std::string s = text;
   bool inString = false;
@@ -37,6 +43,23 @@ std::string markNonFinite(const std::string &text) {
     }
     if (c == '"') {
       inString = true;
+    } else if (std::isdigit((unsigned char)c) ||
+               (c == '-' && i + 1 < s.size() && std::isdigit((unsigned char)s[i + 1]))) {
+      // A number too large for a double ("1e400") becomes "O" / "-O", so
+      // the reader names the robot and point that holds it.
+      size_t end = i + 1;
+      while (end < s.size() && std::strchr("0123456789.eE+-", s[end]))
+        ++end;
+      if (end - i >= 4) { // the shortest overflow, 1e309, has 5 characters
+        std::string lit = s.substr(i, end - i);
+        errno = 0;
+        double d = std::strtod(lit.c_str(), nullptr);
+        if (errno == ERANGE && std::isinf(d)) {
+          std::string mark = c == '-' ? "\"-O\"" : "\"O\"";
+          s.replace(i, end - i, mark + std::string(lit.size() - mark.size(), ' '));
+        }
+      }
+      i = end - 1;
     } else if (s.compare(i, 3, "NaN") == 0) {
       s.replace(i, 3, "\"N\"");
       i += 2;
@@ -83,6 +106,8 @@ double number(const json &v, const std::string &where) {
       throw Error(where + " is NaN; give a finite number");
     if (s == "I" || s == "-I")
       throw Error(where + " is infinite; give a finite number");
+    if (s == "O" || s == "-O")
+      throw Error(where + " is too large for a double (beyond 1.8e308); give a finite number");
     throw Error(where + " is a string (\"" + s + "\"), expected a number");
   }
   if (v.is_null())
@@ -106,6 +131,9 @@ const json &array(const json &v, const std::string &where) {
 }
 
 std::string readText(const std::string &path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error("cannot read '" + path + "': it is a directory; give the path of a JSON file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error("cannot read '" + path + "': no such file or not readable");

@@ -278,3 +278,92 @@ TEST_CASE("evoc run: a 3D grammar body with its own physics evolves, lifted on t
   for (const auto &r : logOf(dir))
     CHECK(r.at("offspring_valid").get<int>() == r.at("offspring").get<int>());
 }
+
+namespace {
+
+/// Runs evoc with stderr captured into `err`; returns the exit code.
+int runEvocErr(std::vector<std::string> args, std::string &err) {
+  fs::path errFile = fs::temp_directory_path() / ("evoc-e2e-stderr-" + std::to_string(getpid()));
+  args.insert(args.begin(), EVOC_BINARY);
+  std::vector<char *> argv;
+  for (auto &a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&fa);
+  int rc = waitExit(pid);
+  std::ifstream in(errFile);
+  err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  fs::remove(errFile);
+  return rc;
+}
+
+const char *kOneRobot = R"({"robots": [{"points": [[0, 0.1], [0.05, 0.1], [0.025, 0.14]],
+  "springs": [[0, 1, 0.05, 3e4, 0.1], [1, 2, 0.05, 3e4, 0.1], [0, 2, 0.05, 3e4, 0]]}]})";
+
+} // namespace
+
+TEST_CASE("evoc sim / run: counts on the command line are parsed strictly", "[run][cli]") {
+  fs::path dir = freshDir("strictints");
+  fs::create_directories(dir);
+  std::ofstream(dir / "r.json") << kOneRobot;
+  const std::string r = (dir / "r.json").string(), o = (dir / "o.json").string();
+  std::string err;
+  for (const char *steps :
+       {"9223372036854775807", "99999999999999999999999", "1e30", "12abc", "-5", "1", ""}) {
+    INFO("--steps '" << steps << "'");
+    CHECK(runEvocErr({"sim", example(), "--robots", r, "--out", o, "--steps", steps}, err) == 2);
+    CHECK(err.find("--steps expects an integer from 2 to 100000000") != std::string::npos);
+  }
+  CHECK(runEvocErr({"sim", example(), "--robots", r, "--out", o, "--threads", "x"}, err) == 2);
+  CHECK(err.find("--threads expects an integer") != std::string::npos);
+  for (const char *threads : {"abc", "-1", "1e3", "99999"}) {
+    INFO("--threads '" << threads << "'");
+    CHECK(runEvocErr({"run", example(), "--threads", threads}, err) == 2);
+    CHECK(err.find("--threads expects an integer from 0 to 4096") != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(dir / "o.json"));
+  // In range, the same options run.
+  CHECK(runEvocErr({"sim", example(), "--robots", r, "--out", o, "--steps", "20", "--threads", "1"},
+                   err) == 0);
+  CHECK(fs::exists(dir / "o.json"));
+}
+
+TEST_CASE("evoc sim: messages name the directory, the point, the params file, the robot once",
+          "[run][cli]") {
+  fs::path dir = freshDir("messages");
+  fs::create_directories(dir);
+  const std::string o = (dir / "o.json").string();
+  std::string err;
+  CHECK(runEvocErr({"sim", example(), "--robots", dir.string(), "--out", o}, err) == 1);
+  CHECK(err.find("it is a directory") != std::string::npos);
+  CHECK(err.find("not valid JSON") == std::string::npos);
+
+  std::ofstream(dir / "big.json") << R"({"robots": [{"points": [[0, 0.1], [0.05, 1e400]],
+    "springs": [[0, 1, 0.05, 3e4, 0.1]]}]})";
+  CHECK(runEvocErr({"sim", example(), "--robots", (dir / "big.json").string(), "--out", o}, err) ==
+        1);
+  CHECK(err.find("robot 0, point 1, coordinate y is too large for a double") != std::string::npos);
+
+  std::ofstream(dir / "r.json") << kOneRobot;
+  std::ofstream(dir / "p.json") << R"({"params": [{"w1": [1, 2]}]})";
+  const std::string p = (dir / "p.json").string();
+  CHECK(runEvocErr(
+            {"sim", example(), "--robots", (dir / "r.json").string(), "--params", p, "--out", o},
+            err) == 1);
+  CHECK(err.find(p + ": robot 0, field 'w1'") != std::string::npos);
+
+  // A robot whose actuation explodes: its warning names it once.
+  std::ofstream(dir / "ex.json") << R"({"robots": [{"points": [[0, 0.1], [0.05, 0.1],
+    [0.025, 0.14]], "springs": [[0, 1, 0.05, 3e4, 1e300], [1, 2, 0.05, 3e4, 0.1],
+    [0, 2, 0.05, 3e4, 0]]}]})";
+  CHECK(runEvocErr({"sim", example(), "--robots", (dir / "ex.json").string(), "--out", o}, err) ==
+        1);
+  CHECK(err.find("warning: robot 0: ") != std::string::npos);
+  CHECK(err.find("robot 0: robot 0:") == std::string::npos);
+}

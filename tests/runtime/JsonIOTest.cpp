@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "core/JsonIO.h"
@@ -172,4 +173,30 @@ TEST_CASE("OUT.json: round trip of results", "[json]") {
   auto back = parseRobotsJson(doc.dump());
   CHECK(back[0].points == robots[0].points);
   CHECK(back[0].springs.size() == robots[0].springs.size());
+}
+
+TEST_CASE("ROBOTS.json / PARAMS.json: a number beyond a double names robot and point", "[json]") {
+  std::string e = robotsError(R"({"robots": [{"points": [[0,0],[0, 1e400]], "springs": []}]})");
+  CHECK(e.find("r.json: robot 0, point 1, coordinate y is too large for a double") !=
+        std::string::npos);
+  e = robotsError(
+      R"({"robots": [{"points": [[0,0]], "springs": []}, {"points": [[-2.5e999, 0]], "springs": []}]})");
+  CHECK(e.find("robot 1, point 0, coordinate x is too large for a double") != std::string::npos);
+  e = paramsError(R"({"params": [{"b1": [1, 1E+309]}]})");
+  CHECK(e.find("p.json: robot 0, field 'b1'[1] is too large for a double") != std::string::npos);
+  // Large but finite numbers, -Infinity and numbers inside strings are unchanged.
+  auto robots = parseRobotsJson(
+      R"({"robots": [{"points": [[0, 1.5e308], [-1e-400, 0.1]], "springs": [], "x": "1e400"}]})",
+      "r.json");
+  REQUIRE(robots.size() == 1);
+  CHECK(robots[0].points[1] == 1.5e308);
+  e = robotsError(R"({"robots": [{"points": [[0,0],[-Infinity, 1]], "springs": []}]})");
+  CHECK(e.find("is infinite") != std::string::npos);
+}
+
+TEST_CASE("ROBOTS.json: a directory is named as one", "[json]") {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  CHECK_THROWS_WITH(readRobotsFile(dir), Catch::Contains("'" + dir + "': it is a directory") &&
+                                             !Catch::Contains("not valid JSON"));
+  CHECK_THROWS_WITH(readParamsFile(dir), Catch::Contains("it is a directory"));
 }
