@@ -21,7 +21,12 @@ namespace evoc::evolve {
 static constexpr const char *kFormat = "evoc-run";
 
 [[noreturn]] static void ioError(const std::string &what, const fs::path &p) {
-  throw Error(fmt::format("cannot {} '{}': {}", what, p.string(), std::strerror(errno)));
+  const int e = errno;
+  std::string hint = e == ENOSPC || e == EDQUOT || e == EFBIG
+                         ? "; the disk is full: free some space, then run again (a run that "
+                           "has started continues with --resume DIR; nothing committed is lost)"
+                         : "; check the path and its permissions";
+  throw Error(fmt::format("cannot {} '{}': {}{}", what, p.string(), std::strerror(e), hint));
 }
 
 static void fsyncDir(const fs::path &dir) {
@@ -228,7 +233,11 @@ void RunDir::writePopulation(int generation, const nlohmann::json &population) c
   std::error_code ec;
   fs::create_directories(g, ec);
   if (ec)
-    throw Error(fmt::format("cannot create '{}': {}", g.string(), ec.message()));
+    throw Error(fmt::format("cannot create '{}': {}; {}", g.string(), ec.message(),
+                            ec.value() == ENOSPC
+                                ? "the disk is full: free some space, then continue the run "
+                                  "with --resume"
+                                : "check the run directory's permissions"));
   writeFileAtomic(g / "population.json", population.dump() + "\n");
 }
 

@@ -461,3 +461,42 @@ TEST_CASE("fault: stopped at every write of a run, resumed bit for bit", "[resum
                                    "its write 1, 2}), bit-exact: "
                                 << exact);
 }
+
+TEST_CASE("fault: a full disk stops a run cleanly; it resumes bit for bit", "[resume][fault]") {
+  // A small tmpfs (needs root; skipped otherwise), full at several points of
+  // the run: the run stops with an evoc::Error naming the full disk; with
+  // space again, the run (resumed, or adopted when it had not reached
+  // run.json) ends as an uninterrupted one.
+  auto root = scratchDir("full");
+  const fs::path mnt = root / "mnt";
+  fs::create_directories(mnt);
+  auto sh = [](const std::string &cmd) { return std::system((cmd + " 2>/dev/null").c_str()); };
+  if (::geteuid() != 0 || sh(fmt::format("mount -t tmpfs -o size=4k tmpfs '{}'", mnt.string()))) {
+    WARN("skipped: mounting a tmpfs needs root");
+    return;
+  }
+  auto config = [] { return smallConfig(4, 3, 13); };
+  runEvolution(config(), fakeEvaluate(), quiet(root / "whole"));
+  const auto whole = withoutTiming(root / "whole");
+  int full = 0;
+  for (int kb : {4, 8, 12, 16, 24, 32, 48, 64, 96}) {
+    INFO("tmpfs of " << kb << " KiB");
+    REQUIRE(sh(fmt::format("mount -o remount,size={}k '{}'", kb, mnt.string())) == 0);
+    const fs::path d = mnt / fmt::format("run{}", kb);
+    try {
+      runEvolution(config(), fakeEvaluate(), quiet(d));
+    } catch (const evoc::Error &e) {
+      CHECK_THAT(e.what(),
+                 Catch::Contains("No space left on device") && Catch::Contains("free some space"));
+      ++full;
+    }
+    for (const auto &e : fs::recursive_directory_iterator(d)) // no temporaries left
+      CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
+    REQUIRE(sh(fmt::format("mount -o remount,size=16m '{}'", mnt.string())) == 0);
+    runEvolution(config(), fakeEvaluate(), quiet(d, RunDir::isRun(d)));
+    CHECK(withoutTiming(d) == whole);
+    fs::remove_all(d);
+  }
+  sh(fmt::format("umount '{}'", mnt.string()));
+  CHECK(full >= 5); // the disk was full at several points, not just once
+}
