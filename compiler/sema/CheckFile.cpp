@@ -269,16 +269,32 @@ void checkSizes(Checker &C, CheckedProgram &out) {
   const double kept = std::ceil(steps / k) + std::min(k, steps); // checkpoints + one window
   const double stateBytes =
       double(points) * double(w.dim) * 2 * (w.precision == Precision::F32 ? 4 : 8);
-  const double bytes = stateBytes * kept * double(out.evolve.population);
+  // Controller weights, with their gradients and two optimizer moments: the
+  // hidden layers chained, the first fed by the points' coordinates, the
+  // last feeding about 3 springs a point.
+  double weights = 0;
+  if (const ControllerDecl *c = out.evolve.learn.controller) {
+    double prev = double(points) * double(w.dim);
+    for (const auto &h : c->hidden) {
+      weights += prev * double(h.unitsValue);
+      prev = double(h.unitsValue);
+    }
+    weights += prev * 3.0 * double(points);
+  }
+  const double weightBytes = weights * 8 * 4;
+  const double perRobot = stateBytes * kept + weightBytes;
+  const double bytes = perRobot * double(out.evolve.population);
   if (bytes <= kMaxRunBytes)
     return;
   const SettingsBlock &eb = C.evolves.front()->body;
-  char msg[400];
+  char msg[500];
   std::snprintf(msg, sizeof msg,
-                "this run would need about %.1f GiB for its rollouts (%lld robots x %.0f states "
-                "kept x %.0f bytes a state), above the limit of %.0f GiB; lower "
-                "evolve.population, world.steps or the body's size, or raise world.checkpoint",
-                bytes / double(1ull << 30), (long long)out.evolve.population, kept, stateBytes,
+                "this run would need about %.1f GiB (%lld robots x %.1f MiB: %.0f rollout states "
+                "kept x %.0f bytes, and %.1f MiB of controller weights), above the limit of "
+                "%.0f GiB; lower evolve.population, world.steps, the hidden layers or the body's "
+                "size, or raise world.checkpoint",
+                bytes / double(1ull << 30), (long long)out.evolve.population,
+                perRobot / double(1 << 20), kept, stateBytes, weightBytes / double(1 << 20),
                 kMaxRunBytes / double(1ull << 30));
   C.diags.error(settingAt(eb, "population", C.evolves.front()->name.range), msg);
 }

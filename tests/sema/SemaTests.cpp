@@ -579,17 +579,25 @@ TEST_CASE("every fitness form normalises to a reduction of sign * loss", "[sema]
 
 TEST_CASE("the largest counts below their limits still check", "[sema]") {
   sema::CheckOptions o;
-  o.overrides = {
-      {"evolve.population", "1000000"}, {"evolve.generations", "10000000"}, {"world.steps", "10"}};
+  o.overrides = {{"evolve.population", "100000"},
+                 {"evolve.generations", "10000000"},
+                 {"evolve.learn.iterations", "1000000"},
+                 {"world.steps", "10"}};
   auto c = test::checkPath(kSrc + "/examples/eldir_small.evo", o);
   INFO(c->all());
   REQUIRE(c->program);
-  CHECK(c->program->evolve.population == 1000000);
+  CHECK(c->program->evolve.population == 100000);
   CHECK(c->program->evolve.generations == 10000000);
-  // One above, and the run is refused.
-  o.overrides = {{"evolve.population", "1000001"}};
+  // The bound itself passes the bound check (the memory estimate refuses it).
+  o.overrides = {{"evolve.population", "1000000"}};
   auto d = test::checkPath(kSrc + "/examples/eldir_small.evo", o);
-  CHECK_FALSE(d->program);
+  CHECK(d->all().find("above the limit of 1000000") == std::string::npos);
+  CHECK(d->all().find("would need about") != std::string::npos);
+  // One above, and the bound refuses it.
+  o.overrides = {{"evolve.population", "1000001"}};
+  auto e = test::checkPath(kSrc + "/examples/eldir_small.evo", o);
+  CHECK_FALSE(e->program);
+  CHECK(e->all().find("above the limit of 1000000") != std::string::npos);
 }
 
 TEST_CASE("the reference experiment fits the memory limit", "[sema]") {
