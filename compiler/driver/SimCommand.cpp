@@ -1,9 +1,13 @@
 // `evoc sim FILE --robots R.json [--params P.json] [--steps T] [--iterations K]
 // [--backend B] [--threads N] --out O.json`: the interface independent
 // implementations check evoc against (issue 5).
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "core/JsonIO.h"
 #include "core/Train.h"
@@ -107,6 +111,24 @@ int runSim(const std::vector<std::string> &args) {
     so.threads = a.threads;
     so.fullTape = a.fullTape;
     auto robots = runtime::readRobotsFile(a.robots, p.world.dim);
+    // The states the rollouts keep (checkpoints + one window, or every state
+    // with --full-tape), refused before allocation when beyond the limit.
+    {
+      const double steps = double(std::max<int64_t>(so.steps - 1, 1));
+      double k = so.checkpointK > 0 ? double(so.checkpointK) : std::round(std::sqrt(steps));
+      k = so.fullTape ? steps : std::clamp(k, 1.0, steps);
+      const double kept = std::ceil(steps / k) + k;
+      double bytes = 0;
+      for (const auto &rb : robots)
+        bytes += double(rb.points.size()) * 2 * 8 * kept;
+      constexpr double kLimit = 32.0 * (1ull << 30);
+      if (bytes > kLimit)
+        throw Error(fmt::format("these {} robots would need about {:.1f} GiB for their rollout "
+                                "states ({:.0f} states kept each), above the limit of 32 GiB; "
+                                "lower --steps, {} or simulate fewer robots",
+                                robots.size(), bytes / double(1ull << 30), kept,
+                                so.fullTape ? "drop --full-tape" : "raise world.checkpoint"));
+    }
     std::optional<std::vector<runtime::ParamSet>> params;
     if (!a.params.empty())
       params = runtime::readParamsFile(a.params);

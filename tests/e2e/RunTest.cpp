@@ -367,3 +367,19 @@ TEST_CASE("evoc sim: messages name the directory, the point, the params file, th
   CHECK(err.find("warning: robot 0: ") != std::string::npos);
   CHECK(err.find("robot 0: robot 0:") == std::string::npos);
 }
+
+TEST_CASE("evoc sim: rollouts too large for memory are refused before allocation", "[run][cli]") {
+  fs::path dir = freshDir("simmemory");
+  fs::create_directories(dir);
+  nlohmann::json one = nlohmann::json::parse(kOneRobot)["robots"][0];
+  std::ofstream(dir / "four.json") << nlohmann::json{{"robots", {one, one, one, one}}}.dump();
+  const std::string r = (dir / "four.json").string(), o = (dir / "o.json").string();
+  std::string err;
+  // 4 robots x 6 doubles x 2 (x, v) x 8 bytes x 10^8 states = 35.8 GiB.
+  CHECK(runEvocErr(
+            {"sim", example(), "--robots", r, "--out", o, "--steps", "100000000", "--full-tape"},
+            err) == 1);
+  CHECK(err.find("would need about 35.8 GiB") != std::string::npos);
+  CHECK(err.find("drop --full-tape") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "o.json"));
+}
