@@ -119,31 +119,30 @@ void checkAttachPorts(Checker &c, const Checker::GrammarInfo &gi,
       int pp = gi.usedParts[size_t(alt.part)];
       const auto &parent = c.out.partSpecs[size_t(pp)];
       const auto &pdef = c.partExtras[size_t(pp)].defaults;
+      // A port of `parent` that a param bends cannot mate (paramBendingPort).
+      auto refuseBent = [&](SourceRange at, int port, bool attach) {
+        int bend = paramBendingPort(parent, parent.ports[size_t(port)]);
+        if (bend < 0)
+          return;
+        const auto &par = parent.params[size_t(bend)];
+        c.diags.error(at, std::string(attach ? "attach port " : "port ") +
+                              q(parent.ports[size_t(port)].name) + " of part " + q(parent.name) +
+                              " changes shape with param " + q(par.name) + " (between " +
+                              fmt(par.lo) + " and " + fmt(par.hi) + "): " +
+                              (attach ? "it would fit its parent's port only at the default; "
+                                        "attach at a port whose points keep their distances"
+                                      : "a child would fit it only at the default; attach "
+                                        "children at ports whose points keep their distances"));
+      };
       if (alt.attach >= 0)
-        if (int bend = paramBendingPort(parent, parent.ports[size_t(alt.attach)]); bend >= 0) {
-          const auto &par = parent.params[size_t(bend)];
-          c.diags.error(altAst[s][a].alt->range,
-                        "attach port " + q(parent.ports[size_t(alt.attach)].name) + " of part " +
-                            q(parent.name) + " changes shape with param " + q(par.name) +
-                            " (between " + fmt(par.lo) + " and " + fmt(par.hi) +
-                            "): it would fit its parent's port only at the default; attach at a "
-                            "port whose points keep their distances");
-        }
+        refuseBent(altAst[s][a].alt->range, alt.attach, true);
       for (size_t b = 0; b < alt.bindings.size(); ++b) {
         const auto &bind = alt.bindings[b];
         const PortBinding *pb = altAst[s][a].bindings[b];
         const auto &port = parent.ports[size_t(bind.ports[0])];
         const auto &child = syms[size_t(bind.symbol)];
         for (int pi : bind.ports)
-          if (int bend = paramBendingPort(parent, parent.ports[size_t(pi)]); bend >= 0) {
-            const auto &pp = parent.params[size_t(bend)];
-            c.diags.error(pb->port.range,
-                          "port " + q(parent.ports[size_t(pi)].name) + " of part " +
-                              q(parent.name) + " changes shape with param " + q(pp.name) +
-                              " (between " + fmt(pp.lo) + " and " + fmt(pp.hi) +
-                              "): a child would fit it only at the default; attach children at "
-                              "ports whose points keep their distances");
-          }
+          refuseBent(pb->port.range, pi, false);
         for (size_t ca = 0; ca < child.alternatives.size(); ++ca) {
           const auto &calt = child.alternatives[ca];
           if (calt.attach < 0)

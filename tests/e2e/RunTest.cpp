@@ -31,7 +31,9 @@ const std::vector<std::string> kSmall = {"--set",     "evolve.population=8",
                                          "--set",     "evolve.learn.iterations=6",
                                          "--threads", "2"};
 
-pid_t spawnEvoc(std::vector<std::string> args) {
+/// Starts evoc with `args`, stdout discarded and stderr into `errPath`
+/// (default: discarded).
+pid_t spawnEvoc(std::vector<std::string> args, const char *errPath = "/dev/null") {
   args.insert(args.begin(), EVOC_BINARY);
   std::vector<char *> argv;
   for (auto &a : args)
@@ -40,7 +42,7 @@ pid_t spawnEvoc(std::vector<std::string> args) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
   REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
   posix_spawn_file_actions_destroy(&fa);
@@ -284,19 +286,7 @@ namespace {
 /// Runs evoc with stderr captured into `err`; returns the exit code.
 int runEvocErr(std::vector<std::string> args, std::string &err) {
   fs::path errFile = fs::temp_directory_path() / ("evoc-e2e-stderr-" + std::to_string(getpid()));
-  args.insert(args.begin(), EVOC_BINARY);
-  std::vector<char *> argv;
-  for (auto &a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&fa);
-  int rc = waitExit(pid);
+  int rc = waitExit(spawnEvoc(std::move(args), errFile.c_str()));
   std::ifstream in(errFile);
   err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   fs::remove(errFile);
