@@ -418,41 +418,4 @@ Phenotype GrammarBody::express(const Genome &g) const {
   return expressExact(gg);
 }
 
-bool GrammarBody::samePhenotype(const runtime::Robot &a, const runtime::Robot &b) const {
-  if (a.dim != b.dim || a.numPoints() != b.numPoints() || a.numSprings() != b.numSprings())
-    return false;
-  double q = 1e-7 * spec_.scale;
-  auto canon = [&](const runtime::Robot &r) {
-    int d = r.dim, n = r.numPoints();
-    std::vector<double> lo(d, 1e300);
-    for (int i = 0; i < n; ++i)
-      for (int c = 0; c < d; ++c)
-        lo[c] = std::min(lo[c], r.points[i * d + c]);
-    std::vector<std::pair<std::vector<long long>, int>> pts(n);
-    for (int i = 0; i < n; ++i) {
-      for (int c = 0; c < d; ++c)
-        pts[i].first.push_back(std::llround((r.points[i * d + c] - lo[c]) / q));
-      pts[i].second = i;
-    }
-    std::sort(pts.begin(), pts.end());
-    std::vector<int> label(n);
-    std::vector<long long> out;
-    for (int i = 0; i < n; ++i) {
-      label[pts[i].second] = i;
-      out.insert(out.end(), pts[i].first.begin(), pts[i].first.end());
-    }
-    std::vector<std::array<long long, 5>> sp;
-    for (const auto &s : r.springs) {
-      int x = label[s.a], y = label[s.b];
-      sp.push_back({std::min(x, y), std::max(x, y), std::llround(s.rest / q),
-                    std::llround(s.stiffness), std::llround(s.actuation * 1e9)});
-    }
-    std::sort(sp.begin(), sp.end());
-    for (const auto &x : sp)
-      out.insert(out.end(), x.begin(), x.end());
-    return out;
-  };
-  return canon(a) == canon(b);
-}
-
 } // namespace evoc::evolve

@@ -88,9 +88,6 @@ public:
                             EvoRng &rng, bool minimal) const;
   /// The remaining budget: the limits minus `used` (unlimited counts huge).
   GrammarCost remaining(const GrammarCost &used) const;
-  /// True when robots a and b have the same canonical form (translation,
-  /// point and spring order removed; coordinates quantised to 1e-7 x scale).
-  bool samePhenotype(const runtime::Robot &a, const runtime::Robot &b) const;
 
 private:
   friend struct GrammarOps;

@@ -2,6 +2,7 @@
 // (structural, once each per child with their probability), perturb and
 // flip (per gene); every child re-checked and re-expressed, retried under
 // `until changed`, and a copy of the parent (a logged fallback) if all fail.
+#include "evolve/CanonicalHash.h"
 #include "evolve/GrammarInternal.h"
 
 #include <algorithm>
@@ -256,12 +257,19 @@ struct GrammarOps {
 Variation GrammarBody::vary(const Genome &parentG, const std::vector<const Genome *> &donorsG,
                             EvoRng &rng) const {
   const auto &parent = dynamic_cast<const GrammarGenome &>(parentG);
+  // Donors are population members: genomes this model made or fromJson
+  // validated (and every child is checked below), so they are not
+  // re-checked here, once per child for the whole population.
   std::vector<const GrammarGenome *> donors;
   for (const auto *d : donorsG)
     if (const auto *gd = dynamic_cast<const GrammarGenome *>(d))
-      if (check(*gd).empty())
-        donors.push_back(gd);
+      donors.push_back(gd);
   Phenotype pph = expressExact(parent);
+  // `until changed` compares canonical forms (coordinates to 1e-7 x scale):
+  // the parent's once, each child's as it comes.
+  const double quantum = 1e-7 * spec_.scale;
+  const std::string parentForm =
+      mutation_.untilChanged && pph.valid ? canonicalKey(pph.robot, quantum).bytes : "";
   int genes = 0, on = 0;
   countGenes(parent.root, genes, on);
   double vars[3] = {double(cost(parent).parts), double(pph.robot.numSprings()), double(genes)};
@@ -327,7 +335,7 @@ Variation GrammarBody::vary(const Genome &parentG, const std::vector<const Genom
     Phenotype cph = expressExact(*child);
     if (!cph.valid)
       continue;
-    if (mutation_.untilChanged && pph.valid && samePhenotype(cph.robot, pph.robot))
+    if (mutation_.untilChanged && pph.valid && canonicalKey(cph.robot, quantum).bytes == parentForm)
       continue;
     v.genome = child;
     return v;
