@@ -24,14 +24,6 @@ namespace {
 
 json readJson(const fs::path &p) { return json::parse(readTextFile(p)); }
 
-RunOptions quiet(const fs::path &dir, bool resume = false) {
-  RunOptions o;
-  o.dir = dir;
-  o.resume = resume;
-  o.progress = nullptr;
-  return o;
-}
-
 // A tiny lattice (2 x 3 triangles) has few shapes: duplicates are common.
 // Every spring actuated and never flipped: only the shape varies.
 EvolutionConfig tinyConfig(int population, int generations) {

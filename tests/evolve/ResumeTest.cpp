@@ -25,15 +25,6 @@ using namespace evoc::evolve::test;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-static RunOptions quiet(const fs::path &dir, bool resume = false) {
-  RunOptions o;
-  o.dir = dir;
-  o.resume = resume;
-  o.progress = nullptr;
-  o.resolvedSource = "// resume test\n";
-  return o;
-}
-
 // state.json without its timing field.
 static json stateOf(const fs::path &dir) {
   json s = json::parse(readTextFile(dir / "state.json"));
@@ -218,7 +209,7 @@ TEST_CASE("resume: a run in use by another process is refused", "[resume]") {
 
 TEST_CASE("resume: a run killed before generation 0 completed starts over", "[resume]") {
   auto root = scratchDir("fresh");
-  RunDir::create(root / "early", "// resume test\n"); // marker, no state
+  RunDir::create(root / "early", kTestSource); // marker, no state
   runEvolution(smallConfig(5, 3), fakeEvaluate(), quiet(root / "early", true));
   runEvolution(smallConfig(5, 3), fakeEvaluate(), quiet(root / "whole"));
   checkSameRun(root / "whole", root / "early", 3);

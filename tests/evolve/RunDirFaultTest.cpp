@@ -26,15 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-RunOptions quiet(const fs::path &dir, bool resume = false) {
-  RunOptions o;
-  o.dir = dir;
-  o.resume = resume;
-  o.progress = nullptr;
-  o.resolvedSource = "// fault test\n";
-  return o;
-}
-
 // Every file under `dir` (path relative to it -> content), the lock aside.
 std::map<std::string, std::string> snapshot(const fs::path &dir) {
   std::map<std::string, std::string> out;
@@ -301,12 +292,12 @@ TEST_CASE("fault: a creation killed before run.json is recoverable", "[resume][f
   // Killed after run.json, before resolved.evo: --resume writes it and
   // starts from generation 0; --out points to --resume.
   fs::path d = root / "marker";
-  RunDir::create(d, "// fault test\n");
+  RunDir::create(d, kTestSource);
   fs::remove(d / "resolved.evo");
   CHECK_THROWS_WITH(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(d)),
                     Catch::Contains("--resume"));
   CHECK(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(d, true)).lastGeneration == 1);
-  CHECK(readTextFile(d / "resolved.evo") == "// fault test\n");
+  CHECK(readTextFile(d / "resolved.evo") == kTestSource);
   runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "whole"));
   CHECK(withoutTiming(d) == withoutTiming(root / "whole"));
   // Any other file still makes the directory not empty.

@@ -73,6 +73,15 @@ EvolutionConfig smallConfig(int population, int generations, uint64_t seed) {
   return c;
 }
 
+RunOptions quiet(const std::filesystem::path &dir, bool resume) {
+  RunOptions o;
+  o.dir = dir;
+  o.resume = resume;
+  o.progress = nullptr;
+  o.resolvedSource = kTestSource;
+  return o;
+}
+
 std::vector<std::string> logWithoutTiming(const std::filesystem::path &dir) {
   std::vector<std::string> out;
   for (auto rec : RunDir::open(dir).readLog()) {

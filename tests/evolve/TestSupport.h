@@ -18,6 +18,11 @@ std::filesystem::path scratchDir(const std::string &name);
 /// Params are {"w": [seed mod 1000, #springs]}. `sleepMs` per batch.
 EvaluateFn fakeEvaluate(int sleepMs = 0);
 
+/// Run options for the engine tests: `dir`, no progress output, and
+/// `kTestSource` as the experiment text (resolved.evo).
+inline constexpr const char *kTestSource = "// engine test\n";
+RunOptions quiet(const std::filesystem::path &dir, bool resume = false);
+
 /// A small experiment for the engine tests (6 x 10 lattice).
 EvolutionConfig smallConfig(int population, int generations, uint64_t seed = 7);
 
