@@ -121,33 +121,33 @@ TEST_CASE("stdlib grammar property: random genomes x random mutations keep every
   }
 }
 
+namespace {
+
+/// `symbol`'s alternatives carry `weights`, and sampling follows them: the
+/// chi-square statistic stays under `critical` (p = 0.001 at the degrees of
+/// freedom), and a uniform draw would exceed it (the test has power).
+void checkWeights(const test::CheckedBody &body, const std::string &symbol,
+                  const std::vector<double> &weights, double critical, uint64_t seed) {
+  GrammarBody b(body.spec, body.mutation);
+  int sym = symbolOf(b.spec().grammar, symbol);
+  std::vector<double> w;
+  for (const auto &a : b.spec().grammar.symbols[size_t(sym)].alternatives)
+    w.push_back(a.weight);
+  REQUIRE(w == weights);
+  CHECK(chiSquare(b, sym, w, 6000, seed) < critical);
+  CHECK(chiSquare(b, sym, std::vector<double>(w.size(), 1.0), 6000, seed) > critical);
+}
+
+} // namespace
+
 TEST_CASE("stdlib grammar property: sampling follows the weights (chi-square)",
           "[grammar][property][stdlib]") {
   auto bodies = test::stdlibBodies();
   std::map<std::string, test::CheckedBody> byName(bodies.begin(), bodies.end());
-  {
-    // Leg -> segment(bottom: Leg?) @ 2 | segment(bottom: Foot) | foot.
-    GrammarBody b(byName.at("walker").spec, byName.at("walker").mutation);
-    int leg = symbolOf(b.spec().grammar, "Leg");
-    std::vector<double> w;
-    for (const auto &a : b.spec().grammar.symbols[size_t(leg)].alternatives)
-      w.push_back(a.weight);
-    REQUIRE(w == std::vector<double>{2, 1, 1});
-    CHECK(chiSquare(b, leg, w, 6000, 17) < 13.82); // 2 degrees of freedom, p = 0.001
-    // A uniform draw would be told apart: the test has power.
-    CHECK(chiSquare(b, leg, {1, 1, 1}, 6000, 17) > 13.82);
-  }
-  {
-    // Limb -> segment(top, knob) @ 2 | block(top, right, left) | taper(knob).
-    GrammarBody b(byName.at("limb").spec, byName.at("limb").mutation);
-    int limb = symbolOf(b.spec().grammar, "Limb");
-    std::vector<double> w;
-    for (const auto &a : b.spec().grammar.symbols[size_t(limb)].alternatives)
-      w.push_back(a.weight);
-    REQUIRE(w == std::vector<double>{2, 1, 1});
-    CHECK(chiSquare(b, limb, w, 6000, 18) < 13.82); // 2 degrees of freedom, p = 0.001
-    CHECK(chiSquare(b, limb, {1, 1, 1}, 6000, 18) > 13.82);
-  }
+  // Leg -> segment(bottom: Leg?) @ 2 | segment(bottom: Foot) | foot: 2 degrees of freedom.
+  checkWeights(byName.at("walker"), "Leg", {2, 1, 1}, 13.82, 17);
+  // Limb -> segment(top, knob) @ 2 | block(top, right, left) | taper(knob).
+  checkWeights(byName.at("limb"), "Limb", {2, 1, 1}, 13.82, 18);
 }
 
 TEST_CASE("stdlib grammar property: the same seed gives the same bytes",
