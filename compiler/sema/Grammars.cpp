@@ -76,18 +76,18 @@ bool checkFinishes(Checker &c, const Checker::GrammarInfo &gi) {
 /// independent genes, so such a port would mate with its partner only at
 /// the default: every other value makes the body invalid.
 int paramBendingPort(const body::PartSpec &part, const body::PortSpec &port) {
+  // The port's pairwise distances with the params at `vals`.
   auto shape = [&](const std::vector<double> &vals) {
+    std::vector<std::vector<double>> at;
+    for (int pt : port.points) {
+      at.emplace_back();
+      for (const auto &c : part.points[size_t(pt)])
+        at.back().push_back(body::evalScalar(c, vals.data()));
+    }
     std::vector<double> d;
-    for (size_t i = 0; i < port.points.size(); ++i)
-      for (size_t j = i + 1; j < port.points.size(); ++j) {
-        double s = 0;
-        for (size_t k = 0; k < part.points[size_t(port.points[i])].size(); ++k) {
-          double a = body::evalScalar(part.points[size_t(port.points[i])][k], vals.data());
-          double b = body::evalScalar(part.points[size_t(port.points[j])][k], vals.data());
-          s += (a - b) * (a - b);
-        }
-        d.push_back(std::sqrt(s));
-      }
+    for (size_t i = 0; i < at.size(); ++i)
+      for (size_t j = i + 1; j < at.size(); ++j)
+        d.push_back(dist(at[i], at[j]));
     return d;
   };
   std::vector<double> defaults;
