@@ -16,6 +16,8 @@ item
   | controllerDecl
   | lossDecl
   | evolveDecl
+  | commandsDecl
+  | trainDecl
   ;
 
 importDecl : 'import' STRING ';' ;
@@ -23,6 +25,12 @@ importDecl : 'import' STRING ';' ;
 worldDecl : 'world' settingsBlock ;
 
 evolveDecl : 'evolve' settingsBlock ;
+
+// Robot-level commands and the task mixture that draws them.
+commandsDecl : 'commands' settingsBlock ;
+
+// Training one fixed body, without evolution.
+trainDecl : 'train' settingsBlock ;
 
 // ---- settings: `key = value, value ...;` and nested `name { ... }` blocks
 
@@ -40,7 +48,7 @@ nestedBlock : anyName settingsBlock ;
 anyName
   : IDENT | 'import' | 'world' | 'fn' | 'physics' | 'set' | 'step' | 'for'
   | 'in' | 'let' | 'return' | 'part' | 'grammar' | 'body' | 'mutation'
-  | 'until' | 'controller' | 'loss' | 'evolve'
+  | 'until' | 'controller' | 'loss' | 'evolve' | 'commands' | 'train'
   ;
 
 // ---- functions and statements

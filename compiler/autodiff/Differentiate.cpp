@@ -163,7 +163,7 @@ void AdjointEmitter::run() {
   adjBuf_.assign(m_.buffers.size(), -1);
   for (size_t i = 0; i < m_.buffers.size(); ++i) {
     const Buffer &buf = m_.buffers[i];
-    bool input = buf.role == Role::State || buf.role == Role::Param ||
+    bool input = buf.role == Role::State || buf.role == Role::Window || buf.role == Role::Param ||
                  (buf.role == Role::Body && buf.differentiable);
     activeBuf_[i] = buf.elem == Type::F && input;
   }
@@ -422,6 +422,8 @@ int differentiateKernel(Module &m, int k) {
                                             : KernelKind::LossStepAdj;
   adj.windowBegin = fwd.windowBegin;
   adj.windowEnd = fwd.windowEnd;
+  adj.windowSlot = fwd.windowSlot;
+  adj.windowReduce = fwd.windowReduce;
   adj.primal = k;
   {
     AdjointEmitter e(m, k, adj);

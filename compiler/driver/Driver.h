@@ -46,6 +46,10 @@ bool parseCommonOptions(const std::vector<std::string> &args, CommonOptions &out
 std::optional<sema::CheckedProgram> loadChecked(const CommonOptions &opts, SourceManager &sources,
                                                 DiagnosticEngine &diags);
 
+/// `evoc train`: trains the fixed body of a program with a `train` block
+/// (also what `evoc run` does with one). `rest`: the options after the common ones.
+int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest);
+
 /// An `evoc compile --emit KIND` output. `ast` is built in; later layers
 /// register ir, grad-ir, opt-ir, llvm, cuda.
 struct EmitKind {

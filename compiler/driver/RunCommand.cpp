@@ -102,6 +102,8 @@ std::shared_ptr<const evolve::BodyModel> latticeModel(const sema::CheckedProgram
   return std::make_shared<evolve::LatticeModel>(body, mutation);
 }
 
+} // namespace
+
 /// The body model of a checked program: the one place that maps a `body`
 /// block onto a runtime body representation.
 std::shared_ptr<const evolve::BodyModel> bodyModel(const sema::CheckedProgram &p) {
@@ -112,6 +114,8 @@ std::shared_ptr<const evolve::BodyModel> bodyModel(const sema::CheckedProgram &p
   throw Error("evoc run needs a body: declare `body lattice NAME { ... }` or "
               "`body grammar NAME { ... }`");
 }
+
+namespace {
 
 /// Maps the checked .evo settings onto the engine's configuration.
 evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
@@ -165,6 +169,8 @@ int runRun(const std::vector<std::string> &args) {
     if (!s.ok())
       return 1;
     const sema::CheckedProgram &p = s.program();
+    if (p.hasTrain) // a `train` block: one fixed body, no evolution
+      return runTrainProgram(opts, opts.rest);
     runtime::TrainOptions train = s.trainOptions();
     train.threads = a.threads;
     runtime::ModuleInfo info(s.module());

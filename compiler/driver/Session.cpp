@@ -34,9 +34,13 @@ runtime::TrainOptions Session::trainOptions() const {
   o.groundHeight = p.world.ground.height;
   o.upAxis = p.world.dim - 1; // gravity and the ground act along the last axis
   o.checkpointK = p.world.checkpoint.value_or(0);
-  o.seed = p.evolve.seed;
-  o.iterations = int(p.evolve.learn.iterations);
-  const sema::Optimizer &opt = p.evolve.learn.optimizer;
+  const sema::Learn &learn = p.hasTrain ? p.train.learn : p.evolve.learn;
+  o.seed = p.hasTrain ? p.train.seed : p.evolve.seed;
+  o.iterations = int(learn.iterations);
+  o.batch = learn.batch;
+  if (!p.commands.empty())
+    o.commands = &p.commands;
+  const sema::Optimizer &opt = learn.optimizer;
   o.optimizer.kind = runtime::parseOptimizerKind(opt.name);
   auto arg = [&](const char *k, double dflt) {
     auto it = opt.args.find(k);

@@ -152,6 +152,7 @@ enum class NameRef : uint8_t {
   Set,       ///< an element set name (`point`): NameExpr::set
   World,     ///< `world`
   LastTime,  ///< `T`: index of the last state, steps - 1 (NameExpr::constValue)
+  Command,   ///< a command (`commands { ... }`): NameExpr::command is its index
   Constant,  ///< a named constant (`pi`): NameExpr::constValue
   Decl,      ///< a top-level declaration used as a value (settings only)
 };
@@ -168,6 +169,7 @@ struct NameExpr : Expr {
   const WindowExpr *window = nullptr;
   const SetDecl *set = nullptr;
   double constValue = 0;
+  int command = -1;
 };
 
 /// What `base.member` is (sema).
@@ -235,8 +237,9 @@ enum class Builtin : uint8_t {
   Mean,
   ReduceMin,
   ReduceMax,
-  // controller inputs: sin_waves(N, omega = W)
+  // controller inputs: sin_waves(N, omega = W), repeat(N, value)
   SinWaves,
+  Repeat,
 };
 
 /// What a call is (sema).
@@ -455,6 +458,8 @@ enum class DeclKind : uint8_t {
   Controller,
   Loss,
   Evolve,
+  Commands,
+  Train,
 };
 
 struct Decl {
@@ -699,6 +704,20 @@ struct LossDecl : Decl {
 struct EvolveDecl : Decl {
   static constexpr DeclKind Kind = DeclKind::Evolve;
   EvolveDecl() : Decl(Kind) {}
+  SettingsBlock body;
+};
+
+/// `commands { period = ..; TASK { p = ..; NAME = value; ... } ... validate { ... } }`
+struct CommandsDecl : Decl {
+  static constexpr DeclKind Kind = DeclKind::Commands;
+  CommandsDecl() : Decl(Kind) {}
+  SettingsBlock body;
+};
+
+/// `train { seed = ..; validate_every = ..; learn { ... } }`
+struct TrainDecl : Decl {
+  static constexpr DeclKind Kind = DeclKind::Train;
+  TrainDecl() : Decl(Kind) {}
   SettingsBlock body;
 };
 

@@ -74,6 +74,22 @@ private:
       settings(c->settingsBlock(), d->body);
       return d;
     }
+    if (auto *c = item->commandsDecl()) {
+      auto d = std::make_unique<CommandsDecl>();
+      d->range = L.rule(c);
+      d->name.name = "commands";
+      d->name.range = L.token(c->getStart());
+      settings(c->settingsBlock(), d->body);
+      return d;
+    }
+    if (auto *c = item->trainDecl()) {
+      auto d = std::make_unique<TrainDecl>();
+      d->range = L.rule(c);
+      d->name.name = "train";
+      d->name.range = L.token(c->getStart());
+      settings(c->settingsBlock(), d->body);
+      return d;
+    }
     if (auto *c = item->fnDecl())
       return fnDecl(c);
     if (auto *c = item->physicsDecl())

@@ -114,6 +114,14 @@ private:
       line(depth) << "Evolve " << rng(d.range) << "\n";
       settings(cast<EvolveDecl>(&d)->body, depth + 1);
       break;
+    case DeclKind::Commands:
+      line(depth) << "Commands " << rng(d.range) << "\n";
+      settings(cast<CommandsDecl>(&d)->body, depth + 1);
+      break;
+    case DeclKind::Train:
+      line(depth) << "Train " << rng(d.range) << "\n";
+      settings(cast<TrainDecl>(&d)->body, depth + 1);
+      break;
     case DeclKind::Part: {
       auto &p = *cast<PartDecl>(&d);
       line(depth) << "Part " << p.name.name << " " << rng(p.range) << "\n";

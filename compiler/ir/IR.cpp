@@ -115,6 +115,7 @@ Module clone(const Module &m) {
   c.files = m.files;
   c.sets = m.sets;
   c.buffers = m.buffers;
+  c.lossTerms = m.lossTerms;
   for (const Kernel &k : m.kernels) {
     c.kernels.emplace_back();
     Kernel &d = c.kernels.back();
@@ -122,6 +123,8 @@ Module clone(const Module &m) {
     d.kind = k.kind;
     d.windowBegin = k.windowBegin;
     d.windowEnd = k.windowEnd;
+    d.windowSlot = k.windowSlot;
+    d.windowReduce = k.windowReduce;
     d.primal = k.primal;
     d.nextValue = k.nextValue;
     d.valueTypes = k.valueTypes;

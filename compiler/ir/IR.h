@@ -163,10 +163,16 @@ enum class Role : uint8_t {
   Temp,      // kernel-internal scratch, zeroed by the caller before a call
   Output,    // a kernel result (e.g. the loss, extent 1)
   Adjoint,   // adjoint of another buffer (Buffer::primal)
+  Command,   // a robot-level command at some time (Buffer::time), set by the
+             // runtime per episode and period; read-only, not differentiable
+  Window,    // time-window reductions (sum, mean, max, min over t of a
+             // LossStep kernel's sample, slot Kernel::windowSlot), computed
+             // by the runtime from the samples; read by Loss kernels
 };
 
-/// Which state a State buffer of a loss kernel refers to.
-enum class TimeRef : uint8_t { Current, First, Last, Fixed };
+/// Which state (or command) a State / Command buffer refers to. Offset:
+/// the current time plus Buffer::fixedTime (<= 0), in a LossStep kernel.
+enum class TimeRef : uint8_t { Current, First, Last, Fixed, Offset };
 
 /// A per-robot array. Its length is the product of the sizes of `sets` times
 /// `comps` (sets empty: a robot-level array of `comps` entries). Element
@@ -178,8 +184,9 @@ struct Buffer {
   std::vector<int> sets; // element sets indexing it (outermost first)
   int comps = 1;
   std::string field;               // language-level field it stores ("point.x")
-  TimeRef time = TimeRef::Current; // for State buffers of loss kernels
-  int64_t fixedTime = 0;           // TimeRef::Fixed
+  TimeRef time = TimeRef::Current; // for State / Command buffers
+  int64_t fixedTime = 0;           // TimeRef::Fixed: the time; Offset: the offset
+  int column = 0;                  // Role::Command: first column in the command row
   bool differentiable = false;     // gradients wanted / propagated through it
   int primal = -1;                 // Role::Adjoint: the buffer it is the adjoint of
   // Role::Param: how the runtime initialises it from the run's seed.
@@ -193,18 +200,27 @@ struct Buffer {
 enum class KernelKind : uint8_t {
   Step,     // state t -> state t+1 (controller + physics, fused)
   Loss,     // once, after the rollout: writes the Output buffer "loss"
-  LossStep, // once per step t in [windowBegin, windowEnd]: accumulates into "loss"
+  LossStep, // once per step t in [windowBegin, windowEnd]: accumulates into
+            // "loss" (windowSlot < 0) or into slot windowSlot of "loss.sample",
+            // which the runtime reduces (windowReduce) into the Window buffer
   StepAdj,  // adjoint of a Step kernel
   LossAdj,  // adjoint of a Loss kernel
   LossStepAdj,
   Init, // once per robot before training: parameter initialisation etc.
 };
 
+/// How the runtime reduces a LossStep kernel's per-step samples over its
+/// window (max / min: the first time the extreme is reached carries the
+/// gradient).
+enum class WindowReduce : uint8_t { Sum, Mean, Max, Min };
+
 struct Kernel {
   std::string name; // "step", "step.adj", "loss", ...
   KernelKind kind = KernelKind::Step;
   int64_t windowBegin = 0, windowEnd = -1; // LossStep: inclusive range of t; -1 = last
-  int primal = -1;                         // adjoint kernels: index of the forward kernel
+  int windowSlot = -1;                     // LossStep: reduced window slot, or -1
+  WindowReduce windowReduce = WindowReduce::Sum;
+  int primal = -1; // adjoint kernels: index of the forward kernel
   Block body;
   ValueId nextValue = 1;        // next free value id
   std::vector<Type> valueTypes; // indexed by ValueId (slot 0 unused)
@@ -234,6 +250,9 @@ struct Module {
   std::vector<ElementSet> sets;
   std::vector<Buffer> buffers;
   std::vector<Kernel> kernels;
+  /// Names of the slots of the Output buffer "loss.terms" (reported loss
+  /// terms), if the loss has one.
+  std::vector<std::string> lossTerms;
 
   int findSet(const std::string &n) const;
   int findBuffer(const std::string &n) const;

@@ -217,7 +217,7 @@ private:
       else if (k == "role") {
         bool ok = false;
         for (Role r : {Role::State, Role::NextState, Role::Body, Role::Param, Role::Temp,
-                       Role::Output, Role::Adjoint})
+                       Role::Output, Role::Adjoint, Role::Command, Role::Window})
           if (v == roleName(r)) {
             b.role = r;
             ok = true;
@@ -233,7 +233,8 @@ private:
         b.field = v;
       else if (k == "time") {
         bool ok = false;
-        for (TimeRef t : {TimeRef::Current, TimeRef::First, TimeRef::Last, TimeRef::Fixed})
+        for (TimeRef t :
+             {TimeRef::Current, TimeRef::First, TimeRef::Last, TimeRef::Fixed, TimeRef::Offset})
           if (v == timeRefName(t)) {
             b.time = t;
             ok = true;
@@ -242,6 +243,8 @@ private:
           fail("bad time '" + v + "'");
       } else if (k == "at")
         b.fixedTime = integer(v);
+      else if (k == "col")
+        b.column = static_cast<int>(integer(v));
       else if (k == "diff")
         b.differentiable = true;
       else if (k == "primal")
@@ -278,6 +281,18 @@ private:
           fail("bad window '" + v + "'");
         k.windowBegin = integer(p[0]);
         k.windowEnd = integer(p[1]);
+      } else if (key == "slot")
+        k.windowSlot = static_cast<int>(integer(v));
+      else if (key == "reduce") {
+        bool ok = false;
+        for (WindowReduce r :
+             {WindowReduce::Sum, WindowReduce::Mean, WindowReduce::Max, WindowReduce::Min})
+          if (v == reduceName(r)) {
+            k.windowReduce = r;
+            ok = true;
+          }
+        if (!ok)
+          fail("bad window reduction '" + v + "'");
       } else if (key == "primal")
         k.primal = static_cast<int>(integer(v));
       else

@@ -37,6 +37,24 @@ const char *roleName(Role r) {
     return "output";
   case Role::Adjoint:
     return "adjoint";
+  case Role::Command:
+    return "command";
+  case Role::Window:
+    return "window";
+  }
+  return "?";
+}
+
+const char *reduceName(WindowReduce r) {
+  switch (r) {
+  case WindowReduce::Sum:
+    return "sum";
+  case WindowReduce::Mean:
+    return "mean";
+  case WindowReduce::Max:
+    return "max";
+  case WindowReduce::Min:
+    return "min";
   }
   return "?";
 }
@@ -71,6 +89,8 @@ const char *timeRefName(TimeRef t) {
     return "last";
   case TimeRef::Fixed:
     return "fixed";
+  case TimeRef::Offset:
+    return "offset";
   }
   return "?";
 }
@@ -150,6 +170,8 @@ void printKernel(const Module &m, const Kernel &k, std::ostream &os) {
   os << "kernel " << k.name << " kind=" << kindName(k.kind);
   if (k.kind == KernelKind::LossStep || k.kind == KernelKind::LossStepAdj)
     os << " window=" << k.windowBegin << ":" << k.windowEnd;
+  if (k.windowSlot >= 0)
+    os << " slot=" << k.windowSlot << " reduce=" << reduceName(k.windowReduce);
   if (k.primal >= 0)
     os << " primal=" << k.primal;
   os << " {\n";
@@ -194,8 +216,10 @@ void print(const Module &m, std::ostream &os) {
       os << " field=" << b.field;
     if (b.time != TimeRef::Current)
       os << " time=" << timeRefName(b.time);
-    if (b.time == TimeRef::Fixed)
+    if (b.time == TimeRef::Fixed || b.time == TimeRef::Offset)
       os << " at=" << b.fixedTime;
+    if (b.column != 0)
+      os << " col=" << b.column;
     if (b.differentiable)
       os << " diff";
     if (b.primal >= 0)

@@ -22,5 +22,6 @@ const char *typeName(Type t);
 const char *roleName(Role r);
 const char *kindName(KernelKind k);
 const char *timeRefName(TimeRef t);
+const char *reduceName(WindowReduce r);
 
 } // namespace evoc::ir

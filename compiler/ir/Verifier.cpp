@@ -27,6 +27,10 @@ public:
         err("buffer " + buf.name + ": adjoint without a valid primal");
       if (buf.comps < 1)
         err("buffer " + buf.name + ": comps < 1");
+      if (buf.role == Role::Command && (buf.differentiable || buf.elem != Type::F))
+        err("buffer " + buf.name + ": a command buffer holds floats and is not differentiable");
+      if (buf.time == TimeRef::Offset && buf.fixedTime > 0)
+        err("buffer " + buf.name + ": a time offset must not be positive (a later time)");
     }
     for (const ElementSet &s : m_.sets)
       layout(s);
@@ -134,7 +138,8 @@ private:
     written_.insert(in.buffer);
     bool init = k_->kind == KernelKind::Init;
     bool adj = k_->primal >= 0;
-    if (b.role == Role::State || (!init && (b.role == Role::Body || b.role == Role::Param)))
+    if (b.role == Role::State || b.role == Role::Command || b.role == Role::Window ||
+        (!init && (b.role == Role::Body || b.role == Role::Param)))
       err(in, "kernel may not write a " + std::string(roleName(b.role)) + " buffer");
     if (adj && (b.role == Role::NextState || b.role == Role::Output))
       err(in, "an adjoint kernel may not write the forward results");

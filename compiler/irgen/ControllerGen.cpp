@@ -60,14 +60,20 @@ int addSet(ir::Module &m, const std::string &name, const Extent &e) {
   return int(m.sets.size()) - 1;
 }
 
-/// Reads `xavier_normal(w1 = 2, w2 = 3)`: gain per weight name.
-std::map<std::string, double> initGains(const ast::ControllerDecl *ctl) {
+/// Reads `xavier_normal(w1 = 2, w2 = 3)` (or kaiming_uniform(..), zeros()):
+/// the scheme of the weights and a gain per weight name.
+std::map<std::string, double> initGains(const ast::ControllerDecl *ctl, std::string &scheme) {
   std::map<std::string, double> gains;
+  scheme = "xavier_normal";
   if (!ctl->init)
     return gains;
   auto *call = ast::dynCast<ast::CallExpr>(ctl->init.get());
-  if (!call || call->callee.name != "xavier_normal")
-    Lowerer::unsupported(ctl->init->range, "only init = xavier_normal(w1 = g1, ...) is supported");
+  if (!call || (call->callee.name != "xavier_normal" && call->callee.name != "kaiming_uniform" &&
+                call->callee.name != "zeros"))
+    Lowerer::unsupported(ctl->init->range,
+                         "only init = xavier_normal(..), kaiming_uniform(..) or zeros() is "
+                         "supported");
+  scheme = call->callee.name;
   for (const auto &na : call->namedArgs) {
     auto *num = ast::dynCast<ast::NumberExpr>(na.value.get());
     if (!num)
@@ -84,7 +90,8 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
   ir::Module &m = L.module();
   ir::Builder &b = L.b();
   const std::string prefix = ctl->name.name + ".";
-  auto gains = initGains(ctl);
+  std::string scheme;
+  auto gains = initGains(ctl, scheme);
   for (const auto &let : ctl->lets)
     L.bindLet(let.get());
 
@@ -104,6 +111,11 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
         Lowerer::unsupported(e->range, "sin_waves needs a positive count");
       items.push_back({e.get(), int(n->value), nullptr});
       inputs.base += int64_t(n->value);
+    } else if (call && call->builtin == ast::Builtin::Repeat) {
+      auto *n = ast::dynCast<ast::NumberExpr>(call->args[0].get());
+      int comps = int(n->value) * Lowerer::comps(call->args[1]->type);
+      items.push_back({e.get(), comps, nullptr});
+      inputs.base += comps;
     } else if (e->type.isField()) {
       items.push_back({e.get(), Lowerer::comps(e->type), e->type.set});
       int sid = L.setId(e->type.set);
@@ -141,6 +153,10 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
         ValueId phase = b.mul(b.mul(omega, b.op(Op::IToF, {b.time()})), b.constF(prog.world.dt));
         for (int j = 0; j < it.comps; ++j)
           v.push_back(b.op(Op::Sin, {b.add(phase, b.constF(2 * M_PI * j / it.comps))}));
+      } else if (call && call->builtin == ast::Builtin::Repeat) {
+        Val one = L.expr(call->args[1].get());
+        for (int j = 0; j < it.comps; ++j)
+          v.push_back(one[j % one.size()]);
       } else {
         v = L.expr(it.e);
       }
@@ -190,7 +206,7 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
                   .sets = {outSet, inSet},
                   .field = w,
                   .differentiable = true,
-                  .init = "xavier_normal"};
+                  .init = scheme};
     wb.initGain = gains.count(w) ? gains[w] : 1.0;
     int W = ensureBuffer(m, wb);
     int B = ensureBuffer(m, {.name = prefix + bias,

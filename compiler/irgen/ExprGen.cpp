@@ -107,9 +107,14 @@ Val Lowerer::expr(const ast::Expr *e) {
       r.push_back(b_.op(Op::Select, {c, a[a.size() == 1 ? 0 : k], b[b.size() == 1 ? 0 : k]}));
     return r;
   }
-  case K::Window:
-    unsupported(e->range, "a time window is only supported as a term of a loss "
+  case K::Window: {
+    auto *w = ast::cast<ast::WindowExpr>(e);
+    if (reducedWindows)
+      if (auto it = reducedWindows->find(w); it != reducedWindows->end())
+        return {b_.load(m_.findBuffer("loss.window"), b_.constI(it->second))};
+    unsupported(e->range, "a time window is only supported in a loss, outside other windows "
                           "(e.g. loss l = mean(t in 0..T: ...);)");
+  }
   case K::String:
   case K::Tuple:
   case K::List:
@@ -140,6 +145,8 @@ Val Lowerer::name(const ast::NameExpr *e) {
     if (window && e->window == window)
       return {b_.op(Op::IToF, {b_.time()})};
     break;
+  case ast::NameRef::Command:
+    return {b_.load(commandBuffer(e->command, ir::TimeRef::Current, 0), b_.constI(0))};
   default:
     break;
   }
@@ -198,6 +205,28 @@ Val Lowerer::member(const ast::MemberExpr *e) {
 }
 
 Val Lowerer::index(const ast::IndexExpr *e) {
+  // The time an index denotes, as a buffer time reference.
+  auto timeRef = [&](ir::TimeRef &ref, int64_t &at) {
+    at = 0;
+    if (e->timeIsConstant) {
+      ref = e->timeValue == 0                       ? ir::TimeRef::First
+            : e->timeValue == prog_.world.steps - 1 ? ir::TimeRef::Last
+                                                    : ir::TimeRef::Fixed;
+      at = e->timeValue;
+    } else if (window && e->timeWindow == window && e->timeOffset <= 0) {
+      ref = e->timeOffset == 0 ? ir::TimeRef::Current : ir::TimeRef::Offset;
+      at = e->timeOffset;
+    } else {
+      unsupported(e->range, "a time relative to another window's variable, or after the "
+                            "window's time, cannot be computed here");
+    }
+  };
+  if (auto *n = ast::dynCast<ast::NameExpr>(e->base.get()); n && n->ref == ast::NameRef::Command) {
+    ir::TimeRef ref;
+    int64_t at;
+    timeRef(ref, at);
+    return {b_.load(commandBuffer(n->command, ref, at), b_.constI(0))};
+  }
   auto *base = ast::dynCast<ast::MemberExpr>(e->base.get());
   if (!base || base->ref != ast::MemberRef::SetField || !base->field)
     unsupported(e->range, "only a state field can be indexed by time");
@@ -205,15 +234,12 @@ Val Lowerer::index(const ast::IndexExpr *e) {
   if (!ctxSet_ || ctxSet_ != f->owner)
     unsupported(e->range, "the field is used where no element of its set is in scope; "
                           "reduce it with sum/mean/min/max");
-  int buf;
-  if (e->timeIsConstant) {
-    buf = timedStateBuffer(f, e->timeValue);
-  } else if (window && e->timeWindow == window && e->timeOffset == 0) {
-    buf = fieldBuffer(f);
-  } else {
-    unsupported(e->range, "a state at a time relative to the window variable other "
-                          "than x[t] is not supported yet");
-  }
+  ir::TimeRef ref;
+  int64_t at;
+  timeRef(ref, at);
+  int buf = e->timeIsConstant             ? timedStateBuffer(f, e->timeValue)
+            : ref == ir::TimeRef::Current ? fieldBuffer(f)
+                                          : offsetStateBuffer(f, at);
   return loadField(buf, comps(f->type.resolved), ctxIndex_);
 }
 

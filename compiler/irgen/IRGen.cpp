@@ -101,6 +101,48 @@ int Lowerer::timedStateBuffer(const ast::FieldDecl *f, int64_t time) {
   return ensureBuffer(m_, std::move(buf));
 }
 
+int Lowerer::offsetStateBuffer(const ast::FieldDecl *f, int64_t offset) {
+  ir::Buffer buf;
+  buf.field = fieldName(f);
+  buf.role = ir::Role::State;
+  buf.sets = {setId(f->owner)};
+  buf.comps = comps(f->type.resolved);
+  buf.differentiable = true;
+  buf.time = ir::TimeRef::Offset;
+  buf.fixedTime = offset;
+  buf.name = fmt::format("{}@t{}", buf.field, offset);
+  return ensureBuffer(m_, std::move(buf));
+}
+
+int Lowerer::commandBuffer(int index, ir::TimeRef time, int64_t at) {
+  const std::string &name = prog_.commands.names.at(size_t(index));
+  ir::Buffer buf;
+  buf.field = "cmd." + name;
+  buf.role = ir::Role::Command;
+  buf.time = time;
+  buf.column = index;
+  if (time == ir::TimeRef::Fixed || time == ir::TimeRef::Offset)
+    buf.fixedTime = at;
+  switch (time) {
+  case ir::TimeRef::Current:
+    buf.name = buf.field;
+    break;
+  case ir::TimeRef::First:
+    buf.name = buf.field + "@0";
+    break;
+  case ir::TimeRef::Last:
+    buf.name = buf.field + "@T";
+    break;
+  case ir::TimeRef::Fixed:
+    buf.name = fmt::format("{}@{}", buf.field, at);
+    break;
+  case ir::TimeRef::Offset:
+    buf.name = fmt::format("{}@t{}", buf.field, at);
+    break;
+  }
+  return ensureBuffer(m_, std::move(buf));
+}
+
 int Lowerer::endpointBuffer(const ast::EndpointDecl *e) {
   ir::Buffer buf;
   buf.name = e->owner->name.name + "." + e->name.name;

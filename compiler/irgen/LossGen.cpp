@@ -2,6 +2,9 @@
 // constant coefficients; terms at fixed times go into the kernel "loss",
 // each time window into a LossStep kernel "loss.wN" run once per step of
 // its window. Every kernel accumulates into the Output buffer "loss".
+#include <algorithm>
+#include <map>
+
 #include <fmt/format.h>
 
 #include "irgen/Lowerer.h"
@@ -16,96 +19,151 @@ namespace {
 struct Term {
   double coef;
   const ast::Expr *e;
-  const ast::WindowExpr *window; // null: a term at fixed times
+  const ast::WindowExpr *window; // null: a term of the "loss" kernel
+  int report;                    // index of the reported term, -1 if none
 };
+
+// Calls f on each direct sub-expression of e that lowering evaluates (lets
+// through their values), not inside window bodies.
+template <class F> void forEachChild(const ast::Expr *e, F &&f) {
+  switch (e->kind) {
+  case ast::ExprKind::Unary:
+    f(ast::cast<ast::UnaryExpr>(e)->operand.get());
+    break;
+  case ast::ExprKind::Binary: {
+    auto *b = ast::cast<ast::BinaryExpr>(e);
+    f(b->lhs.get());
+    f(b->rhs.get());
+    break;
+  }
+  case ast::ExprKind::Call:
+    for (const auto &a : ast::cast<ast::CallExpr>(e)->args)
+      f(a.get());
+    break;
+  case ast::ExprKind::If: {
+    auto *i = ast::cast<ast::IfExpr>(e);
+    f(i->cond.get());
+    f(i->thenExpr.get());
+    f(i->elseExpr.get());
+    break;
+  }
+  case ast::ExprKind::Member:
+    f(ast::cast<ast::MemberExpr>(e)->base.get());
+    break;
+  case ast::ExprKind::Name: {
+    auto *n = ast::cast<ast::NameExpr>(e);
+    if (n->ref == ast::NameRef::Let)
+      f(n->let->value.get());
+    break;
+  }
+  default:
+    break;
+  }
+}
 
 bool containsWindow(const ast::Expr *e) {
   if (!e)
     return false;
-  switch (e->kind) {
-  case ast::ExprKind::Window:
+  if (e->kind == ast::ExprKind::Window)
     return true;
-  case ast::ExprKind::Unary:
-    return containsWindow(ast::cast<ast::UnaryExpr>(e)->operand.get());
-  case ast::ExprKind::Binary: {
-    auto *b = ast::cast<ast::BinaryExpr>(e);
-    return containsWindow(b->lhs.get()) || containsWindow(b->rhs.get());
-  }
-  case ast::ExprKind::Call:
-    for (const auto &a : ast::cast<ast::CallExpr>(e)->args)
-      if (containsWindow(a.get()))
-        return true;
-    return false;
-  case ast::ExprKind::If: {
-    auto *i = ast::cast<ast::IfExpr>(e);
-    return containsWindow(i->cond.get()) || containsWindow(i->thenExpr.get()) ||
-           containsWindow(i->elseExpr.get());
-  }
-  case ast::ExprKind::Member:
-    return containsWindow(ast::cast<ast::MemberExpr>(e)->base.get());
-  case ast::ExprKind::Name: {
-    auto *n = ast::cast<ast::NameExpr>(e);
-    return n->ref == ast::NameRef::Let && containsWindow(n->let->value.get());
-  }
-  default:
-    return false;
-  }
+  bool found = false;
+  forEachChild(e, [&](const ast::Expr *c) { found = found || containsWindow(c); });
+  return found;
 }
 
-/// Splits `e` (times `coef`) into terms; a window may appear only in a
-/// linear position (summed, negated, scaled by a number).
-void split(const ast::Expr *e, double coef, std::vector<Term> &out) {
+// The windows a "loss" kernel term reads as reduced values, in order.
+void collectWindows(const ast::Expr *e, std::vector<const ast::WindowExpr *> &out) {
+  if (auto *w = ast::dynCast<ast::WindowExpr>(e)) {
+    if (std::find(out.begin(), out.end(), w) == out.end())
+      out.push_back(w);
+    return;
+  }
+  forEachChild(e, [&](const ast::Expr *c) { collectWindows(c, out); });
+}
+
+/// Splits `e` (times `coef`) into terms: a sum or mean window in a linear
+/// position (summed, negated, scaled by a number) becomes a LossStep kernel
+/// accumulating into the loss; anything else is a term of the "loss" kernel,
+/// which reads the windows inside it (max, min, or nonlinear uses) as values
+/// the runtime reduces from per-step samples.
+void split(const ast::Expr *e, double coef, int report, std::vector<Term> &out) {
   if (!containsWindow(e)) {
-    out.push_back({coef, e, nullptr});
+    out.push_back({coef, e, nullptr, report});
     return;
   }
   if (auto *w = ast::dynCast<ast::WindowExpr>(e)) {
-    out.push_back({coef, w->body.get(), w});
+    if (w->op == ast::ReduceOp::Sum || w->op == ast::ReduceOp::Mean)
+      out.push_back({coef, w->body.get(), w, report});
+    else
+      out.push_back({coef, e, nullptr, report});
     return;
   }
   if (auto *n = ast::dynCast<ast::NameExpr>(e); n && n->ref == ast::NameRef::Let)
-    return split(n->let->value.get(), coef, out);
+    return split(n->let->value.get(), coef, report, out);
   if (auto *u = ast::dynCast<ast::UnaryExpr>(e)) {
     if (u->op == ast::UnaryOp::Neg)
-      return split(u->operand.get(), -coef, out);
+      return split(u->operand.get(), -coef, report, out);
     if (u->op == ast::UnaryOp::Plus)
-      return split(u->operand.get(), coef, out);
+      return split(u->operand.get(), coef, report, out);
   }
   if (auto *b = ast::dynCast<ast::BinaryExpr>(e)) {
     auto *lnum = ast::dynCast<ast::NumberExpr>(b->lhs.get());
     auto *rnum = ast::dynCast<ast::NumberExpr>(b->rhs.get());
     switch (b->op) {
     case ast::BinaryOp::Add:
-      split(b->lhs.get(), coef, out);
-      return split(b->rhs.get(), coef, out);
+      split(b->lhs.get(), coef, report, out);
+      return split(b->rhs.get(), coef, report, out);
     case ast::BinaryOp::Sub:
-      split(b->lhs.get(), coef, out);
-      return split(b->rhs.get(), -coef, out);
+      split(b->lhs.get(), coef, report, out);
+      return split(b->rhs.get(), -coef, report, out);
     case ast::BinaryOp::Mul:
       if (lnum)
-        return split(b->rhs.get(), coef * lnum->value, out);
+        return split(b->rhs.get(), coef * lnum->value, report, out);
       if (rnum)
-        return split(b->lhs.get(), coef * rnum->value, out);
+        return split(b->lhs.get(), coef * rnum->value, report, out);
       break;
     case ast::BinaryOp::Div:
       if (rnum && rnum->value != 0)
-        return split(b->lhs.get(), coef / rnum->value, out);
+        return split(b->lhs.get(), coef / rnum->value, report, out);
       break;
     default:
       break;
     }
   }
-  Lowerer::unsupported(e->range, "a time window in a loss must be a term of a sum "
-                                 "(optionally scaled by a number)");
+  out.push_back({coef, e, nullptr, report}); // nonlinear in its windows
 }
 
-void accumulate(Lowerer &L, int lossBuf, double coef, const ast::Expr *e) {
-  L.at(e->range);
-  Val v = L.expr(e);
+/// The reported terms: the summands of the loss's value that are named lets
+/// (`return velocity + height + crawl;`). Empty unless at least two
+/// summands and one of them named.
+struct Reported {
+  std::vector<std::string> names;
+  std::vector<std::pair<const ast::Expr *, double>> summands; // (expr, sign)
+};
+
+void summands(const ast::Expr *e, double sign, Reported &r) {
+  if (auto *b = ast::dynCast<ast::BinaryExpr>(e);
+      b && (b->op == ast::BinaryOp::Add || b->op == ast::BinaryOp::Sub)) {
+    summands(b->lhs.get(), sign, r);
+    return summands(b->rhs.get(), b->op == ast::BinaryOp::Sub ? -sign : sign, r);
+  }
+  if (auto *u = ast::dynCast<ast::UnaryExpr>(e); u && u->op == ast::UnaryOp::Neg)
+    return summands(u->operand.get(), -sign, r);
+  auto *n = ast::dynCast<ast::NameExpr>(e);
+  r.names.push_back(n && n->ref == ast::NameRef::Let ? n->name
+                                                     : fmt::format("term{}", r.names.size() + 1));
+  r.summands.push_back({e, sign});
+}
+
+void accumulate(Lowerer &L, int lossBuf, int termsBuf, const Term &t) {
+  L.at(t.e->range);
+  Val v = L.expr(t.e);
   if (v.size() != 1)
-    Lowerer::unsupported(e->range, "a loss term must be a scalar");
-  ValueId x = coef == 1 ? v[0] : L.b().mul(L.b().constF(coef), v[0]);
+    Lowerer::unsupported(t.e->range, "a loss term must be a scalar");
+  ValueId x = t.coef == 1 ? v[0] : L.b().mul(L.b().constF(t.coef), v[0]);
   L.b().accAdd(lossBuf, L.b().constI(0), x);
+  if (termsBuf >= 0 && t.report >= 0)
+    L.b().accAdd(termsBuf, L.b().constI(t.report), x);
 }
 
 } // namespace
@@ -116,8 +174,25 @@ void lowerLoss(const sema::CheckedProgram &prog, ir::Module &m) {
     return;
   int lossBuf = ensureBuffer(
       m, {.name = "loss", .role = ir::Role::Output, .field = "loss", .differentiable = true});
+  Reported rep;
+  summands(loss->value.get(), 1.0, rep);
+  bool named = false;
+  for (const auto &[e, sign] : rep.summands)
+    if (auto *n = ast::dynCast<ast::NameExpr>(e); n && n->ref == ast::NameRef::Let)
+      named = true;
+  int termsBuf = -1;
   std::vector<Term> terms;
-  split(loss->value.get(), 1.0, terms);
+  if (named && rep.summands.size() >= 2) {
+    termsBuf = ensureBuffer(m, {.name = "loss.terms",
+                                .role = ir::Role::Output,
+                                .comps = int(rep.names.size()),
+                                .field = "loss.terms"});
+    m.lossTerms = rep.names;
+    for (size_t k = 0; k < rep.summands.size(); ++k)
+      split(rep.summands[k].first, rep.summands[k].second, int(k), terms);
+  } else {
+    split(loss->value.get(), 1.0, -1, terms);
+  }
 
   auto newKernel = [&](const std::string &name, ir::KernelKind kind) -> ir::Kernel & {
     m.kernels.emplace_back();
@@ -126,32 +201,70 @@ void lowerLoss(const sema::CheckedProgram &prog, ir::Module &m) {
     return m.kernels.back();
   };
 
+  // Windows the "loss" kernel reads as reduced values: one sample kernel each.
+  std::vector<const ast::WindowExpr *> reduced;
+  for (const Term &t : terms)
+    if (!t.window)
+      collectWindows(t.e, reduced);
+  std::map<const ast::WindowExpr *, int> slots;
+  if (!reduced.empty()) {
+    const int n = int(reduced.size());
+    int sampleBuf = ensureBuffer(m, {.name = "loss.sample",
+                                     .role = ir::Role::Output,
+                                     .comps = n,
+                                     .field = "loss.sample",
+                                     .differentiable = true});
+    ensureBuffer(m, {.name = "loss.window",
+                     .role = ir::Role::Window,
+                     .comps = n,
+                     .field = "loss.window",
+                     .differentiable = true});
+    for (int i = 0; i < n; ++i) {
+      const ast::WindowExpr *w = reduced[size_t(i)];
+      slots[w] = i;
+      ir::Kernel &k = newKernel(fmt::format("loss.r{}", i), ir::KernelKind::LossStep);
+      k.windowBegin = w->loValue;
+      k.windowEnd = w->hiValue;
+      k.windowSlot = i;
+      k.windowReduce = w->op == ast::ReduceOp::Sum    ? ir::WindowReduce::Sum
+                       : w->op == ast::ReduceOp::Mean ? ir::WindowReduce::Mean
+                       : w->op == ast::ReduceOp::Max  ? ir::WindowReduce::Max
+                                                      : ir::WindowReduce::Min;
+      Lowerer L(prog, m, k);
+      L.window = w;
+      L.at(w->body->range);
+      Val v = L.expr(w->body.get());
+      if (v.size() != 1)
+        Lowerer::unsupported(w->body->range, "a window reduces a scalar per step");
+      L.b().accAdd(sampleBuf, L.b().constI(i), v[0]);
+    }
+  }
+
   bool anyFixed = false;
   for (const Term &t : terms)
     anyFixed |= t.window == nullptr;
   if (anyFixed) {
     ir::Kernel &k = newKernel("loss", ir::KernelKind::Loss);
     Lowerer L(prog, m, k);
+    L.reducedWindows = &slots;
     for (const Term &t : terms)
       if (!t.window)
-        accumulate(L, lossBuf, t.coef, t.e);
+        accumulate(L, lossBuf, termsBuf, t);
   }
   int n = 0;
   for (const Term &t : terms) {
     if (!t.window)
       continue;
     const ast::WindowExpr *w = t.window;
-    double coef = t.coef;
+    Term scaled = t;
     if (w->op == ast::ReduceOp::Mean)
-      coef /= double(w->hiValue - w->loValue + 1);
-    else if (w->op != ast::ReduceOp::Sum)
-      Lowerer::unsupported(w->range, "only sum and mean windows are supported in a loss");
+      scaled.coef /= double(w->hiValue - w->loValue + 1);
     ir::Kernel &k = newKernel(fmt::format("loss.w{}", n++), ir::KernelKind::LossStep);
     k.windowBegin = w->loValue;
     k.windowEnd = w->hiValue;
     Lowerer L(prog, m, k);
     L.window = w;
-    accumulate(L, lossBuf, coef, t.e);
+    accumulate(L, lossBuf, termsBuf, scaled);
   }
 }
 

@@ -56,12 +56,19 @@ public:
   int fieldBuffer(const ast::FieldDecl *f); // current / body / temp
   int nextStateBuffer(const ast::FieldDecl *f);
   int timedStateBuffer(const ast::FieldDecl *f, int64_t time);
+  /// The state at the window's time plus `offset` (< 0) in a LossStep kernel.
+  int offsetStateBuffer(const ast::FieldDecl *f, int64_t offset);
+  /// Command `index` (CheckedProgram::commands) at a time.
+  int commandBuffer(int index, ir::TimeRef time, int64_t at);
   int endpointBuffer(const ast::EndpointDecl *e);
   static int comps(const ast::Type &t) { return t.kind == ast::TypeKind::Vec ? t.width : 1; }
 
   /// The window variable's time in a LossStep kernel: `point.x[t]` reads the
   /// current state buffer. Null outside one.
   const ast::WindowExpr *window = nullptr;
+  /// In the "loss" kernel: the slot of "loss.window" each reduced window
+  /// (max, min, or a nonlinear use) is read from. Null elsewhere.
+  const std::map<const ast::WindowExpr *, int> *reducedWindows = nullptr;
 
   [[noreturn]] static void unsupported(const SourceRange &r, const std::string &msg);
 

@@ -34,6 +34,7 @@ const BuiltinInfo kBuiltins[] = {
     {"sum", Builtin::Sum, 1, 1},
     {"mean", Builtin::Mean, 1, 1},
     {"sin_waves", Builtin::SinWaves, 1, 1},
+    {"repeat", Builtin::Repeat, 2, 2},
 };
 
 } // namespace
@@ -66,6 +67,8 @@ Type Typer::call(CallExpr &c) {
   int n = int(c.args.size());
   if (bi->id == Builtin::SinWaves)
     return sinWaves(c);
+  if (bi->id == Builtin::Repeat)
+    return repeat(c);
   if (!c.namedArgs.empty()) {
     diags.error(c.namedArgs[0].name.range, q(fname) + " takes no named arguments");
     return err();
@@ -210,6 +213,36 @@ Type Typer::sinWaves(CallExpr &c) {
   if (!haveOmega)
     diags.error(c.range, "sin_waves needs its angular frequency: sin_waves(N, omega = W)");
   return Type::scalar();
+}
+
+// repeat(N, value): N copies of a robot-level value, as controller inputs
+// (the copies weigh a command N times at initialisation).
+Type Typer::repeat(CallExpr &c) {
+  if (!cx.allowSinWaves) {
+    diags.error(c.range, "repeat(N, value) is a controller input; use it in 'inputs = ...'");
+    return err();
+  }
+  cx.allowSinWaves = false;
+  if (c.args.size() != 2 || !c.namedArgs.empty()) {
+    diags.error(c.range, "repeat takes a count and a value: repeat(30, v / 0.08)");
+    return err();
+  }
+  auto *n = dynCast<NumberExpr>(c.args[0].get());
+  if (!n || !n->isInteger || n->value < 1 || n->value > 65536) {
+    diags.error(c.args[0]->range, "repeat's count must be a whole number from 1 to 65536");
+    return err();
+  }
+  c.args[0]->type = Type::scalar();
+  Type t = check(*c.args[1]);
+  if (t.isError())
+    return err();
+  if (t.isField() || !t.isNumeric()) {
+    diags.error(c.args[1]->range, "repeat copies a robot-level number or vector (a command, "
+                                  "a reduction), not " +
+                                      typeToString(t));
+    return err();
+  }
+  return t;
 }
 
 Type Typer::fnCall(CallExpr &c, const FnDecl &fn) {

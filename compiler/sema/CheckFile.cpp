@@ -83,6 +83,12 @@ void Checker::collect(Program &program) {
       case DeclKind::Evolve:
         once(evolves, d, "evolve");
         continue;
+      case DeclKind::Commands:
+        once(commandDecls, d, "commands");
+        continue;
+      case DeclKind::Train:
+        once(trains, d, "train");
+        continue;
       case DeclKind::Mutation:
         once(mutations, d, "mutation");
         continue;
@@ -131,8 +137,9 @@ static const std::vector<std::string> kWorldKeys = {
     "dim", "dt", "steps", "precision", "gravity", "damping", "ground", "physics", "checkpoint"};
 static const std::vector<std::string> kEvolveKeys = {
     "population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"};
-static const std::vector<std::string> kLearnKeys = {"iterations", "optimizer", "loss", "controller",
-                                                    "inherit"};
+static const std::vector<std::string> kLearnKeys = {"iterations", "optimizer", "loss",
+                                                    "controller", "inherit",   "batch"};
+static const std::vector<std::string> kTrainKeys = {"seed", "validate_every"};
 
 bool Checker::applyOverrides() {
   bool ok = true;
@@ -157,13 +164,20 @@ bool Checker::applyOverrides() {
       known = &kEvolveKeys;
       if (!evolves.empty())
         block = &evolves.front()->body;
-    } else if (path.size() == 3 && path[0] == "evolve" && path[1] == "learn") {
+    } else if (path.size() == 2 && path[0] == "train") {
+      known = &kTrainKeys;
+      if (!trains.empty())
+        block = &trains.front()->body;
+    } else if (path.size() == 3 && (path[0] == "evolve" || path[0] == "train") &&
+               path[1] == "learn") {
       known = &kLearnKeys;
-      if (!evolves.empty()) {
-        for (auto &nb : evolves.front()->body.blocks)
+      SettingsBlock *outer = path[0] == "evolve"
+                                 ? (evolves.empty() ? nullptr : &evolves.front()->body)
+                                 : (trains.empty() ? nullptr : &trains.front()->body);
+      if (outer)
+        for (auto &nb : outer->blocks)
           if (nb.name.name == "learn")
             block = nb.block.get();
-      }
     }
     if (!known || std::find(known->begin(), known->end(), leaf) == known->end()) {
       std::string hint;
@@ -173,7 +187,9 @@ bool Checker::applyOverrides() {
       for (auto &k : kEvolveKeys)
         all.push_back("evolve." + k);
       for (auto &k : kLearnKeys)
-        all.push_back("evolve.learn." + k);
+        all.push_back("evolve.learn." + k), all.push_back("train.learn." + k);
+      for (auto &k : kTrainKeys)
+        all.push_back("train." + k);
       std::string c = closest(key, all);
       diags.error("unknown setting '" + key + "' in --set" +
                   (c.empty() ? std::string("") : "; did you mean '" + c + "'?"));
@@ -313,7 +329,9 @@ std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
   checkGrammars();
   checkBody();
   checkMutations();
+  checkCommands();
   checkEvolve();
+  checkTrain();
   checkFns();
   for (auto *p : physicsDecls)
     checkPhysics(*p);
@@ -328,8 +346,9 @@ std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
   for (auto *f : fns)
     out.fns[f->name.name] = f;
   out.physics = out.world.physics;
-  out.controller = out.evolve.learn.controller;
-  out.loss = out.evolve.learn.loss;
+  const Learn &learn = out.hasTrain ? out.train.learn : out.evolve.learn;
+  out.controller = learn.controller;
+  out.loss = learn.loss;
   if (options.requireExperiment && !diags.hasErrors()) {
     SourceRange at;
     if (program->main() && !program->main()->decls.empty())
@@ -342,8 +361,9 @@ std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
                       "import \"physics/mass_spring.evo\";)");
     if (!out.hasBody)
       diags.error(at, "this program has no body (declare 'body lattice NAME { ... }')");
-    if (!out.hasEvolve)
-      diags.error(at, "this program has no 'evolve' block");
+    if (!out.hasEvolve && !out.hasTrain)
+      diags.error(at, "this program has no 'evolve' block (or 'train' block, to train one "
+                      "fixed body)");
   }
   out.ast = std::move(program);
   if (diags.hasErrors())

@@ -63,6 +63,8 @@ public:
   std::map<std::string, ast::Decl *> names;
   std::vector<ast::WorldDecl *> worlds;
   std::vector<ast::EvolveDecl *> evolves;
+  std::vector<ast::CommandsDecl *> commandDecls;
+  std::vector<ast::TrainDecl *> trains;
   std::vector<ast::MutationDecl *> mutations;
   std::vector<ast::PhysicsDecl *> physicsDecls;
   std::vector<ast::ControllerDecl *> controllers;
@@ -142,6 +144,15 @@ public:
 
   // ---- Evolve.cpp
   void checkEvolve();
+  /// A `learn { ... }` block: its controller, loss and keys (selectLearn),
+  /// then its settings (checkLearn; `prefix`: "evolve.learn").
+  void selectLearn(const ast::SettingsBlock *learn, SourceRange at, Learn &out);
+  void checkLearn(const ast::SettingsBlock *learn, const std::string &prefix, Learn &out);
+  void checkTrain();
+  // ---- Commands.cpp
+  void checkCommands();
+  /// The index of command `name`, or -1.
+  int commandIndex(const std::string &name) const;
 
   // ---- Exprs.cpp: typing expressions
   ast::Type check(ast::Expr &e, ExprCtx &cx);

@@ -15,6 +15,7 @@ static std::string q(const std::string &s) { return "'" + s + "'"; }
 constexpr int64_t kMaxPopulation = 1000000;
 constexpr int64_t kMaxGenerations = 10000000;
 constexpr int64_t kMaxIterations = 1000000;
+constexpr int64_t kMaxBatch = 65536;
 
 namespace {
 
@@ -59,11 +60,14 @@ void Checker::checkEvolve() {
   Evolve &ev = out.evolve;
   const SettingsBlock *b = evolves.empty() ? nullptr : &evolves.front()->body;
   const SettingsBlock *learn = b ? b->findBlock("learn") : nullptr;
-  ev.learn.controller =
-      selectDecl(*this, learn, "controller", controllers, DeclKind::Controller, "controller");
-  ev.learn.loss = selectDecl(*this, learn, "loss", losses, DeclKind::Loss, "loss");
-  if (!b)
+  if (!b) {
+    if (trains.empty()) { // a library file: pick the only controller and loss
+      ev.learn.controller =
+          selectDecl(*this, learn, "controller", controllers, DeclKind::Controller, "controller");
+      ev.learn.loss = selectDecl(*this, learn, "loss", losses, DeclKind::Loss, "loss");
+    }
     return;
+  }
   out.hasEvolve = true;
   SourceRange at = evolves.front()->name.range;
   checkKnownKeys(
@@ -72,18 +76,7 @@ void Checker::checkEvolve() {
       {"learn"});
   if (!learn)
     diags.error(at, "evolve needs a 'learn { ... }' block (iterations, optimizer)");
-  else
-    checkKnownKeys(*learn, "learn", {"iterations", "optimizer", "loss", "controller", "inherit"});
-  if (learn && !ev.learn.controller && !learn->find("controller"))
-    diags.error(at, controllers.empty() ? "no controller is declared; import one, e.g. "
-                                          "import \"controllers/mlp.evo\";"
-                                        : "several controllers are declared; choose one with "
-                                          "'controller = NAME;' in learn");
-  if (learn && !ev.learn.loss && !learn->find("loss"))
-    diags.error(at, losses.empty() ? "no loss is declared; import one, e.g. "
-                                     "import \"losses/displacement.evo\";"
-                                   : "several losses are declared; choose one with "
-                                     "'loss = NAME;' in learn");
+  selectLearn(learn, at, ev.learn);
   std::optional<SourceRange> offspringAt;
   for (const auto &s : b->settings) {
     const std::string &k = s.key.name;
@@ -213,28 +206,93 @@ void Checker::checkEvolve() {
     diags.error(*offspringAt, "evolve.offspring = " + std::to_string(ev.offspring) +
                                   " is not supported yet: every generation makes one child "
                                   "per parent (offspring = population); remove the setting");
+  checkLearn(learn, "evolve.learn", ev.learn);
+}
+
+void Checker::checkTrain() {
+  if (trains.empty())
+    return;
+  const SettingsBlock &b = trains.front()->body;
+  SourceRange at = trains.front()->name.range;
+  if (!evolves.empty()) {
+    diags
+        .error(at, "a program either evolves bodies ('evolve') or trains one fixed body "
+                   "('train'), not both; remove one of the blocks")
+        .note(evolves.front()->name.range, "the 'evolve' block is here");
+    return;
+  }
+  out.hasTrain = true;
+  Train &tr = out.train;
+  checkKnownKeys(b, "train", {"seed", "validate_every"}, {"learn"});
+  const SettingsBlock *learn = b.findBlock("learn");
+  if (!learn)
+    diags.error(at, "train needs a 'learn { ... }' block (iterations, optimizer)");
+  selectLearn(learn, at, tr.learn);
+  checkLearn(learn, "train.learn", tr.learn);
+  for (const auto &s : b.settings) {
+    const std::string &k = s.key.name;
+    Expr *e = single(s, "train." + k);
+    auto v = e ? evalInt(*e, "train." + k) : std::nullopt;
+    if (!v)
+      continue;
+    if (*v < 0)
+      diags.error(e->range, "train." + k + " must not be negative");
+    else if (k == "seed")
+      tr.seed = uint64_t(*v);
+    else if (*v > kMaxIterations)
+      diags.error(e->range, "train.validate_every = " + std::to_string(*v) +
+                                " is above the limit of " + std::to_string(kMaxIterations));
+    else
+      tr.validateEvery = *v;
+  }
+  if (out.hasBody && (out.body.kind == BodyKind::Lattice || out.body.kind == BodyKind::Grammar))
+    diags.error(at, "train trains one fixed body; declare it with 'body cells NAME { ... }' "
+                    "(lattice and grammar bodies evolve: use an 'evolve' block)");
+}
+
+void Checker::selectLearn(const SettingsBlock *learn, SourceRange at, Learn &L) {
+  L.controller =
+      selectDecl(*this, learn, "controller", controllers, DeclKind::Controller, "controller");
+  L.loss = selectDecl(*this, learn, "loss", losses, DeclKind::Loss, "loss");
+  if (!learn)
+    return;
+  checkKnownKeys(*learn, "learn",
+                 {"iterations", "optimizer", "loss", "controller", "inherit", "batch"});
+  if (!L.controller && !learn->find("controller"))
+    diags.error(at, controllers.empty() ? "no controller is declared; import one, e.g. "
+                                          "import \"controllers/mlp.evo\";"
+                                        : "several controllers are declared; choose one with "
+                                          "'controller = NAME;' in learn");
+  if (!L.loss && !learn->find("loss"))
+    diags.error(at, losses.empty() ? "no loss is declared; import one, e.g. "
+                                     "import \"losses/displacement.evo\";"
+                                   : "several losses are declared; choose one with "
+                                     "'loss = NAME;' in learn");
+}
+
+void Checker::checkLearn(const SettingsBlock *learn, const std::string &prefix, Learn &L) {
   if (!learn)
     return;
   for (const auto &s : learn->settings) {
     const std::string &k = s.key.name;
-    const std::string what = "evolve.learn." + k;
-    if (k == "iterations") {
+    const std::string what = prefix + "." + k;
+    if (k == "iterations" || k == "batch") {
       Expr *e = single(s, what);
       if (auto v = e ? evalInt(*e, what) : std::nullopt) {
+        const int64_t limit = k == "batch" ? kMaxBatch : kMaxIterations;
         if (*v < 1)
-          diags.error(e->range, "evolve.learn.iterations must be at least 1");
-        else if (*v > kMaxIterations)
-          diags.error(e->range, "evolve.learn.iterations = " + std::to_string(*v) +
-                                    " is above the limit of " + std::to_string(kMaxIterations) +
-                                    "; lower it");
+          diags.error(e->range, what + " must be at least 1");
+        else if (*v > limit)
+          diags.error(e->range, what + " = " + std::to_string(*v) + " is above the limit of " +
+                                    std::to_string(limit) + "; lower it");
         else
-          ev.learn.iterations = *v;
+          (k == "batch" ? L.batch : L.iterations) = *v;
       }
     } else if (k == "inherit") {
       Expr *e = single(s, what);
       auto n = e ? evalName(*e, what) : std::nullopt;
       if (n && (*n == "weights" || *n == "none"))
-        ev.learn.inherit = *n;
+        L.inherit = *n;
       else if (n) {
         std::string c = closest(*n, {"weights", "none"});
         diags.error(e->range,
@@ -255,7 +313,7 @@ void Checker::checkEvolve() {
         continue;
       }
       call->ref = CallRef::Setting;
-      ev.learn.optimizer.name = it->first;
+      L.optimizer.name = it->first;
       if (!call->args.empty())
         diags.error(call->args[0]->range, it->first + "() takes named arguments");
       for (auto &na : call->namedArgs) {
@@ -270,7 +328,7 @@ void Checker::checkEvolve() {
           else if ((na.name.name == "beta1" || na.name.name == "beta2") && (*v < 0 || *v >= 1))
             diags.error(na.value->range, q(na.name.name) + " must lie in [0, 1)");
           else
-            ev.learn.optimizer.args[na.name.name] = *v;
+            L.optimizer.args[na.name.name] = *v;
         }
       }
     }

@@ -132,6 +132,18 @@ Type Typer::name(NameExpr &n) {
       return Type::integer();
     }
   }
+  if (cx.ctx == Ctx::Controller || cx.ctx == Ctx::Loss || cx.ctx == Ctx::Step) {
+    if (int ci = C.commandIndex(n.name); ci >= 0) {
+      n.ref = NameRef::Command;
+      n.command = ci;
+      if (cx.ctx == Ctx::Loss && !cx.timed) {
+        diags.error(n.range, "a command in a loss needs a time: " + n.name + "[t], " + n.name +
+                                 "[t - 100] in a window, " + n.name + "[0] or " + n.name + "[T]");
+        return err();
+      }
+      return Type::scalar();
+    }
+  }
   if (n.name == "world") {
     n.ref = NameRef::World;
     return {TypeKind::World};
@@ -387,8 +399,12 @@ Type Typer::index(IndexExpr &ix) {
   if (base.isError() || it.isError())
     return err();
   auto *m = dynCast<MemberExpr>(ix.base.get());
-  if (!m || m->ref != MemberRef::SetField || m->field->kind != FieldKind::State) {
-    diags.error(ix.range, "only a state field over a set can take a time, e.g. point.x[T]");
+  auto *cmd = dynCast<NameExpr>(ix.base.get());
+  if (cmd && cmd->ref != NameRef::Command)
+    cmd = nullptr;
+  if (!cmd && (!m || m->ref != MemberRef::SetField || m->field->kind != FieldKind::State)) {
+    diags.error(ix.range, "only a state field over a set or a command can take a time, e.g. "
+                          "point.x[T] or v[t]");
     return err();
   }
   const WindowExpr *win = nullptr;
@@ -402,6 +418,12 @@ Type Typer::index(IndexExpr &ix) {
   if (win) {
     ix.timeWindow = win;
     ix.timeOffset = v;
+    if (v > 0)
+      diags.error(ix.index->range, "a window reads its time and earlier ones (t, t - 1, ...), "
+                                   "not later ones: the state at t + " +
+                                       std::to_string(v) +
+                                       " does not exist yet when the term at t is computed; "
+                                       "shift the window instead");
     if (win->loValue + v < 0 || win->hiValue + v > T)
       diags.error(ix.index->range, "time t" +
                                        std::string(v == 0  ? ""

@@ -112,8 +112,10 @@ void Checker::checkController(ControllerDecl &c) {
   }
   if (c.init) {
     auto *call = dynCast<CallExpr>(c.init.get());
-    if (!call || (call->callee.name != "xavier_normal" && call->callee.name != "zeros")) {
-      diags.error(c.init->range, "init must be xavier_normal(w1 = G1, w2 = G2, ...) or zeros()");
+    if (!call || (call->callee.name != "xavier_normal" && call->callee.name != "zeros" &&
+                  call->callee.name != "kaiming_uniform")) {
+      diags.error(c.init->range, "init must be xavier_normal(w1 = G1, w2 = G2, ...), "
+                                 "kaiming_uniform(w1 = G1, ...) or zeros()");
     } else {
       call->ref = CallRef::Setting;
       if (!call->args.empty())

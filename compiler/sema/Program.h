@@ -5,6 +5,7 @@
 
 #include "frontend/AST.h"
 #include "support/BodySpec.h"
+#include "support/CommandSpec.h"
 
 #include <cstdint>
 #include <map>
@@ -114,6 +115,9 @@ struct Learn {
   /// "none" (ELDiR: every child learns from scratch) or "weights": a child
   /// starts from its parent's trained weights where the body is unchanged.
   std::string inherit = "none";
+  /// Episodes per robot per iteration (each with its own commands); the
+  /// loss is their mean, one optimiser step on the mean gradient.
+  int64_t batch = 1;
   const ast::LossDecl *loss = nullptr;
   const ast::ControllerDecl *controller = nullptr;
 };
@@ -147,6 +151,13 @@ struct Evolve {
   std::vector<InvalidRule> invalid;
 };
 
+/// `train { ... }`: one fixed body trained without evolution.
+struct Train {
+  Learn learn;
+  uint64_t seed = 1;
+  int64_t validateEvery = 0; ///< 0: validate only at the start and the end
+};
+
 /// The checked program. Owns the AST; every pointer into it stays valid as
 /// long as this lives.
 struct CheckedProgram {
@@ -167,6 +178,10 @@ struct CheckedProgram {
   std::vector<MutationRule> mutations;
   Evolve evolve;
   bool hasEvolve = false;
+  Train train;
+  bool hasTrain = false;
+  /// Commands and their task mixture (empty without a `commands` block).
+  body::CommandSpec commands;
   /// The selected physics, controller and loss (also in world / evolve.learn).
   const ast::PhysicsDecl *physics = nullptr;
   const ast::ControllerDecl *controller = nullptr;

@@ -32,6 +32,7 @@ public:
   ast::Type binary(ast::BinaryExpr &b);
   ast::Type ifExpr(ast::IfExpr &f);
   ast::Type call(ast::CallExpr &c);
+  ast::Type repeat(ast::CallExpr &c);
   ast::Type sinWaves(ast::CallExpr &c);
   ast::Type fnCall(ast::CallExpr &c, const ast::FnDecl &fn);
 

@@ -138,7 +138,14 @@ ModuleInfo::ModuleInfo(const ir::Module &m) : module(&m) {
       arena[b] = adj ? Arena::Grad : Arena::Param;
       break;
     case ir::Role::Output:
+    case ir::Role::Window: // written by the runtime from the samples
       arena[b] = adj ? Arena::OutputAdj : Arena::Output;
+      break;
+    case ir::Role::Command:
+      readsCommands = true;
+      if (adj)
+        fail("command buffer '" + m.buffers[B.primal].name + "' has an adjoint");
+      arena[b] = Arena::Command;
       break;
     case ir::Role::Temp:
       arena[b] = adj ? Arena::TempAdj : Arena::Temp;
@@ -165,7 +172,7 @@ ModuleInfo::ModuleInfo(const ir::Module &m) : module(&m) {
     for (int b : used[k]) {
       const auto &B = m.buffers[b];
       if (B.role == ir::Role::State && B.time != ir::TimeRef::Current &&
-          B.time != ir::TimeRef::First)
+          B.time != ir::TimeRef::First && B.time != ir::TimeRef::Offset)
         fail(fmt::format("per-step loss kernel '{}' reads '{}' at the last or a fixed time; "
                          "only the current and the first state are supported there",
                          m.kernels[k].name, B.name));
@@ -244,7 +251,7 @@ RobotLayout layoutRobot(const ModuleInfo &info, std::vector<int64_t> sizes) {
   // make the generated kernels 13-20% faster than 8-byte packing did.
   for (int b = 0; b < nb; ++b) {
     Arena a = info.arena[b];
-    if (a == Arena::Grad || a == Arena::State || a == Arena::StateAdj)
+    if (a == Arena::Grad || a == Arena::State || a == Arena::StateAdj || a == Arena::Command)
       continue;
     int64_t &top = L.arenaBytes[int(a)];
     if (a != Arena::Param)

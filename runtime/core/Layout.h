@@ -24,6 +24,7 @@ enum class Arena : uint8_t {
   OutputAdj, // adjoint of an Output (workspace; "loss.adj" is seeded with 1)
   State,     // State / NextState: one field of a state snapshot
   StateAdj,  // adjoint of a State / NextState buffer: field of an adjoint snapshot
+  Command,   // Role::Command: a slice of the episode's command row at some time
 };
 
 /// One state field ("point.x"): every State / NextState buffer whose
@@ -55,6 +56,7 @@ struct ModuleInfo {
   int lossOutput = -1;                // Output buffer "loss"
   int lossOutputAdj = -1;             // its adjoint, -1 if none
   int pointX = -1;                    // state field "point.x" (initial positions)
+  bool readsCommands = false;         // some kernel reads a Command buffer
   int elemBytes(int buffer) const;    // bytes per element of a buffer
   /// Whether backward sweeps are possible (all adjoint kernels present).
   bool differentiable() const {
@@ -69,7 +71,7 @@ struct RobotLayout {
   std::vector<int64_t> sizes;       // per element set
   std::vector<int64_t> count;       // per buffer: number of elements
   std::vector<int64_t> offset;      // per buffer: byte offset inside its arena block
-  int64_t arenaBytes[10] = {};      // per Arena: bytes of this robot's block
+  int64_t arenaBytes[11] = {};      // per Arena: bytes of this robot's block
   int64_t paramCount = 0;           // number of parameter scalars
   std::vector<int64_t> fieldOffset; // per state field: byte offset in a snapshot
   int64_t stateBytes() const { return arenaBytes[int(Arena::State)]; }

@@ -1,6 +1,7 @@
 // Per-robot optimisers: normalised step, Adam, SGD.
 #include "core/Optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "support/Error.h"
@@ -51,6 +52,24 @@ template <class T> void Optimizer::apply(T *p, const T *g) {
       p[i] = T(double(p[i]) - cfg_.lr * double(g[i]));
     break;
   }
+}
+
+std::vector<double> Optimizer::save() const {
+  std::vector<double> s = {double(t_), b1t_, b2t_};
+  s.insert(s.end(), m_.begin(), m_.end());
+  s.insert(s.end(), v_.begin(), v_.end());
+  return s;
+}
+
+void Optimizer::load(const std::vector<double> &s) {
+  if (s.size() != 3 + m_.size() + v_.size() || !(s[0] >= 0))
+    throw Error("the saved optimiser state has " + std::to_string(s.size()) +
+                " numbers, this optimiser needs " + std::to_string(3 + m_.size() + v_.size()));
+  t_ = int64_t(s[0]);
+  b1t_ = s[1];
+  b2t_ = s[2];
+  std::copy(s.begin() + 3, s.begin() + 3 + std::ptrdiff_t(m_.size()), m_.begin());
+  std::copy(s.begin() + 3 + std::ptrdiff_t(m_.size()), s.end(), v_.begin());
 }
 
 void Optimizer::update(void *params, const void *grad, bool f32) {

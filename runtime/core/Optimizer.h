@@ -37,6 +37,11 @@ public:
   /// libm function other than sqrt is used.
   void update(void *params, const void *grad, bool f32);
   int64_t steps() const { return t_; }
+  /// The whole state as numbers (step count, bias-correction powers, moments),
+  /// for a resumable run; load() takes what save() gave (throws evoc::Error
+  /// when the size does not fit this optimiser).
+  std::vector<double> save() const;
+  void load(const std::vector<double> &state);
 
 private:
   template <class T> void apply(T *p, const T *g);

@@ -122,6 +122,12 @@ void Population::initParams(int r, uint64_t seed, uint64_t robotId) {
       Rng rng(mixSeed(mixSeed(seed, robotId), uint64_t(b)));
       for (int64_t i = 0; i < n; ++i)
         storeF(p, i, sd * rng.normal(), f32_);
+    } else if (B.init == "kaiming_uniform") { // U(-b, b), b = gain * sqrt(6 / fan_in)
+      double fanIn = B.sets.size() > 1 ? double(L.sizes[B.sets[1]]) : 1;
+      double bound = B.initGain * std::sqrt(6.0 / fanIn);
+      Rng rng(mixSeed(mixSeed(seed, robotId), uint64_t(b)));
+      for (int64_t i = 0; i < n; ++i)
+        storeF(p, i, bound * (2 * rng.uniform() - 1), f32_);
     } else if (B.init == "constant") {
       for (int64_t i = 0; i < n; ++i)
         storeF(p, i, B.initGain, f32_);
@@ -129,7 +135,8 @@ void Population::initParams(int r, uint64_t seed, uint64_t robotId) {
       std::memset(p, 0, size_t(n) * info_->elemBytes(b));
     } else {
       throw Error("parameter '" + B.name + "' asks for initialisation '" + B.init +
-                  "', which the runtime does not know (known: zeros, constant, xavier_normal)");
+                  "', which the runtime does not know (known: zeros, constant, xavier_normal, "
+                  "kaiming_uniform)");
     }
   }
 }

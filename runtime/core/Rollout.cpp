@@ -12,7 +12,6 @@
 namespace evoc::runtime {
 
 namespace {
-std::byte *bytesOf(AlignedDoubles &v) { return reinterpret_cast<std::byte *>(v.data()); }
 void ensure(AlignedDoubles &v, int64_t bytes) {
   size_t n = size_t((bytes + 7) / 8);
   if (v.size() < n)
@@ -29,7 +28,30 @@ int64_t resolveCheckpointK(const RolloutConfig &c) {
 }
 
 Rollout::Rollout(const ModuleInfo &info, const codegen::Executable &exe)
-    : info_(info), exe_(exe), ptrs_(info.module->buffers.size(), nullptr) {}
+    : info_(info), exe_(exe), ptrs_(info.module->buffers.size(), nullptr) {
+  const ir::Module &m = *info.module;
+  for (int b = 0; b < int(m.buffers.size()); ++b) {
+    const auto &B = m.buffers[b];
+    if (B.role == ir::Role::State && B.time == ir::TimeRef::Offset)
+      maxOffset_ = std::max(maxOffset_, -B.fixedTime);
+    readsCommands_ |= B.role == ir::Role::Command;
+    if (B.role == ir::Role::Output && B.name == "loss.sample")
+      sampleBuf_ = b, windowSlots_ = B.comps;
+    if (B.role == ir::Role::Window)
+      windowBuf_ = b;
+    if (B.role == ir::Role::Output && B.name == "loss.terms")
+      termsBuf_ = b;
+  }
+  for (int b = 0; b < int(m.buffers.size()); ++b) {
+    const auto &B = m.buffers[b];
+    if (B.role == ir::Role::Adjoint && B.primal == windowBuf_ && windowBuf_ >= 0)
+      windowAdj_ = b;
+    if (B.role == ir::Role::Adjoint && B.primal == sampleBuf_ && sampleBuf_ >= 0)
+      sampleAdj_ = b;
+  }
+  if ((sampleBuf_ < 0) != (windowBuf_ < 0))
+    throw Error("the module has window samples without reduced windows (or the reverse)");
+}
 
 void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool backward) {
   if (cfg.steps < 1)
@@ -37,25 +59,38 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
   pop_ = &pop;
   r_ = r;
   L_ = &pop.layout(r);
+  cfg_ = &cfg;
   T_ = cfg.steps;
   K_ = resolveCheckpointK(cfg);
-  windows_ = std::max<int64_t>(1, (T_ - 1 + K_ - 1) / K_);
-  lastStart_ = (windows_ - 1) * K_;
-  if (!backward) // forward only: nothing is stored but two rolling states
-    windows_ = 0, lastStart_ = T_;
+  windows_ = backward ? std::max<int64_t>(1, (T_ - 1 + K_ - 1) / K_) : 0;
+  // The states kept at once: a window being swept (K + 1) and, when a loss
+  // window reads earlier states (x[t - d]), the d before it, d rounded up to
+  // a multiple of K so that each recomputation starts on a checkpoint.
+  offsetSpan_ = (maxOffset_ + K_ - 1) / K_ * K_;
+  ringSize_ = backward ? K_ + offsetSpan_ + 1 : std::max<int64_t>(2, maxOffset_ + 1);
+  ringSize_ = std::max<int64_t>(1, std::min(ringSize_, T_));
+  adjSize_ = maxOffset_ + 2;
   sb_ = alignUp(L_->stateBytes()); // every snapshot starts on 64 bytes
   const auto *A = L_->arenaBytes;
   ensure(temp_, A[int(Arena::Temp)]);
   ensure(tempAdj_, A[int(Arena::TempAdj)]);
   ensure(bodyAdj_, A[int(Arena::BodyAdj)]);
   ensure(outAdj_, A[int(Arena::OutputAdj)]);
-  ensure(rolling_, 2 * sb_);
-  ensure(ckpt_, std::max<int64_t>(windows_ - 1, 0) * sb_);
-  windowStates_ = !backward      ? 0
-                  : windows_ > 1 ? std::max(K_ + 1, T_ - lastStart_)
-                                 : T_ - lastStart_;
-  ensure(window_, windowStates_ * sb_);
-  ensure(adj_, backward ? 2 * sb_ : 0);
+  ensure(ring_, ringSize_ * sb_);
+  ensure(ckpt_, windows_ * sb_);
+  ensure(adjRing_, backward ? adjSize_ * sb_ : 0);
+  if (readsCommands_ && cfg.commands) {
+    if (cfg.commandRows < 1 || cfg.commandCount < 1)
+      throw Error("the rollout was given an empty command table");
+    const bool f32 = pop.f32();
+    int64_t n = cfg.commandRows * cfg.commandCount;
+    ensure(cmd_, n * 8);
+    for (int64_t i = 0; i < n; ++i)
+      storeF(bytesOf(cmd_), i, cfg.commands[i], f32);
+  }
+  redValue_.assign(size_t(windowSlots_), 0.0);
+  redArg_.assign(size_t(windowSlots_), -1);
+  redCount_.assign(size_t(windowSlots_), 0);
   // Pinned states: x[0], x[T-1] and any fixed time a loss kernel reads.
   pinnedTimes_ = {0, T_ - 1};
   for (int b = 0; b < int(info_.module->buffers.size()); ++b) {
@@ -72,14 +107,6 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
   pinnedTimes_.erase(std::unique(pinnedTimes_.begin(), pinnedTimes_.end()), pinnedTimes_.end());
   ensure(pinned_, int64_t(pinnedTimes_.size()) * sb_);
   ensure(pinnedAdj_, backward ? int64_t(pinnedTimes_.size()) * sb_ : 0);
-}
-
-std::byte *Rollout::slot(int64_t t) {
-  if (t >= lastStart_)
-    return bytesOf(window_) + (t - lastStart_) * sb_;
-  if (windows_ > 0 && t % K_ == 0)
-    return bytesOf(ckpt_) + (t / K_) * sb_;
-  return bytesOf(rolling_) + (t & 1) * sb_;
 }
 
 std::byte *Rollout::pinnedState(int64_t t) {
@@ -130,6 +157,22 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
     case Arena::OutputAdj:
       p = bytesOf(outAdj_) + off;
       break;
+    case Arena::Command: {
+      if (!cfg_->commands)
+        throw Error("the experiment reads commands ('" + B.field +
+                    "'), but the rollout was given none");
+      int64_t when = B.time == ir::TimeRef::Current  ? t
+                     : B.time == ir::TimeRef::Offset ? t + B.fixedTime
+                     : B.time == ir::TimeRef::First  ? 0
+                     : B.time == ir::TimeRef::Last   ? T_ - 1
+                                                     : B.fixedTime;
+      int64_t row = cfg_->commandPeriod > 0 ? when / cfg_->commandPeriod : 0;
+      row = std::clamp<int64_t>(row, 0, cfg_->commandRows - 1);
+      EVOC_ASSERT(B.column + B.comps <= cfg_->commandCount,
+                  "command buffer '" + B.name + "' lies outside the command row");
+      p = bytesOf(cmd_) + (row * cfg_->commandCount + B.column) * info_.elemBytes(b);
+      break;
+    }
     case Arena::State:
     case Arena::StateAdj: {
       bool adj = info_.arena[b] == Arena::StateAdj;
@@ -139,7 +182,13 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
         base = adj ? adjNext : next;
       else if (P.time == ir::TimeRef::Current)
         base = adj ? adjCur : cur;
-      else {
+      else if (P.time == ir::TimeRef::Offset) {
+        int64_t when = t + P.fixedTime;
+        EVOC_ASSERT(when >= 0 && when >= ringLo_ && when <= ringHi_,
+                    "kernel '" + m.kernels[k].name + "' reads '" + B.name +
+                        "' at t = " + std::to_string(when) + ", which the rollout does not hold");
+        base = adj ? adjAt(when) : slot(when);
+      } else {
         int64_t when = P.time == ir::TimeRef::First  ? 0
                        : P.time == ir::TimeRef::Last ? T_ - 1
                                                      : P.fixedTime;
@@ -219,6 +268,85 @@ void Rollout::runInit(Population &pop, int r) {
     call(k, 0, pinnedState(0), nullptr, nullptr, nullptr);
 }
 
+// The per-step loss kernels at t (forward): linear windows accumulate into
+// the loss; sample kernels give one value each, reduced here.
+void Rollout::forwardLossSteps(int64_t t, std::byte *x) {
+  const ir::Module &m = *info_.module;
+  const bool f32 = pop_->f32();
+  for (int k : info_.lossStep) {
+    if (!lossStepAt(k, t))
+      continue;
+    const ir::Kernel &K = m.kernels[k];
+    if (K.windowSlot < 0) {
+      call(k, t, x, nullptr, nullptr, nullptr);
+      continue;
+    }
+    std::byte *sample = pop_->buffer(r_, sampleBuf_);
+    storeF(sample, K.windowSlot, 0.0, f32);
+    call(k, t, x, nullptr, nullptr, nullptr);
+    double v = loadF(sample, K.windowSlot, f32);
+    size_t i = size_t(K.windowSlot);
+    bool first = redCount_[i]++ == 0;
+    switch (K.windowReduce) {
+    case ir::WindowReduce::Sum:
+    case ir::WindowReduce::Mean:
+      redValue_[i] = first ? v : redValue_[i] + v;
+      break;
+    case ir::WindowReduce::Max: // the first time the maximum is reached carries it
+      if (first || v > redValue_[i])
+        redValue_[i] = v, redArg_[i] = t;
+      break;
+    case ir::WindowReduce::Min:
+      if (first || v < redValue_[i])
+        redValue_[i] = v, redArg_[i] = t;
+      break;
+    }
+  }
+}
+
+// The adjoints of the per-step loss kernels at t: a linear window is seeded
+// with the loss's adjoint (1), a sample kernel with its window's adjoint
+// (divided by the count for a mean; only at the extreme's time for max/min).
+void Rollout::backwardLossSteps(int64_t t, const std::vector<double> &windowAdj) {
+  const ir::Module &m = *info_.module;
+  const bool f32 = pop_->f32();
+  for (size_t i = 0; i < info_.lossStep.size(); ++i) {
+    int k = info_.lossStep[i];
+    if (!lossStepAt(k, t))
+      continue;
+    const ir::Kernel &K = m.kernels[k];
+    std::memset(bytesOf(outAdj_), 0, size_t(L_->arenaBytes[int(Arena::OutputAdj)]));
+    if (K.windowSlot < 0) {
+      if (info_.lossOutputAdj >= 0)
+        storeF(bytesOf(outAdj_) + L_->offset[info_.lossOutputAdj], 0, 1.0, f32);
+    } else {
+      size_t w = size_t(K.windowSlot);
+      double seed = windowAdj[w];
+      if (K.windowReduce == ir::WindowReduce::Mean)
+        seed /= double(redCount_[w]);
+      else if ((K.windowReduce == ir::WindowReduce::Max ||
+                K.windowReduce == ir::WindowReduce::Min) &&
+               redArg_[w] != t)
+        seed = 0;
+      if (seed == 0 || sampleAdj_ < 0)
+        continue;
+      storeF(bytesOf(outAdj_) + L_->offset[sampleAdj_], K.windowSlot, seed, f32);
+    }
+    call(info_.lossStepAdj[i], t, slot(t), nullptr, adjAt(t), nullptr);
+  }
+}
+
+void Rollout::recomputeFrom(int64_t need) {
+  if (need >= ringLo_)
+    return;
+  int64_t cp = need / K_ * K_;
+  std::memcpy(slot(cp), bytesOf(ckpt_) + (cp / K_) * sb_, size_t(sb_));
+  for (int64_t t = cp; t + 1 < ringLo_; ++t)
+    stepForward(t, slot(t), slot(t + 1));
+  ringHi_ = std::min(ringHi_, cp + ringSize_ - 1);
+  ringLo_ = cp;
+}
+
 RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bool backward) {
   if (backward && !info_.differentiable())
     throw Error("the module has no adjoint kernels; run autodiff before asking for gradients");
@@ -227,8 +355,8 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
   RolloutOutcome out;
   auto &M = out.memory;
   M.stateBytes = sb_;
-  M.storedStates = int64_t(pinnedTimes_.size()) + 2 +
-                   (backward ? std::max<int64_t>(windows_ - 1, 0) + windowStates_ + 2 : 0);
+  M.storedStates = int64_t(pinnedTimes_.size()) + ringSize_ +
+                   (backward ? windows_ + adjSize_ + int64_t(pinnedTimes_.size()) : 0);
   M.stateStoreBytes = M.storedStates * sb_;
   M.fullTapeBytes = T_ * sb_;
   auto invalid = [&](std::string why) {
@@ -248,18 +376,38 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
       stepForward(t - 1, slot(t - 1), x);
       ++out.stepsRun;
     }
+    ringHi_ = t;
+    ringLo_ = std::max<int64_t>(0, t - ringSize_ + 1);
     if (!finiteState(x, where))
       return invalid(fmt::format("the state '{}' is NaN or infinite at t = {}", where, t));
+    if (t % K_ == 0 && t / K_ < windows_)
+      std::memcpy(bytesOf(ckpt_) + (t / K_) * sb_, x, size_t(sb_));
     if (std::byte *pin = pinnedState(t))
       std::memcpy(pin, x, size_t(sb_));
-    for (int k : info_.lossStep)
-      if (lossStepAt(k, t))
-        call(k, t, x, nullptr, nullptr, nullptr);
+    forwardLossSteps(t, x);
+  }
+  if (windowBuf_ >= 0) {
+    std::byte *w = pop.buffer(r, windowBuf_);
+    for (int i = 0; i < windowSlots_; ++i) {
+      double v = redValue_[size_t(i)];
+      // A mean of the samples (the kernel's window has hi - lo + 1 of them).
+      for (int k : info_.lossStep) {
+        const auto &K = info_.module->kernels[k];
+        if (K.windowSlot == i && K.windowReduce == ir::WindowReduce::Mean)
+          v /= double(std::max<int64_t>(redCount_[size_t(i)], 1));
+      }
+      storeF(w, i, v, f32);
+    }
   }
   for (int k : info_.loss)
     call(k, T_ - 1, pinnedState(T_ - 1), nullptr, nullptr, nullptr);
   if (info_.lossOutput >= 0)
     out.loss = loadF(pop.buffer(r, info_.lossOutput), 0, f32);
+  if (termsBuf_ >= 0) {
+    const std::byte *tb = pop.buffer(r, termsBuf_);
+    for (int i = 0; i < info_.module->buffers[size_t(termsBuf_)].comps; ++i)
+      out.terms.push_back(loadF(tb, i, f32));
+  }
   if (!std::isfinite(out.loss))
     return invalid("the loss is NaN or infinite");
   if (!backward)
@@ -269,49 +417,35 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
   std::memset(pop.arena(r, Arena::Grad), 0, size_t(L_->arenaBytes[int(Arena::Grad)]));
   std::memset(bytesOf(bodyAdj_), 0, size_t(L_->arenaBytes[int(Arena::BodyAdj)]));
   std::memset(bytesOf(pinnedAdj_), 0, size_t(pinnedTimes_.size() * sb_));
-  auto seedLoss = [&] {
+  std::memset(bytesOf(adjRing_), 0, size_t(adjSize_ * sb_));
+  std::vector<double> windowAdj(size_t(windowSlots_), 0.0);
+  for (size_t i = 0; i < info_.loss.size(); ++i) {
     std::memset(bytesOf(outAdj_), 0, size_t(L_->arenaBytes[int(Arena::OutputAdj)]));
     if (info_.lossOutputAdj >= 0)
       storeF(bytesOf(outAdj_) + L_->offset[info_.lossOutputAdj], 0, 1.0, f32);
-  };
-  std::byte *adjCur = bytesOf(adj_), *adjNext = bytesOf(adj_) + sb_;
+    call(info_.lossAdj[i], T_ - 1, pinnedState(T_ - 1), nullptr, pinnedAdj(T_ - 1), nullptr);
+    if (windowAdj_ >= 0)
+      for (int w = 0; w < windowSlots_; ++w)
+        windowAdj[size_t(w)] += loadF(bytesOf(outAdj_) + L_->offset[windowAdj_], w, f32);
+  }
   auto mergePinned = [&](int64_t t, std::byte *adj) {
     if (std::byte *pa = pinnedAdj(t))
       addFields(info_, *L_, f32, adj, pa, [](const StateField &) { return true; });
   };
-  for (size_t i = 0; i < info_.loss.size(); ++i) {
-    seedLoss();
-    call(info_.lossAdj[i], T_ - 1, pinnedState(T_ - 1), nullptr, pinnedAdj(T_ - 1), nullptr);
-  }
-  std::memset(adjNext, 0, size_t(sb_));
-  for (size_t i = 0; i < info_.lossStep.size(); ++i)
-    if (lossStepAt(info_.lossStep[i], T_ - 1)) {
-      seedLoss();
-      call(info_.lossStepAdj[i], T_ - 1, slot(T_ - 1), nullptr, adjNext, nullptr);
-    }
-  mergePinned(T_ - 1, adjNext);
+  backwardLossSteps(T_ - 1, windowAdj);
+  mergePinned(T_ - 1, adjAt(T_ - 1));
   for (int64_t w = windows_ - 1; w >= 0 && T_ > 1; --w) {
     int64_t c = w * K_, e = std::min(c + K_, T_ - 1);
-    std::byte *win = bytesOf(window_);
-    if (w != windows_ - 1) { // recompute the window from its checkpoint
-      std::memcpy(win, bytesOf(ckpt_) + w * sb_, size_t(sb_));
-      for (int64_t t = c; t < e; ++t)
-        stepForward(t, win + (t - c) * sb_, win + (t - c + 1) * sb_);
-    }
+    recomputeFrom(std::max<int64_t>(0, c - offsetSpan_));
+    EVOC_ASSERT(ringHi_ >= e, "the rollout lost a state it still needs");
     for (int64_t t = e - 1; t >= c; --t) {
-      std::byte *x = win + (t - c) * sb_, *xn = x + sb_;
-      std::memset(adjCur, 0, size_t(sb_));
-      for (size_t i = 0; i < info_.lossStep.size(); ++i)
-        if (lossStepAt(info_.lossStep[i], t)) {
-          seedLoss();
-          call(info_.lossStepAdj[i], t, x, nullptr, adjCur, nullptr);
-        }
-      call(info_.stepAdj, t, x, xn, adjCur, adjNext);
+      std::byte *adjCur = adjAt(t), *adjNext = adjAt(t + 1);
+      backwardLossSteps(t, windowAdj);
+      call(info_.stepAdj, t, slot(t), slot(t + 1), adjCur, adjNext);
       addFields(info_, *L_, f32, adjCur, adjNext,
                 [](const StateField &F) { return F.stepWrites < 0; });
-      if (t != T_ - 1)
-        mergePinned(t, adjCur);
-      std::swap(adjCur, adjNext);
+      mergePinned(t, adjCur);
+      std::memset(adjNext, 0, size_t(sb_)); // reused for time t + 1 - adjSize_
     }
   }
   const std::byte *g = pop.arena(r, Arena::Grad);

@@ -21,6 +21,14 @@ struct RolloutConfig {
   bool fullTape = false;   // store every state (K = T - 1)
   double groundHeight = 0; // initial placement: no point below this
   int upAxis = 1;          // the vertical coordinate
+  // The episode's commands: rows of `commandCount` values, row i holding the
+  // commands of steps [i * commandPeriod, (i + 1) * commandPeriod) (the last
+  // row also every later step; period 0: one row for the whole episode).
+  // Required when the module reads commands.
+  const double *commands = nullptr;
+  int64_t commandRows = 0;
+  int64_t commandPeriod = 0;
+  int commandCount = 0;
 };
 
 /// The window length a config resolves to (>= 1).
@@ -40,7 +48,8 @@ struct RolloutOutcome {
   bool valid = true;
   std::string error; // why it is invalid (NaN/inf and where)
   double loss = 0;
-  int64_t stepsRun = 0; // forward step calls (excluding recomputation)
+  std::vector<double> terms; // the module's reported loss terms (Module::lossTerms)
+  int64_t stepsRun = 0;      // forward step calls (excluding recomputation)
   RolloutMemory memory;
 };
 
@@ -65,7 +74,8 @@ public:
 
 private:
   void prepare(Population &pop, int r, const RolloutConfig &cfg, bool backward);
-  std::byte *slot(int64_t t); // where x[t] lives in the forward pass
+  std::byte *slot(int64_t t) { return bytesOf(ring_) + (t % ringSize_) * sb_; }
+  std::byte *adjAt(int64_t t) { return bytesOf(adjRing_) + (t % adjSize_) * sb_; }
   void call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte *adjCur,
             std::byte *adjNext);
   void stepForward(int64_t t, std::byte *cur, std::byte *next);
@@ -73,18 +83,35 @@ private:
   bool lossStepAt(int k, int64_t t) const;
   std::byte *pinnedState(int64_t t);
   std::byte *pinnedAdj(int64_t t);
+  void forwardLossSteps(int64_t t, std::byte *x);
+  void backwardLossSteps(int64_t t, const std::vector<double> &windowAdj);
+  /// Makes the ring hold the states [need, ...] by recomputing from a checkpoint.
+  void recomputeFrom(int64_t need);
+  static std::byte *bytesOf(AlignedDoubles &v) { return reinterpret_cast<std::byte *>(v.data()); }
 
   const ModuleInfo &info_;
   const codegen::Executable &exe_;
   std::vector<void *> ptrs_;
+  // Module facts.
+  int64_t maxOffset_ = 0; // largest -offset of a state a LossStep kernel reads
+  bool readsCommands_ = false;
+  int sampleBuf_ = -1, windowBuf_ = -1, windowAdj_ = -1, sampleAdj_ = -1, termsBuf_ = -1;
+  int windowSlots_ = 0;
   // Current robot.
   Population *pop_ = nullptr;
   int r_ = -1;
   const RobotLayout *L_ = nullptr;
-  int64_t T_ = 0, K_ = 1, windows_ = 1, lastStart_ = 0, windowStates_ = 0;
+  const RolloutConfig *cfg_ = nullptr;
+  int64_t T_ = 0, K_ = 1, windows_ = 1;
+  int64_t ringSize_ = 2, adjSize_ = 2, offsetSpan_ = 0; // offsetSpan_: maxOffset_ rounded up to K
+  int64_t ringLo_ = 0; // the ring holds the states ringLo_ .. ringHi_
+  int64_t ringHi_ = -1;
+  // Window reductions (forward): value, the time of the extreme, samples seen.
+  std::vector<double> redValue_;
+  std::vector<int64_t> redArg_, redCount_;
   // Workspace (grown as needed, reused across robots), 64-byte aligned.
   AlignedDoubles temp_, tempAdj_, bodyAdj_, outAdj_;
-  AlignedDoubles ckpt_, window_, rolling_, adj_, pinned_, pinnedAdj_;
+  AlignedDoubles ckpt_, ring_, adjRing_, pinned_, pinnedAdj_, cmd_;
   std::vector<int64_t> pinnedTimes_;
   int64_t sb_ = 0; // state bytes, rounded to a multiple of 64
 };

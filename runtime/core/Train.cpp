@@ -8,11 +8,18 @@
 
 #include <fmt/format.h>
 
+#include "core/Commands.h"
 #include "core/Population.h"
+#include "core/Rng.h"
 #include "core/ThreadPool.h"
 #include "support/Error.h"
 
 namespace evoc::runtime {
+
+uint64_t episodeStream(uint64_t seed, uint64_t robotId, int64_t iteration, int64_t episode) {
+  return mixSeed(mixSeed(mixSeed(mixSeed(seed, 0xC0FFEE5EEDull), robotId), uint64_t(iteration)),
+                 uint64_t(episode));
+}
 
 std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable &exe,
                                const std::vector<Robot> &robots, const TrainOptions &opts,
@@ -28,6 +35,9 @@ std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable
     throw Error("steps must be at least 1");
   if (!info.differentiable())
     throw Error("the module has no adjoint kernels; run autodiff before training");
+  if (!opts.commands && info.readsCommands)
+    throw Error("the experiment's controller or loss reads commands, but the trainer was given "
+                "no commands block");
   Population pop(info, robots);
   if (init) // every error a user can cause is raised here, before any thread runs
     for (int r = 0; r < n; ++r)
@@ -55,8 +65,46 @@ std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable
     Optimizer opt(opts.optimizer, pop.layout(r).paramCount);
     double best = std::numeric_limits<double>::infinity();
     int iters = std::max(1, opts.iterations);
+    const int64_t batch = std::max<int64_t>(1, opts.batch);
+    const uint64_t id = ids ? (*ids)[r] : uint64_t(r);
+    const int64_t np = pop.layout(r).paramCount;
+    std::vector<double> gsum;
+    // One iteration's episodes: the mean loss, the mean gradient left in the
+    // Grad arena (backward) or nothing (forward only).
+    auto episodes = [&](int64_t iter, bool backward) {
+      RolloutOutcome mean;
+      for (int64_t b = 0; b < batch; ++b) {
+        RolloutConfig rcb = rc;
+        CommandTable table;
+        if (opts.commands) {
+          table = drawCommands(*opts.commands, opts.steps, episodeStream(opts.seed, id, iter, b));
+          bindCommands(rcb, *opts.commands, table);
+        }
+        RolloutOutcome o = ro.run(pop, r, rcb, backward);
+        if (batch == 1 || !o.valid)
+          return o;
+        if (b == 0) {
+          mean = o;
+          mean.loss = 0;
+          gsum.assign(size_t(np), 0.0);
+        } else
+          mean.stepsRun += o.stepsRun;
+        mean.loss += o.loss / double(batch);
+        if (backward) {
+          const std::byte *g = pop.arena(r, Arena::Grad);
+          for (int64_t j = 0; j < np; ++j)
+            gsum[size_t(j)] += loadF(g, j, pop.f32());
+        }
+      }
+      if (backward) {
+        std::byte *g = pop.arena(r, Arena::Grad);
+        for (int64_t j = 0; j < np; ++j)
+          storeF(g, j, gsum[size_t(j)] / double(batch), pop.f32());
+      }
+      return mean;
+    };
     for (int i = 0; i < iters; ++i) {
-      RolloutOutcome o = ro.run(pop, r, rc, true);
+      RolloutOutcome o = episodes(i, true);
       res.robotSteps += o.stepsRun;
       res.memory = o.memory;
       if (!o.valid) {
@@ -92,7 +140,7 @@ std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable
     // SCIENCE.md: the weights after the last update are evaluated once more,
     // forward only (no gradient is needed), so the last update counts too.
     if (opts.iterations > 0 && res.valid && !res.stoppedEarly) {
-      RolloutOutcome o = ro.run(pop, r, rc, false);
+      RolloutOutcome o = episodes(iters, false);
       res.robotSteps += o.stepsRun;
       if (!o.valid) {
         res.valid = false;

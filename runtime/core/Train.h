@@ -28,6 +28,7 @@
 #include "core/ParamSet.h"
 #include "core/Robot.h"
 #include "core/Rollout.h"
+#include "support/CommandSpec.h"
 
 namespace evoc::runtime {
 
@@ -51,7 +52,16 @@ struct TrainOptions {
   // judge applying the same rule to it still sees the violation.
   double stopAbove = std::numeric_limits<double>::infinity();
   double stopJump = std::numeric_limits<double>::infinity();
+  // Commands (MULTITASK.md): when set, every episode draws its own from the
+  // stream (seed, robot id, iteration, episode); required when the module
+  // reads commands. `batch` episodes per iteration: the loss is their mean,
+  // one update on the mean gradient.
+  const body::CommandSpec *commands = nullptr;
+  int64_t batch = 1;
 };
+
+/// The stream an episode's commands are drawn from.
+uint64_t episodeStream(uint64_t seed, uint64_t robotId, int64_t iteration, int64_t episode);
 using SimOptions = TrainOptions;
 
 /// What learning produced for one robot.

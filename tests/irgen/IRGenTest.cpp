@@ -133,12 +133,30 @@ loss lift = -mean(t in 10..T: mean(point.x[t].y)) + 0.5 * mean(point.x[T].x - po
   CHECK(m.findKernel("loss") >= 0);
 }
 
-TEST_CASE("a window in a non-linear position is reported, not miscompiled", "[irgen]") {
+TEST_CASE("a window in a non-linear position is reduced by the runtime", "[irgen]") {
+  auto path = writeTemp("window_nonlinear.evo", kHeader + R"(
+loss l = sqrt(mean(t in 0..T: mean(point.x[t].y))) + max(t in 5..T: min(point.x[t].y));
+)");
+  auto l = lowerFile(path);
+  REQUIRE(l.module);
+  const ir::Module &m = *l.module;
+  CHECK(ir::verify(m).empty());
+  int r0 = m.findKernel("loss.r0"), r1 = m.findKernel("loss.r1");
+  REQUIRE(r0 >= 0);
+  REQUIRE(r1 >= 0);
+  CHECK(m.kernels[r0].windowReduce == ir::WindowReduce::Mean);
+  CHECK(m.kernels[r1].windowReduce == ir::WindowReduce::Max);
+  CHECK(m.kernels[r1].windowBegin == 5);
+  CHECK(m.findBuffer("loss.window") >= 0);
+  CHECK(m.findKernel("loss") >= 0);
+}
+
+TEST_CASE("a window inside another window is reported, not miscompiled", "[irgen]") {
   auto path = writeTemp("window_bad.evo", kHeader + R"(
-loss bad = sqrt(mean(t in 0..T: mean(point.x[t].y)));
+loss bad = sum(t in 0..T: max(s in 0..T: mean(point.x[s].y)));
 )");
   auto l = lowerFile(path);
   CHECK_FALSE(l.module);
   CHECK(l.errors.find("window_bad.evo:") != std::string::npos);
-  CHECK(l.errors.find("a time window in a loss must be a term of a sum") != std::string::npos);
+  CHECK(l.errors.find("outside other windows") != std::string::npos);
 }

@@ -1,0 +1,273 @@
+// `evoc train FILE` (and `evoc run` of a program with a `train` block):
+// trains one fixed body's controller, batch by batch, validating on the
+// commands' grid, in a resumable run directory:
+//   DIR/run.json, resolved.evo    as for evolution runs (RunDir)
+//   DIR/log.jsonl                 one line per iteration: loss, terms, |g|
+//   DIR/validation.jsonl          one line per validation: means per term
+//   DIR/weights.json              the current weights (PARAMS.json format)
+//   DIR/validation.svg            the validation total over iterations
+//   DIR/state.json                checkpoint (weights, optimiser, iteration)
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/FixedTrain.h"
+#include "core/JsonIO.h"
+#include "driver/Driver.h"
+#include "driver/Session.h"
+#include "evolve/BodyModel.h"
+#include "evolve/EvoRng.h"
+#include "evolve/RunDir.h"
+#include "evolve/Svg.h"
+#include "support/Error.h"
+
+namespace evoc::driver {
+
+std::shared_ptr<const evolve::BodyModel> bodyModel(const sema::CheckedProgram &p);
+
+namespace {
+
+using nlohmann::json;
+
+struct TrainArgs {
+  std::string out, resume, backend = "cpu", robot;
+  int threads = 0;
+};
+
+bool parseTrainArgs(const std::vector<std::string> &rest, TrainArgs &a) {
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const std::string &k = rest[i];
+    bool takes = k == "--out" || k == "--resume" || k == "--backend" || k == "--threads" ||
+                 k == "--robot";
+    if (!takes) {
+      std::fprintf(stderr, "evoc train: error: unknown option '%s'\n", k.c_str());
+      return false;
+    }
+    if (i + 1 >= rest.size()) {
+      std::fprintf(stderr, "evoc train: error: %s needs a value\n", k.c_str());
+      return false;
+    }
+    const std::string &v = rest[++i];
+    if (k == "--out")
+      a.out = v;
+    else if (k == "--resume")
+      a.resume = v;
+    else if (k == "--backend")
+      a.backend = v;
+    else if (k == "--robot")
+      a.robot = v;
+    else {
+      char *end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || n < 0 || n > 4096) {
+        std::fprintf(stderr, "evoc train: error: --threads needs a whole number 0..4096\n");
+        return false;
+      }
+      a.threads = int(n);
+    }
+  }
+  return true;
+}
+
+json termsJson(const std::vector<std::string> &names, const std::vector<double> &v) {
+  json j = json::object();
+  for (size_t k = 0; k < names.size() && k < v.size(); ++k)
+    j[names[k]] = v[k];
+  return j;
+}
+
+json validationJson(int64_t iteration, const std::vector<std::string> &names,
+                    const runtime::Validation &v) {
+  json j = {{"iteration", iteration},
+            {"valid", v.valid},
+            {"total", v.meanLoss},
+            {"terms", termsJson(names, v.meanTerms)}};
+  return j;
+}
+
+std::string readAll(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+} // namespace
+
+int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest) {
+  TrainArgs a;
+  if (!parseTrainArgs(rest, a))
+    return 2;
+  try {
+    Session s(opts, a.backend, /*requireExperiment=*/true);
+    if (!s.ok())
+      return 1;
+    const sema::CheckedProgram &p = s.program();
+    if (!p.hasTrain) {
+      std::fprintf(stderr, "evoc train: error: %s has no 'train { ... }' block (an 'evolve' "
+                           "experiment runs with evoc run)\n",
+                   opts.file.c_str());
+      return 1;
+    }
+    runtime::TrainOptions train = s.trainOptions();
+    train.threads = a.threads;
+    runtime::ModuleInfo info(s.module());
+    runtime::Robot robot;
+    if (!a.robot.empty()) {
+      auto robots = runtime::readRobotsFile(a.robot, p.world.dim);
+      if (robots.size() != 1)
+        throw Error(a.robot + " holds " + std::to_string(robots.size()) +
+                    " robots; train takes one");
+      robot = robots.front();
+    } else {
+      auto model = bodyModel(p);
+      evolve::EvoRng rng(train.seed);
+      robot = model->express(*model->sample(rng)).robot;
+    }
+    const std::vector<std::string> &names = s.module().lossTerms;
+    const int64_t iterations = std::max<int64_t>(1, train.iterations);
+    const int64_t every = p.train.validateEvery;
+    runtime::FixedTrainer trainer(info, s.executable(), robot, train);
+
+    const bool resume = !a.resume.empty();
+    std::string dir = resume ? a.resume : a.out;
+    if (dir.empty()) {
+      std::string stem = opts.file.substr(opts.file.find_last_of('/') + 1);
+      if (auto dot = stem.rfind(".evo"); dot != std::string::npos)
+        stem = stem.substr(0, dot);
+      dir = "runs/" + stem;
+    }
+    std::string resolved = "// evoc train " + opts.file + "\n";
+    for (const auto &[k, v] : opts.check.overrides)
+      resolved += "// --set " + k + "=" + v + "\n";
+    for (const auto &mod : p.ast->modules)
+      resolved += "\n// ----- " + mod->path + " -----\n" + readAll(mod->path);
+    evolve::RunDir run = resume ? evolve::RunDir::open(dir) : evolve::RunDir::create(dir, resolved);
+    if (resume) {
+      run.lock();
+      run.removeStaleTemporaries();
+    }
+
+    // The log and validation lines so far (a resume keeps those of the
+    // completed iterations only).
+    std::string log, vlog;
+    std::vector<evolve::FitnessPoint> vcurve;
+    int64_t start = 0;
+    if (resume && run.hasState()) {
+      json st = run.readState();
+      if (!st.is_object() || st.value("kind", "") != "train" || !st.contains("iteration") ||
+          !st["iteration"].is_number_integer() || !st.contains("params") ||
+          !st.contains("optimizer") || !st["optimizer"].is_array() || !st.contains("log") ||
+          !st["log"].is_string() || !st.contains("validation") || !st["validation"].is_string())
+        throw Error(dir + "/state.json is not the state of a training run (evoc train); it "
+                          "may be damaged");
+      if (st.value("text", std::string()) != resolved)
+        throw Error(dir + " was started with another experiment (its resolved.evo differs); "
+                          "resume it with the same file and --set options");
+      start = st["iteration"].get<int64_t>();
+      if (start < 0 || start > iterations)
+        throw Error(dir + "/state.json: iteration " + std::to_string(start) +
+                    " is outside 0.." + std::to_string(iterations));
+      trainer.setParams(runtime::parseParamsJson(st["params"].dump()).at(0));
+      trainer.optimizer().load(st["optimizer"].get<std::vector<double>>());
+      log = st["log"].get<std::string>();
+      vlog = st["validation"].get<std::string>();
+      for (size_t at = 0; at < vlog.size();) {
+        size_t nl = vlog.find('\n', at);
+        json j = json::parse(vlog.substr(at, nl - at));
+        double t = j.value("total", 0.0);
+        vcurve.push_back({int(j.value("iteration", 0)), t, t, t});
+        at = nl == std::string::npos ? vlog.size() : nl + 1;
+      }
+    }
+    const bool grid = p.commands.gridCases() > 0;
+    auto validate = [&](int64_t it) {
+      if (!grid)
+        return;
+      runtime::Validation v = trainer.validate();
+      vlog += validationJson(it, names, v).dump() + "\n";
+      vcurve.push_back({int(it), v.meanLoss, v.meanLoss, v.meanLoss});
+      std::string line = "validation at " + std::to_string(it) + ": total " +
+                         std::to_string(v.meanLoss);
+      for (size_t k = 0; k < names.size() && k < v.meanTerms.size(); ++k)
+        line += ", " + names[k] + " " + std::to_string(v.meanTerms[k]);
+      std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+    };
+    auto checkpoint = [&](int64_t done) {
+      run.writeFile("log.jsonl", log);
+      if (grid) {
+        run.writeFile("validation.jsonl", vlog);
+        run.writeFile("validation.svg",
+                      evolve::renderFitnessPlot(vcurve, "validation loss (mean over the grid)"));
+      }
+      json w = {{"params", json::array({runtime::paramSetToJson(trainer.params())})}};
+      run.writeFile("weights.json", w.dump());
+      json st = {{"kind", "train"},
+                 {"iteration", done},
+                 {"params", w["params"]},
+                 {"optimizer", trainer.optimizer().save()},
+                 {"log", log},
+                 {"validation", vlog},
+                 {"text", resolved}};
+      run.writeState(st);
+    };
+    auto t0 = std::chrono::steady_clock::now();
+    if (start == 0 && vlog.empty())
+      validate(0);
+    for (int64_t it = start; it < iterations; ++it) {
+      runtime::BatchStep b = trainer.iterate(it);
+      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      json line = {{"iteration", it},        {"valid", b.valid},
+                   {"loss", b.loss},         {"terms", termsJson(names, b.terms)},
+                   {"grad_norm", b.gradNorm}, {"seconds", secs}};
+      if (!b.valid) {
+        line["error"] = b.error;
+        log += line.dump() + "\n";
+        checkpoint(it);
+        throw Error("iteration " + std::to_string(it) + ": " + b.error +
+                    "; the weights before it are in " + dir + "/weights.json");
+      }
+      log += line.dump() + "\n";
+      bool last = it + 1 == iterations;
+      if (last || (every > 0 && (it + 1) % every == 0))
+        validate(it + 1);
+      if (last || (it + 1) % 10 == 0 || (every > 0 && (it + 1) % every == 0)) {
+        checkpoint(it + 1);
+        std::printf("iteration %lld: batch loss %.6g (%.1f s)\n", (long long)(it + 1), b.loss,
+                    secs);
+        std::fflush(stdout);
+      }
+    }
+    if (start >= iterations)
+      checkpoint(iterations);
+    std::printf("evoc train: %lld iterations; results: %s/log.jsonl, %s/validation.jsonl, "
+                "%s/weights.json\n",
+                (long long)iterations, dir.c_str(), dir.c_str(), dir.c_str());
+    return 0;
+  } catch (const Error &e) {
+    std::fprintf(stderr, "evoc train: error: %s\n", e.what());
+    return 1;
+  } catch (const nlohmann::json::exception &e) {
+    std::fprintf(stderr, "evoc train: error: a damaged file in the run directory: %s\n",
+                 e.what());
+    return 1;
+  }
+}
+
+namespace {
+int runTrain(const std::vector<std::string> &args) {
+  CommonOptions opts;
+  if (!parseCommonOptions(args, opts))
+    return 2;
+  return runTrainProgram(opts, opts.rest);
+}
+
+[[maybe_unused]] bool registered = addSubcommand(
+    {"train", "train one fixed body's controller (a 'train' block); resumable", runTrain});
+} // namespace
+
+} // namespace evoc::driver

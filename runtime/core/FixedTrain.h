@@ -1,0 +1,79 @@
+// Training one fixed body without evolution (`train { ... }`, MULTITASK.md):
+// a batch of episodes per iteration, run in parallel, each with its own
+// commands; one optimiser step on the mean gradient; and the validation grid
+// of constant commands, scored per loss term.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/Executable.h"
+#include "core/Layout.h"
+#include "core/Optimizer.h"
+#include "core/ParamSet.h"
+#include "core/Robot.h"
+#include "core/Train.h"
+
+namespace evoc::runtime {
+
+class Population;
+class Rollout;
+class ThreadPool;
+
+/// One iteration's batch: mean loss and mean reported terms over episodes.
+struct BatchStep {
+  bool valid = true;
+  std::string error;
+  double loss = 0;
+  std::vector<double> terms;
+  double gradNorm = 0;
+  int64_t robotSteps = 0;
+};
+
+/// One validation case and the grid's means (the paper's metric).
+struct ValidationCase {
+  std::vector<double> commands; // one value per command
+  bool valid = true;
+  std::string error;
+  double loss = 0;
+  std::vector<double> terms;
+};
+struct Validation {
+  std::vector<ValidationCase> cases;
+  bool valid = true; // every case valid
+  double meanLoss = 0;
+  std::vector<double> meanTerms;
+};
+
+class FixedTrainer {
+public:
+  /// Weights from (opts.seed, body id 0). opts.batch episodes per iteration;
+  /// opts.commands (when the module reads commands) draws them.
+  FixedTrainer(const ModuleInfo &info, const codegen::Executable &exe, const Robot &robot,
+               const TrainOptions &opts);
+  ~FixedTrainer();
+  /// Iteration `it` (0-based; it seeds the episodes' commands): forward and
+  /// backward over the batch, then one update unless the batch is invalid.
+  BatchStep iterate(int64_t it);
+  /// Forward rollouts of every case of the validation grid.
+  Validation validate();
+  ParamSet params() const;
+  void setParams(const ParamSet &p);
+  const Optimizer &optimizer() const { return *opt_; }
+  Optimizer &optimizer() { return *opt_; }
+
+private:
+  const ModuleInfo &info_;
+  const codegen::Executable &exe_;
+  TrainOptions opts_;
+  int copies_ = 1;
+  std::unique_ptr<Population> pop_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::vector<std::unique_ptr<Rollout>> ws_;
+  std::unique_ptr<Optimizer> opt_;
+  void broadcast(); // copy 0's parameters to every copy
+};
+
+} // namespace evoc::runtime
