@@ -127,8 +127,9 @@ void Checker::collect(Program &program) {
 }
 
 /// Keys `--set` accepts, per block.
-static const std::vector<std::string> kWorldKeys = {
-    "dim", "dt", "steps", "precision", "gravity", "damping", "ground", "physics", "checkpoint"};
+static const std::vector<std::string> kWorldKeys = {"dim",     "dt",        "steps",   "precision",
+                                                    "gravity", "damping",   "dashpot", "ground",
+                                                    "physics", "checkpoint"};
 static const std::vector<std::string> kEvolveKeys = {
     "population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"};
 static const std::vector<std::string> kLearnKeys = {"iterations", "optimizer", "loss", "controller",
@@ -259,6 +260,8 @@ void checkSizes(Checker &C, CheckedProgram &out) {
     points = (out.body.rows + 1) * ((out.body.cols + 1) / 2 + 1); // lattice nodes
   } else if (out.grammarBody && out.grammarBody->maxPoints > 0) {
     points = out.grammarBody->maxPoints;
+  } else if (out.cellBody) {
+    points = cellBodyPoints(*out.cellBody);
   }
   if (points <= 0 || !out.hasEvolve || C.evolves.empty())
     return;
@@ -344,6 +347,17 @@ std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
       diags.error(at, "this program has no body (declare 'body lattice NAME { ... }')");
     if (!out.hasEvolve)
       diags.error(at, "this program has no 'evolve' block");
+  }
+  if (options.evolveBody && out.cellBody && !diags.hasErrors()) {
+    for (const BodyDecl *bd : bodies)
+      if (bd->name.name == out.body.name) {
+        DiagBuilder d =
+            diags.error(bd->name.range, "body '" + bd->name.name +
+                                            "' is a fixed body: it does not evolve, so there is "
+                                            "nothing to run; simulate it with 'evoc sim FILE'");
+        if (!evolves.empty())
+          d.note(evolves.front()->name.range, "the evolve block is here");
+      }
   }
   out.ast = std::move(program);
   if (diags.hasErrors())
