@@ -73,7 +73,7 @@ TEST_CASE("fang2d designs: points, springs and actuated springs as in the paper'
     CHECK(spec.stiffness == 3e3);
     CHECK(spec.actuation == 0.2);
     CHECK(spec.edge == 0.05);
-    CHECK(spec.origin == std::vector<double>{0.5, 0.5});
+    CHECK(spec.origin == std::vector<double>{0.5, 0.1});
     evolve::CellBody body(spec, 0.1);
     const runtime::Robot &r = body.robot();
     CHECK(r.dim == 2);
@@ -99,8 +99,8 @@ TEST_CASE("fang2d Alpaca: points numbered by first use, springs ab ac ad bc bd c
   const runtime::Robot &r = body.robot();
   // Cell (0, 0): a b c d = points 0 1 2 3; cell (0, 1): a = 1, b = 4 (new),
   // c = 3, d = 5 (new).
-  const double pts[6][2] = {{0.5, 0.5},   {0.5, 0.55}, {0.55, 0.5},
-                            {0.55, 0.55}, {0.5, 0.6},  {0.55, 0.6}};
+  const double pts[6][2] = {{0.5, 0.1},   {0.5, 0.15}, {0.55, 0.1},
+                            {0.55, 0.15}, {0.5, 0.2},  {0.55, 0.2}};
   REQUIRE(r.numPoints() >= 6);
   for (int p = 0; p < 6; ++p) {
     INFO("point " << p);
