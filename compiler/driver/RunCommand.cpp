@@ -6,11 +6,10 @@
 #include <memory>
 #include <sstream>
 
+#include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/Session.h"
 #include "evolve/Evolution.h"
-#include "evolve/GrammarBody.h"
-#include "evolve/LatticeModel.h"
 #include "evolve/TrainEvaluate.h"
 #include "support/Error.h"
 
@@ -68,55 +67,6 @@ std::string defaultOut(const std::string &file) {
   return "runs/" + stem;
 }
 
-/// The lattice body of a checked `body lattice` with its `mutation` rules.
-std::shared_ptr<const evolve::BodyModel> latticeModel(const sema::CheckedProgram &p) {
-  if (p.body.cell != "triangle")
-    throw Error("only lattices of the triangle cell can be evolved yet (the body uses '" +
-                p.body.cell + "')");
-  evolve::LatticeSpec body;
-  body.rows = int(p.body.rows);
-  body.cols = int(p.body.cols);
-  body.edge = p.body.edge;
-  body.stiffness = p.body.stiffness;
-  body.actuation = p.body.actuation;
-  body.baseY = p.world.ground.height;
-  body.fillHoles = body.largestComponent = false;
-  for (const auto &r : p.body.repair) {
-    body.fillHoles |= r == "fill_holes";
-    body.largestComponent |= r == "largest_component";
-  }
-  evolve::LatticeMutation mutation = evolve::kReferenceLatticeMutation;
-  for (const auto &m : p.mutations) {
-    if (m.op != "flip")
-      throw Error("mutation '" + m.op +
-                  "' applies to grammar bodies; a lattice body "
-                  "mutates with flip rules");
-    double rate = m.constant ? m.rate : -1; // -1: the model evaluates 1/cells, 1/edges
-    if (m.target == "cell") {
-      mutation.cellRate = rate;
-      mutation.untilChanged = m.untilChanged;
-    } else {
-      mutation.actuatorRate = rate;
-    }
-  }
-  return std::make_shared<evolve::LatticeModel>(body, mutation);
-}
-
-} // namespace
-
-/// The body model of a checked program: the one place that maps a `body`
-/// block onto a runtime body representation.
-std::shared_ptr<const evolve::BodyModel> bodyModel(const sema::CheckedProgram &p) {
-  if (p.hasBody && p.body.kind == ast::BodyKind::Lattice)
-    return latticeModel(p);
-  if (p.hasBody && p.grammarBody)
-    return std::make_shared<evolve::GrammarBody>(*p.grammarBody, p.grammarMutation);
-  throw Error("evoc run needs a body: declare `body lattice NAME { ... }` or "
-              "`body grammar NAME { ... }`");
-}
-
-namespace {
-
 /// Maps the checked .evo settings onto the engine's configuration.
 evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
                                         const runtime::TrainOptions &train) {
@@ -165,6 +115,7 @@ int runRun(const std::vector<std::string> &args) {
   if (!parseRunArgs(opts.rest, a))
     return 2;
   try {
+    opts.check.evolveBody = true; // a fixed body is refused where it is declared
     Session s(opts, a.backend, /*requireExperiment=*/true);
     if (!s.ok())
       return 1;

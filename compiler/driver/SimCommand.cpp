@@ -1,6 +1,7 @@
-// `evoc sim FILE --robots R.json [--params P.json] [--steps T] [--iterations K]
+// `evoc sim FILE [--robots R.json] [--params P.json] [--steps T] [--iterations K]
 // [--backend B] [--threads N] --out O.json`: the interface independent
-// implementations check evoc against (issue 5).
+// implementations check evoc against (issue 5). Without --robots the file's
+// fixed body (`body cells`) is simulated.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,9 +12,11 @@
 
 #include "core/JsonIO.h"
 #include "core/Train.h"
+#include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
 #include "driver/Session.h"
+#include "evolve/EvoRng.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
 #include "support/SourceManager.h"
@@ -85,8 +88,8 @@ bool parseSimArgs(const std::vector<std::string> &rest, SimArgs &a) {
       return false;
     }
   }
-  if (a.robots.empty() || a.out.empty()) {
-    std::fprintf(stderr, "evoc sim: error: --robots ROBOTS.json and --out OUT.json are required\n");
+  if (a.out.empty()) {
+    std::fprintf(stderr, "evoc sim: error: --out OUT.json is required\n");
     return false;
   }
   return true;
@@ -110,7 +113,19 @@ int runSim(const std::vector<std::string> &args) {
       so.steps = a.steps;
     so.threads = a.threads;
     so.fullTape = a.fullTape;
-    auto robots = runtime::readRobotsFile(a.robots, p.world.dim);
+    // Without --robots, the file's fixed body (`body cells`) is the robot.
+    std::vector<runtime::Robot> robots;
+    if (!a.robots.empty()) {
+      robots = runtime::readRobotsFile(a.robots, p.world.dim);
+    } else if (p.cellBody) {
+      auto body = bodyModel(p);
+      evolve::EvoRng rng(p.evolve.seed);
+      robots.push_back(body->express(*body->sample(rng)).robot);
+    } else {
+      throw Error("--robots ROBOTS.json is required unless the program's body is a fixed "
+                  "one (`body cells NAME { ... }`; with several bodies, choose it with "
+                  "evolve { body = NAME; })");
+    }
     // The states the rollouts keep (checkpoints + one window, or every state
     // with --full-tape), refused before allocation when beyond the limit.
     {

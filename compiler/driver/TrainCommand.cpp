@@ -16,6 +16,7 @@
 
 #include "core/FixedTrain.h"
 #include "core/JsonIO.h"
+#include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/Session.h"
 #include "evolve/BodyModel.h"
@@ -25,8 +26,6 @@
 #include "support/Error.h"
 
 namespace evoc::driver {
-
-std::shared_ptr<const evolve::BodyModel> bodyModel(const sema::CheckedProgram &p);
 
 namespace {
 

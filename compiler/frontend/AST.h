@@ -637,9 +637,10 @@ struct GrammarDecl : Decl {
   std::vector<Production> productions;
 };
 
-enum class BodyKind : uint8_t { Lattice, Grammar };
+enum class BodyKind : uint8_t { Lattice, Grammar, Cells };
 
-/// `body lattice name { ... }` or `body grammar name { ... }`.
+/// `body lattice name { ... }`, `body grammar name { ... }` or `body cells
+/// name { ... }` (a fixed body of square cells).
 struct BodyDecl : Decl {
   static constexpr DeclKind Kind = DeclKind::Body;
   BodyDecl() : Decl(Kind) {}

@@ -391,9 +391,11 @@ private:
       d->bodyKind = BodyKind::Lattice;
     else if (d->kindWord.name == "grammar")
       d->bodyKind = BodyKind::Grammar;
+    else if (d->kindWord.name == "cells")
+      d->bodyKind = BodyKind::Cells;
     else
-      diags.error(d->kindWord.range,
-                  "unknown body kind '" + d->kindWord.name + "'; expected 'lattice' or 'grammar'");
+      diags.error(d->kindWord.range, "unknown body kind '" + d->kindWord.name +
+                                         "'; expected 'lattice', 'grammar' or 'cells'");
     settings(c->settingsBlock(), d->body);
     return d;
   }

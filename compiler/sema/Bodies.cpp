@@ -113,6 +113,8 @@ void Checker::checkBody() {
         diags.error(bd->name.range, "a lattice body needs 'cell = PART;'");
       if (!bd->body.find("rows") || !bd->body.find("cols"))
         diags.error(bd->name.range, "a lattice body needs 'rows' and 'cols'");
+    } else if (bd->bodyKind == BodyKind::Cells) {
+      checkCellBody(*bd, body, bd == chosen);
     } else {
       checkGrammarBody(*bd, body, bd == chosen);
     }
@@ -126,6 +128,15 @@ void Checker::checkBody() {
 void Checker::checkMutations() {
   if (mutations.empty())
     return;
+  // A fixed body does not evolve: any rule would be one of another body kind's.
+  if (out.hasBody && out.body.kind == BodyKind::Cells) {
+    if (!mutations.front()->rules.empty())
+      diags.error(mutations.front()->rules.front().range,
+                  "body " + q(out.body.name) +
+                      " is a fixed body: it does not evolve, so it takes no mutation rules; "
+                      "remove the 'mutation' block");
+    return;
+  }
   const bool lattice = out.hasBody && out.body.kind == BodyKind::Lattice;
   const bool grammar = out.hasBody && out.body.kind == BodyKind::Grammar;
   static const std::vector<std::string> ops = {"flip",      "add",     "remove", "swap",

@@ -133,8 +133,9 @@ void Checker::collect(Program &program) {
 }
 
 /// Keys `--set` accepts, per block.
-static const std::vector<std::string> kWorldKeys = {
-    "dim", "dt", "steps", "precision", "gravity", "damping", "ground", "physics", "checkpoint"};
+static const std::vector<std::string> kWorldKeys = {"dim",     "dt",        "steps",   "precision",
+                                                    "gravity", "damping",   "dashpot", "ground",
+                                                    "physics", "checkpoint"};
 static const std::vector<std::string> kEvolveKeys = {
     "population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"};
 static const std::vector<std::string> kLearnKeys = {"iterations", "optimizer", "loss",
@@ -275,6 +276,8 @@ void checkSizes(Checker &C, CheckedProgram &out) {
     points = (out.body.rows + 1) * ((out.body.cols + 1) / 2 + 1); // lattice nodes
   } else if (out.grammarBody && out.grammarBody->maxPoints > 0) {
     points = out.grammarBody->maxPoints;
+  } else if (out.cellBody) {
+    points = cellBodyPoints(*out.cellBody);
   }
   if (points <= 0 || !out.hasEvolve || C.evolves.empty())
     return;
@@ -364,6 +367,18 @@ std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
     if (!out.hasEvolve && !out.hasTrain)
       diags.error(at, "this program has no 'evolve' block (or 'train' block, to train one "
                       "fixed body)");
+  }
+  if (options.evolveBody && out.cellBody && !out.hasTrain && !diags.hasErrors()) {
+    for (const BodyDecl *bd : bodies)
+      if (bd->name.name == out.body.name) {
+        DiagBuilder d =
+            diags.error(bd->name.range, "body '" + bd->name.name +
+                                            "' is a fixed body: it does not evolve, so there is "
+                                            "nothing to evolve; train its controller with a 'train { ... }' block "
+                                            "or simulate it with 'evoc sim FILE'");
+        if (!evolves.empty())
+          d.note(evolves.front()->name.range, "the evolve block is here");
+      }
   }
   out.ast = std::move(program);
   if (diags.hasErrors())

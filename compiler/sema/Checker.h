@@ -134,6 +134,10 @@ public:
   /// `body grammar`: its settings into `body` and, when chosen, out.grammarBody.
   void checkGrammarBody(const ast::BodyDecl &bd, Body &body, bool chosen);
 
+  // ---- CellBody.cpp
+  /// `body cells`: its settings into `body` and, when chosen, out.cellBody.
+  void checkCellBody(const ast::BodyDecl &bd, Body &body, bool chosen);
+
   // ---- Bodies.cpp: parts, grammars, bodies, mutations
   void checkGrammars();
   void checkBody();
@@ -170,6 +174,9 @@ public:
   /// The physics controllers and losses are checked against.
   const ast::PhysicsDecl *learningPhysics() const;
 };
+
+/// The number of distinct points (cell corners) of a fixed body.
+int cellBodyPoints(const body::CellBodySpec &spec);
 
 /// Edit distance, for did-you-mean suggestions.
 int editDistance(const std::string &a, const std::string &b);

@@ -181,8 +181,8 @@ Type Typer::name(NameExpr &n) {
              C.learningPhysics() && C.learningPhysics()->findSet(n.name))
     diags.error(n.range, "a fn cannot use the element set " + q(n.name) +
                              "; pass the values it needs as parameters");
-  else if (n.name == "dt" || n.name == "gravity" || n.name == "damping" || n.name == "dim" ||
-           n.name == "steps" || n.name == "ground")
+  else if (n.name == "dt" || n.name == "gravity" || n.name == "damping" || n.name == "dashpot" ||
+           n.name == "dim" || n.name == "steps" || n.name == "ground")
     diags.error(n.range,
                 "undefined name " + q(n.name) + "; world settings are read as world." + n.name);
   else
@@ -338,12 +338,14 @@ Type Typer::worldMember(MemberExpr &m) {
     m.constValue = w.gravity;
   else if (f == "damping")
     m.constValue = w.damping;
+  else if (f == "dashpot")
+    m.constValue = w.dashpot;
   else if (f == "dim")
     m.constValue = w.dim;
   else if (f == "steps")
     m.constValue = double(w.steps);
   else {
-    std::string c = closest(f, {"dt", "gravity", "damping", "dim", "steps", "ground"});
+    std::string c = closest(f, {"dt", "gravity", "damping", "dashpot", "dim", "steps", "ground"});
     diags.error(m.member.range, "unknown world setting " + q(f) +
                                     (c.empty() ? std::string() : "; did you mean '" + c + "'?"));
     return err();

@@ -39,6 +39,7 @@ struct World {
   Precision precision = Precision::F64;
   double gravity = -9.8;
   double damping = 0;
+  double dashpot = 0; ///< spring dashpot coefficient (read as world.dashpot by a physics)
   Ground ground;
   std::optional<int64_t> checkpoint;         ///< world.checkpoint = K (states kept every K steps)
   const ast::PhysicsDecl *physics = nullptr; ///< world.physics = NAME (or the only physics)
@@ -74,7 +75,7 @@ struct BodyGrammar {
   std::vector<GrammarRule> rules;
 };
 
-/// `body lattice` or `body grammar`.
+/// `body lattice`, `body grammar` or `body cells` (fixed; see CellBodySpec).
 struct Body {
   std::string name;
   ast::BodyKind kind = ast::BodyKind::Lattice;
@@ -170,6 +171,8 @@ struct CheckedProgram {
   /// The chosen body, when it is a grammar body: its grammar with exactly
   /// the parts it uses, stiffness and actuation resolved with the body's.
   std::optional<body::GrammarBodySpec> grammarBody;
+  /// The chosen body, when it is a fixed `body cells`: its cells and settings.
+  std::optional<body::CellBodySpec> cellBody;
   /// The mutation rates of a grammar body (all 0 otherwise).
   body::GrammarMutationSpec grammarMutation;
   std::vector<BodyGrammar> grammars;
@@ -203,6 +206,9 @@ struct CheckOptions {
   /// Require a complete experiment (world, physics, body, evolve): `run`,
   /// `sim`. Without it a library file (stdlib/physics/...) checks on its own.
   bool requireExperiment = false;
+  /// The command evolves the body (`evoc run`): a fixed body, which does
+  /// not evolve, is refused.
+  bool evolveBody = false;
 };
 
 /// Parse `path` and everything it imports, check it, and return the checked

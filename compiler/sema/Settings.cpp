@@ -159,15 +159,15 @@ void Checker::checkWorld() {
   if (worlds.empty())
     return;
   const SettingsBlock &b = worlds.front()->body;
-  checkKnownKeys(
-      b, "world",
-      {"dim", "dt", "steps", "precision", "gravity", "damping", "ground", "physics", "checkpoint"});
+  checkKnownKeys(b, "world",
+                 {"dim", "dt", "steps", "precision", "gravity", "damping", "dashpot", "ground",
+                  "physics", "checkpoint"});
   for (const auto &s : b.settings) {
     const std::string &k = s.key.name;
     const std::string what = "world." + k;
     Expr *e = nullptr;
     if (k == "dim" || k == "dt" || k == "steps" || k == "precision" || k == "gravity" ||
-        k == "damping" || k == "ground" || k == "physics" || k == "checkpoint")
+        k == "damping" || k == "dashpot" || k == "ground" || k == "physics" || k == "checkpoint")
       e = single(s, what);
     if (!e)
       continue;
@@ -208,12 +208,12 @@ void Checker::checkWorld() {
     } else if (k == "gravity") {
       if (auto v = evalNumber(*e, what))
         w.gravity = *v;
-    } else if (k == "damping") {
+    } else if (k == "damping" || k == "dashpot") {
       if (auto v = evalNumber(*e, what)) {
         if (*v < 0)
-          diags.error(e->range, "world.damping must not be negative");
+          diags.error(e->range, what + " must not be negative");
         else
-          w.damping = *v;
+          (k == "damping" ? w.damping : w.dashpot) = *v;
       }
     } else if (k == "checkpoint") {
       if (auto v = evalInt(*e, what)) {

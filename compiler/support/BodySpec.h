@@ -1,7 +1,8 @@
-// Plain descriptions of body parts, body-part grammars and grammar bodies:
-// what sema hands the runtime (no AST, no source ranges), and what the
-// runtime's grammar body model (runtime/evolve/GrammarBody.h) builds robots
-// from. docs/grammars.md gives the language these come from.
+// Plain descriptions of body parts, body-part grammars, grammar bodies and
+// fixed cell bodies: what sema hands the runtime (no AST, no source ranges),
+// and what the runtime's body models (runtime/evolve/GrammarBody.h,
+// runtime/evolve/CellBody.h) build robots from. docs/grammars.md and
+// docs/language.md give the language these come from.
 #pragma once
 
 #include <cmath>
@@ -144,6 +145,31 @@ struct GrammarMutationSpec {
   Scalar flip;               ///< per actuation gene
   bool untilChanged = false; ///< retry with growing rates until the robot changes
   int maxAttempts = 50;      ///< then the child is a copy (a logged fallback)
+};
+
+/// Which springs of a square cell are actuated (docs/language.md, Fixed
+/// bodies): with corners a = (i, j), b = (i, j+1), c = (i+1, j), d = (i+1, j+1),
+/// vertical = ab, cd; horizontal = ac, bd; diagonal = ad, bc.
+enum class CellTemplate : uint8_t { None, Vertical, Horizontal, Diagonal, All };
+
+/// One cell of a fixed body: its grid position and actuation template.
+struct CellSpec {
+  int i = 0, j = 0;
+  CellTemplate actuated = CellTemplate::None;
+};
+
+/// `body cells NAME { ... }`: a fixed, hand-designed body of unit square
+/// cells on a grid (MULTITASK.md, 2D bodies). Points are the cells' corners,
+/// merged and numbered by first use; springs ab, ac, ad, bc, bd, cd per
+/// cell, a spring already made by an earlier cell skipped.
+struct CellBodySpec {
+  std::string name;
+  int dim = 2;
+  double edge = 0.05;               ///< cell side
+  std::vector<double> origin{0, 0}; ///< position of grid corner (0, 0), dim values
+  double stiffness = 3e4;           ///< every spring's
+  double actuation = 0.1;           ///< actuated springs' coefficient (others 0)
+  std::vector<CellSpec> cells;      ///< in the order written (it numbers points and springs)
 };
 
 /// Evaluates a Scalar whose Param terms index `vars` (part parameters, or

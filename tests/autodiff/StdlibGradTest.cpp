@@ -1,9 +1,11 @@
 // Finite-difference checks of the adjoints of what irgen makes of the stdlib:
-// both physics steps (mass_spring_noslip / _friction, in and out of contact),
+// the physics steps (mass_spring_noslip / _friction / _fang, in and out of
+// contact; _fang also against its formulas),
 // the MLP controller, the displacement loss, and windowed / max / min losses;
 // and examples/eldir.evo against the reference vectors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -21,15 +23,13 @@ using namespace evoc::ir;
 
 namespace {
 
-Module lower(const std::string &physics, const std::string &loss) {
+/// Checks, lowers and differentiates the program `text` (written to a
+/// temporary file NAME.evo).
+Module lowerText(const std::string &name, const std::string &text) {
   auto dir = std::filesystem::temp_directory_path() / "evoc-autodiff-test";
   std::filesystem::create_directories(dir);
-  std::string path = (dir / (physics + ".evo")).string();
-  std::ofstream(path) << "import \"physics/mass_spring.evo\";\n"
-                         "import \"controllers/mlp.evo\";\n"
-                         "world { dim = 2; dt = 0.004; steps = 50; gravity = -4.8; damping = 15;\n"
-                         "  ground = flat(height = 0.1, friction = 1.0); physics = " +
-                             physics + "; }\n" + loss + "\n";
+  std::string path = (dir / (name + ".evo")).string();
+  std::ofstream(path) << text;
   SourceManager sources;
   DiagnosticEngine diags(sources);
   sema::CheckOptions opts;
@@ -47,6 +47,15 @@ Module lower(const std::string &physics, const std::string &loss) {
   INFO((verr.empty() ? "" : verr[0]));
   REQUIRE(verr.empty());
   return std::move(*m);
+}
+
+Module lower(const std::string &physics, const std::string &loss) {
+  return lowerText(physics,
+                   "import \"physics/mass_spring.evo\";\n"
+                   "import \"controllers/mlp.evo\";\n"
+                   "world { dim = 2; dt = 0.004; steps = 50; gravity = -4.8; damping = 15;\n"
+                   "  ground = flat(height = 0.1, friction = 1.0); physics = " +
+                       physics + "; }\n" + loss + "\n");
 }
 
 // A 6-point strip; the even points 0.5 mm above the ground moving down
@@ -116,6 +125,85 @@ TEST_CASE("stdlib loss and windowed / max / min losses: adjoint vs finite differ
   CHECK(w.kernels[w.findKernel("loss.w0.adj")].kind == KernelKind::LossStepAdj);
   CHECK_GRAD(test::gradCheck(w, k, dw, 20, 3));
   CHECK_GRAD(test::gradCheck(w, w.findKernel("loss"), dw, 49, 3));
+}
+
+namespace {
+
+// mass_spring_fang (MULTITASK.md, Simulation) with a controller whose linear
+// outputs reach past the clamp to [-1, 1] on some springs.
+Module lowerFang() {
+  return lowerText("mass_spring_fang",
+                   "import \"physics/mass_spring_fang.evo\";\n"
+                   "import \"losses/displacement.evo\";\n"
+                   "world { dim = 2; dt = 0.004; steps = 50; gravity = -1.8; dashpot = 0.2;\n"
+                   "  ground = flat(height = 0.1, friction = 1.0); physics = mass_spring_fang; }\n"
+                   "controller c { inputs = 10 * point.x, point.v; hidden = 16 tanh;\n"
+                   "  outputs = spring.act linear; }\n");
+}
+
+// One step of MULTITASK.md's formulas, written out here independently of
+// the .evo file, from the state and actuations in `d`.
+void fangStep(test::Data &d, std::vector<double> &x1, std::vector<double> &v1) {
+  const double dt = 0.004, g = -1.8, zeta = 0.2, ground = 0.1;
+  const auto &x = d.F("point.x"), &v = d.F("point.v"), &act = d.F("spring.act");
+  std::vector<double> dv(x.size(), 0.0);
+  for (size_t s = 0; s < d.I("spring.a").size(); ++s) {
+    const int a = d.I("spring.a")[s], b = d.I("spring.b")[s];
+    const double dx = x[2 * a] - x[2 * b], dy = x[2 * a + 1] - x[2 * b + 1];
+    const double L = std::sqrt(dx * dx + dy * dy + 1e-8) + 1e-4, n = std::sqrt(dx * dx + dy * dy);
+    const double ux = dx / n, uy = dy / n;
+    const double target =
+        d.F("spring.rest")[s] * (1 + d.F("spring.actuation")[s] * std::clamp(act[s], -1.0, 1.0));
+    const double k = dt * (L - target) * d.F("spring.stiffness")[s] / L;
+    const double rel = (v[2 * a] - v[2 * b]) * ux + (v[2 * a + 1] - v[2 * b + 1]) * uy;
+    const double jx = k * dx + zeta * rel * ux, jy = k * dy + zeta * rel * uy;
+    dv[2 * a] -= jx, dv[2 * a + 1] -= jy;
+    dv[2 * b] += jx, dv[2 * b + 1] += jy;
+  }
+  x1.assign(x.size(), 0.0);
+  v1.assign(x.size(), 0.0);
+  for (size_t p = 0; 2 * p < x.size(); ++p) {
+    const double vx = v[2 * p] + dv[2 * p], vy = v[2 * p + 1] + dt * g + dv[2 * p + 1];
+    if (x[2 * p + 1] + dt * vy < ground && vy < -1e-4) {
+      const double toi = -(x[2 * p + 1] - ground) / vy;
+      x1[2 * p] = x[2 * p] + toi * vx, x1[2 * p + 1] = x[2 * p + 1] + toi * vy;
+    } else {
+      x1[2 * p] = x[2 * p] + dt * vx, x1[2 * p + 1] = x[2 * p + 1] + dt * vy;
+      v1[2 * p] = vx, v1[2 * p + 1] = vy;
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("mass_spring_fang: one step equals MULTITASK.md's formulas; adjoint vs finite "
+          "differences",
+          "[autodiff][stdlib][fang]") {
+  Module m = lowerFang();
+  for (bool contact : {true, false}) {
+    INFO((contact ? "in contact" : "in flight"));
+    test::Data d = robot(m, contact);
+    std::mt19937 prng(11);
+    d.randomize(Role::Param, -0.6, 0.6, prng);
+    d.zero(Role::Temp);
+    d.run(m.findKernel("step"), 0);
+    int clamped = 0, hits = 0;
+    for (double a : d.F("spring.act"))
+      clamped += std::fabs(a) > 1;
+    std::vector<double> x1, v1;
+    fangStep(d, x1, v1);
+    for (size_t p = 0; 2 * p < x1.size(); ++p)
+      hits += v1[2 * p] == 0 && v1[2 * p + 1] == 0;
+    CHECK(clamped > 0);
+    CHECK(clamped < int(d.F("spring.act").size()));
+    CHECK((contact ? hits > 0 : hits == 0)); // sticky contact: those stop dead
+    for (size_t i = 0; i < x1.size(); ++i) {
+      INFO("entry " << i);
+      CHECK(d.F("point.x.next")[i] == Approx(x1[i]).epsilon(1e-13).margin(1e-15));
+      CHECK(d.F("point.v.next")[i] == Approx(v1[i]).epsilon(1e-12).margin(1e-14));
+    }
+    CHECK_GRAD(test::gradCheck(m, m.findKernel("step"), d, 7, 3));
+  }
 }
 
 namespace {

@@ -373,3 +373,35 @@ TEST_CASE("evoc sim: rollouts too large for memory are refused before allocation
   CHECK(err.find("drop --full-tape") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "o.json"));
 }
+
+TEST_CASE("evoc sim: a fixed body under mass_spring_fang, without --robots, lands where the "
+          "authors' code puts it; evoc run refuses it",
+          "[run][cells]") {
+  const std::string file = std::string(EVOC_SOURCE_DIR) + "/tests/data/fang/alpaca_passive.evo";
+  fs::path dir = freshDir("cells");
+  fs::create_directories(dir);
+  const std::string o = (dir / "o.json").string();
+  std::string err;
+  // Passive Alpaca at t = 998 in the authors' code
+  // (../shared/testdata/multitask-vectors/README.md, 6 decimals).
+  for (auto [loss, ref] : {std::pair<const char *, double>{"com_x", 0.588517},
+                           {"com_y", 0.179142},
+                           {"top", 0.295688}}) {
+    INFO("loss " << loss << "\n" << err);
+    REQUIRE(runEvocErr({"sim", file, "--out", o, "--set", std::string("evolve.learn.loss=") + loss},
+                       err) == 0);
+    CHECK(err.find("evoc sim: 1 robots, 999 steps") != std::string::npos);
+    auto out = nlohmann::json::parse(std::ifstream(o));
+    REQUIRE(out["results"].size() == 1);
+    CHECK(out["results"][0]["valid"] == true);
+    CHECK(out["results"][0]["loss"].get<double>() == Approx(ref).margin(1e-6));
+  }
+  // A file without a fixed body still needs --robots.
+  CHECK(runEvocErr({"sim", example(), "--out", o}, err) == 1);
+  CHECK(err.find("--robots ROBOTS.json is required") != std::string::npos);
+  // A fixed body does not evolve: run refuses it where it is declared.
+  CHECK(runEvocErr({"run", file, "--out", (dir / "run").string()}, err) == 1);
+  CHECK(err.find("alpaca.evo:4:12: error: body 'Alpaca' is a fixed body: it does not evolve") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "run"));
+}

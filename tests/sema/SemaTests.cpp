@@ -14,7 +14,8 @@ static const std::string kSrc = EVOC_SOURCE_DIR;
 TEST_CASE("every stdlib and example file checks", "[sema]") {
   for (const char *f :
        {"stdlib/physics/mass_spring.evo", "stdlib/parts/triangle.evo", "stdlib/controllers/mlp.evo",
-        "stdlib/losses/displacement.evo", "examples/eldir.evo", "examples/eldir_small.evo"}) {
+        "stdlib/losses/displacement.evo", "stdlib/physics/mass_spring_fang.evo",
+        "stdlib/bodies/fang2d.evo", "examples/eldir.evo", "examples/eldir_small.evo"}) {
     auto c = test::checkPath(kSrc + "/" + f);
     INFO(f << "\n" << c->all());
     CHECK(c->program);
@@ -604,4 +605,52 @@ TEST_CASE("the reference experiment fits the memory limit", "[sema]") {
   auto c = test::checkPath(kSrc + "/examples/eldir.evo");
   INFO(c->all());
   CHECK(c->program);
+}
+
+TEST_CASE("a fixed body: its CheckedProgram, the cell bound, and evoc run's refusal", "[sema]") {
+  const std::string body = "import \"physics/mass_spring_fang.evo\";\n"
+                           "import \"controllers/mlp.evo\";\n"
+                           "import \"losses/displacement.evo\";\n"
+                           "world { dim = 2; gravity = -1.8; dashpot = 0.2;\n"
+                           "  ground = flat(height = 0.1, friction = 1.0); }\n"
+                           "evolve { learn { iterations = 1; } }\n";
+  auto c = test::checkText(body + "body cells B { edge = 0.1; cells = [(0, 0, diagonal), (1, 0, "
+                                  "none)]; }\n");
+  INFO(c->all());
+  REQUIRE(c->program);
+  const sema::CheckedProgram &p = *c->program;
+  CHECK(p.world.dashpot == 0.2);
+  CHECK(p.body.kind == BodyKind::Cells);
+  REQUIRE(p.cellBody);
+  CHECK(p.cellBody->edge == 0.1);
+  CHECK(p.cellBody->stiffness == 3e4); // the defaults every body kind shares
+  CHECK(p.cellBody->actuation == 0.1);
+  CHECK(p.cellBody->origin == std::vector<double>{0, 0.1}); // corner (0, 0) on the ground
+  REQUIRE(p.cellBody->cells.size() == 2);
+  CHECK(p.cellBody->cells[0].i == 0);
+  CHECK(p.cellBody->cells[0].actuated == body::CellTemplate::Diagonal);
+  CHECK(p.cellBody->cells[1].i == 1);
+  CHECK(p.cellBody->cells[1].actuated == body::CellTemplate::None);
+
+  // `evoc run` refuses a fixed body where it is declared.
+  sema::CheckOptions run;
+  run.requireExperiment = run.evolveBody = true;
+  auto r = test::checkText(body + "body cells B { cells = [(0, 0, all)]; }\n", "t.evo", run);
+  CHECK_FALSE(r->program);
+  CHECK(r->all().find("t.evo:7:12: error: body 'B' is a fixed body: it does not evolve") !=
+        std::string::npos);
+  CHECK(r->all().find("note: the evolve block is here") != std::string::npos);
+
+  // 100000 cells are within the bound, one more is not.
+  for (int n : {100000, 100001}) {
+    std::string cells;
+    for (int k = 0; k < n; ++k)
+      cells +=
+          (k ? ", (" : "(") + std::to_string(k % 400) + ", " + std::to_string(k / 400) + ", none)";
+    auto big = test::checkText("world { dim = 2; }\nbody cells Big { cells = [" + cells + "]; }\n");
+    INFO(n << " cells");
+    CHECK(bool(big->program) == (n == 100000));
+    CHECK((big->all().find("a cells body of 100001 cells is above the limit of 100000") !=
+           std::string::npos) == (n == 100001));
+  }
 }

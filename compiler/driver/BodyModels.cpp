@@ -1,0 +1,59 @@
+// bodyModel(): a checked program's body as a runtime body model.
+#include "driver/BodyModels.h"
+
+#include "evolve/CellBody.h"
+#include "evolve/GrammarBody.h"
+#include "evolve/LatticeModel.h"
+#include "support/Error.h"
+
+namespace evoc::driver {
+namespace {
+
+/// The lattice body of a checked `body lattice` with its `mutation` rules.
+std::shared_ptr<const evolve::BodyModel> latticeModel(const sema::CheckedProgram &p) {
+  if (p.body.cell != "triangle")
+    throw Error("only lattices of the triangle cell can be evolved yet (the body uses '" +
+                p.body.cell + "')");
+  evolve::LatticeSpec body;
+  body.rows = int(p.body.rows);
+  body.cols = int(p.body.cols);
+  body.edge = p.body.edge;
+  body.stiffness = p.body.stiffness;
+  body.actuation = p.body.actuation;
+  body.baseY = p.world.ground.height;
+  body.fillHoles = body.largestComponent = false;
+  for (const auto &r : p.body.repair) {
+    body.fillHoles |= r == "fill_holes";
+    body.largestComponent |= r == "largest_component";
+  }
+  evolve::LatticeMutation mutation = evolve::kReferenceLatticeMutation;
+  for (const auto &m : p.mutations) {
+    if (m.op != "flip")
+      throw Error("mutation '" + m.op +
+                  "' applies to grammar bodies; a lattice body "
+                  "mutates with flip rules");
+    double rate = m.constant ? m.rate : -1; // -1: the model evaluates 1/cells, 1/edges
+    if (m.target == "cell") {
+      mutation.cellRate = rate;
+      mutation.untilChanged = m.untilChanged;
+    } else {
+      mutation.actuatorRate = rate;
+    }
+  }
+  return std::make_shared<evolve::LatticeModel>(body, mutation);
+}
+
+} // namespace
+
+std::shared_ptr<const evolve::BodyModel> bodyModel(const sema::CheckedProgram &p) {
+  if (p.hasBody && p.body.kind == ast::BodyKind::Lattice)
+    return latticeModel(p);
+  if (p.hasBody && p.grammarBody)
+    return std::make_shared<evolve::GrammarBody>(*p.grammarBody, p.grammarMutation);
+  if (p.hasBody && p.cellBody)
+    return std::make_shared<evolve::CellBody>(*p.cellBody, p.world.ground.height);
+  throw Error("this program has no body: declare `body lattice NAME { ... }`, "
+              "`body grammar NAME { ... }` or `body cells NAME { ... }`");
+}
+
+} // namespace evoc::driver

@@ -1,0 +1,59 @@
+// Fixed bodies (`body cells`, MULTITASK.md "2D bodies"): a hand-designed
+// body of square cells behind the engine's BodyModel. It has one genotype
+// and one phenotype; it does not evolve, so its variation operator throws.
+#pragma once
+
+#include "evolve/BodyModel.h"
+
+#include "support/BodySpec.h"
+
+#include <array>
+#include <vector>
+
+namespace evoc::evolve {
+
+/// The robot of a fixed body, built as MULTITASK.md says: each cell's
+/// corners a = (i, j), b = (i, j+1), c = (i+1, j), d = (i+1, j+1) at
+/// origin + edge (i, j), merged and numbered by first use (a, b, c, d within
+/// a cell); springs ab, ac, ad, bc, bd, cd per cell in that order, one that
+/// an earlier cell made (either direction) skipped, so the first cell keeps
+/// it with its actuation; rest length the initial distance; actuation the
+/// spec's for the springs of the cell's template, 0 for the others. Throws
+/// evoc::Error for a spec sema would refuse (no cells, a repeated cell,
+/// not 2D, a non-positive edge or stiffness). `corners`, if given, gets
+/// each cell's point indices a, b, c, d.
+runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
+                              std::vector<std::array<int, 4>> *corners = nullptr);
+
+/// `body cells` as a BodyModel: sample() always gives the one genotype,
+/// express() its robot placed where the file puts it (not lifted onto the
+/// ground), one outline per cell; vary() is never called on a fixed body
+/// (`evoc run` refuses one) and throws evoc::Error if it is.
+class CellBody : public BodyModel {
+public:
+  /// `groundY`: the world's ground height (pictures). Throws as buildCellRobot.
+  CellBody(body::CellBodySpec spec, double groundY);
+
+  const body::CellBodySpec &spec() const { return spec_; }
+  /// The one robot this body is.
+  const runtime::Robot &robot() const { return robot_; }
+
+  std::string kind() const override { return "cells"; }
+  GenomePtr sample(EvoRng &rng) const override;
+  Variation vary(const Genome &parent, const std::vector<const Genome *> &donors,
+                 EvoRng &rng) const override;
+  Phenotype express(const Genome &g) const override;
+  nlohmann::json toJson(const Genome &g) const override;
+  GenomePtr fromJson(const nlohmann::json &j) const override;
+  nlohmann::json fingerprint() const override;
+  double groundY() const override { return groundY_; }
+
+private:
+  body::CellBodySpec spec_;
+  double groundY_ = 0;
+  runtime::Robot robot_;
+  std::vector<PartOutline> outlines_;
+  GenomePtr genome_;
+};
+
+} // namespace evoc::evolve
