@@ -39,8 +39,8 @@ struct TrainArgs {
 bool parseTrainArgs(const std::vector<std::string> &rest, TrainArgs &a) {
   for (size_t i = 0; i < rest.size(); ++i) {
     const std::string &k = rest[i];
-    bool takes = k == "--out" || k == "--resume" || k == "--backend" || k == "--threads" ||
-                 k == "--robot";
+    bool takes =
+        k == "--out" || k == "--resume" || k == "--backend" || k == "--threads" || k == "--robot";
     if (!takes) {
       std::fprintf(stderr, "evoc train: error: unknown option '%s'\n", k.c_str());
       return false;
@@ -106,8 +106,9 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
       return 1;
     const sema::CheckedProgram &p = s.program();
     if (!p.hasTrain) {
-      std::fprintf(stderr, "evoc train: error: %s has no 'train { ... }' block (an 'evolve' "
-                           "experiment runs with evoc run)\n",
+      std::fprintf(stderr,
+                   "evoc train: error: %s has no 'train { ... }' block (an 'evolve' "
+                   "experiment runs with evoc run)\n",
                    opts.file.c_str());
       return 1;
     }
@@ -168,8 +169,8 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
                           "resume it with the same file and --set options");
       start = st["iteration"].get<int64_t>();
       if (start < 0 || start > iterations)
-        throw Error(dir + "/state.json: iteration " + std::to_string(start) +
-                    " is outside 0.." + std::to_string(iterations));
+        throw Error(dir + "/state.json: iteration " + std::to_string(start) + " is outside 0.." +
+                    std::to_string(iterations));
       trainer.setParams(runtime::parseParamsJson(st["params"].dump()).at(0));
       trainer.optimizer().load(st["optimizer"].get<std::vector<double>>());
       log = st["log"].get<std::string>();
@@ -189,8 +190,8 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
       runtime::Validation v = trainer.validate();
       vlog += validationJson(it, names, v).dump() + "\n";
       vcurve.push_back({int(it), v.meanLoss, v.meanLoss, v.meanLoss});
-      std::string line = "validation at " + std::to_string(it) + ": total " +
-                         std::to_string(v.meanLoss);
+      std::string line =
+          "validation at " + std::to_string(it) + ": total " + std::to_string(v.meanLoss);
       for (size_t k = 0; k < names.size() && k < v.meanTerms.size(); ++k)
         line += ", " + names[k] + " " + std::to_string(v.meanTerms[k]);
       std::printf("%s\n", line.c_str());
@@ -220,8 +221,8 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
     for (int64_t it = start; it < iterations; ++it) {
       runtime::BatchStep b = trainer.iterate(it);
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      json line = {{"iteration", it},        {"valid", b.valid},
-                   {"loss", b.loss},         {"terms", termsJson(names, b.terms)},
+      json line = {{"iteration", it},         {"valid", b.valid},
+                   {"loss", b.loss},          {"terms", termsJson(names, b.terms)},
                    {"grad_norm", b.gradNorm}, {"seconds", secs}};
       if (!b.valid) {
         line["error"] = b.error;
@@ -251,8 +252,7 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
     std::fprintf(stderr, "evoc train: error: %s\n", e.what());
     return 1;
   } catch (const nlohmann::json::exception &e) {
-    std::fprintf(stderr, "evoc train: error: a damaged file in the run directory: %s\n",
-                 e.what());
+    std::fprintf(stderr, "evoc train: error: a damaged file in the run directory: %s\n", e.what());
     return 1;
   }
 }

@@ -372,10 +372,11 @@ std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
     for (const BodyDecl *bd : bodies)
       if (bd->name.name == out.body.name) {
         DiagBuilder d =
-            diags.error(bd->name.range, "body '" + bd->name.name +
-                                            "' is a fixed body: it does not evolve, so there is "
-                                            "nothing to evolve; train its controller with a 'train { ... }' block "
-                                            "or simulate it with 'evoc sim FILE'");
+            diags.error(bd->name.range,
+                        "body '" + bd->name.name +
+                            "' is a fixed body: it does not evolve, so there is "
+                            "nothing to evolve; train its controller with a 'train { ... }' block "
+                            "or simulate it with 'evoc sim FILE'");
         if (!evolves.empty())
           d.note(evolves.front()->name.range, "the evolve block is here");
       }

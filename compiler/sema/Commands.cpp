@@ -131,8 +131,8 @@ void Checker::checkCommands() {
         spec.names.push_back(name);
       }
       if (spec.names.empty())
-        diags.error(nb.name.range, "task " + q(task.name) +
-                                       " sets no command; write e.g. 'v = uniform(-1, 1);'");
+        diags.error(nb.name.range,
+                    "task " + q(task.name) + " sets no command; write e.g. 'v = uniform(-1, 1);'");
     }
     task.values.resize(spec.names.size());
     std::vector<char> seen(spec.names.size(), 0);
@@ -168,8 +168,8 @@ void Checker::checkCommands() {
     return;
   }
   if (std::abs(total - 1) > 1e-9)
-    diags.error(d.name.range, "the task probabilities add up to " + std::to_string(total) +
-                                  ", not 1");
+    diags.error(d.name.range,
+                "the task probabilities add up to " + std::to_string(total) + ", not 1");
   if (validate) {
     spec.grid.assign(spec.names.size(), {});
     for (const auto &s : validate->block->settings) {

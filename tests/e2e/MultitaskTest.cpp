@@ -4,15 +4,21 @@
 // against the interpreter; checkpointed against a full tape.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <cmath>
+#include <fstream>
 #include <iostream>
+
+#include <nlohmann/json.hpp>
 
 #include "core/Commands.h"
 #include "core/FixedTrain.h"
 #include "core/Population.h"
 #include "core/Rollout.h"
+#include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
+#include "evolve/EvoRng.h"
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 
@@ -25,6 +31,16 @@ struct Compiled {
   sema::CheckedProgram prog;
   ir::Module m;
 };
+
+sema::CheckedProgram checkEvo(const std::string &file) {
+  driver::CommonOptions o;
+  o.file = std::string(EVOC_SOURCE_DIR) + "/" + file;
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  auto prog = driver::loadChecked(o, sources, diags);
+  REQUIRE(prog);
+  return std::move(*prog);
+}
 
 Compiled compileEvo(const std::string &file) {
   driver::CommonOptions o;
@@ -184,4 +200,83 @@ TEST_CASE("Multi-task training lowers the batch loss and validates on the grid",
   for (int i = 0; i < 30; ++i)
     last = again.iterate(0).loss;
   CHECK(last < 0.8 * first);
+}
+
+namespace {
+
+nlohmann::json readJson(const std::string &rel) {
+  std::ifstream in(std::string(EVOC_SOURCE_DIR) + "/" + rel);
+  REQUIRE(in);
+  return nlohmann::json::parse(in);
+}
+
+// The weights of MULTITASK_NOTES.md's "formula" (zero: all zeros).
+ParamSet fangWeights(const ParamSet &shapes, bool formula) {
+  ParamSet p = shapes;
+  for (auto &[name, t] : p) {
+    int64_t rows = t.shape.at(0), cols = t.shape.size() > 1 ? t.shape[1] : 1;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        double v = 0;
+        if (formula && name == "w1")
+          v = std::sin(1 + 0.7 * i + 1.3 * j) / std::sqrt(double(cols));
+        else if (formula && name == "b1")
+          v = 0.1 * std::sin(2 + 0.9 * i);
+        else if (formula && name == "w2")
+          v = std::sin(3 + 0.5 * i + 1.1 * j) / std::sqrt(64.0);
+        else if (formula && name == "b2")
+          v = 0.1 * std::sin(4 + 0.3 * i);
+        t.data[size_t(i * cols + j)] = v;
+      }
+  }
+  return p;
+}
+
+} // namespace
+
+TEST_CASE("Validation metric equals the independent reference term by term",
+          "[multitask][reference]") {
+  Compiled c = compileEvo("examples/multitask_alpaca.evo");
+  ModuleInfo info(c.m);
+  auto cpu = codegen::compile(c.m, codegen::BackendKind::Cpu);
+  for (const char *design : {"Alpaca", "Monster", "Stool"}) {
+    std::string lower = design;
+    for (auto &ch : lower)
+      ch = char(std::tolower(ch));
+    sema::CheckedProgram body = checkEvo("stdlib/bodies/fang/" + lower + ".evo");
+    REQUIRE(body.cellBody);
+    evolve::EvoRng rng(1);
+    auto model = driver::bodyModel(body);
+    Robot robot = model->express(*model->sample(rng)).robot;
+    TrainOptions o;
+    o.steps = c.prog.world.steps;
+    o.groundHeight = 0.1;
+    o.commands = &c.prog.commands;
+    FixedTrainer tr(info, *cpu, robot, o);
+    for (bool formula : {false, true}) {
+      INFO(design << (formula ? " formula" : " zero"));
+      nlohmann::json ref = readJson(std::string("tests/data/multitask/validate_") + design +
+                                    (formula ? "_formula" : "_zero") + ".json");
+      tr.setParams(fangWeights(tr.params(), formula));
+      Validation v = tr.validate();
+      REQUIRE(v.valid);
+      REQUIRE(v.cases.size() == ref["cases"].size());
+      auto close = [](double a, double b) {
+        return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
+      };
+      const char *names[] = {"velocity", "height", "crawl"};
+      for (size_t k = 0; k < v.cases.size(); ++k) {
+        const auto &rc = ref["cases"][k];
+        INFO("case " << k);
+        CHECK(v.cases[k].commands == std::vector<double>{rc["v"].get<double>(),
+                                                         rc["h"].get<double>(),
+                                                         rc["c"].get<double>()});
+        for (int t = 0; t < 3; ++t)
+          CHECK(close(v.cases[k].terms[size_t(t)], rc[names[t]].get<double>()));
+      }
+      for (int t = 0; t < 3; ++t)
+        CHECK(close(v.meanTerms[size_t(t)], ref["means"][names[t]].get<double>()));
+      CHECK(close(v.meanLoss, ref["means"]["total"].get<double>()));
+    }
+  }
 }
