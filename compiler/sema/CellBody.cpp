@@ -99,7 +99,7 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
       if (!t || int(t->elems.size()) != spec.dim) {
         diags.error(e->range,
                     "'origin' is the position of grid corner (0, 0): " + std::to_string(spec.dim) +
-                        " numbers, e.g. " + (spec.dim == 2 ? "(0.5, 0.5)" : "(0.5, 0.5, 0.5)"));
+                        " numbers, e.g. " + (spec.dim == 2 ? "(0.5, 0.1)" : "(0.5, 0.5, 0.1)"));
         continue;
       }
       std::vector<double> o;
