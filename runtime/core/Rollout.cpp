@@ -97,6 +97,8 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
     const auto &B = info_.module->buffers[b];
     if (B.role != ir::Role::State || B.time != ir::TimeRef::Fixed)
       continue;
+    if (T_ == 1 && !backward) // runInit: no loss runs
+      continue;
     if (B.fixedTime < 0 || B.fixedTime >= T_)
       throw Error(fmt::format("loss buffer '{}' reads the state at t = {}, outside the "
                               "rollout's {} states",
