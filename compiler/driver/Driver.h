@@ -46,6 +46,16 @@ bool parseCommonOptions(const std::vector<std::string> &args, CommonOptions &out
 std::optional<sema::CheckedProgram> loadChecked(const CommonOptions &opts, SourceManager &sources,
                                                 DiagnosticEngine &diags);
 
+/// The default run directory of FILE: runs/<file stem>.
+std::string defaultRunDir(const std::string &file);
+/// The whole text of a file ("" when it cannot be read).
+std::string readText(const std::string &path);
+/// The experiment as run, for a run directory's resolved.evo: a header
+/// naming `command` and the --set overrides as comments, then every module's
+/// text (imports first).
+std::string resolvedSource(const std::string &command, const CommonOptions &opts,
+                           const sema::CheckedProgram &program);
+
 /// `evoc train`: trains the fixed body of a program with a `train` block
 /// (also what `evoc run` does with one). `rest`: the options after the common ones.
 int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest);

@@ -5,7 +5,9 @@
 #include "support/SourceManager.h"
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace evoc::driver {
 
@@ -76,6 +78,30 @@ std::optional<sema::CheckedProgram> loadChecked(const CommonOptions &opts, Sourc
     return std::nullopt;
   }
   return program;
+}
+
+std::string defaultRunDir(const std::string &file) {
+  std::string stem = file.substr(file.find_last_of('/') + 1);
+  if (auto dot = stem.rfind(".evo"); dot != std::string::npos)
+    stem = stem.substr(0, dot);
+  return "runs/" + stem;
+}
+
+std::string readText(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string resolvedSource(const std::string &command, const CommonOptions &opts,
+                           const sema::CheckedProgram &program) {
+  std::string text = "// " + command + " " + opts.file + "\n";
+  for (const auto &[k, v] : opts.check.overrides)
+    text += "// --set " + k + "=" + v + "\n";
+  for (const auto &mod : program.ast->modules)
+    text += "\n// ----- " + mod->path + " -----\n" + readText(mod->path);
+  return text;
 }
 
 } // namespace evoc::driver

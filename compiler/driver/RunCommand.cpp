@@ -2,9 +2,7 @@
 // [--set key=value ...]`: evolve bodies and learn their controllers, writing
 // a resumable run directory.
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
@@ -59,14 +57,6 @@ bool parseRunArgs(const std::vector<std::string> &rest, RunArgs &a) {
   return true;
 }
 
-/// The default run directory: runs/<file stem>.
-std::string defaultOut(const std::string &file) {
-  std::string stem = file.substr(file.find_last_of('/') + 1);
-  if (auto dot = stem.rfind(".evo"); dot != std::string::npos)
-    stem = stem.substr(0, dot);
-  return "runs/" + stem;
-}
-
 /// Maps the checked .evo settings onto the engine's configuration.
 evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
                                         const runtime::TrainOptions &train) {
@@ -100,13 +90,6 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
   return c;
 }
 
-std::string readText(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 int runRun(const std::vector<std::string> &args) {
   CommonOptions opts;
   if (!parseCommonOptions(args, opts))
@@ -129,15 +112,10 @@ int runRun(const std::vector<std::string> &args) {
 
     evolve::RunOptions ro;
     ro.resume = !a.resume.empty();
-    ro.dir = ro.resume ? a.resume : (a.out.empty() ? defaultOut(opts.file) : a.out);
+    ro.dir = ro.resume ? a.resume : (a.out.empty() ? defaultRunDir(opts.file) : a.out);
     // The experiment as run: every file it imports, then the main file, and
     // the overrides (applied by the checker) as comments.
-    std::string resolved = "// evoc run " + opts.file + "\n";
-    for (const auto &[k, v] : opts.check.overrides)
-      resolved += "// --set " + k + "=" + v + "\n";
-    for (const auto &mod : p.ast->modules)
-      resolved += "\n// ----- " + mod->path + " -----\n" + readText(mod->path);
-    ro.resolvedSource = resolved;
+    ro.resolvedSource = resolvedSource("evoc run", opts, p);
     // What a resume must match beyond the engine's settings: the training
     // settings by name, then a hash of the experiment's text (every module,
     // with its `generations = N` blanked, and the overrides but

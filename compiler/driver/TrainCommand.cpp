@@ -9,8 +9,6 @@
 //   DIR/state.json                checkpoint (weights, optimiser, iteration)
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -87,13 +85,6 @@ json validationJson(int64_t iteration, const std::vector<std::string> &names,
   return j;
 }
 
-std::string readAll(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 } // namespace
 
 int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest) {
@@ -133,18 +124,8 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
     runtime::FixedTrainer trainer(info, s.executable(), robot, train);
 
     const bool resume = !a.resume.empty();
-    std::string dir = resume ? a.resume : a.out;
-    if (dir.empty()) {
-      std::string stem = opts.file.substr(opts.file.find_last_of('/') + 1);
-      if (auto dot = stem.rfind(".evo"); dot != std::string::npos)
-        stem = stem.substr(0, dot);
-      dir = "runs/" + stem;
-    }
-    std::string resolved = "// evoc train " + opts.file + "\n";
-    for (const auto &[k, v] : opts.check.overrides)
-      resolved += "// --set " + k + "=" + v + "\n";
-    for (const auto &mod : p.ast->modules)
-      resolved += "\n// ----- " + mod->path + " -----\n" + readAll(mod->path);
+    const std::string dir = resume ? a.resume : a.out.empty() ? defaultRunDir(opts.file) : a.out;
+    const std::string resolved = resolvedSource("evoc train", opts, p);
     evolve::RunDir run = resume ? evolve::RunDir::open(dir) : evolve::RunDir::create(dir, resolved);
     if (resume) {
       run.lock();

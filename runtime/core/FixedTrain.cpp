@@ -11,18 +11,6 @@
 
 namespace evoc::runtime {
 
-namespace {
-RolloutConfig rolloutConfig(const TrainOptions &o) {
-  RolloutConfig rc;
-  rc.steps = o.steps;
-  rc.checkpointK = o.checkpointK;
-  rc.fullTape = o.fullTape;
-  rc.groundHeight = o.groundHeight;
-  rc.upAxis = o.upAxis;
-  return rc;
-}
-} // namespace
-
 FixedTrainer::FixedTrainer(const ModuleInfo &info, const codegen::Executable &exe,
                            const Robot &robot, const TrainOptions &opts)
     : info_(info), exe_(exe), opts_(opts) {
@@ -67,16 +55,15 @@ BatchStep FixedTrainer::iterate(int64_t it) {
   broadcast();
   const int B = int(opts_.batch);
   std::vector<RolloutOutcome> outs(static_cast<size_t>(B));
-  std::vector<CommandTable> tables(static_cast<size_t>(B));
-  RolloutConfig base = rolloutConfig(opts_);
+  const RolloutConfig base = rolloutConfig(opts_);
   pool_->parallelFor(B, [&](int b, int w) {
     if (!ws_[size_t(w)])
       ws_[size_t(w)] = std::make_unique<Rollout>(info_, exe_);
     RolloutConfig rc = base;
+    CommandTable table; // outlives the rollout below, which reads it
     if (opts_.commands) {
-      tables[size_t(b)] =
-          drawCommands(*opts_.commands, opts_.steps, episodeStream(opts_.seed, 0, it, b));
-      bindCommands(rc, *opts_.commands, tables[size_t(b)]);
+      table = drawCommands(*opts_.commands, opts_.steps, episodeStream(opts_.seed, 0, it, b));
+      bindCommands(rc, *opts_.commands, table);
     }
     outs[size_t(b)] = ws_[size_t(w)]->run(*pop_, b, rc, true);
   });
@@ -120,7 +107,7 @@ Validation FixedTrainer::validate() {
   broadcast();
   const int n = int(opts_.commands->gridCases());
   v.cases.resize(size_t(n));
-  RolloutConfig base = rolloutConfig(opts_);
+  const RolloutConfig base = rolloutConfig(opts_);
   pool_->parallelFor(n, [&](int c, int w) {
     if (!ws_[size_t(w)])
       ws_[size_t(w)] = std::make_unique<Rollout>(info_, exe_);

@@ -51,6 +51,16 @@ Rollout::Rollout(const ModuleInfo &info, const codegen::Executable &exe)
   }
   if ((sampleBuf_ < 0) != (windowBuf_ < 0))
     throw Error("the module has window samples without reduced windows (or the reverse)");
+  slotReduce_.assign(size_t(windowSlots_), ir::WindowReduce::Sum);
+  for (int k : info.lossStep)
+    if (int slot = m.kernels[k].windowSlot; slot >= 0 && slot < windowSlots_)
+      slotReduce_[size_t(slot)] = m.kernels[k].windowReduce;
+}
+
+void Rollout::seedOutputAdj(int buffer, int64_t index, double value) {
+  std::memset(bytesOf(outAdj_), 0, size_t(L_->arenaBytes[int(Arena::OutputAdj)]));
+  if (buffer >= 0)
+    storeF(bytesOf(outAdj_) + L_->offset[buffer], index, value, pop_->f32());
 }
 
 void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool backward) {
@@ -311,16 +321,13 @@ void Rollout::forwardLossSteps(int64_t t, std::byte *x) {
 // (divided by the count for a mean; only at the extreme's time for max/min).
 void Rollout::backwardLossSteps(int64_t t, const std::vector<double> &windowAdj) {
   const ir::Module &m = *info_.module;
-  const bool f32 = pop_->f32();
   for (size_t i = 0; i < info_.lossStep.size(); ++i) {
     int k = info_.lossStep[i];
     if (!lossStepAt(k, t))
       continue;
     const ir::Kernel &K = m.kernels[k];
-    std::memset(bytesOf(outAdj_), 0, size_t(L_->arenaBytes[int(Arena::OutputAdj)]));
     if (K.windowSlot < 0) {
-      if (info_.lossOutputAdj >= 0)
-        storeF(bytesOf(outAdj_) + L_->offset[info_.lossOutputAdj], 0, 1.0, f32);
+      seedOutputAdj(info_.lossOutputAdj, 0, 1.0);
     } else {
       size_t w = size_t(K.windowSlot);
       double seed = windowAdj[w];
@@ -332,7 +339,7 @@ void Rollout::backwardLossSteps(int64_t t, const std::vector<double> &windowAdj)
         seed = 0;
       if (seed == 0 || sampleAdj_ < 0)
         continue;
-      storeF(bytesOf(outAdj_) + L_->offset[sampleAdj_], K.windowSlot, seed, f32);
+      seedOutputAdj(sampleAdj_, K.windowSlot, seed);
     }
     call(info_.lossStepAdj[i], t, slot(t), nullptr, adjAt(t), nullptr);
   }
@@ -392,12 +399,8 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
     std::byte *w = pop.buffer(r, windowBuf_);
     for (int i = 0; i < windowSlots_; ++i) {
       double v = redValue_[size_t(i)];
-      // A mean of the samples (the kernel's window has hi - lo + 1 of them).
-      for (int k : info_.lossStep) {
-        const auto &K = info_.module->kernels[k];
-        if (K.windowSlot == i && K.windowReduce == ir::WindowReduce::Mean)
-          v /= double(std::max<int64_t>(redCount_[size_t(i)], 1));
-      }
+      if (slotReduce_[size_t(i)] == ir::WindowReduce::Mean) // the samples' sum, so far
+        v /= double(std::max<int64_t>(redCount_[size_t(i)], 1));
       storeF(w, i, v, f32);
     }
   }
@@ -422,9 +425,7 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
   std::memset(bytesOf(adjRing_), 0, size_t(adjSize_ * sb_));
   std::vector<double> windowAdj(size_t(windowSlots_), 0.0);
   for (size_t i = 0; i < info_.loss.size(); ++i) {
-    std::memset(bytesOf(outAdj_), 0, size_t(L_->arenaBytes[int(Arena::OutputAdj)]));
-    if (info_.lossOutputAdj >= 0)
-      storeF(bytesOf(outAdj_) + L_->offset[info_.lossOutputAdj], 0, 1.0, f32);
+    seedOutputAdj(info_.lossOutputAdj, 0, 1.0);
     call(info_.lossAdj[i], T_ - 1, pinnedState(T_ - 1), nullptr, pinnedAdj(T_ - 1), nullptr);
     if (windowAdj_ >= 0)
       for (int w = 0; w < windowSlots_; ++w)

@@ -85,6 +85,8 @@ private:
   std::byte *pinnedAdj(int64_t t);
   void forwardLossSteps(int64_t t, std::byte *x);
   void backwardLossSteps(int64_t t, const std::vector<double> &windowAdj);
+  /// Zeroes the Output adjoints, then sets element `index` of `buffer` (if >= 0).
+  void seedOutputAdj(int buffer, int64_t index, double value);
   /// Makes the ring hold the states [need, ...] by recomputing from a checkpoint.
   void recomputeFrom(int64_t need);
   static std::byte *bytesOf(AlignedDoubles &v) { return reinterpret_cast<std::byte *>(v.data()); }
@@ -97,6 +99,7 @@ private:
   bool readsCommands_ = false;
   int sampleBuf_ = -1, windowBuf_ = -1, windowAdj_ = -1, sampleAdj_ = -1, termsBuf_ = -1;
   int windowSlots_ = 0;
+  std::vector<ir::WindowReduce> slotReduce_; // per window slot
   // Current robot.
   Population *pop_ = nullptr;
   int r_ = -1;

@@ -16,6 +16,16 @@
 
 namespace evoc::runtime {
 
+RolloutConfig rolloutConfig(const TrainOptions &o) {
+  RolloutConfig rc;
+  rc.steps = o.steps;
+  rc.checkpointK = o.checkpointK;
+  rc.fullTape = o.fullTape;
+  rc.groundHeight = o.groundHeight;
+  rc.upAxis = o.upAxis;
+  return rc;
+}
+
 uint64_t episodeStream(uint64_t seed, uint64_t robotId, int64_t iteration, int64_t episode) {
   return mixSeed(mixSeed(mixSeed(mixSeed(seed, 0xC0FFEE5EEDull), robotId), uint64_t(iteration)),
                  uint64_t(episode));
@@ -43,12 +53,7 @@ std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable
     for (int r = 0; r < n; ++r)
       pop.checkParams(r, (*init)[r]);
 
-  RolloutConfig rc;
-  rc.steps = opts.steps;
-  rc.checkpointK = opts.checkpointK;
-  rc.fullTape = opts.fullTape;
-  rc.groundHeight = opts.groundHeight;
-  rc.upAxis = opts.upAxis;
+  const RolloutConfig rc = rolloutConfig(opts);
 
   std::vector<TrainResult> results(n);
   ThreadPool pool(std::min(opts.threads > 0 ? opts.threads : defaultThreads(), std::max(n, 1)));

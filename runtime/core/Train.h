@@ -60,6 +60,9 @@ struct TrainOptions {
   int64_t batch = 1;
 };
 
+/// The rollout settings of a learning run (no commands bound).
+RolloutConfig rolloutConfig(const TrainOptions &o);
+
 /// The stream an episode's commands are drawn from.
 uint64_t episodeStream(uint64_t seed, uint64_t robotId, int64_t iteration, int64_t episode);
 using SimOptions = TrainOptions;
