@@ -38,6 +38,10 @@ runtime::TrainOptions Session::trainOptions() const {
   o.seed = p.hasTrain ? p.train.seed : p.evolve.seed;
   o.iterations = int(learn.iterations);
   o.batch = learn.batch;
+  o.continuation.after = learn.episodes.continueAfter;
+  o.continuation.resetEvery = learn.episodes.resetEvery;
+  o.continuation.resetEveryMax = learn.episodes.resetEveryMax;
+  o.continuation.growEvery = learn.episodes.growEvery;
   if (!p.commands.empty())
     o.commands = &p.commands;
   const sema::Optimizer &opt = learn.optimizer;

@@ -6,12 +6,19 @@
 //   DIR/validation.jsonl          one line per validation: means per term
 //   DIR/weights.json              the current weights (PARAMS.json format)
 //   DIR/validation.svg            the validation total over iterations
-//   DIR/state.json                checkpoint (weights, optimiser, iteration)
+//   DIR/gaits/case_NN_*.svg       the gait under each validation case (at the end)
+//   DIR/state.json                checkpoint (weights, optimiser, iteration,
+//                                 continued episodes' states)
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
+#include "core/Commands.h"
 #include "core/FixedTrain.h"
 #include "core/JsonIO.h"
 #include "driver/BodyModels.h"
@@ -85,6 +92,61 @@ json validationJson(int64_t iteration, const std::vector<std::string> &names,
   return j;
 }
 
+// validation.svg: the grid's mean total and each term over iterations.
+std::string validationPlot(const std::string &vlog, const std::vector<std::string> &names) {
+  evolve::LinePlot plot{
+      "validation loss (mean over the grid of commands)", "iteration", "loss", {}};
+  plot.series.push_back({"total", "#000000", {}});
+  for (const auto &n : names)
+    plot.series.push_back({n, "", {}});
+  for (size_t at = 0; at < vlog.size();) {
+    size_t nl = vlog.find('\n', at);
+    json j = json::parse(vlog.substr(at, nl - at));
+    double it = double(j.value("iteration", 0));
+    plot.series[0].points.emplace_back(it, j.value("total", 0.0));
+    for (size_t k = 0; k < names.size(); ++k)
+      if (j.contains("terms") && j["terms"].contains(names[k]))
+        plot.series[k + 1].points.emplace_back(it, j["terms"][names[k]].get<double>());
+    at = nl == std::string::npos ? vlog.size() : nl + 1;
+  }
+  return evolve::renderLinePlot(plot);
+}
+
+// gaits/case_NN_....svg: the body under each validation case's commands,
+// at five moments, with the final weights.
+void writeGaits(const evolve::RunDir &run, runtime::FixedTrainer &trainer,
+                const runtime::Robot &robot, const sema::CheckedProgram &p) {
+  const body::CommandSpec &spec = p.commands;
+  if (spec.gridCases() == 0 || robot.dim != 2)
+    return; // projected 3D pictures come with the 3D physics
+  std::filesystem::path dir = run.path() / "gaits";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw Error("cannot create '" + dir.string() + "': " + ec.message());
+  const int64_t T = p.world.steps;
+  std::vector<int64_t> times;
+  for (int k = 0; k < 5; ++k)
+    times.push_back(std::min<int64_t>(T - 1, k * (T - 1) / 4));
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  for (int64_t c = 0; c < spec.gridCases(); ++c) {
+    auto xs = trainer.caseTrajectory(c, "point.x", times);
+    runtime::CommandTable t = runtime::gridCommands(spec, T, c);
+    std::string label, file = fmt::format("case_{:02d}", c);
+    for (size_t k = 0; k < spec.names.size(); ++k) {
+      label += fmt::format("{}{} = {:g}", k ? ", " : "", spec.names[k], t.values[k]);
+      file += fmt::format("_{}{:g}", spec.names[k], t.values[k]);
+    }
+    std::vector<evolve::GaitFrame> frames;
+    for (size_t k = 0; k < xs.size(); ++k)
+      frames.push_back({xs[k], {}, fmt::format("t = {}", times[k])});
+    evolve::GaitStyle style;
+    style.groundY = p.world.ground.height;
+    style.title = "validation case " + std::to_string(c) + ": " + label;
+    evolve::writeFileAtomic(dir / (file + ".svg"), evolve::renderGait(robot, frames, style));
+  }
+}
+
 } // namespace
 
 int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest) {
@@ -135,7 +197,6 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
     // The log and validation lines so far (a resume keeps those of the
     // completed iterations only).
     std::string log, vlog;
-    std::vector<evolve::FitnessPoint> vcurve;
     int64_t start = 0;
     if (resume && run.hasState()) {
       json st = run.readState();
@@ -152,16 +213,19 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
       if (start < 0 || start > iterations)
         throw Error(dir + "/state.json: iteration " + std::to_string(start) + " is outside 0.." +
                     std::to_string(iterations));
-      trainer.setParams(runtime::parseParamsJson(st["params"].dump()).at(0));
+      json params = {{"params", st["params"]}};
+      auto sets = runtime::parseParamsJson(params.dump(), dir + "/state.json");
+      if (sets.size() != 1)
+        throw Error(dir + "/state.json holds " + std::to_string(sets.size()) +
+                    " parameter sets; a training run has one");
+      trainer.setParams(sets[0]);
       trainer.optimizer().load(st["optimizer"].get<std::vector<double>>());
       log = st["log"].get<std::string>();
       vlog = st["validation"].get<std::string>();
-      for (size_t at = 0; at < vlog.size();) {
-        size_t nl = vlog.find('\n', at);
-        json j = json::parse(vlog.substr(at, nl - at));
-        double t = j.value("total", 0.0);
-        vcurve.push_back({int(j.value("iteration", 0)), t, t, t});
-        at = nl == std::string::npos ? vlog.size() : nl + 1;
+      if (st.contains("carry")) {
+        if (!st["carry"].is_array())
+          throw Error(dir + "/state.json: 'carry' is not a list of episode states");
+        trainer.carry().load(st["carry"].get<std::vector<std::string>>());
       }
     }
     const bool grid = p.commands.gridCases() > 0;
@@ -170,7 +234,6 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
         return;
       runtime::Validation v = trainer.validate();
       vlog += validationJson(it, names, v).dump() + "\n";
-      vcurve.push_back({int(it), v.meanLoss, v.meanLoss, v.meanLoss});
       std::string line =
           "validation at " + std::to_string(it) + ": total " + std::to_string(v.meanLoss);
       for (size_t k = 0; k < names.size() && k < v.meanTerms.size(); ++k)
@@ -182,8 +245,7 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
       run.writeFile("log.jsonl", log);
       if (grid) {
         run.writeFile("validation.jsonl", vlog);
-        run.writeFile("validation.svg",
-                      evolve::renderFitnessPlot(vcurve, "validation loss (mean over the grid)"));
+        run.writeFile("validation.svg", validationPlot(vlog, names));
       }
       json w = {{"params", json::array({runtime::paramSetToJson(trainer.params())})}};
       run.writeFile("weights.json", w.dump());
@@ -193,6 +255,7 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
                  {"optimizer", trainer.optimizer().save()},
                  {"log", log},
                  {"validation", vlog},
+                 {"carry", trainer.carry().save()},
                  {"text", resolved}};
       run.writeState(st);
     };
@@ -225,6 +288,7 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
     }
     if (start >= iterations)
       checkpoint(iterations);
+    writeGaits(run, trainer, robot, p);
     std::printf("evoc train: %lld iterations; results: %s/log.jsonl, %s/validation.jsonl, "
                 "%s/weights.json\n",
                 (long long)iterations, dir.c_str(), dir.c_str(), dir.c_str());

@@ -351,6 +351,8 @@ Val Lowerer::builtin(const ast::CallExpr *e) {
     return reduce(e);
   case BI::SinWaves:
     unsupported(e->range, "sin_waves(...) is only meaningful as a controller input");
+  case BI::Repeat:
+    unsupported(e->range, "repeat(...) is only meaningful as a controller input");
   case BI::None:
     break;
   }

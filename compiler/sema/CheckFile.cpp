@@ -138,8 +138,11 @@ static const std::vector<std::string> kWorldKeys = {"dim",     "dt",        "ste
                                                     "physics", "checkpoint"};
 static const std::vector<std::string> kEvolveKeys = {
     "population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"};
-static const std::vector<std::string> kLearnKeys = {"iterations", "optimizer", "loss",
-                                                    "controller", "inherit",   "batch"};
+const std::vector<std::string> &learnKeys() {
+  static const std::vector<std::string> keys = {"iterations", "optimizer", "loss",    "controller",
+                                                "inherit",    "batch",     "episodes"};
+  return keys;
+}
 static const std::vector<std::string> kTrainKeys = {"seed", "validate_every"};
 
 bool Checker::applyOverrides() {
@@ -171,7 +174,7 @@ bool Checker::applyOverrides() {
         block = &trains.front()->body;
     } else if (path.size() == 3 && (path[0] == "evolve" || path[0] == "train") &&
                path[1] == "learn") {
-      known = &kLearnKeys;
+      known = &learnKeys();
       SettingsBlock *outer = path[0] == "evolve"
                                  ? (evolves.empty() ? nullptr : &evolves.front()->body)
                                  : (trains.empty() ? nullptr : &trains.front()->body);
@@ -187,7 +190,7 @@ bool Checker::applyOverrides() {
         all.push_back("world." + k);
       for (auto &k : kEvolveKeys)
         all.push_back("evolve." + k);
-      for (auto &k : kLearnKeys)
+      for (auto &k : learnKeys())
         all.push_back("evolve.learn." + k), all.push_back("train.learn." + k);
       for (auto &k : kTrainKeys)
         all.push_back("train." + k);

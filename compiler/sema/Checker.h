@@ -47,6 +47,9 @@ struct ExprCtx {
   bool timed = false;
 };
 
+/// The keys of a `learn { ... }` block (and of --set evolve.learn.* / train.learn.*).
+const std::vector<std::string> &learnKeys();
+
 class Checker {
 public:
   Checker(const CheckOptions &options, SourceManager &sources, DiagnosticEngine &diags)
@@ -152,6 +155,8 @@ public:
   /// then its settings (checkLearn; `prefix`: "evolve.learn").
   void selectLearn(const ast::SettingsBlock *learn, SourceRange at, Learn &out);
   void checkLearn(const ast::SettingsBlock *learn, const std::string &prefix, Learn &out);
+  /// `episodes = fresh()` or `continued(after = N, ...)` (sema::Episodes).
+  void checkEpisodes(ast::Expr &e, const std::string &what, Episodes &out);
   void checkTrain();
   // ---- Commands.cpp
   void checkCommands();

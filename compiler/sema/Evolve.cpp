@@ -256,8 +256,7 @@ void Checker::selectLearn(const SettingsBlock *learn, SourceRange at, Learn &L) 
   L.loss = selectDecl(*this, learn, "loss", losses, DeclKind::Loss, "loss");
   if (!learn)
     return;
-  checkKnownKeys(*learn, "learn",
-                 {"iterations", "optimizer", "loss", "controller", "inherit", "batch"});
+  checkKnownKeys(*learn, "learn", learnKeys());
   if (!L.controller && !learn->find("controller"))
     diags.error(at, controllers.empty() ? "no controller is declared; import one, e.g. "
                                           "import \"controllers/mlp.evo\";"
@@ -268,6 +267,63 @@ void Checker::selectLearn(const SettingsBlock *learn, SourceRange at, Learn &L) 
                                      "import \"losses/displacement.evo\";"
                                    : "several losses are declared; choose one with "
                                      "'loss = NAME;' in learn");
+}
+
+void Checker::checkEpisodes(Expr &e, const std::string &what, Episodes &ep) {
+  auto *call = dynCast<CallExpr>(&e);
+  const std::string form = "fresh() or continued(after = N, reset_every = R, reset_every_max = M, "
+                           "grow_every = G)";
+  if (!call || (call->callee.name != "fresh" && call->callee.name != "continued")) {
+    diags.error(e.range, what + " must be " + form);
+    return;
+  }
+  call->ref = CallRef::Setting;
+  if (!call->args.empty())
+    diags.error(call->args[0]->range, call->callee.name + "() takes named arguments");
+  ep = Episodes{};
+  if (call->callee.name == "fresh") {
+    if (!call->namedArgs.empty())
+      diags.error(call->namedArgs[0].name.range, "fresh() takes no arguments");
+    return;
+  }
+  bool haveMax = false, haveAfter = false;
+  for (auto &na : call->namedArgs) {
+    const std::string &n = na.name.name;
+    int64_t *slot = n == "after"             ? &ep.continueAfter
+                    : n == "reset_every"     ? &ep.resetEvery
+                    : n == "reset_every_max" ? &ep.resetEveryMax
+                    : n == "grow_every"      ? &ep.growEvery
+                                             : nullptr;
+    if (!slot) {
+      diags.error(na.name.range, "unknown argument " + q(n) +
+                                     " of continued; expected after, "
+                                     "reset_every, reset_every_max or grow_every");
+      continue;
+    }
+    auto v = evalInt(*na.value, n);
+    if (!v)
+      continue;
+    if (*v < (n == "after" ? 1 : n == "grow_every" ? 0 : 1) || *v > kMaxIterations) {
+      diags.error(na.value->range, q(n) + " must lie in " + (n == "grow_every" ? "0" : "1") + ".." +
+                                       std::to_string(kMaxIterations));
+      continue;
+    }
+    *slot = *v;
+    haveMax |= n == "reset_every_max";
+    haveAfter |= n == "after";
+  }
+  if (!haveAfter) {
+    diags.error(e.range, "continued(...) needs after = N: the iteration from which episodes "
+                         "continue from the previous final state");
+    ep.continueAfter = -1;
+  }
+  if (!haveMax)
+    ep.resetEveryMax = ep.resetEvery;
+  else if (ep.resetEveryMax < ep.resetEvery)
+    diags.error(e.range, "reset_every_max must be at least reset_every");
+  else if (ep.resetEveryMax > ep.resetEvery && ep.growEvery == 0)
+    diags.error(e.range, "reset_every grows up to reset_every_max every grow_every iterations; "
+                         "give grow_every = G");
 }
 
 void Checker::checkLearn(const SettingsBlock *learn, const std::string &prefix, Learn &L) {
@@ -299,6 +355,9 @@ void Checker::checkLearn(const SettingsBlock *learn, const std::string &prefix, 
                     "unknown inherit " + q(*n) +
                         (c.empty() ? "; expected weights or none" : "; did you mean '" + c + "'?"));
       }
+    } else if (k == "episodes") {
+      if (Expr *e = single(s, what))
+        checkEpisodes(*e, what, L.episodes);
     } else if (k == "optimizer") {
       Expr *e = single(s, what);
       if (!e)

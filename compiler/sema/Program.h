@@ -110,6 +110,19 @@ struct Optimizer {
   std::map<std::string, double> args;  ///< step / lr, beta1, beta2, eps
 };
 
+/// How an iteration's episodes start. Fresh (continueAfter < 0): every
+/// episode from the body's initial state. `continued(after = N, ...)`
+/// (MULTITASK.md): from iteration N on (counted from 0), episode b starts
+/// from the final state of episode b of the previous iteration, except one
+/// in every `step`: those with b % step == iteration % step start afresh,
+/// step = min(resetEveryMax, resetEvery + (iteration - N) / growEvery).
+struct Episodes {
+  int64_t continueAfter = -1;
+  int64_t resetEvery = 2;
+  int64_t resetEveryMax = 2;
+  int64_t growEvery = 0; ///< 0: step stays resetEvery
+};
+
 struct Learn {
   int64_t iterations = 35;
   Optimizer optimizer;
@@ -119,6 +132,7 @@ struct Learn {
   /// Episodes per robot per iteration (each with its own commands); the
   /// loss is their mean, one optimiser step on the mean gradient.
   int64_t batch = 1;
+  Episodes episodes;
   const ast::LossDecl *loss = nullptr;
   const ast::ControllerDecl *controller = nullptr;
 };

@@ -34,6 +34,7 @@ FixedTrainer::FixedTrainer(const ModuleInfo &info, const codegen::Executable &ex
       ro.runInit(*pop_, r);
   }
   opt_ = std::make_unique<Optimizer>(opts.optimizer, pop_->layout(0).paramCount);
+  carry_ = EpisodeCarry(opts.continuation, opts_.batch, pop_->layout(0).stateBytes());
 }
 
 FixedTrainer::~FixedTrainer() = default;
@@ -65,6 +66,7 @@ BatchStep FixedTrainer::iterate(int64_t it) {
       table = drawCommands(*opts_.commands, opts_.steps, episodeStream(opts_.seed, 0, it, b));
       bindCommands(rc, *opts_.commands, table);
     }
+    carry_.bind(rc, it, b);
     outs[size_t(b)] = ws_[size_t(w)]->run(*pop_, b, rc, true);
   });
   BatchStep s;
@@ -135,6 +137,19 @@ Validation FixedTrainer::validate() {
       v.meanTerms[k] += c.terms[k] / n;
   }
   return v;
+}
+
+std::vector<std::vector<double>> FixedTrainer::caseTrajectory(int64_t c, const std::string &field,
+                                                              const std::vector<int64_t> &times) {
+  if (!opts_.commands)
+    throw Error("the experiment has no commands, so no validation cases");
+  broadcast();
+  CommandTable t = gridCommands(*opts_.commands, opts_.steps, c);
+  RolloutConfig rc = rolloutConfig(opts_);
+  bindCommands(rc, *opts_.commands, t);
+  if (!ws_[0])
+    ws_[0] = std::make_unique<Rollout>(info_, exe_);
+  return ws_[0]->trajectory(*pop_, 0, rc, field, times);
 }
 
 } // namespace evoc::runtime

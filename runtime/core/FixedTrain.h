@@ -59,8 +59,14 @@ public:
   BatchStep iterate(int64_t it);
   /// Forward rollouts of every case of the validation grid.
   Validation validate();
+  /// The state field `field` at `times` (ascending) in validation case `c`
+  /// with the current weights (pictures of the gait under each command).
+  std::vector<std::vector<double>> caseTrajectory(int64_t c, const std::string &field,
+                                                  const std::vector<int64_t> &times);
   ParamSet params() const;
   void setParams(const ParamSet &p);
+  /// The episodes' carried final states (continued episodes; state.json).
+  EpisodeCarry &carry() { return carry_; }
   const Optimizer &optimizer() const { return *opt_; }
   Optimizer &optimizer() { return *opt_; }
 
@@ -73,6 +79,7 @@ private:
   std::unique_ptr<ThreadPool> pool_;
   std::vector<std::unique_ptr<Rollout>> ws_;
   std::unique_ptr<Optimizer> opt_;
+  EpisodeCarry carry_;
   void broadcast(); // copy 0's parameters to every copy
 };
 

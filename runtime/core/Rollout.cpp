@@ -379,7 +379,9 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
   std::string where;
   for (int64_t t = 0; t < T_; ++t) {
     std::byte *x = slot(t);
-    if (t == 0)
+    if (t == 0 && cfg.startState)
+      std::memcpy(x, cfg.startState, size_t(sb_));
+    else if (t == 0)
       pop.initialState(r, x, cfg.groundHeight, cfg.upAxis);
     else {
       stepForward(t - 1, slot(t - 1), x);
@@ -395,6 +397,8 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
       std::memcpy(pin, x, size_t(sb_));
     forwardLossSteps(t, x);
   }
+  if (cfg.finalState)
+    std::memcpy(cfg.finalState, slot(T_ - 1), size_t(sb_));
   if (windowBuf_ >= 0) {
     std::byte *w = pop.buffer(r, windowBuf_);
     for (int i = 0; i < windowSlots_; ++i) {

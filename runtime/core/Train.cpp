@@ -26,6 +26,72 @@ RolloutConfig rolloutConfig(const TrainOptions &o) {
   return rc;
 }
 
+int64_t Continuation::step(int64_t it) const {
+  int64_t grown = growEvery > 0 && it > after ? (it - after) / growEvery : 0;
+  return std::max<int64_t>(1, std::min(resetEveryMax, resetEvery + grown));
+}
+
+bool Continuation::continues(int64_t it, int64_t b) const {
+  if (!active() || it < after)
+    return false;
+  int64_t s = step(it);
+  return b % s != it % s;
+}
+
+EpisodeCarry::EpisodeCarry(const Continuation &c, int64_t batch, int64_t stateBytes)
+    : cont_(c), stateBytes_(stateBytes) {
+  if (c.active()) {
+    states_.assign(size_t(batch), std::vector<std::byte>(size_t(stateBytes)));
+    filled_.assign(size_t(batch), 0);
+  }
+}
+
+void EpisodeCarry::bind(RolloutConfig &rc, int64_t it, int64_t b) {
+  if (!cont_.active())
+    return;
+  std::byte *s = states_.at(size_t(b)).data();
+  if (filled_[size_t(b)] && cont_.continues(it, b))
+    rc.startState = s;
+  rc.finalState = s;
+  filled_[size_t(b)] = 1;
+}
+
+std::vector<std::string> EpisodeCarry::save() const {
+  static const char *digits = "0123456789abcdef";
+  std::vector<std::string> out;
+  for (size_t b = 0; b < states_.size() && filled_[b]; ++b) {
+    std::string h;
+    h.reserve(states_[b].size() * 2);
+    for (std::byte x : states_[b]) {
+      h += digits[std::to_integer<unsigned>(x) >> 4];
+      h += digits[std::to_integer<unsigned>(x) & 15];
+    }
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+void EpisodeCarry::load(const std::vector<std::string> &hex) {
+  if (hex.size() > states_.size())
+    throw Error(
+        fmt::format("{} carried episode states for a batch of {}", hex.size(), states_.size()));
+  auto nibble = [](char c) -> int {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  };
+  for (size_t b = 0; b < hex.size(); ++b) {
+    if (int64_t(hex[b].size()) != 2 * stateBytes_)
+      throw Error(fmt::format("carried episode state {} has {} hex digits, expected {}", b,
+                              hex[b].size(), 2 * stateBytes_));
+    for (int64_t i = 0; i < stateBytes_; ++i) {
+      int hi = nibble(hex[b][size_t(2 * i)]), lo = nibble(hex[b][size_t(2 * i + 1)]);
+      if (hi < 0 || lo < 0)
+        throw Error(fmt::format("carried episode state {} is not hexadecimal", b));
+      states_[b][size_t(i)] = std::byte(hi * 16 + lo);
+    }
+    filled_[b] = 1;
+  }
+}
+
 uint64_t episodeStream(uint64_t seed, uint64_t robotId, int64_t iteration, int64_t episode) {
   return mixSeed(mixSeed(mixSeed(mixSeed(seed, 0xC0FFEE5EEDull), robotId), uint64_t(iteration)),
                  uint64_t(episode));
@@ -74,6 +140,7 @@ std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable
     const uint64_t id = ids ? (*ids)[r] : uint64_t(r);
     const int64_t np = pop.layout(r).paramCount;
     std::vector<double> gsum;
+    EpisodeCarry carry(opts.continuation, batch, pop.layout(r).stateBytes());
     // One iteration's episodes: the mean loss, the mean gradient left in the
     // Grad arena (backward) or nothing (forward only).
     auto episodes = [&](int64_t iter, bool backward) {
@@ -85,6 +152,7 @@ std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable
           table = drawCommands(*opts.commands, opts.steps, episodeStream(opts.seed, id, iter, b));
           bindCommands(rcb, *opts.commands, table);
         }
+        carry.bind(rcb, iter, b);
         RolloutOutcome o = ro.run(pop, r, rcb, backward);
         if (batch == 1 || !o.valid)
           return o;
@@ -188,10 +256,14 @@ std::vector<std::vector<double>> trajectory(const ModuleInfo &info, const codege
   Rollout ro(info, exe);
   ro.runInit(pop, 0);
   pop.setParams(0, params);
-  RolloutConfig rc;
-  rc.steps = opts.steps;
-  rc.groundHeight = opts.groundHeight;
-  rc.upAxis = opts.upAxis;
+  RolloutConfig rc = rolloutConfig(opts);
+  CommandTable table; // a picture's commands: the grid's first case, else one draw
+  if (opts.commands) {
+    table = opts.commands->gridCases() > 0
+                ? gridCommands(*opts.commands, opts.steps, 0)
+                : drawCommands(*opts.commands, opts.steps, episodeStream(opts.seed, 0, 0, 0));
+    bindCommands(rc, *opts.commands, table);
+  }
   return ro.trajectory(pop, 0, rc, field, times);
 }
 

@@ -32,6 +32,39 @@
 
 namespace evoc::runtime {
 
+/// How an iteration's episodes start (sema::Episodes): from the body's
+/// initial state, or, from iteration `after` on, from the final state of the
+/// same batch element in the previous iteration, all but one in every
+/// step(it) elements (those with b % step == it % step start afresh).
+struct Continuation {
+  int64_t after = -1; // < 0: every episode starts afresh
+  int64_t resetEvery = 2, resetEveryMax = 2, growEvery = 0;
+  bool active() const { return after >= 0; }
+  int64_t step(int64_t it) const;
+  /// Whether episode b of iteration `it` starts from its previous final state.
+  bool continues(int64_t it, int64_t b) const;
+};
+
+/// The per-batch-element states carried from one iteration to the next.
+class EpisodeCarry {
+public:
+  EpisodeCarry() = default;
+  EpisodeCarry(const Continuation &c, int64_t batch, int64_t stateBytes);
+  /// Points episode b of iteration `it` at its start (when it continues)
+  /// and at the buffer receiving its final state.
+  void bind(RolloutConfig &rc, int64_t it, int64_t b);
+  /// The carried states as hex strings (state.json), and back; set() throws
+  /// evoc::Error for a wrong count or size.
+  std::vector<std::string> save() const;
+  void load(const std::vector<std::string> &hex);
+
+private:
+  Continuation cont_;
+  int64_t stateBytes_ = 0;
+  std::vector<std::vector<std::byte>> states_; // empty until the first iteration
+  std::vector<char> filled_;
+};
+
 /// Settings of a learning run (and of `evoc sim`).
 struct TrainOptions {
   int64_t steps = 1000;       // T: states per rollout (SCIENCE.md: 1000)
@@ -58,6 +91,7 @@ struct TrainOptions {
   // one update on the mean gradient.
   const body::CommandSpec *commands = nullptr;
   int64_t batch = 1;
+  Continuation continuation;
 };
 
 /// The rollout settings of a learning run (no commands bound).
@@ -113,7 +147,9 @@ SimResult simulate(const ir::Module &m, const codegen::Executable &exe,
                    const std::optional<std::vector<ParamSet>> &params, const SimOptions &opts);
 
 /// The state field `field` (e.g. "point.x") of one robot at the given times
-/// (ascending), for rendering a gait. Uses `params` as the controller.
+/// (ascending), for rendering a gait. Uses `params` as the controller; an
+/// experiment with commands runs the validation grid's first case (or,
+/// without a grid, one episode drawn from the seed).
 std::vector<std::vector<double>> trajectory(const ModuleInfo &info, const codegen::Executable &exe,
                                             const Robot &robot, const ParamSet &params,
                                             const TrainOptions &opts, const std::string &field,

@@ -259,7 +259,8 @@ static bool isTemporary(const fs::path &p) {
 void RunDir::removeStaleTemporaries() const {
   std::error_code ec;
   for (const auto &e : fs::directory_iterator(dir_, ec)) {
-    if (e.is_directory(ec) && e.path().filename().string().rfind("gen_", 0) == 0) {
+    const std::string name = e.path().filename().string();
+    if (e.is_directory(ec) && (name.rfind("gen_", 0) == 0 || name == "gaits")) {
       for (const auto &f : fs::directory_iterator(e.path(), ec))
         if (isTemporary(f.path()))
           fs::remove(f.path(), ec);

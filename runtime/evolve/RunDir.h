@@ -74,7 +74,7 @@ public:
   void writeFile(const std::string &name, std::string_view text) const;
 
   /// Removes temporary files left by writes that a kill interrupted
-  /// (NAME.tmp.PID, in DIR and its gen_NNNN folders). Call only when no
+  /// (NAME.tmp.PID, in DIR, its gen_NNNN folders and gaits/). Call only when no
   /// other process writes to this run.
   void removeStaleTemporaries() const;
 

@@ -257,22 +257,24 @@ static double niceStep(double range, int ticks) {
   return 10 * p;
 }
 
-std::string renderFitnessPlot(const std::vector<FitnessPoint> &pts, const std::string &title) {
+std::string renderLinePlot(const LinePlot &plot) {
   const double W = 640, H = 400, L = 70, R = 130, T = 36, B = 48;
   double glo = 0, ghi = 1, flo = 0, fhi = 1;
-  if (!pts.empty()) {
-    glo = ghi = pts[0].generation;
-    flo = fhi = pts[0].min;
-    for (const auto &p : pts) {
-      glo = std::min(glo, double(p.generation));
-      ghi = std::max(ghi, double(p.generation));
-      for (double v : {p.min, p.median, p.max})
-        if (std::isfinite(v)) {
-          flo = std::min(flo, v);
-          fhi = std::max(fhi, v);
-        }
+  bool first = true;
+  for (const auto &s : plot.series)
+    for (const auto &[x, y] : s.points) {
+      if (first) {
+        glo = ghi = x;
+        flo = fhi = std::isfinite(y) ? y : 0;
+        first = false;
+      }
+      glo = std::min(glo, x);
+      ghi = std::max(ghi, x);
+      if (std::isfinite(y)) {
+        flo = std::min(flo, y);
+        fhi = std::max(fhi, y);
+      }
     }
-  }
   if (ghi <= glo)
     ghi = glo + 1;
   if (fhi <= flo) {
@@ -289,7 +291,7 @@ std::string renderFitnessPlot(const std::vector<FitnessPoint> &pts, const std::s
                   "font-family=\"sans-serif\" font-size=\"12\">\n"
                   "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
                   "<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
-                  W, H, (L + W - R) / 2, escape(title));
+                  W, H, (L + W - R) / 2, escape(plot.title));
   double fs = niceStep(fhi - flo, 6);
   for (double v = std::ceil(flo / fs) * fs; v <= fhi; v += fs)
     svg += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" "
@@ -305,38 +307,45 @@ std::string renderFitnessPlot(const std::vector<FitnessPoint> &pts, const std::s
   svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
                      "stroke=\"#444\"/>\n",
                      L, T, W - L - R, H - T - B);
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">generation</text>\n",
-                     (L + W - R) / 2, H - 10);
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (L + W - R) / 2,
+                     H - 10, escape(plot.xLabel));
   svg += fmt::format("<text x=\"16\" y=\"{}\" text-anchor=\"middle\" "
-                     "transform=\"rotate(-90 16 {})\">fitness</text>\n",
-                     (T + H - B) / 2, (T + H - B) / 2);
-  struct Series {
-    const char *name, *colour;
-    double FitnessPoint::*field;
-  };
-  const Series series[] = {{"max", "#d62728", &FitnessPoint::max},
-                           {"median", "#1f77b4", &FitnessPoint::median},
-                           {"min", "#7f7f7f", &FitnessPoint::min}};
-  for (size_t s = 0; s < 3; ++s) {
+                     "transform=\"rotate(-90 16 {})\">{}</text>\n",
+                     (T + H - B) / 2, (T + H - B) / 2, escape(plot.yLabel));
+  static const char *palette[] = {"#d62728", "#1f77b4", "#7f7f7f", "#2ca02c",
+                                  "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"};
+  for (size_t s = 0; s < plot.series.size(); ++s) {
+    const LineSeries &ser = plot.series[s];
+    const std::string colour = ser.colour.empty() ? palette[s % 8] : ser.colour;
     std::string path;
-    for (const auto &p : pts) {
-      double v = p.*series[s].field;
-      if (!std::isfinite(v))
+    for (const auto &[x, y] : ser.points) {
+      if (!std::isfinite(y))
         continue;
-      path += fmt::format("{}{:.1f},{:.1f} ", path.empty() ? "M" : "L", X(p.generation), Y(v));
-      svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"/>\n",
-                         X(p.generation), Y(v), series[s].colour);
+      path += fmt::format("{}{:.1f},{:.1f} ", path.empty() ? "M" : "L", X(x), Y(y));
+      svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"/>\n", X(x),
+                         Y(y), colour);
     }
     if (!path.empty())
       svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", path,
-                         series[s].colour);
+                         colour);
     double ly = T + 14 + 20 * double(s);
-    svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
-                       "stroke-width=\"2\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
-                       W - R + 12, ly, W - R + 36, ly, series[s].colour, W - R + 42, ly + 4,
-                       series[s].name);
+    svg +=
+        fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
+                    "stroke-width=\"2\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
+                    W - R + 12, ly, W - R + 36, ly, colour, W - R + 42, ly + 4, escape(ser.name));
   }
   return svg + "</svg>\n";
+}
+
+std::string renderFitnessPlot(const std::vector<FitnessPoint> &pts, const std::string &title) {
+  LinePlot plot{title, "generation", "fitness", {}};
+  plot.series = {{"max", "#d62728", {}}, {"median", "#1f77b4", {}}, {"min", "#7f7f7f", {}}};
+  for (const auto &p : pts) {
+    plot.series[0].points.emplace_back(p.generation, p.max);
+    plot.series[1].points.emplace_back(p.generation, p.median);
+    plot.series[2].points.emplace_back(p.generation, p.min);
+  }
+  return renderLinePlot(plot);
 }
 
 } // namespace evoc::evolve

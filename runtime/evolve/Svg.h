@@ -7,6 +7,7 @@
 #include "core/Robot.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace evoc::evolve {
@@ -42,6 +43,19 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
 /// the robot walks across it. Colours as renderGait.
 std::string renderGaitAnimation(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
                                 double seconds = 4, const GaitStyle &style = {});
+
+/// One line of a plot: (x, y) points in order (non-finite y are skipped).
+struct LineSeries {
+  std::string name;
+  std::string colour; ///< "" picks one from a fixed palette by position
+  std::vector<std::pair<double, double>> points;
+};
+/// A line plot with axes, ticks and a legend.
+struct LinePlot {
+  std::string title, xLabel, yLabel;
+  std::vector<LineSeries> series;
+};
+std::string renderLinePlot(const LinePlot &plot);
 
 /// One generation's fitness summary for the plot.
 struct FitnessPoint {

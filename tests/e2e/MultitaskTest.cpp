@@ -232,6 +232,18 @@ ParamSet fangWeights(const ParamSet &shapes, bool formula) {
   return p;
 }
 
+// One of the paper's 2D designs, as stdlib/bodies/fang/ builds it.
+Robot fangBody(const std::string &design) {
+  std::string lower = design;
+  for (auto &ch : lower)
+    ch = char(std::tolower(ch));
+  sema::CheckedProgram body = checkEvo("stdlib/bodies/fang/" + lower + ".evo");
+  REQUIRE(body.cellBody);
+  evolve::EvoRng rng(1);
+  auto model = driver::bodyModel(body);
+  return model->express(*model->sample(rng)).robot;
+}
+
 } // namespace
 
 TEST_CASE("Validation metric equals the independent reference term by term",
@@ -240,14 +252,7 @@ TEST_CASE("Validation metric equals the independent reference term by term",
   ModuleInfo info(c.m);
   auto cpu = codegen::compile(c.m, codegen::BackendKind::Cpu);
   for (const char *design : {"Alpaca", "Monster", "Stool"}) {
-    std::string lower = design;
-    for (auto &ch : lower)
-      ch = char(std::tolower(ch));
-    sema::CheckedProgram body = checkEvo("stdlib/bodies/fang/" + lower + ".evo");
-    REQUIRE(body.cellBody);
-    evolve::EvoRng rng(1);
-    auto model = driver::bodyModel(body);
-    Robot robot = model->express(*model->sample(rng)).robot;
+    Robot robot = fangBody(design);
     TrainOptions o;
     o.steps = c.prog.world.steps;
     o.groundHeight = 0.1;
@@ -279,4 +284,161 @@ TEST_CASE("Validation metric equals the independent reference term by term",
       CHECK(close(v.meanLoss, ref["means"]["total"].get<double>()));
     }
   }
+}
+
+TEST_CASE("Batch loss and gradient equal the independent reference", "[multitask][reference]") {
+  Compiled c = compileEvo("examples/multitask_alpaca.evo");
+  ModuleInfo info(c.m);
+  auto cpu = codegen::compile(c.m, codegen::BackendKind::Cpu);
+  const body::CommandSpec &spec = c.prog.commands;
+  REQUIRE(spec.names == std::vector<std::string>{"v", "h", "c"});
+  nlohmann::json episodes = readJson("tests/data/multitask/commands_alpaca.json")["episodes"];
+  for (const char *design : {"alpaca", "stool"}) {
+    INFO(design);
+    nlohmann::json ref =
+        readJson(std::string("tests/data/multitask/batchgrad_") + design + ".json");
+    Population pop(info, {fangBody(design)});
+    pop.initParams(0, 1, 0);
+    {
+      Rollout ro(info, *cpu);
+      ro.runInit(pop, 0);
+    }
+    pop.setParams(0, fangWeights(pop.params(0), true));
+    const double B = double(episodes.size());
+    REQUIRE(B == ref["batch"].get<double>());
+    RolloutConfig rc;
+    rc.steps = c.prog.world.steps;
+    rc.groundHeight = 0.1;
+    double loss = 0;
+    std::vector<double> terms(3, 0.0);
+    ParamSet grad;
+    for (const auto &ep : episodes) {
+      CommandTable t;
+      for (const auto &row : ep) {
+        for (const char *k : {"v", "h", "c"})
+          t.values.push_back(row[k].get<double>());
+        ++t.rows;
+      }
+      bindCommands(rc, spec, t);
+      Run r = rollout(info, *cpu, pop, rc, true);
+      loss += r.loss / B;
+      for (int k = 0; k < 3; ++k)
+        terms[size_t(k)] += r.terms[size_t(k)] / B;
+      ParamSet g = pop.grads(0);
+      if (grad.empty())
+        grad = g;
+      else
+        for (auto &[name, tensor] : grad)
+          for (size_t i = 0; i < tensor.data.size(); ++i)
+            tensor.data[i] += g.at(name).data[i];
+    }
+    auto close = [](double a, double b) {
+      return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
+    };
+    CHECK(close(loss, ref["loss"]["total"].get<double>()));
+    const char *names[] = {"velocity", "height", "crawl"};
+    for (int k = 0; k < 3; ++k)
+      CHECK(close(terms[size_t(k)], ref["loss"][names[k]].get<double>()));
+    double gmax = 0;
+    for (auto &[name, tensor] : grad)
+      for (double &v : tensor.data)
+        gmax = std::max(gmax, std::abs(v /= B));
+    REQUIRE(gmax > 0);
+    int compared = 0;
+    for (const auto &[name, tensor] : grad) {
+      INFO(name);
+      const nlohmann::json &rg = ref["grad"].at(name);
+      int64_t cols = tensor.shape.size() > 1 ? tensor.shape[1] : 1;
+      REQUIRE(int64_t(rg.size()) == tensor.shape.at(0));
+      for (int64_t i = 0; i < tensor.shape[0]; ++i)
+        for (int64_t j = 0; j < cols; ++j) {
+          double want = cols > 1 || rg[size_t(i)].is_array()
+                            ? rg[size_t(i)][size_t(j)].get<double>()
+                            : rg[size_t(i)].get<double>();
+          double got = tensor.data[size_t(i * cols + j)];
+          if (std::abs(got - want) > 1e-8 * gmax)
+            FAIL_CHECK(name << "[" << i << "][" << j << "]: " << got << " vs " << want);
+          ++compared;
+        }
+    }
+    int want = 0; // every reference entry has been compared
+    for (const auto &[name, rg] : ref["grad"].items())
+      for (const auto &row : rg)
+        want += row.is_array() ? int(row.size()) : 1;
+    CHECK(compared == want);
+    CHECK(grad.size() == ref["grad"].size());
+  }
+}
+
+TEST_CASE("Continued episodes start from the previous final states", "[multitask]") {
+  Compiled c = compileEvo("tests/data/multitask/gradcheck.evo");
+  ModuleInfo info(c.m);
+  auto cpu = codegen::compile(c.m, codegen::BackendKind::Cpu);
+  Continuation cont;
+  cont.after = 1;
+  cont.resetEvery = 2;
+  cont.resetEveryMax = 3;
+  cont.growEvery = 2;
+  // The schedule: afresh before `after`; then one in every step(it) resets.
+  CHECK(!cont.continues(0, 0));
+  CHECK(cont.step(1) == 2);
+  CHECK(cont.step(2) == 2);
+  CHECK(cont.step(3) == 3);
+  CHECK(cont.step(100) == 3);
+  CHECK(cont.continues(1, 0));
+  CHECK(!cont.continues(1, 1));
+  CHECK(!cont.continues(3, 0));
+  CHECK(cont.continues(3, 1));
+  CHECK(!cont.continues(3, 3));
+
+  TrainOptions o;
+  o.steps = c.prog.world.steps;
+  o.groundHeight = 0.1;
+  o.seed = 3;
+  o.batch = 3;
+  o.commands = &c.prog.commands;
+  o.optimizer.kind = OptimizerKind::Adam;
+  o.optimizer.lr = 0.01;
+  o.continuation = cont;
+  FixedTrainer tr(info, *cpu, ladder(), o);
+  REQUIRE(tr.iterate(0).valid);
+  std::vector<std::string> finals = tr.carry().save();
+  REQUIRE(finals.size() == 3);
+  ParamSet w1 = tr.params();
+  BatchStep s1 = tr.iterate(1); // episodes 0 and 2 continue, 1 starts afresh
+
+  // The same episodes by hand, with the weights after iteration 0.
+  Population pop(info, {ladder()});
+  pop.initParams(0, 3, 0);
+  {
+    Rollout ro(info, *cpu);
+    ro.runInit(pop, 0);
+  }
+  pop.setParams(0, w1);
+  EpisodeCarry hand(cont, 3, pop.layout(0).stateBytes());
+  hand.load(finals);
+  double mean = 0;
+  std::vector<double> fresh;
+  for (int b = 0; b < 3; ++b) {
+    RolloutConfig rc = rolloutConfig(o);
+    CommandTable t = drawCommands(c.prog.commands, o.steps, episodeStream(3, 0, 1, b));
+    bindCommands(rc, c.prog.commands, t);
+    RolloutConfig plain = rc;
+    hand.bind(rc, 1, b);
+    CHECK((rc.startState != nullptr) == (b != 1));
+    double l = rollout(info, *cpu, pop, rc, false).loss;
+    mean += l / 3;
+    fresh.push_back(rollout(info, *cpu, pop, plain, false).loss);
+    if (b != 1)
+      CHECK(l != fresh.back()); // a continued episode is not a fresh one
+    else
+      CHECK(l == fresh.back());
+  }
+  CHECK(std::abs(s1.loss - mean) <= 1e-12 * std::abs(mean));
+  // A resumed trainer (weights, optimiser, carried states) continues the same.
+  FixedTrainer again(info, *cpu, ladder(), o);
+  again.optimizer().load(tr.optimizer().save()); // after iteration 1: compare iteration 2
+  again.carry().load(tr.carry().save());
+  again.setParams(tr.params());
+  CHECK(again.iterate(2).loss == tr.iterate(2).loss);
 }

@@ -14,14 +14,13 @@
 #include <sstream>
 #include <thread>
 
-#include <fcntl.h>
 #include <nlohmann/json.hpp>
-#include <spawn.h>
 #include <sys/wait.h>
 
-extern char **environ;
+#include "EvocProcess.h"
 
 namespace fs = std::filesystem;
+using namespace evoc::test;
 
 namespace {
 
@@ -31,66 +30,12 @@ const std::vector<std::string> kSmall = {"--set",     "evolve.population=8",
                                          "--set",     "evolve.learn.iterations=6",
                                          "--threads", "2"};
 
-/// Starts evoc with `args`, stdout discarded and stderr into `errPath`
-/// (default: discarded).
-pid_t spawnEvoc(std::vector<std::string> args, const char *errPath = "/dev/null") {
-  args.insert(args.begin(), EVOC_BINARY);
-  std::vector<char *> argv;
-  for (auto &a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&fa);
-  return pid;
-}
-
-int waitExit(pid_t pid) {
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-int runEvoc(std::vector<std::string> args) { return waitExit(spawnEvoc(std::move(args))); }
-
 std::vector<std::string> withSmall(std::vector<std::string> args) {
   args.insert(args.end(), kSmall.begin(), kSmall.end());
   return args;
 }
 
 std::string example() { return std::string(EVOC_SOURCE_DIR) + "/examples/eldir_small.evo"; }
-
-fs::path freshDir(const std::string &name) {
-  fs::path d = fs::temp_directory_path() / ("evoc-e2e-" + name);
-  fs::remove_all(d);
-  return d;
-}
-
-/// log.jsonl without the fields that measure time.
-std::vector<nlohmann::json> logOf(const fs::path &dir) {
-  std::ifstream in(dir / "log.jsonl");
-  std::vector<nlohmann::json> out;
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line);
-    for (const char *k : {"seconds", "elapsed_seconds", "train_seconds", "designs_per_second",
-                          "robot_steps_per_second"})
-      j.erase(k);
-    out.push_back(j);
-  }
-  return out;
-}
-
-size_t lineCount(const fs::path &file) {
-  std::ifstream in(file);
-  size_t n = 0;
-  for (std::string line; std::getline(in, line);)
-    ++n;
-  return n;
-}
 
 } // namespace
 

@@ -654,3 +654,37 @@ TEST_CASE("a fixed body: its CheckedProgram, the cell bound, and evoc run's refu
            std::string::npos) == (n == 100001));
   }
 }
+
+TEST_CASE("learn.episodes: fresh or continued, with a located error otherwise", "[sema]") {
+  const std::string file = kSrc + "/examples/multitask_alpaca.evo";
+  sema::CheckOptions o;
+  o.overrides = {{"train.learn.episodes",
+                  "continued(after = 5000, reset_every = 2, reset_every_max = 4, "
+                  "grow_every = 500)"}};
+  auto c = test::checkPath(file, o);
+  INFO(c->all());
+  REQUIRE(c->program);
+  const sema::Episodes &ep = c->program->train.learn.episodes;
+  CHECK(ep.continueAfter == 5000);
+  CHECK(ep.resetEvery == 2);
+  CHECK(ep.resetEveryMax == 4);
+  CHECK(ep.growEvery == 500);
+  CHECK(test::checkPath(file)->program->train.learn.episodes.continueAfter == -1);
+
+  auto error = [&](const std::string &value) {
+    sema::CheckOptions b;
+    b.overrides = {{"train.learn.episodes", value}};
+    auto d = test::checkPath(file, b);
+    CHECK(!d->program);
+    return d->lines().empty() ? std::string() : d->lines()[0];
+  };
+  CHECK(error("continued(reset_every = 2)").find("needs after = N") != std::string::npos);
+  CHECK(error("continued(after = 10, reset_every = 3, reset_every_max = 2)")
+            .find("reset_every_max must be at least reset_every") != std::string::npos);
+  CHECK(error("continued(after = 10, reset_every_max = 4)").find("give grow_every") !=
+        std::string::npos);
+  CHECK(error("continued(after = 0)").find("'after' must lie in 1..") != std::string::npos);
+  CHECK(error("continued(after = 3, resets = 2)").find("unknown argument 'resets'") !=
+        std::string::npos);
+  CHECK(error("restart()").find("must be fresh() or continued(") != std::string::npos);
+}

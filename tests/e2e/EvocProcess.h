@@ -1,0 +1,28 @@
+// The evoc binary as a child process, for the end-to-end tests: start it,
+// wait for it, and read what its run directories hold.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <sys/types.h>
+
+namespace evoc::test {
+
+/// Starts evoc with `args`, stdout discarded and stderr into `errPath`
+/// (default: discarded).
+pid_t spawnEvoc(std::vector<std::string> args, const char *errPath = "/dev/null");
+/// Waits for it: its exit code, or 128 + the signal that ended it.
+int waitExit(pid_t pid);
+int runEvoc(std::vector<std::string> args);
+/// A fresh (removed) scratch directory under the system's temporary folder.
+std::filesystem::path freshDir(const std::string &name);
+/// DIR/log.jsonl (or another JSON-lines file) without the fields that measure time.
+std::vector<nlohmann::json> logOf(const std::filesystem::path &dir,
+                                  const std::string &file = "log.jsonl");
+std::size_t lineCount(const std::filesystem::path &file);
+
+} // namespace evoc::test

@@ -1,0 +1,121 @@
+// `evoc train` end to end, through the real binary, on the multi-task
+// example (MULTITASK.md): a complete run directory (log, validation per term,
+// weights, the gait under each validation case), and a run stopped at any of
+// its file commits resumes to exactly the uninterrupted run, continued
+// episodes' states included.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "EvocProcess.h"
+
+namespace fs = std::filesystem;
+using namespace evoc::test;
+
+namespace {
+
+std::vector<std::string> trainArgs(const std::string &flag, const fs::path &dir) {
+  return {"train",
+          std::string(EVOC_SOURCE_DIR) + "/examples/multitask_alpaca.evo",
+          flag,
+          dir.string(),
+          "--threads",
+          "2",
+          "--set",
+          "train.learn.iterations=4",
+          "--set",
+          "train.learn.batch=2",
+          "--set",
+          "train.validate_every=2",
+          "--set",
+          "train.learn.episodes=continued(after = 1, reset_every = 2)"};
+}
+
+std::string readText(const fs::path &p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+} // namespace
+
+TEST_CASE("evoc train: a complete run directory; killed at any commit, --resume equals it",
+          "[run][train][resume]") {
+  fs::path whole = freshDir("train-whole");
+  REQUIRE(runEvoc(trainArgs("--out", whole)) == 0);
+  auto log = logOf(whole);
+  REQUIRE(log.size() == 4);
+  auto validation = logOf(whole, "validation.jsonl");
+  REQUIRE(validation.size() == 3); // iterations 0, 2 and 4
+  for (const auto &v : validation)
+    for (const char *term : {"velocity", "height", "crawl"})
+      CHECK(v["terms"].contains(term));
+  std::string plot = readText(whole / "validation.svg");
+  for (const char *series : {">total<", ">velocity<", ">height<", ">crawl<"})
+    CHECK(plot.find(series) != std::string::npos);
+  size_t gaits = 0;
+  for (const auto &f : fs::directory_iterator(whole / "gaits"))
+    gaits += f.path().extension() == ".svg";
+  CHECK(gaits == 54); // one per validation case
+  CHECK(fs::exists(whole / "gaits" / "case_53_v0.08_h0.2_c1.svg"));
+  auto state = nlohmann::json::parse(readText(whole / "state.json"));
+  CHECK(state["carry"].size() == 2); // both episodes' final states
+
+  // Stop the run at its Nth file commit, then resume it.
+  for (int n : {1, 2, 4, 6, 9, 12, 20}) {
+    INFO("stopped at write " << n);
+    fs::path dir = freshDir("train-killed");
+    ::setenv("EVOC_FAULT_AFTER_WRITES", std::to_string(n).c_str(), 1);
+    int rc = runEvoc(trainArgs("--out", dir));
+    ::unsetenv("EVOC_FAULT_AFTER_WRITES");
+    CHECK(rc != 0);
+    REQUIRE(runEvoc(trainArgs("--resume", dir)) == 0);
+    CHECK(logOf(dir) == log);
+    CHECK(logOf(dir, "validation.jsonl") == validation);
+    CHECK(readText(dir / "weights.json") == readText(whole / "weights.json"));
+    CHECK(readText(dir / "gaits" / "case_07_v-0.06_h0.1_c1.svg") ==
+          readText(whole / "gaits" / "case_07_v-0.06_h0.1_c1.svg"));
+    for (const auto &f : fs::recursive_directory_iterator(dir))
+      CHECK(f.path().string().find(".tmp.") == std::string::npos);
+  }
+}
+
+TEST_CASE("evoc run: bodies evolve under a multi-task loss, the same for any thread count",
+          "[run][train]") {
+  auto args = [](const fs::path &dir, const char *threads) {
+    return std::vector<std::string>{"run",
+                                    std::string(EVOC_SOURCE_DIR) + "/examples/multitask_evolve.evo",
+                                    "--out",
+                                    dir.string(),
+                                    "--threads",
+                                    threads,
+                                    "--set",
+                                    "evolve.population=4",
+                                    "--set",
+                                    "evolve.generations=2",
+                                    "--set",
+                                    "evolve.learn.iterations=3",
+                                    "--set",
+                                    "evolve.learn.batch=2"};
+  };
+  fs::path one = freshDir("mt-evolve-1"), two = freshDir("mt-evolve-2");
+  REQUIRE(runEvoc(args(one, "1")) == 0);
+  REQUIRE(runEvoc(args(two, "2")) == 0);
+  auto log = logOf(one);
+  REQUIRE(log.size() == 2);
+  CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
+  CHECK(log == logOf(two));
+  auto best = nlohmann::json::parse(readText(one / "best.json"));
+  CHECK(best["losses"].size() == 4); // 3 updates, then the final weights
+  // The gait is drawn under commands (the picture is not the rest pose).
+  std::string svg = readText(one / "best.svg");
+  CHECK(svg.find("t = ") != std::string::npos);
+  CHECK(svg.find("rest pose") == std::string::npos);
+}
