@@ -134,8 +134,12 @@ void writeGaits(const evolve::RunDir &run, runtime::FixedTrainer &trainer,
     runtime::CommandTable t = runtime::gridCommands(spec, T, c);
     std::string label, file = fmt::format("case_{:02d}", c);
     for (size_t k = 0; k < spec.names.size(); ++k) {
-      label += fmt::format("{}{} = {:g}", k ? ", " : "", spec.names[k], t.values[k]);
-      file += fmt::format("_{}{:g}", spec.names[k], t.values[k]);
+      std::string value;
+      for (int j = 0; j < spec.width(k); ++j)
+        value += fmt::format("{}{:g}", j ? "," : "", t.values[size_t(spec.column(k) + j)]);
+      label += fmt::format("{}{} = {}", k ? ", " : "", spec.names[k],
+                           spec.width(k) > 1 ? "(" + value + ")" : value);
+      file += fmt::format("_{}{}", spec.names[k], value);
     }
     std::vector<evolve::GaitFrame> frames;
     for (size_t k = 0; k < xs.size(); ++k)

@@ -146,7 +146,7 @@ Val Lowerer::name(const ast::NameExpr *e) {
       return {b_.op(Op::IToF, {b_.time()})};
     break;
   case ast::NameRef::Command:
-    return {b_.load(commandBuffer(e->command, ir::TimeRef::Current, 0), b_.constI(0))};
+    return commandValue(e->command, ir::TimeRef::Current, 0);
   default:
     break;
   }
@@ -225,7 +225,7 @@ Val Lowerer::index(const ast::IndexExpr *e) {
     ir::TimeRef ref;
     int64_t at;
     timeRef(ref, at);
-    return {b_.load(commandBuffer(n->command, ref, at), b_.constI(0))};
+    return commandValue(n->command, ref, at);
   }
   auto *base = ast::dynCast<ast::MemberExpr>(e->base.get());
   if (!base || base->ref != ast::MemberRef::SetField || !base->field)

@@ -120,7 +120,8 @@ int Lowerer::commandBuffer(int index, ir::TimeRef time, int64_t at) {
   buf.field = "cmd." + name;
   buf.role = ir::Role::Command;
   buf.time = time;
-  buf.column = index;
+  buf.column = prog_.commands.column(size_t(index));
+  buf.comps = prog_.commands.width(size_t(index));
   if (time == ir::TimeRef::Fixed || time == ir::TimeRef::Offset)
     buf.fixedTime = at;
   switch (time) {
@@ -141,6 +142,14 @@ int Lowerer::commandBuffer(int index, ir::TimeRef time, int64_t at) {
     break;
   }
   return ensureBuffer(m_, std::move(buf));
+}
+
+Val Lowerer::commandValue(int index, ir::TimeRef time, int64_t at) {
+  int buf = commandBuffer(index, time, at);
+  Val v;
+  for (int c = 0; c < prog_.commands.width(size_t(index)); ++c)
+    v.push_back(b_.load(buf, b_.constI(c)));
+  return v;
 }
 
 int Lowerer::endpointBuffer(const ast::EndpointDecl *e) {

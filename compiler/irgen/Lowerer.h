@@ -60,6 +60,8 @@ public:
   int offsetStateBuffer(const ast::FieldDecl *f, int64_t offset);
   /// Command `index` (CheckedProgram::commands) at a time.
   int commandBuffer(int index, ir::TimeRef time, int64_t at);
+  /// A command's value (its components) at a time.
+  Val commandValue(int index, ir::TimeRef time, int64_t at);
   int endpointBuffer(const ast::EndpointDecl *e);
   static int comps(const ast::Type &t) { return t.kind == ast::TypeKind::Vec ? t.width : 1; }
 

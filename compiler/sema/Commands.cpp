@@ -8,6 +8,9 @@
 //     jump  { p = 0.25; v = uniform(-0.08, 0.08); h = 0.1 + uniform(0, 0.1); c = 0; }
 //     validate { v = 0, 0.02, -0.02; h = 0.1, 0.15; c = 0, 1; }
 //   }
+//
+// A vector command is written vec2(..) / vec3(..) of draws in every task
+// (`d = vec2(uniform(-0.1, 0.1), 0);`) and of numbers in the grid.
 #include <cmath>
 
 #include "sema/Checker.h"
@@ -18,6 +21,7 @@ using namespace ast;
 
 namespace {
 std::string q(const std::string &s) { return "'" + s + "'"; }
+std::string widthName(int w) { return w == 1 ? "a scalar" : "a vec" + std::to_string(w); }
 } // namespace
 
 int Checker::commandIndex(const std::string &name) const {
@@ -95,6 +99,32 @@ void Checker::checkCommands() {
     return out;
   };
 
+  // A command's value: a draw, or vec2(..) / vec3(..) of draws (a vector command).
+  auto drawValue = [&](const Expr &e,
+                       const std::string &what) -> std::optional<std::vector<body::CommandDraw>> {
+    auto *c = dynCast<CallExpr>(&e);
+    if (c && (c->callee.name == "vec2" || c->callee.name == "vec3")) {
+      const_cast<CallExpr *>(c)->ref = CallRef::Setting;
+      const size_t w = c->callee.name == "vec2" ? 2 : 3;
+      if (c->args.size() != w || !c->namedArgs.empty()) {
+        diags.error(c->range, c->callee.name + " takes " + std::to_string(w) + " values");
+        return std::nullopt;
+      }
+      std::vector<body::CommandDraw> out;
+      for (const auto &a : c->args) {
+        auto d = draw(*a, what);
+        if (!d)
+          return std::nullopt;
+        out.push_back(*d);
+      }
+      return out;
+    }
+    auto d = draw(e, what);
+    if (!d)
+      return std::nullopt;
+    return std::vector<body::CommandDraw>{*d};
+  };
+
   const NestedBlock *validate = nullptr;
   double total = 0;
   for (const auto &nb : b.blocks) {
@@ -122,19 +152,23 @@ void Checker::checkCommands() {
     if (!haveP)
       diags.error(nb.name.range, "task " + q(task.name) + " needs a probability: p = 0.25;");
     total += task.p;
-    if (spec.tasks.empty()) { // the first task declares the commands
+    if (spec.tasks.empty()) { // the first task declares the commands (and their widths)
       for (auto &[name, s] : values) {
         if (commandIndex(name) >= 0) {
           diags.error(s->key.range, "command " + q(name) + " is set twice in this task");
           continue;
         }
         spec.names.push_back(name);
+        auto *c = s->values.size() == 1 ? dynCast<CallExpr>(s->values[0].get()) : nullptr;
+        spec.comps.push_back(c && c->callee.name == "vec2"   ? 2
+                             : c && c->callee.name == "vec3" ? 3
+                                                             : 1);
       }
       if (spec.names.empty())
         diags.error(nb.name.range,
                     "task " + q(task.name) + " sets no command; write e.g. 'v = uniform(-1, 1);'");
     }
-    task.values.resize(spec.names.size());
+    task.values.resize(size_t(spec.columns()));
     std::vector<char> seen(spec.names.size(), 0);
     for (auto &[name, s] : values) {
       int i = commandIndex(name);
@@ -153,8 +187,17 @@ void Checker::checkCommands() {
       Expr *e = single(*s, task.name + "." + name);
       if (!e)
         continue;
-      if (auto dr = draw(*e, task.name + "." + name))
-        task.values[i] = *dr;
+      auto dr = drawValue(*e, task.name + "." + name);
+      if (!dr)
+        continue;
+      if (int(dr->size()) != spec.width(size_t(i))) {
+        diags.error(e->range, "command " + q(name) + " is " + widthName(spec.width(size_t(i))) +
+                                  " in the first task, but " + widthName(int(dr->size())) +
+                                  " here");
+        continue;
+      }
+      for (size_t j = 0; j < dr->size(); ++j)
+        task.values[size_t(spec.column(size_t(i))) + j] = (*dr)[j];
     }
     for (size_t i = 0; i < spec.names.size(); ++i)
       if (!seen[i])
@@ -178,9 +221,27 @@ void Checker::checkCommands() {
         diags.error(s.key.range, "validate sets " + q(s.key.name) + ", which is not a command");
         continue;
       }
-      for (const auto &v : s.values)
-        if (auto x = evalNumber(*v, "validate." + s.key.name))
-          spec.grid[i].push_back(*x);
+      const int w = spec.width(size_t(i));
+      for (const auto &v : s.values) {
+        auto *c = dynCast<CallExpr>(v.get());
+        bool vec = c && (c->callee.name == "vec2" || c->callee.name == "vec3");
+        std::vector<const Expr *> parts;
+        if (vec) {
+          c->ref = CallRef::Setting;
+          for (const auto &a : c->args)
+            parts.push_back(a.get());
+        } else
+          parts.push_back(v.get());
+        if (int(parts.size()) != w || (vec && !c->namedArgs.empty())) {
+          diags.error(v->range, "validate." + s.key.name + ": command " + q(s.key.name) + " is " +
+                                    widthName(w) + "; write " +
+                                    (w == 1 ? "numbers, e.g. 0, 0.5"
+                                            : "e.g. vec" + std::to_string(w) + "(0, 0.1)"));
+          continue;
+        }
+        for (const Expr *x : parts)
+          spec.grid[i].push_back(evalNumber(*x, "validate." + s.key.name).value_or(0));
+      }
     }
     for (size_t i = 0; i < spec.names.size(); ++i)
       if (spec.grid[i].empty())

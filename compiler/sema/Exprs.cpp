@@ -141,7 +141,8 @@ Type Typer::name(NameExpr &n) {
                                  "[t - 100] in a window, " + n.name + "[0] or " + n.name + "[T]");
         return err();
       }
-      return Type::scalar();
+      int w = C.out.commands.width(size_t(ci));
+      return w == 1 ? Type::scalar() : Type::vec(w);
     }
   }
   if (n.name == "world") {

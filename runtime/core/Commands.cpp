@@ -15,7 +15,7 @@ int64_t commandRows(const body::CommandSpec &spec, int64_t steps) {
 CommandTable drawCommands(const body::CommandSpec &spec, int64_t steps, uint64_t stream) {
   CommandTable t;
   t.rows = commandRows(spec, steps);
-  const size_t n = spec.names.size();
+  const size_t n = size_t(spec.columns());
   t.values.resize(size_t(t.rows) * n);
   Rng rng(stream);
   for (int64_t r = 0; r < t.rows; ++r) {
@@ -45,11 +45,12 @@ CommandTable gridCommands(const body::CommandSpec &spec, int64_t steps, int64_t 
     throw Error("validation case " + std::to_string(c) + " is outside the grid");
   CommandTable t;
   t.rows = commandRows(spec, steps);
-  const size_t n = spec.names.size();
-  std::vector<double> row(n);
-  for (size_t k = n; k-- > 0;) { // the last command varies fastest
-    int64_t m = int64_t(spec.grid[k].size());
-    row[k] = spec.grid[k][size_t(c % m)];
+  std::vector<double> row(size_t(spec.columns()));
+  for (size_t k = spec.names.size(); k-- > 0;) { // the last command varies fastest
+    int64_t m = spec.gridValues(k);
+    const int w = spec.width(k);
+    for (int j = 0; j < w; ++j)
+      row[size_t(spec.column(k) + j)] = spec.grid[k][size_t((c % m) * w + j)];
     c /= m;
   }
   for (int64_t r = 0; r < t.rows; ++r) {
@@ -63,7 +64,7 @@ void bindCommands(RolloutConfig &rc, const body::CommandSpec &spec, const Comman
   rc.commands = t.values.data();
   rc.commandRows = t.rows;
   rc.commandPeriod = spec.period;
-  rc.commandCount = int(spec.names.size());
+  rc.commandCount = spec.columns();
 }
 
 } // namespace evoc::runtime

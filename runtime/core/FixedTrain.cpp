@@ -119,7 +119,7 @@ Validation FixedTrainer::validate() {
     RolloutOutcome o = ws_[size_t(w)]->run(*pop_, w, rc, false);
     ValidationCase &vc = v.cases[size_t(c)];
     vc.commands.assign(t.values.begin(),
-                       t.values.begin() + std::ptrdiff_t(opts_.commands->names.size()));
+                       t.values.begin() + std::ptrdiff_t(opts_.commands->columns()));
     vc.valid = o.valid;
     vc.error = o.error;
     vc.loss = o.loss;

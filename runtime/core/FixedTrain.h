@@ -34,7 +34,7 @@ struct BatchStep {
 
 /// One validation case and the grid's means (the paper's metric).
 struct ValidationCase {
-  std::vector<double> commands; // one value per command
+  std::vector<double> commands; // one value per command column (CommandSpec::columns)
   bool valid = true;
   std::string error;
   double loss = 0;

@@ -6,8 +6,10 @@
 
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -441,4 +443,93 @@ TEST_CASE("Continued episodes start from the previous final states", "[multitask
   again.carry().load(tr.carry().save());
   again.setParams(tr.params());
   CHECK(again.iterate(2).loss == tr.iterate(2).loss);
+}
+
+TEST_CASE("A vector command equals its components as scalar commands", "[multitask]") {
+  Compiled vec = compileEvo("tests/data/multitask/vector_commands.evo");
+  const body::CommandSpec &spec = vec.prog.commands;
+  REQUIRE(spec.names == std::vector<std::string>{"d", "s"});
+  REQUIRE(spec.comps == std::vector<int>{2, 1});
+  REQUIRE(spec.columns() == 3);
+  REQUIRE(spec.gridCases() == 6);
+  CommandTable g1 = gridCommands(spec, 40, 1), g4 = gridCommands(spec, 40, 4);
+  CHECK(std::vector<double>(g1.values.begin(), g1.values.begin() + 3) ==
+        std::vector<double>{-0.04, 0, 1});
+  CHECK(std::vector<double>(g4.values.begin(), g4.values.begin() + 3) ==
+        std::vector<double>{0, 0.03, 0});
+  for (uint64_t stream = 1; stream < 40; ++stream) {
+    CommandTable t = drawCommands(spec, 40, stream);
+    REQUIRE(t.rows == 2);
+    for (int64_t r = 0; r < t.rows; ++r) {
+      const double *row = &t.values[size_t(r * 3)];
+      if (t.tasks[size_t(r)] == 0)
+        CHECK((row[1] == 0 && row[2] == 1 && std::abs(row[0]) <= 0.05));
+      else
+        CHECK((row[0] == 0 && row[1] >= 0.02 && row[1] <= 0.05 && row[2] >= 0 && row[2] <= 2));
+    }
+  }
+
+  // The same experiment with d written as two scalar commands dx, dy.
+  std::string text;
+  {
+    std::ifstream in(std::string(EVOC_SOURCE_DIR) + "/tests/data/multitask/vector_commands.evo");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  auto replace = [&](const std::string &from, const std::string &to) {
+    size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  };
+  replace("d = vec2(uniform(-0.05, 0.05), 0);", "dx = uniform(-0.05, 0.05); dy = 0;");
+  replace("d = vec2(0, 0.02 + uniform(0, 0.03));", "dx = 0; dy = 0.02 + uniform(0, 0.03);");
+  replace("d = vec2(-0.04, 0), vec2(0.04, 0), vec2(0, 0.03);", "dx = -0.04, 0.04, 0; dy = 0;");
+  replace("repeat(2, d / 0.05)", "dx / 0.05, dy / 0.05, dx / 0.05, dy / 0.05");
+  replace("d[t - 5].x", "dx[t - 5]");
+  replace("d[t - 5].y", "dy[t - 5]");
+  const std::string path = (std::filesystem::temp_directory_path() / "evoc-scalar-cmds.evo");
+  std::ofstream(path) << text;
+  driver::CommonOptions o;
+  o.file = path;
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  auto prog = driver::loadChecked(o, sources, diags);
+  diags.flush(std::cerr);
+  REQUIRE(prog);
+  auto m = driver::buildModule(*prog, sources, diags);
+  REQUIRE(m);
+  REQUIRE(prog->commands.columns() == 3);
+
+  ModuleInfo vi(vec.m), si(*m);
+  auto vcpu = codegen::compile(vec.m, codegen::BackendKind::Cpu);
+  auto scpu = codegen::compile(*m, codegen::BackendKind::Cpu);
+  auto vinterp = codegen::compile(vec.m, codegen::BackendKind::Interp);
+  Population vp(vi, {ladder()}), sp(si, {ladder()});
+  vp.initParams(0, 4, 0);
+  sp.initParams(0, 4, 0);
+  sp.setParams(0, vp.params(0));
+  RolloutConfig rc;
+  rc.steps = vec.prog.world.steps;
+  rc.groundHeight = 0.1;
+  for (uint64_t stream : {3ull, 8ull}) {
+    CommandTable t = drawCommands(spec, rc.steps, stream);
+    RolloutConfig a = rc, b = rc;
+    bindCommands(a, spec, t);
+    bindCommands(b, prog->commands, t); // the same columns: dx, dy, s
+    Run rv = rollout(vi, *vcpu, vp, a, true), rs = rollout(si, *scpu, sp, b, true);
+    Run ri = rollout(vi, *vinterp, vp, a, true);
+    CHECK(rv.loss > 0);
+    CHECK(std::abs(rv.loss - rs.loss) <= 1e-14 * rs.loss);
+    CHECK(std::abs(rv.loss - ri.loss) <= 1e-9 * rs.loss);
+    REQUIRE(rv.grad.size() == rs.grad.size());
+    double gmax = 0;
+    for (double x : rs.grad)
+      gmax = std::max(gmax, std::abs(x));
+    REQUIRE(gmax > 0);
+    for (size_t i = 0; i < rv.grad.size(); ++i) {
+      CHECK(std::abs(rv.grad[i] - rs.grad[i]) <= 1e-12 * gmax);
+      CHECK(std::abs(rv.grad[i] - ri.grad[i]) <= 1e-9 * gmax);
+    }
+  }
 }

@@ -21,20 +21,13 @@ using namespace evoc::test;
 namespace {
 
 std::vector<std::string> trainArgs(const std::string &flag, const fs::path &dir) {
-  return {"train",
-          std::string(EVOC_SOURCE_DIR) + "/examples/multitask_alpaca.evo",
-          flag,
-          dir.string(),
-          "--threads",
-          "2",
-          "--set",
-          "train.learn.iterations=4",
-          "--set",
-          "train.learn.batch=2",
-          "--set",
-          "train.validate_every=2",
-          "--set",
-          "train.learn.episodes=continued(after = 1, reset_every = 2)"};
+  return {"train",     std::string(EVOC_SOURCE_DIR) + "/examples/multitask_alpaca.evo",
+          flag,        dir.string(),
+          "--threads", "2",
+          "--set",     "train.learn.iterations=4",
+          "--set",     "train.learn.batch=2",
+          "--set",     "train.validate_every=2",
+          "--set",     "train.learn.episodes=continued(after = 1, reset_every = 2)"};
 }
 
 std::string readText(const fs::path &p) {
@@ -90,20 +83,14 @@ TEST_CASE("evoc train: a complete run directory; killed at any commit, --resume 
 TEST_CASE("evoc run: bodies evolve under a multi-task loss, the same for any thread count",
           "[run][train]") {
   auto args = [](const fs::path &dir, const char *threads) {
-    return std::vector<std::string>{"run",
-                                    std::string(EVOC_SOURCE_DIR) + "/examples/multitask_evolve.evo",
-                                    "--out",
-                                    dir.string(),
-                                    "--threads",
-                                    threads,
-                                    "--set",
-                                    "evolve.population=4",
-                                    "--set",
-                                    "evolve.generations=2",
-                                    "--set",
-                                    "evolve.learn.iterations=3",
-                                    "--set",
-                                    "evolve.learn.batch=2"};
+    return std::vector<std::string>{
+        "run",       std::string(EVOC_SOURCE_DIR) + "/examples/multitask_evolve.evo",
+        "--out",     dir.string(),
+        "--threads", threads,
+        "--set",     "evolve.population=4",
+        "--set",     "evolve.generations=2",
+        "--set",     "evolve.learn.iterations=3",
+        "--set",     "evolve.learn.batch=2"};
   };
   fs::path one = freshDir("mt-evolve-1"), two = freshDir("mt-evolve-2");
   REQUIRE(runEvoc(args(one, "1")) == 0);

@@ -688,3 +688,34 @@ TEST_CASE("learn.episodes: fresh or continued, with a located error otherwise", 
         std::string::npos);
   CHECK(error("restart()").find("must be fresh() or continued(") != std::string::npos);
 }
+
+TEST_CASE("vector commands: one width in every task and in the grid", "[sema]") {
+  auto check = [](const std::string &tasks, const std::string &grid) {
+    return test::checkText("import \"physics/mass_spring.evo\";\n"
+                           "world { steps = 20; physics = mass_spring_noslip; }\n"
+                           "commands {\n" +
+                           tasks + "\n  validate { " + grid +
+                           " }\n}\n"
+                           "controller c { inputs = point.v, repeat(2, d); hidden = 4 tanh; "
+                           "outputs = spring.act tanh; }\n"
+                           "loss l = sum(t in 1..19: d[t - 1].y * mean(point.x[t].x));\n");
+  };
+  auto ok = check("a { p = 0.5; d = vec2(uniform(-1, 1), 0); }\n"
+                  "b { p = 0.5; d = vec2(0, 1 + uniform(0, 1)); }",
+                  "d = vec2(0, 1), vec2(1, 0);");
+  INFO(ok->all());
+  REQUIRE(ok->program);
+  CHECK(ok->program->commands.comps == std::vector<int>{2});
+  CHECK(ok->program->commands.gridCases() == 2);
+  CHECK(ok->program->commands.tasks[1].values[1].base == 1);
+
+  auto width = check("a { p = 0.5; d = vec2(uniform(-1, 1), 0); }\nb { p = 0.5; d = 0; }",
+                     "d = vec2(0, 1);");
+  REQUIRE(!width->lines().empty());
+  CHECK(width->lines()[0].find("command 'd' is a vec2 in the first task, but a scalar here") !=
+        std::string::npos);
+  auto grid = check("a { p = 1; d = vec2(uniform(-1, 1), 0); }", "d = 0, 1;");
+  REQUIRE(!grid->lines().empty());
+  CHECK(grid->lines()[0].find("command 'd' is a vec2; write e.g. vec2(0, 0.1)") !=
+        std::string::npos);
+}
