@@ -56,6 +56,17 @@ std::string readText(const std::string &path);
 std::string resolvedSource(const std::string &command, const CommonOptions &opts,
                            const sema::CheckedProgram &program);
 
+/// The options of `evoc run` and `evoc train` after the common ones.
+struct RunArgs {
+  std::string out, resume, backend = "cpu";
+  std::string robot; ///< --robot R.json (evoc train: the body to train)
+  int threads = 0;
+};
+/// Parses them for `command` ("evoc run", "evoc train"); --robot only where
+/// `robot` is set. Prints why and returns false on a malformed option.
+bool parseRunArgs(const std::vector<std::string> &rest, const char *command, bool robot,
+                  RunArgs &out);
+
 /// `evoc train`: trains the fixed body of a program with a `train` block
 /// (also what `evoc run` does with one). `rest`: the options after the common ones.
 int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest);

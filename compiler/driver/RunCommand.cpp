@@ -14,49 +14,6 @@
 namespace evoc::driver {
 namespace {
 
-struct RunArgs {
-  std::string out, resume, backend = "cpu";
-  int threads = 0;
-};
-
-bool parseRunArgs(const std::vector<std::string> &rest, RunArgs &a) {
-  for (size_t i = 0; i < rest.size(); ++i) {
-    const std::string &k = rest[i];
-    if ((k == "--out" || k == "--resume" || k == "--backend" || k == "--threads") &&
-        i + 1 >= rest.size()) {
-      std::fprintf(stderr, "evoc run: error: %s needs a value\n", k.c_str());
-      return false;
-    }
-    if (k == "--out") {
-      a.out = rest[++i];
-    } else if (k == "--resume") {
-      a.resume = rest[++i];
-    } else if (k == "--backend") {
-      a.backend = rest[++i];
-    } else if (k == "--threads") {
-      // Digits only and range checked: "abc" or "1e3" is an error, not the default.
-      const std::string &v = rest[++i];
-      if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos ||
-          std::stoi(v) > 4096) {
-        std::fprintf(stderr,
-                     "evoc run: error: --threads expects an integer from 0 to 4096 (0: one per "
-                     "core), got '%s'\n",
-                     v.c_str());
-        return false;
-      }
-      a.threads = std::stoi(v);
-    } else {
-      std::fprintf(stderr, "evoc run: error: unknown option '%s'\n", k.c_str());
-      return false;
-    }
-  }
-  if (!a.out.empty() && !a.resume.empty() && a.out != a.resume) {
-    std::fprintf(stderr, "evoc run: error: give either --out DIR or --resume DIR\n");
-    return false;
-  }
-  return true;
-}
-
 /// Maps the checked .evo settings onto the engine's configuration.
 evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
                                         const runtime::TrainOptions &train) {
@@ -95,7 +52,7 @@ int runRun(const std::vector<std::string> &args) {
   if (!parseCommonOptions(args, opts))
     return 2;
   RunArgs a;
-  if (!parseRunArgs(opts.rest, a))
+  if (!parseRunArgs(opts.rest, "evoc run", /*robot=*/false, a))
     return 2;
   try {
     opts.check.evolveBody = true; // a fixed body is refused where it is declared

@@ -36,46 +36,6 @@ namespace {
 
 using nlohmann::json;
 
-struct TrainArgs {
-  std::string out, resume, backend = "cpu", robot;
-  int threads = 0;
-};
-
-bool parseTrainArgs(const std::vector<std::string> &rest, TrainArgs &a) {
-  for (size_t i = 0; i < rest.size(); ++i) {
-    const std::string &k = rest[i];
-    bool takes =
-        k == "--out" || k == "--resume" || k == "--backend" || k == "--threads" || k == "--robot";
-    if (!takes) {
-      std::fprintf(stderr, "evoc train: error: unknown option '%s'\n", k.c_str());
-      return false;
-    }
-    if (i + 1 >= rest.size()) {
-      std::fprintf(stderr, "evoc train: error: %s needs a value\n", k.c_str());
-      return false;
-    }
-    const std::string &v = rest[++i];
-    if (k == "--out")
-      a.out = v;
-    else if (k == "--resume")
-      a.resume = v;
-    else if (k == "--backend")
-      a.backend = v;
-    else if (k == "--robot")
-      a.robot = v;
-    else {
-      char *end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || n < 0 || n > 4096) {
-        std::fprintf(stderr, "evoc train: error: --threads needs a whole number 0..4096\n");
-        return false;
-      }
-      a.threads = int(n);
-    }
-  }
-  return true;
-}
-
 json termsJson(const std::vector<std::string> &names, const std::vector<double> &v) {
   json j = json::object();
   for (size_t k = 0; k < names.size() && k < v.size(); ++k)
@@ -154,8 +114,8 @@ void writeGaits(const evolve::RunDir &run, runtime::FixedTrainer &trainer,
 } // namespace
 
 int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest) {
-  TrainArgs a;
-  if (!parseTrainArgs(rest, a))
+  RunArgs a;
+  if (!parseRunArgs(rest, "evoc train", /*robot=*/true, a))
     return 2;
   try {
     Session s(opts, a.backend, /*requireExperiment=*/true);
