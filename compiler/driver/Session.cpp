@@ -32,6 +32,7 @@ runtime::TrainOptions Session::trainOptions() const {
   runtime::TrainOptions o;
   o.steps = p.world.steps;
   o.groundHeight = p.world.ground.height;
+  o.groundProfile = p.world.ground.profile;
   o.upAxis = p.world.dim - 1; // gravity and the ground act along the last axis
   o.checkpointK = p.world.checkpoint.value_or(0);
   const sema::Learn &learn = p.hasTrain ? p.train.learn : p.evolve.learn;

@@ -107,6 +107,16 @@ const char *builtinName(Builtin b) {
     return "max";
   case Builtin::SinWaves:
     return "sin_waves";
+  case Builtin::Repeat:
+    return "repeat";
+  case Builtin::GroundHeight:
+    return "ground_height";
+  case Builtin::GroundNormal:
+    return "ground_normal";
+  case Builtin::GroundGap:
+    return "ground_gap";
+  case Builtin::GroundSpeed:
+    return "ground_speed";
   }
   return "?";
 }

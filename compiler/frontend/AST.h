@@ -240,6 +240,11 @@ enum class Builtin : uint8_t {
   // controller inputs: sin_waves(N, omega = W), repeat(N, value)
   SinWaves,
   Repeat,
+  // the ground under a horizontal position (flat or a terrain profile)
+  GroundHeight, ///< ground_height(x)
+  GroundNormal, ///< ground_normal(x): the unit normal
+  GroundGap, ///< ground_gap(p, x): p's signed distance to the ground line under x, along its normal
+  GroundSpeed, ///< ground_speed(v, x): v's component along the normal of the ground under x
 };
 
 /// What a call is (sema).

@@ -303,6 +303,55 @@ Val Lowerer::inlineFn(const ast::CallExpr *e) {
   return result;
 }
 
+// The ground under a horizontal position. Flat ground lowers to the plain
+// expressions (height g, normal (0, 1), gap p.y - g, speed v.y), so flat
+// physics compiles to the kernels it had before terrain existed. A terrain
+// profile selects the segment under the position (flat beyond its ends)
+// with a chain of comparisons: its start (x_i, y_i) and slope s_i; then
+// height y_i + s_i (x - x_i), normal (-s_i, 1) / sqrt(1 + s_i^2).
+Val Lowerer::ground(const ast::CallExpr *e) {
+  using BI = ast::Builtin;
+  const auto &g = prog_.world.ground;
+  Val a0 = expr(e->args.at(0).get());
+  Val a1 = e->args.size() > 1 ? expr(e->args[1].get()) : Val{};
+  const ValueId at =
+      e->builtin == BI::GroundGap || e->builtin == BI::GroundSpeed ? a1.at(0) : a0.at(0);
+  if (g.profile.empty()) {
+    switch (e->builtin) {
+    case BI::GroundHeight:
+      return {b_.constF(g.height)};
+    case BI::GroundNormal:
+      return {b_.constF(0), b_.constF(1)};
+    case BI::GroundGap:
+      return {b_.sub(a0.at(1), b_.constF(g.height))};
+    default:
+      return {a0.at(1)};
+    }
+  }
+  const auto &P = g.profile;
+  ValueId x0 = b_.constF(P[0].first), y0 = b_.constF(P[0].second), s = b_.constF(0);
+  for (size_t i = 0; i < P.size(); ++i) {
+    const bool last = i + 1 == P.size();
+    double slope = last ? 0 : (P[i + 1].second - P[i].second) / (P[i + 1].first - P[i].first);
+    ValueId on = b_.op(Op::Ge, {at, b_.constF(P[i].first)});
+    x0 = b_.op(Op::Select, {on, b_.constF(P[i].first), x0});
+    y0 = b_.op(Op::Select, {on, b_.constF(P[i].second), y0});
+    s = b_.op(Op::Select, {on, b_.constF(slope), s});
+  }
+  ValueId inv = b_.div(b_.constF(1), b_.op(Op::Sqrt, {b_.add(b_.constF(1), b_.mul(s, s))}));
+  auto height = [&](ValueId x) { return b_.add(y0, b_.mul(s, b_.sub(x, x0))); };
+  switch (e->builtin) {
+  case BI::GroundHeight:
+    return {height(at)};
+  case BI::GroundNormal:
+    return {b_.op(Op::Neg, {b_.mul(s, inv)}), inv};
+  case BI::GroundGap:
+    return {b_.mul(b_.sub(a0.at(1), height(a0.at(0))), inv)};
+  default:
+    return {b_.mul(b_.sub(a0.at(1), b_.mul(s, a0.at(0))), inv)};
+  }
+}
+
 Val Lowerer::builtin(const ast::CallExpr *e) {
   using BI = ast::Builtin;
   auto arg = [&](size_t i) { return expr(e->args.at(i).get()); };
@@ -353,6 +402,11 @@ Val Lowerer::builtin(const ast::CallExpr *e) {
     unsupported(e->range, "sin_waves(...) is only meaningful as a controller input");
   case BI::Repeat:
     unsupported(e->range, "repeat(...) is only meaningful as a controller input");
+  case BI::GroundHeight:
+  case BI::GroundNormal:
+  case BI::GroundGap:
+  case BI::GroundSpeed:
+    return ground(e);
   case BI::None:
     break;
   }

@@ -60,6 +60,8 @@ public:
   int offsetStateBuffer(const ast::FieldDecl *f, int64_t offset);
   /// Command `index` (CheckedProgram::commands) at a time.
   int commandBuffer(int index, ir::TimeRef time, int64_t at);
+  /// ground_height / ground_normal / ground_gap / ground_speed.
+  Val ground(const ast::CallExpr *e);
   /// A command's value (its components) at a time.
   Val commandValue(int index, ir::TimeRef time, int64_t at);
   int endpointBuffer(const ast::EndpointDecl *e);

@@ -35,6 +35,10 @@ const BuiltinInfo kBuiltins[] = {
     {"mean", Builtin::Mean, 1, 1},
     {"sin_waves", Builtin::SinWaves, 1, 1},
     {"repeat", Builtin::Repeat, 2, 2},
+    {"ground_height", Builtin::GroundHeight, 1, 1},
+    {"ground_normal", Builtin::GroundNormal, 1, 1},
+    {"ground_gap", Builtin::GroundGap, 2, 2},
+    {"ground_speed", Builtin::GroundSpeed, 2, 2},
 };
 
 } // namespace
@@ -156,6 +160,28 @@ Type Typer::call(CallExpr &c) {
     if (bi->id == Builtin::Vec2 && C.out.world.dim == 3 && C.haveWorld)
       diags.error(c.range, "vec2 in a dim = 3 world; use vec3");
     return {TypeKind::Vec, bi->id == Builtin::Vec2 ? 2 : 3, set};
+  case Builtin::GroundHeight:
+  case Builtin::GroundNormal:
+  case Builtin::GroundGap:
+  case Builtin::GroundSpeed: {
+    if (C.out.world.dim != 2) {
+      diags.error(c.range, q(fname) + " reads a 2D ground profile; in 3D the ground is "
+                                      "world.ground.height (a 3D height field is not "
+                                      "implemented yet)");
+      return err();
+    }
+    const bool point = bi->id == Builtin::GroundGap || bi->id == Builtin::GroundSpeed;
+    if (point && !(ts[0].kind == TypeKind::Vec && ts[0].width == 2)) {
+      diags.error(c.args[0]->range,
+                  q(fname) + " takes a vec2 and a horizontal position: " + fname + "(p, x)");
+      return err();
+    }
+    if (!argScalar(point ? 1 : 0))
+      return err();
+    if (bi->id == Builtin::GroundNormal)
+      return {TypeKind::Vec, 2, set};
+    return {TypeKind::Scalar, 1, set};
+  }
   case Builtin::Clamp:
     if (!argScalar(1) || !argScalar(2))
       return err();

@@ -98,6 +98,8 @@ public:
                       const std::vector<std::string> &keys,
                       const std::vector<std::string> &blocks = {});
   void checkWorld();
+  /// world.ground: flat(..), terrain("file.csv", ..) or terrain_random(..).
+  void checkGround(ast::Expr &e);
   void selectPhysics();
 
   // ---- Parts.cpp: parts into out.parts and out.partSpecs (parallel)

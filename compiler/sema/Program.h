@@ -26,9 +26,12 @@ enum class Precision : uint8_t { F64, F32 };
 /// world.ground = flat(height = h, friction = mu) | terrain("file.csv", friction = mu)
 struct Ground {
   std::string kind = "flat"; ///< "flat" or "terrain"
-  double height = 0;
+  double height = 0;         ///< flat: the height; terrain: the profile's lowest height
   double friction = 1.0;
-  std::string file; ///< terrain: the CSV path, resolved against the file's folder
+  std::string file; ///< terrain("file.csv"): the path, resolved against the file's folder
+  /// terrain: (x, height) rows, x increasing; the ground is linear between
+  /// rows and flat beyond the first and the last.
+  std::vector<std::pair<double, double>> profile;
 };
 
 /// The evaluated `world { ... }`.

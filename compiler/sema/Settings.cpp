@@ -1,6 +1,7 @@
 // Settings: constant evaluation of setting values, known-key checks, and the
 // evaluated world (dim, dt, steps, ground, physics selection, ...).
 #include "sema/Checker.h"
+#include "sema/Terrain.h"
 
 #include "support/SourceManager.h"
 
@@ -227,51 +228,94 @@ void Checker::checkWorld() {
           w.checkpoint = *v;
       }
     } else if (k == "ground") {
-      auto *call = dynCast<CallExpr>(e);
-      if (!call || (call->callee.name != "flat" && call->callee.name != "terrain")) {
-        diags.error(e->range, "world.ground must be flat(height = H, friction = MU) or "
-                              "terrain(\"file.csv\", friction = MU)");
-        continue;
-      }
-      call->ref = CallRef::Setting;
-      w.ground.kind = call->callee.name;
-      if (w.ground.kind == "flat" && !call->args.empty())
-        diags.error(call->args[0]->range,
-                    "flat() takes named arguments: height = H, friction = MU");
-      if (w.ground.kind == "terrain") {
-        auto *str = call->args.size() == 1 ? dynCast<StringExpr>(call->args[0].get()) : nullptr;
-        if (!str) {
-          diags.error(call->range, "terrain() takes the file name of its profile: "
-                                   "terrain(\"hills.csv\", friction = MU)");
-        } else {
-          // No runtime reads a profile yet: refused rather than run flat.
-          diags.error(call->range, "terrain grounds are not implemented yet; use "
-                                   "flat(height = H, friction = MU)");
-          std::filesystem::path base =
-              std::filesystem::path(sources.path(call->range.begin.file)).parent_path();
-          w.ground.file = (base / str->value).string();
-        }
-      }
-      for (const auto &na : call->namedArgs) {
-        const std::string &an = na.name.name;
-        if (an != "height" && an != "friction") {
-          diags.error(na.name.range, "unknown argument '" + an + "' of " + w.ground.kind +
-                                         "(); expected height or friction");
-          continue;
-        }
-        auto v = evalNumber(*na.value, "world.ground." + an);
-        if (!v)
-          continue;
-        if (an == "friction" && *v < 0)
-          diags.error(na.value->range, "friction must not be negative");
-        else if (an == "height")
-          w.ground.height = *v;
-        else
-          w.ground.friction = *v;
-      }
+      checkGround(*e);
     }
     // `physics` is resolved in selectPhysics.
   }
+}
+
+void Checker::checkGround(Expr &e) {
+  World &w = out.world;
+  auto *call = dynCast<CallExpr>(&e);
+  const std::string name = call ? call->callee.name : "";
+  if (name != "flat" && name != "terrain" && name != "terrain_random") {
+    diags.error(e.range, "world.ground must be flat(height = H, friction = MU), "
+                         "terrain(\"file.csv\", friction = MU) or terrain_random(seed = S, "
+                         "roughness = R, length = L, segments = N, height = H, friction = MU)");
+    return;
+  }
+  call->ref = CallRef::Setting;
+  w.ground.kind = name == "flat" ? "flat" : "terrain";
+  if (name != "terrain" && !call->args.empty())
+    diags.error(call->args[0]->range, name + "() takes named arguments");
+  std::map<std::string, double> args;
+  static const std::map<std::string, std::vector<std::string>> known = {
+      {"flat", {"height", "friction"}},
+      {"terrain", {"friction"}},
+      {"terrain_random", {"seed", "roughness", "length", "segments", "height", "friction"}}};
+  const auto &keys = known.at(name);
+  for (const auto &na : call->namedArgs) {
+    const std::string &an = na.name.name;
+    if (std::find(keys.begin(), keys.end(), an) == keys.end()) {
+      std::string list;
+      for (const auto &k : keys)
+        list += (list.empty() ? "" : ", ") + k;
+      diags.error(na.name.range,
+                  "unknown argument '" + an + "' of " + name + "(); expected " + list);
+      continue;
+    }
+    auto v = evalNumber(*na.value, "world.ground." + an);
+    if (!v)
+      continue;
+    bool bad = (an == "friction" || an == "roughness" || an == "seed") && *v < 0;
+    bad |= (an == "length") && *v <= 0;
+    bad |=
+        (an == "segments") && (*v < 1 || *v > double(kMaxTerrainRows - 1) || *v != std::floor(*v));
+    if (bad) {
+      diags.error(na.value->range, an == "segments" ? "segments must be a whole number from 1 to " +
+                                                          std::to_string(kMaxTerrainRows - 1)
+                                   : an == "length" ? "length must be positive"
+                                                    : an + " must not be negative");
+      continue;
+    }
+    args[an] = *v;
+  }
+  auto arg = [&](const char *k, double d) { return args.count(k) ? args[k] : d; };
+  w.ground.friction = arg("friction", w.ground.friction);
+  if (name == "flat") {
+    w.ground.height = arg("height", w.ground.height);
+    return;
+  }
+  if (w.dim != 2) {
+    diags.error(call->range, "terrain grounds are 2D profiles; a 3D height field is not "
+                             "implemented yet (use flat ground in 3D)");
+    return;
+  }
+  if (name == "terrain") {
+    auto *str = call->args.size() == 1 ? dynCast<StringExpr>(call->args[0].get()) : nullptr;
+    if (!str) {
+      diags.error(call->range, "terrain() takes the file name of its profile: "
+                               "terrain(\"hills.csv\", friction = MU)");
+      return;
+    }
+    std::filesystem::path base =
+        std::filesystem::path(sources.path(call->range.begin.file)).parent_path();
+    w.ground.file = (base / str->value).string();
+    std::string why;
+    auto p = readTerrainCsv(w.ground.file, why);
+    if (!p) {
+      diags.error(str->range, why);
+      return;
+    }
+    w.ground.profile = std::move(*p);
+  } else {
+    w.ground.profile =
+        randomTerrain(uint64_t(arg("seed", 1)), arg("roughness", 0.01), arg("length", 4),
+                      int(arg("segments", 40)), arg("height", 0.1));
+  }
+  w.ground.height = w.ground.profile.front().second;
+  for (const auto &[x, y] : w.ground.profile)
+    w.ground.height = std::min(w.ground.height, y);
 }
 
 void Checker::selectPhysics() {

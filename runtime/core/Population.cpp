@@ -204,7 +204,8 @@ ParamSet Population::tensors(int r, Arena a) const {
 ParamSet Population::params(int r) const { return tensors(r, Arena::Param); }
 ParamSet Population::grads(int r) const { return tensors(r, Arena::Grad); }
 
-void Population::initialState(int r, std::byte *snapshot, double groundHeight, int upAxis) const {
+void Population::initialState(int r, std::byte *snapshot, double groundHeight, int upAxis,
+                              const GroundProfile *profile) const {
   const RobotLayout &L = layouts_[r];
   std::memset(snapshot, 0, size_t(L.stateBytes()));
   if (info_->pointX < 0)
@@ -213,10 +214,14 @@ void Population::initialState(int r, std::byte *snapshot, double groundHeight, i
   int np = R.numPoints();
   double lift = 0;
   if (np > 0 && upAxis >= 0 && upAxis < R.dim) {
-    double lo = R.points[upAxis];
-    for (int i = 1; i < np; ++i)
-      lo = std::min(lo, R.points[i * R.dim + upAxis]);
-    lift = std::max(0.0, groundHeight - lo);
+    // Lift the body until no point is below the ground under it.
+    auto under = [&](int i) {
+      return profile && !profile->empty() && upAxis == 1
+                 ? groundHeightAt(*profile, R.points[i * R.dim])
+                 : groundHeight;
+    };
+    for (int i = 0; i < np; ++i)
+      lift = std::max(lift, under(i) - R.points[i * R.dim + upAxis]);
   }
   std::byte *x = snapshot + L.fieldOffset[info_->pointX];
   for (int i = 0; i < np * R.dim; ++i)

@@ -65,7 +65,8 @@ public:
   /// Writes robot r's initial state into a snapshot of layout(r).stateBytes():
   /// point.x from the robot's points, lifted along `upAxis` so that no point
   /// is below `groundHeight`; every other field zero.
-  void initialState(int r, std::byte *snapshot, double groundHeight, int upAxis) const;
+  void initialState(int r, std::byte *snapshot, double groundHeight, int upAxis,
+                    const GroundProfile *profile = nullptr) const;
 
   /// Bytes held by the population's packed arrays.
   int64_t bytes() const;

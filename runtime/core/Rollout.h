@@ -16,11 +16,12 @@ namespace evoc::runtime {
 
 /// How one rollout is run.
 struct RolloutConfig {
-  int64_t steps = 1000;    // T: states x[0] .. x[T-1], T-1 step calls
-  int64_t checkpointK = 0; // window length K; 0: round(sqrt(T - 1))
-  bool fullTape = false;   // store every state (K = T - 1)
-  double groundHeight = 0; // initial placement: no point below this
-  int upAxis = 1;          // the vertical coordinate
+  int64_t steps = 1000;                         // T: states x[0] .. x[T-1], T-1 step calls
+  int64_t checkpointK = 0;                      // window length K; 0: round(sqrt(T - 1))
+  bool fullTape = false;                        // store every state (K = T - 1)
+  double groundHeight = 0;                      // initial placement: no point below this
+  const GroundProfile *groundProfile = nullptr; // a terrain: no point below it instead
+  int upAxis = 1;                               // the vertical coordinate
   // The episode's commands: rows of `commandCount` values, row i holding the
   // commands of steps [i * commandPeriod, (i + 1) * commandPeriod) (the last
   // row also every later step; period 0: one row for the whole episode).

@@ -22,6 +22,7 @@ RolloutConfig rolloutConfig(const TrainOptions &o) {
   rc.checkpointK = o.checkpointK;
   rc.fullTape = o.fullTape;
   rc.groundHeight = o.groundHeight;
+  rc.groundProfile = o.groundProfile.empty() ? nullptr : &o.groundProfile;
   rc.upAxis = o.upAxis;
   return rc;
 }

@@ -240,14 +240,34 @@ TEST_CASE("annotations: every name resolved and typed in the physics step", "[se
   CHECK(next->ref == AssignRef::NextState);
   CHECK(next->field == point->findField("v"));
   CHECK(next->through == nullptr);
-  // world.ground.height resolves to its value.
-  auto *g = dynCast<LetStmt>(pointLoop->body[0].get());
-  REQUIRE(g);
-  auto *h = dynCast<MemberExpr>(g->value.get());
-  REQUIRE(h);
-  CHECK(h->ref == MemberRef::WorldSetting);
-  CHECK(h->worldKey == "ground.height");
-  CHECK(h->constValue == Approx(0.1));
+  // `let at = p.x.x + world.dt * v1.x;`: world.dt resolves to its value,
+  // and the next let reads the ground through ground_height(at).
+  auto *at = dynCast<LetStmt>(pointLoop->body[1].get());
+  REQUIRE(at);
+  auto *sum = dynCast<BinaryExpr>(at->value.get());
+  REQUIRE(sum);
+  auto *prod = dynCast<BinaryExpr>(sum->rhs.get());
+  REQUIRE(prod);
+  auto *dt = dynCast<MemberExpr>(prod->lhs.get());
+  REQUIRE(dt);
+  CHECK(dt->ref == MemberRef::WorldSetting);
+  CHECK(dt->worldKey == "dt");
+  CHECK(dt->constValue == Approx(0.004));
+  auto *hit = dynCast<LetStmt>(pointLoop->body[2].get());
+  REQUIRE(hit);
+  bool groundCall = false;
+  std::function<void(const Expr *)> find = [&](const Expr *e) {
+    if (auto *c = dynCast<CallExpr>(e)) {
+      groundCall |= c->builtin == Builtin::GroundHeight;
+      for (const auto &a : c->args)
+        find(a.get());
+    } else if (auto *b = dynCast<BinaryExpr>(e)) {
+      find(b->lhs.get());
+      find(b->rhs.get());
+    }
+  };
+  find(hit->value.get());
+  CHECK(groundCall);
 }
 
 TEST_CASE("annotations: controller and loss", "[sema]") {
