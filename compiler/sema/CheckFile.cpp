@@ -133,9 +133,9 @@ void Checker::collect(Program &program) {
 }
 
 /// Keys `--set` accepts, per block.
-static const std::vector<std::string> kWorldKeys = {"dim",     "dt",        "steps",   "precision",
-                                                    "gravity", "damping",   "dashpot", "ground",
-                                                    "physics", "checkpoint"};
+static const std::vector<std::string> kWorldKeys = {
+    "dim",     "dt",     "steps",   "precision",  "gravity",    "damping",
+    "dashpot", "ground", "physics", "checkpoint", "state_limit"};
 static const std::vector<std::string> kEvolveKeys = {
     "population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"};
 static const std::vector<std::string> kLearnKeys = {"iterations", "optimizer", "loss",

@@ -6,6 +6,7 @@
 #include "frontend/AST.h"
 #include "support/BodySpec.h"
 #include "support/CommandSpec.h"
+#include "support/StateLimit.h"
 
 #include <cstdint>
 #include <map>
@@ -42,6 +43,7 @@ struct World {
   double dashpot = 0; ///< spring dashpot coefficient (read as world.dashpot by a physics)
   Ground ground;
   std::optional<int64_t> checkpoint;         ///< world.checkpoint = K (states kept every K steps)
+  double stateLimit = kDefaultStateLimit;    ///< world.state_limit: beyond it a rollout blew up
   const ast::PhysicsDecl *physics = nullptr; ///< world.physics = NAME (or the only physics)
 };
 

@@ -23,6 +23,7 @@ RolloutConfig rolloutConfig(const TrainOptions &o) {
   rc.fullTape = o.fullTape;
   rc.groundHeight = o.groundHeight;
   rc.upAxis = o.upAxis;
+  rc.stateLimit = o.stateLimit;
   return rc;
 }
 
