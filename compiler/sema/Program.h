@@ -147,7 +147,7 @@ struct Evolve {
   int64_t population = 50;
   int64_t generations = 50;
   uint64_t seed = 1;
-  int64_t offspring = 0; ///< 0: one per parent
+  int64_t offspring = 0; ///< lambda, children per generation after the first; 0: population
   Learn learn;
   Fitness fitness;
   Select select;

@@ -449,3 +449,22 @@ TEST_CASE("evoc run: a body whose simulation blows up but stays finite is invali
   }
   CHECK(blewUp > 0);
 }
+
+TEST_CASE("evoc run: evolve.offspring sets the children of each generation", "[run][offspring]") {
+  fs::path dir = freshDir("offspring");
+  REQUIRE(runEvoc(withSmall(
+              {"run", example(), "--out", dir.string(), "--set", "evolve.offspring=3"})) == 0);
+  auto log = logOf(dir);
+  REQUIRE(log.size() == 3);
+  CHECK(log[0]["offspring"] == 8); // generation 0: the population, drawn at random
+  CHECK(log[1]["offspring"] == 3);
+  CHECK(log[2]["offspring"] == 3);
+  for (const auto &r : log)
+    CHECK(r["population"] == 8);
+  // A resume with another count is refused by name.
+  std::string err;
+  CHECK(runEvocErr(
+            withSmall({"run", example(), "--resume", dir.string(), "--set", "evolve.offspring=4"}),
+            err) == 1);
+  CHECK(err.find("offspring was 3, now 4") != std::string::npos);
+}
