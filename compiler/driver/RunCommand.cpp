@@ -20,6 +20,7 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
   evolve::EvolutionConfig c;
   c.body = bodyModel(p);
   c.population = int(p.evolve.population);
+  c.offspring = int(p.evolve.offspring); // 0: one per parent
   c.generations = int(p.evolve.generations);
   c.seed = p.evolve.seed;
   const auto &f = p.evolve.fitness;

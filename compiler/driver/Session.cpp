@@ -35,6 +35,7 @@ runtime::TrainOptions Session::trainOptions() const {
   o.groundProfile = p.world.ground.profile;
   o.upAxis = p.world.dim - 1; // gravity and the ground act along the last axis
   o.checkpointK = p.world.checkpoint.value_or(0);
+  o.stateLimit = p.world.stateLimit;
   const sema::Learn &learn = p.hasTrain ? p.train.learn : p.evolve.learn;
   o.seed = p.hasTrain ? p.train.seed : p.evolve.seed;
   o.iterations = int(learn.iterations);

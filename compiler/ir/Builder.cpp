@@ -21,7 +21,16 @@ ValueId Builder::fresh(Type t) {
   return id;
 }
 
+ValueId Builder::result(Inst &i, Type t) {
+  i.result = fresh(t);
+  if (defs_.size() <= i.result)
+    defs_.resize(i.result + 1, nullptr);
+  defs_[i.result] = &i;
+  return i.result;
+}
+
 Inst &Builder::emit(Op op, Type type, std::vector<ValueId> args) {
+  ++emitted_;
   auto inst = std::make_unique<Inst>();
   inst->op = op;
   inst->type = type;
@@ -35,31 +44,31 @@ Inst &Builder::emit(Op op, Type type, std::vector<ValueId> args) {
 ValueId Builder::constF(double v) {
   Inst &i = emit(Op::ConstF, Type::F, {});
   i.f = v;
-  return i.result = fresh(Type::F);
+  return result(i, Type::F);
 }
 
 ValueId Builder::constI(int64_t v) {
   Inst &i = emit(Op::ConstI, Type::I, {});
   i.i = v;
-  return i.result = fresh(Type::I);
+  return result(i, Type::I);
 }
 
 ValueId Builder::constB(bool v) {
   Inst &i = emit(Op::ConstB, Type::B, {});
   i.i = v ? 1 : 0;
-  return i.result = fresh(Type::B);
+  return result(i, Type::B);
 }
 
 ValueId Builder::time() {
   Inst &i = emit(Op::Time, Type::I, {});
-  return i.result = fresh(Type::I);
+  return result(i, Type::I);
 }
 
 ValueId Builder::size(int set) {
   EVOC_ASSERT(set >= 0 && set < static_cast<int>(m_.sets.size()), "size: bad set");
   Inst &i = emit(Op::Size, Type::I, {});
   i.set = set;
-  return i.result = fresh(Type::I);
+  return result(i, Type::I);
 }
 
 ValueId Builder::op(Op o, std::vector<ValueId> args) {
@@ -70,7 +79,7 @@ ValueId Builder::op(Op o, std::vector<ValueId> args) {
     t = k_.valueTypes.at(args.at(1)); // select is F or I, like its branches
   EVOC_ASSERT(t != Type::None, std::string("op has no result: ") + opName(o));
   Inst &i = emit(o, t, std::move(args));
-  return i.result = fresh(t);
+  return result(i, t);
 }
 
 ValueId Builder::load(int buffer, ValueId index) {
@@ -78,23 +87,25 @@ ValueId Builder::load(int buffer, ValueId index) {
   Type t = m_.buffers[buffer].elem;
   Inst &i = emit(Op::Load, t, {index});
   i.buffer = buffer;
-  return i.result = fresh(t);
+  return result(i, t);
 }
 
 void Builder::store(int buffer, ValueId index, ValueId value) {
   EVOC_ASSERT(buffer >= 0 && buffer < static_cast<int>(m_.buffers.size()), "store: bad buffer");
   emit(Op::Store, Type::None, {index, value}).buffer = buffer;
+  ++writes_;
 }
 
 void Builder::accAdd(int buffer, ValueId index, ValueId value) {
   EVOC_ASSERT(buffer >= 0 && buffer < static_cast<int>(m_.buffers.size()), "accadd: bad buffer");
   emit(Op::AccAdd, Type::None, {index, value}).buffer = buffer;
+  ++writes_;
 }
 
 ValueId Builder::local(double init) {
   Inst &i = emit(Op::Local, Type::None, {});
   i.f = init;
-  return i.result = fresh(Type::None);
+  return i.result = fresh(Type::None); // a slot, not a value: no def
 }
 
 void Builder::localUpdate(Op o, ValueId slot, ValueId value) {
@@ -105,7 +116,7 @@ void Builder::localUpdate(Op o, ValueId slot, ValueId value) {
 
 ValueId Builder::localGet(ValueId slot) {
   Inst &i = emit(Op::LocalGet, Type::F, {slot});
-  return i.result = fresh(Type::F);
+  return result(i, Type::F);
 }
 
 ValueId Builder::beginLoop(int set) {
@@ -115,12 +126,14 @@ ValueId Builder::beginLoop(int set) {
   i.body = std::make_unique<Block>();
   i.body->arg = fresh(Type::I);
   blocks_.push_back(i.body.get());
+  openLoops_.push_back(++loopSerial_);
   return i.body->arg;
 }
 
 void Builder::endLoop() {
   EVOC_ASSERT(blocks_.size() > 1, "endLoop without beginLoop");
   blocks_.pop_back();
+  openLoops_.pop_back();
 }
 
 int addBuffer(Module &m, Buffer b) {

@@ -3,6 +3,9 @@
 
 #include "ir/IR.h"
 
+#include <cstdint>
+#include <vector>
+
 namespace evoc::ir {
 
 /// Appends instructions at the end of the current block of one kernel.
@@ -35,6 +38,19 @@ public:
   ValueId beginLoop(int set);
   void endLoop();
 
+  /// The instruction this builder emitted for value `v`, or null (a value it
+  /// did not emit, a loop's element index, a Local slot).
+  const Inst *def(ValueId v) const { return v < defs_.size() ? defs_[v] : nullptr; }
+  /// The loops open now, outermost first, each as a serial number unique to
+  /// this builder: a value emitted while these were open is visible exactly
+  /// while they still are.
+  const std::vector<uint64_t> &openLoops() const { return openLoops_; }
+  /// Stores and scatter-adds emitted so far (loads may see other values
+  /// after one of these).
+  uint64_t writes() const { return writes_; }
+  /// Instructions emitted so far by this builder.
+  uint64_t emitted() const { return emitted_; }
+
   /// Convenience: Add, Sub, Mul, Div.
   ValueId add(ValueId a, ValueId b) { return op(Op::Add, {a, b}); }
   ValueId sub(ValueId a, ValueId b) { return op(Op::Sub, {a, b}); }
@@ -45,9 +61,15 @@ private:
   Inst &emit(Op op, Type type, std::vector<ValueId> args);
   ValueId fresh(Type t);
 
+  ValueId result(Inst &i, Type t); ///< a fresh value as i's result, recorded in defs_
+
   Module &m_;
   Kernel &k_;
   std::vector<Block *> blocks_;
+  std::vector<uint64_t> openLoops_; ///< serials of blocks_[1..]
+  uint64_t loopSerial_ = 0;
+  std::vector<const Inst *> defs_; ///< by ValueId
+  uint64_t writes_ = 0, emitted_ = 0;
   SrcLoc loc_;
 };
 

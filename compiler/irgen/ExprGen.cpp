@@ -1,6 +1,8 @@
 // Lowering of expressions to IR values: names, fields (with gathers through
 // endpoints), states at times, builtins, reductions and inlined fns.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "irgen/Lowerer.h"
@@ -12,7 +14,7 @@ using ir::Op;
 using ir::ValueId;
 
 Lowerer::Lowerer(const sema::CheckedProgram &prog, ir::Module &m, ir::Kernel &k)
-    : prog_(prog), m_(m), b_(m, k) {}
+    : prog_(prog), m_(m), b_(m, k), vn_(m, b_) {}
 
 void Lowerer::unsupported(const SourceRange &r, const std::string &msg) {
   throw LowerError{r, msg};
@@ -131,7 +133,7 @@ Val Lowerer::name(const ast::NameExpr *e) {
       return it->second;
     // Not bound: a field let (evaluated at the element in context) or a
     // loss let (losses bind nothing eagerly): lower its value here.
-    return expr(e->let->value.get());
+    return lazyLet(e->let);
   }
   case ast::NameRef::Param:
     for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
@@ -284,11 +286,79 @@ Val Lowerer::call(const ast::CallExpr *e) {
   unsupported(e->range, "'" + e->callee.name + "' cannot be computed in a kernel");
 }
 
+void Lowerer::contextKey(std::vector<uint64_t> &key) {
+  key.push_back(uint64_t(reinterpret_cast<uintptr_t>(ctxSet_)));
+  key.push_back(ctxSet_ ? vn_.number(ctxIndex_) : 0);
+  key.push_back(uint64_t(reinterpret_cast<uintptr_t>(window)));
+  key.push_back(uint64_t(reinterpret_cast<uintptr_t>(reducedWindows)));
+}
+
+const Val *Lowerer::recall(const std::vector<uint64_t> &key) const {
+  auto it = memo_.find(key);
+  if (it == memo_.end())
+    return nullptr;
+  const Memo &m = it->second;
+  // Visible only inside the loops that were open where it was lowered, and
+  // a load in it may read another value after a store.
+  const auto &open = b_.openLoops();
+  if (m.writes != b_.writes() || m.loops.size() > open.size() ||
+      !std::equal(m.loops.begin(), m.loops.end(), open.begin()))
+    return nullptr;
+  return &m.value;
+}
+
+void Lowerer::remember(std::vector<uint64_t> key, const Val &v) {
+  memo_[std::move(key)] = Memo{v, b_.openLoops(), b_.writes()};
+}
+
+void Lowerer::checkSize(const ast::Expr *at) {
+  if (b_.emitted() <= kMaxKernelInstructions)
+    return;
+  const ast::Expr *where = expanding_ ? expanding_ : at;
+  std::string what = "this expression";
+  if (auto *c = ast::dynCast<ast::CallExpr>(where))
+    what = "this call of '" + c->callee.name + "'";
+  unsupported(where->range,
+              what + " expands to more than " + std::to_string(kMaxKernelInstructions) +
+                  " IR instructions in kernel '" + b_.kernel().name +
+                  "': every fn call is inlined where it is made (calls with equal arguments "
+                  "share one copy), so fns that call others several times with different "
+                  "arguments grow exponentially with their nesting; compute a value used "
+                  "several times once, with a let, or flatten the nesting");
+}
+
+Val Lowerer::lazyLet(const ast::LetStmt *let) {
+  std::vector<uint64_t> key = {2, uint64_t(reinterpret_cast<uintptr_t>(let))};
+  contextKey(key);
+  if (!frames_.empty()) // a let in a fn body reads the call's arguments
+    for (const auto &[param, v] : frames_.back())
+      for (ir::ValueId x : v)
+        key.push_back(vn_.number(x));
+  if (const Val *v = recall(key))
+    return *v;
+  Val v = expr(let->value.get());
+  checkSize(let->value.get());
+  remember(std::move(key), v);
+  return v;
+}
+
 Val Lowerer::inlineFn(const ast::CallExpr *e) {
   const ast::FnDecl *fn = e->fn;
   std::map<const ast::ParamDecl *, Val> frame;
-  for (size_t i = 0; i < fn->params.size() && i < e->args.size(); ++i)
-    frame[&fn->params[i]] = expr(e->args[i].get());
+  std::vector<uint64_t> key = {1, uint64_t(reinterpret_cast<uintptr_t>(fn))};
+  contextKey(key);
+  for (size_t i = 0; i < fn->params.size() && i < e->args.size(); ++i) {
+    Val a = expr(e->args[i].get());
+    key.push_back(a.size());
+    for (ir::ValueId x : a)
+      key.push_back(vn_.number(x));
+    frame[&fn->params[i]] = std::move(a);
+  }
+  if (const Val *v = recall(key))
+    return *v;
+  const bool outermost = !expanding_;
+  if (outermost)
+    expanding_ = e;
   frames_.push_back(std::move(frame));
   Val result;
   for (const auto &s : fn->body) {
@@ -296,10 +366,14 @@ Val Lowerer::inlineFn(const ast::CallExpr *e) {
       bindLet(let);
     else if (auto *ret = ast::dynCast<ast::ReturnStmt>(s.get()))
       result = expr(ret->value.get());
+    checkSize(e);
   }
   frames_.pop_back();
+  if (outermost)
+    expanding_ = nullptr;
   if (result.empty())
     unsupported(fn->range, "fn '" + fn->name.name + "' returns no value");
+  remember(std::move(key), result);
   return result;
 }
 

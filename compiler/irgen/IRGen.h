@@ -3,6 +3,7 @@
 // and the IR.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "ir/IR.h"
@@ -14,6 +15,13 @@ class SourceManager;
 } // namespace evoc
 
 namespace evoc::irgen {
+
+/// The most instructions irgen emits into one kernel. Fn calls are inlined,
+/// so nested fns that each call the previous several times with different
+/// arguments grow exponentially with the nesting; past this the program is
+/// refused where the expansion starts instead of exhausting memory. The
+/// largest kernel of the examples has about 700.
+inline constexpr uint64_t kMaxKernelInstructions = 100000;
 
 /// Lowers `prog` to an IR module holding the kernel "step" (controller then
 /// physics, fused), "loss" (terms at fixed times) and one "loss.wN"
@@ -29,8 +37,9 @@ namespace evoc::irgen {
 ///                         "w1", "b1", ...: the PARAMS.json names)
 ///   "loss"                the robot's loss (Role::Output, 1 entry, zeroed by
 ///                         the caller; every loss kernel accumulates into it)
-/// Constructs the back end cannot lower yet are reported to `diags` with
-/// their location; returns nullopt then.
+/// Constructs the back end cannot lower yet, and a kernel that would exceed
+/// kMaxKernelInstructions, are reported to `diags` with their location;
+/// returns nullopt then.
 std::optional<ir::Module> lowerProgram(const sema::CheckedProgram &prog,
                                        const SourceManager &sources, DiagnosticEngine &diags);
 

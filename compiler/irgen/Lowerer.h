@@ -9,6 +9,8 @@
 
 #include "frontend/AST.h"
 #include "ir/Builder.h"
+#include "irgen/IRGen.h"
+#include "irgen/ValueNumbering.h"
 #include "sema/Program.h"
 #include "support/SourceRange.h"
 
@@ -28,7 +30,10 @@ enum class StateTime { Current, Next };
 
 /// Lowers expressions of one kernel. Field expressions (`point.x - com`) are
 /// evaluated at the element `ctx` names; lets of field type are lowered
-/// lazily at each use, robot-level lets once where they are declared.
+/// lazily at each use, robot-level lets once where they are declared. A fn
+/// call (or a lazy let) whose arguments have the value numbers of an earlier
+/// one in the same context, still visible and with no store in between,
+/// reuses that one's value instead of being inlined again.
 class Lowerer {
 public:
   Lowerer(const sema::CheckedProgram &prog, ir::Module &m, ir::Kernel &k);
@@ -90,6 +95,18 @@ private:
   Val reduce(const ast::CallExpr *e);
   Val inlineFn(const ast::CallExpr *e);
   Val binary(const ast::BinaryExpr *e);
+  /// The value of a field let at the element in context, lowered once per
+  /// context.
+  Val lazyLet(const ast::LetStmt *let);
+  /// What a memoised value depends on besides its own arguments: the element
+  /// in context and the window being lowered.
+  void contextKey(std::vector<uint64_t> &key);
+  /// The memo entry of `key`, if it is still usable here.
+  const Val *recall(const std::vector<uint64_t> &key) const;
+  void remember(std::vector<uint64_t> key, const Val &v);
+  /// Refuses the kernel once it holds more than kMaxKernelInstructions,
+  /// naming the outermost expansion in progress.
+  void checkSize(const ast::Expr *at);
   Val loadField(int buffer, int comps, ir::ValueId element);
   const ast::SetDecl *setOfField(const ast::FieldDecl *f) const { return f->owner; }
 
@@ -101,6 +118,14 @@ private:
   std::vector<std::map<const ast::ParamDecl *, Val>> frames_;
   const ast::SetDecl *ctxSet_ = nullptr;
   ir::ValueId ctxIndex_ = 0;
+  ValueNumbering vn_;
+  struct Memo {
+    Val value;
+    std::vector<uint64_t> loops; ///< Builder::openLoops() when it was lowered
+    uint64_t writes = 0;         ///< Builder::writes() then
+  };
+  std::map<std::vector<uint64_t>, Memo> memo_;
+  const ast::Expr *expanding_ = nullptr; ///< the outermost fn call being inlined
 };
 
 /// Lowering of each part of the program into `m` (each one file).

@@ -133,9 +133,9 @@ void Checker::collect(Program &program) {
 }
 
 /// Keys `--set` accepts, per block.
-static const std::vector<std::string> kWorldKeys = {"dim",     "dt",        "steps",   "precision",
-                                                    "gravity", "damping",   "dashpot", "ground",
-                                                    "physics", "checkpoint"};
+static const std::vector<std::string> kWorldKeys = {
+    "dim",     "dt",     "steps",   "precision",  "gravity",    "damping",
+    "dashpot", "ground", "physics", "checkpoint", "state_limit"};
 static const std::vector<std::string> kEvolveKeys = {
     "population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"};
 const std::vector<std::string> &learnKeys() {
@@ -305,20 +305,25 @@ void checkSizes(Checker &C, CheckedProgram &out) {
   }
   const double weightBytes = weights * 8 * 4;
   const double perRobot = stateBytes * kept + weightBytes;
-  const double bytes = perRobot * double(out.evolve.population);
+  // The robots trained together: the population in generation 0, lambda in
+  // every later one.
+  const bool byOffspring = out.evolve.offspring > out.evolve.population;
+  const int64_t robots = byOffspring ? out.evolve.offspring : out.evolve.population;
+  const double bytes = perRobot * double(robots);
   if (bytes <= kMaxRunBytes)
     return;
   const SettingsBlock &eb = C.evolves.front()->body;
+  const char *count = byOffspring ? "offspring" : "population";
   char msg[500];
   std::snprintf(msg, sizeof msg,
                 "this run would need about %.1f GiB (%lld robots x %.1f MiB: %.0f rollout states "
                 "kept x %.0f bytes, and %.1f MiB of controller weights), above the limit of "
-                "%.0f GiB; lower evolve.population, world.steps, the hidden layers or the body's "
+                "%.0f GiB; lower evolve.%s, world.steps, the hidden layers or the body's "
                 "size, or raise world.checkpoint",
-                bytes / double(1ull << 30), (long long)out.evolve.population,
-                perRobot / double(1 << 20), kept, stateBytes, weightBytes / double(1 << 20),
-                kMaxRunBytes / double(1ull << 30));
-  C.diags.error(settingAt(eb, "population", C.evolves.front()->name.range), msg);
+                bytes / double(1ull << 30), (long long)robots, perRobot / double(1 << 20), kept,
+                stateBytes, weightBytes / double(1 << 20), kMaxRunBytes / double(1ull << 30),
+                count);
+  C.diags.error(settingAt(eb, count, C.evolves.front()->name.range), msg);
 }
 
 } // namespace

@@ -77,7 +77,6 @@ void Checker::checkEvolve() {
   if (!learn)
     diags.error(at, "evolve needs a 'learn { ... }' block (iterations, optimizer)");
   selectLearn(learn, at, ev.learn);
-  std::optional<SourceRange> offspringAt;
   for (const auto &s : b->settings) {
     const std::string &k = s.key.name;
     const std::string what = "evolve." + k;
@@ -110,11 +109,15 @@ void Checker::checkEvolve() {
         else
           ev.seed = uint64_t(*v);
       } else {
-        if (*v < 0)
-          diags.error(e->range, "evolve.offspring must not be negative");
+        if (*v < 1)
+          diags.error(e->range, "evolve.offspring must be at least 1 (the children of every "
+                                "generation after the first)");
+        else if (*v > kMaxPopulation)
+          diags.error(e->range, "evolve.offspring = " + std::to_string(*v) +
+                                    " is above the limit of " + std::to_string(kMaxPopulation) +
+                                    "; lower it");
         else
           ev.offspring = *v;
-        offspringAt = e->range;
       }
     } else if (k == "fitness") {
       Expr *e = single(s, what);
@@ -200,12 +203,6 @@ void Checker::checkEvolve() {
       }
     }
   }
-  // The engine makes one child per parent; another count is refused rather
-  // than ignored.
-  if (offspringAt && ev.offspring != 0 && ev.offspring != ev.population)
-    diags.error(*offspringAt, "evolve.offspring = " + std::to_string(ev.offspring) +
-                                  " is not supported yet: every generation makes one child "
-                                  "per parent (offspring = population); remove the setting");
   checkLearn(learn, "evolve.learn", ev.learn);
 }
 

@@ -6,6 +6,7 @@
 #include "frontend/AST.h"
 #include "support/BodySpec.h"
 #include "support/CommandSpec.h"
+#include "support/StateLimit.h"
 
 #include <cstdint>
 #include <map>
@@ -45,6 +46,7 @@ struct World {
   double dashpot = 0; ///< spring dashpot coefficient (read as world.dashpot by a physics)
   Ground ground;
   std::optional<int64_t> checkpoint;         ///< world.checkpoint = K (states kept every K steps)
+  double stateLimit = kDefaultStateLimit;    ///< world.state_limit: beyond it a rollout blew up
   const ast::PhysicsDecl *physics = nullptr; ///< world.physics = NAME (or the only physics)
 };
 
@@ -162,7 +164,7 @@ struct Evolve {
   int64_t population = 50;
   int64_t generations = 50;
   uint64_t seed = 1;
-  int64_t offspring = 0; ///< 0: one per parent
+  int64_t offspring = 0; ///< lambda, children per generation after the first; 0: population
   Learn learn;
   Fitness fitness;
   Select select;

@@ -162,13 +162,14 @@ void Checker::checkWorld() {
   const SettingsBlock &b = worlds.front()->body;
   checkKnownKeys(b, "world",
                  {"dim", "dt", "steps", "precision", "gravity", "damping", "dashpot", "ground",
-                  "physics", "checkpoint"});
+                  "physics", "checkpoint", "state_limit"});
   for (const auto &s : b.settings) {
     const std::string &k = s.key.name;
     const std::string what = "world." + k;
     Expr *e = nullptr;
     if (k == "dim" || k == "dt" || k == "steps" || k == "precision" || k == "gravity" ||
-        k == "damping" || k == "dashpot" || k == "ground" || k == "physics" || k == "checkpoint")
+        k == "damping" || k == "dashpot" || k == "ground" || k == "physics" || k == "checkpoint" ||
+        k == "state_limit")
       e = single(s, what);
     if (!e)
       continue;
@@ -215,6 +216,14 @@ void Checker::checkWorld() {
           diags.error(e->range, what + " must not be negative");
         else
           (k == "damping" ? w.damping : w.dashpot) = *v;
+      }
+    } else if (k == "state_limit") {
+      if (auto v = evalNumber(*e, what)) {
+        if (!(*v > 0))
+          diags.error(e->range, "world.state_limit must be positive (a rollout whose state "
+                                "values exceed it in magnitude is invalid)");
+        else
+          w.stateLimit = *v;
       }
     } else if (k == "checkpoint") {
       if (auto v = evalInt(*e, what)) {

@@ -18,19 +18,23 @@ static std::vector<int> computeLineStarts(const std::string &text) {
   return starts;
 }
 
+std::string SourceManager::key(const std::string &path) {
+  ++normalisations_;
+  std::error_code ec;
+  auto canon = std::filesystem::weakly_canonical(std::filesystem::path(path), ec);
+  return ec ? path : canon.string();
+}
+
 int SourceManager::loadFile(const std::string &path) {
   std::error_code ec;
   std::filesystem::path p(path);
   if (std::filesystem::is_directory(p, ec))
     return -1;
-  auto canon = std::filesystem::weakly_canonical(p, ec);
-  std::string key = ec ? path : canon.string();
-  for (size_t i = 0; i < files_.size(); ++i) {
-    std::error_code ec2;
-    auto other = std::filesystem::weakly_canonical(files_[i].path, ec2);
-    if (!ec2 && other.string() == key)
-      return int(i);
-  }
+  const std::string want = key(path);
+  for (; keyed_ < files_.size(); ++keyed_)
+    byKey_.emplace(key(files_[keyed_].path), int(keyed_)); // the first id of a key stays
+  if (auto it = byKey_.find(want); it != byKey_.end())
+    return it->second;
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return -1;

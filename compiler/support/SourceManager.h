@@ -4,8 +4,10 @@
 
 #include "support/SourceRange.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace evoc {
@@ -26,14 +28,26 @@ public:
   std::string_view lineText(int file, int line) const;
   /// The location of a byte offset in a file.
   SourceLoc locAt(int file, int offset) const;
+  /// How many paths loadFile has normalised so far (each file's once, and
+  /// each requested path's): the work an import chain costs, for tests.
+  int64_t pathNormalisations() const { return normalisations_; }
 
 private:
+  /// The path as files are compared: weakly canonical, or as given when
+  /// that fails.
+  std::string key(const std::string &path);
   struct File {
     std::string path;
     std::string text;
     std::vector<int> lineStarts;
   };
   std::vector<File> files_;
+  /// key() of files_[0 .. keyed_) -> the first id with that key. Filled
+  /// lazily by loadFile, so that looking a path up costs one normalisation
+  /// instead of one per file loaded (an import chain of N files was N^2).
+  std::unordered_map<std::string, int> byKey_;
+  size_t keyed_ = 0;
+  int64_t normalisations_ = 0;
 };
 
 } // namespace evoc

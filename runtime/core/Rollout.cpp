@@ -230,7 +230,8 @@ void Rollout::stepForward(int64_t t, std::byte *cur, std::byte *next) {
     }
 }
 
-bool Rollout::finiteState(const std::byte *s, std::string &where) const {
+bool Rollout::boundedState(const std::byte *s, double limit, std::string &where,
+                           double &value) const {
   bool f32 = pop_->f32();
   for (int f = 0; f < int(info_.fields.size()); ++f) {
     const auto &F = info_.fields[f];
@@ -240,11 +241,14 @@ bool Rollout::finiteState(const std::byte *s, std::string &where) const {
     for (int set : F.sets)
       n *= L_->sizes[set];
     const std::byte *p = s + L_->fieldOffset[f];
-    for (int64_t i = 0; i < n; ++i)
-      if (!std::isfinite(loadF(p, i, f32))) {
+    for (int64_t i = 0; i < n; ++i) {
+      double v = loadF(p, i, f32);
+      if (!(std::fabs(v) <= limit)) { // NaN fails too
         where = F.name;
+        value = v;
         return false;
       }
+    }
   }
   return true;
 }
@@ -389,8 +393,14 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
     }
     ringHi_ = t;
     ringLo_ = std::max<int64_t>(0, t - ringSize_ + 1);
-    if (!finiteState(x, where))
-      return invalid(fmt::format("the state '{}' is NaN or infinite at t = {}", where, t));
+    if (double v = 0; !boundedState(x, cfg.stateLimit, where, v)) {
+      if (!std::isfinite(v))
+        return invalid(fmt::format("the state '{}' is NaN or infinite at t = {}", where, t));
+      return invalid(fmt::format("the simulation blew up: the state '{}' reached {:.3g} at "
+                                 "t = {}, beyond world.state_limit = {:.3g} (a smaller "
+                                 "world.dt or softer springs keep it stable)",
+                                 where, v, t, cfg.stateLimit));
+    }
     if (t % K_ == 0 && t / K_ < windows_)
       std::memcpy(bytesOf(ckpt_) + (t / K_) * sb_, x, size_t(sb_));
     if (std::byte *pin = pinnedState(t))

@@ -11,17 +11,21 @@
 
 #include "codegen/Executable.h"
 #include "core/Population.h"
+#include "support/StateLimit.h"
 
 namespace evoc::runtime {
 
 /// How one rollout is run.
 struct RolloutConfig {
-  int64_t steps = 1000;                         // T: states x[0] .. x[T-1], T-1 step calls
-  int64_t checkpointK = 0;                      // window length K; 0: round(sqrt(T - 1))
-  bool fullTape = false;                        // store every state (K = T - 1)
-  double groundHeight = 0;                      // initial placement: no point below this
+  int64_t steps = 1000;    // T: states x[0] .. x[T-1], T-1 step calls
+  int64_t checkpointK = 0; // window length K; 0: round(sqrt(T - 1))
+  bool fullTape = false;   // store every state (K = T - 1)
+  double groundHeight = 0; // initial placement: no point below this
   const GroundProfile *groundProfile = nullptr; // a terrain: no point below it instead
-  int upAxis = 1;                               // the vertical coordinate
+  int upAxis = 1;          // the vertical coordinate
+  // A state value whose magnitude exceeds this makes the rollout invalid
+  // (world.state_limit): a simulation that blew up but stayed finite.
+  double stateLimit = kDefaultStateLimit;
   // The episode's commands: rows of `commandCount` values, row i holding the
   // commands of steps [i * commandPeriod, (i + 1) * commandPeriod) (the last
   // row also every later step; period 0: one row for the whole episode).
@@ -53,7 +57,7 @@ struct RolloutMemory {
 /// Result of one rollout of one robot.
 struct RolloutOutcome {
   bool valid = true;
-  std::string error; // why it is invalid (NaN/inf and where)
+  std::string error; // why it is invalid (NaN/inf or beyond the state limit, and where)
   double loss = 0;
   std::vector<double> terms; // the module's reported loss terms (Module::lossTerms)
   int64_t stepsRun = 0;      // forward step calls (excluding recomputation)
@@ -71,7 +75,8 @@ public:
   void runInit(Population &pop, int r);
   /// Forward rollout, loss, and (when `backward`) the backward sweep whose
   /// parameter gradient lands in pop.arena(r, Arena::Grad). A non-finite
-  /// state, loss or gradient makes the outcome invalid; it never throws for it.
+  /// state, loss or gradient, or a state value beyond cfg.stateLimit, makes
+  /// the outcome invalid; it never throws for it.
   RolloutOutcome run(Population &pop, int r, const RolloutConfig &cfg, bool backward);
   /// Forward only, returning the state field `field` ("point.x") at each
   /// requested time (ascending, in [0, T-1]) as doubles.
@@ -86,7 +91,9 @@ private:
   void call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte *adjCur,
             std::byte *adjNext);
   void stepForward(int64_t t, std::byte *cur, std::byte *next);
-  bool finiteState(const std::byte *s, std::string &where) const;
+  /// False (with the field and the offending value) when a state value is
+  /// NaN, infinite or of magnitude above `limit`.
+  bool boundedState(const std::byte *s, double limit, std::string &where, double &value) const;
   bool lossStepAt(int k, int64_t t) const;
   std::byte *pinnedState(int64_t t);
   std::byte *pinnedAdj(int64_t t);

@@ -24,6 +24,7 @@ RolloutConfig rolloutConfig(const TrainOptions &o) {
   rc.groundHeight = o.groundHeight;
   rc.groundProfile = o.groundProfile.empty() ? nullptr : &o.groundProfile;
   rc.upAxis = o.upAxis;
+  rc.stateLimit = o.stateLimit;
   return rc;
 }
 

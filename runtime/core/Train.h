@@ -67,19 +67,20 @@ private:
 
 /// Settings of a learning run (and of `evoc sim`).
 struct TrainOptions {
-  int64_t steps = 1000;        // T: states per rollout (SCIENCE.md: 1000)
-  int iterations = 0;          // 0: one forward + backward, no update
-  OptimizerConfig optimizer;   // per-robot optimiser
-  uint64_t seed = 1;           // parameter initialisation
-  int threads = 0;             // 0: every core
-  int64_t checkpointK = 0;     // 0: round(sqrt(T - 1))
-  bool fullTape = false;       // store every state instead of checkpointing
-  double groundHeight = 0;     // initial placement (the world's ground height)
-  GroundProfile groundProfile; // a terrain world's ground (initial placement on it)
-  int upAxis = 1;              // vertical coordinate
-  bool keepBestParams = true;  // fill TrainResult::bestParams
-  bool keepParams = true;      // fill TrainResult::params (final parameters)
-  bool keepGrad = true;        // fill TrainResult::grad (last gradient)
+  int64_t steps = 1000;                   // T: states per rollout (SCIENCE.md: 1000)
+  int iterations = 0;                     // 0: one forward + backward, no update
+  OptimizerConfig optimizer;              // per-robot optimiser
+  uint64_t seed = 1;                      // parameter initialisation
+  int threads = 0;                        // 0: every core
+  int64_t checkpointK = 0;                // 0: round(sqrt(T - 1))
+  bool fullTape = false;                  // store every state instead of checkpointing
+  double groundHeight = 0;                // initial placement (the world's ground height)
+  GroundProfile groundProfile;            // a terrain world's ground (initial placement on it)
+  int upAxis = 1;                         // vertical coordinate
+  double stateLimit = kDefaultStateLimit; // world.state_limit (RolloutConfig::stateLimit)
+  bool keepBestParams = true;             // fill TrainResult::bestParams
+  bool keepParams = true;                 // fill TrainResult::params (final parameters)
+  bool keepGrad = true;                   // fill TrainResult::grad (last gradient)
   // Early stop (saves the rest of a doomed curve; SCIENCE.md's invalid
   // rules): stop after a loss with |loss| > stopAbove, or one that moved by
   // >= stopJump from the previous loss. The curve keeps that loss, so a

@@ -33,7 +33,7 @@ Variation makeGenome(const EvolutionConfig &config, State &s, int generation, si
 std::vector<Child> breed(const EvolutionConfig &config, State &s, int generation,
                          BreedStats &stats) {
   const BodyModel &model = *config.body;
-  std::vector<Child> children(size_t(config.population));
+  std::vector<Child> children(size_t(generation == 0 ? config.population : offspringCount(config)));
   std::set<std::string> siblings; // keys of this generation's earlier children
   for (size_t i = 0; i < children.size(); ++i) {
     Child &c = children[i];

@@ -76,10 +76,10 @@ struct BreedStats {
   std::map<std::string, int> ops, fallbacks;
 };
 
-/// The generation's children: P random bodies in generation 0, else one
-/// variation per parent (rank order, taking turns), the other population
-/// members as donors. A child whose robot is in the archive or equals an
-/// earlier child's is re-varied up to config.maxDuplicateRetries times, then
+/// The generation's children: P random bodies in generation 0, else
+/// offspringCount(config) variations, child i of parent i mod P (rank
+/// order, taking turns), the other population members as donors. A child whose robot is in the
+/// archive or equals an earlier child's is re-varied up to config.maxDuplicateRetries times, then
 /// marked `reused`.
 std::vector<Child> breed(const EvolutionConfig &config, State &s, int generation,
                          BreedStats &stats);

@@ -63,6 +63,10 @@ json configFingerprint(const EvolutionConfig &c) {
   // as before; either way a resume cannot switch it.
   if (c.inheritWeights)
     j["inherit"] = "weights";
+  // Likewise lambda only when it is not one child per parent, so that the
+  // state.json of a run with the default reads as before.
+  if (offspringCount(c) != c.population)
+    j["offspring"] = offspringCount(c);
   if (!c.experiment.is_null())
     j["experiment"] = c.experiment;
   return j;
@@ -73,6 +77,9 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
   const auto start = Clock::now();
   if (config.population < 1)
     throw Error(fmt::format("evolve.population must be at least 1; got {}", config.population));
+  if (config.offspring < 0)
+    throw Error(fmt::format("evolve.offspring must be at least 1 (0: one per parent); got {}",
+                            config.offspring));
   if (!evaluate)
     throw Error("the evolution engine needs an evaluate function");
   if (!config.body)

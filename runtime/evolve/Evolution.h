@@ -3,11 +3,11 @@
 // whose fitness comes from a caller-supplied evaluate callback (the
 // trainer), writing a crash-safe, resumable run directory (Recorder.h).
 //
-// Generation 0 evaluates P random bodies; every later generation lets each
-// parent (in rank order) make one varied offspring, evaluates the offspring
-// in one batch, drops invalid ones and selects the next P from parents plus
-// offspring. No robot is trained twice in a run: an archive maps each
-// robot's canonical key (CanonicalHash.h) to its evaluation; a child that
+// Generation 0 evaluates P random bodies; every later generation makes
+// lambda = `offspring` varied children (default P: each parent, in rank
+// order, makes one), evaluates them in one batch, drops invalid ones and
+// selects the next P from parents plus offspring (mu + lambda). No robot is trained twice in a run:
+// an archive maps each robot's canonical key (CanonicalHash.h) to its evaluation; a child that
 // repeats an archived robot (or a sibling) is re-varied up to
 // maxDuplicateRetries times, then reuses the archived result. `generations`
 // counts generation 0, so a run logs generations 0 .. generations-1.
@@ -84,7 +84,12 @@ using GaitFn =
 /// The experiment's evolution settings, as plain numbers (the driver maps the
 /// .evo's `body`, `mutation` and `evolve` blocks onto this).
 struct EvolutionConfig {
-  int population = 50;
+  int population = 50; ///< mu: members kept
+  /// lambda: children of every generation after the first, made by the
+  /// parents in rank order taking turns (child i by parent i mod P: with
+  /// lambda < P the best lambda parents breed, with lambda > P the better
+  /// parents make one more child than the others); 0: P, one per parent.
+  int offspring = 0;
   int generations = 50; ///< including generation 0; may grow on resume
   uint64_t seed = 1;
   /// The body representation with its variation settings (for a lattice:
@@ -139,6 +144,11 @@ struct RunSummary {
 /// generation and ends exactly as an uninterrupted one (timing fields aside).
 RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluate,
                         const RunOptions &options);
+
+/// lambda, the children of a generation after the first.
+inline int offspringCount(const EvolutionConfig &c) {
+  return c.offspring > 0 ? c.offspring : c.population;
+}
 
 /// The settings a resume must match, as stored in state.json (the body's
 /// under "body": BodyModel::fingerprint()).

@@ -327,6 +327,9 @@ static std::string settingsDifference(json was, json now) {
   // "inherit" is only written when on, so its absence is a difference too.
   if (diff.empty() && was.contains("inherit") && !now.contains("inherit"))
     diff = "inherit was \"weights\", now none";
+  // So is "offspring" (written when it is not the population).
+  if (diff.empty() && was.contains("offspring") && !now.contains("offspring"))
+    diff = fmt::format("offspring was {}, now one per parent", was["offspring"].dump());
   if (diff.empty() && textWas != textNow)
     diff = "the experiment's text (the .evo file or a file it imports: its loss, world, "
            "learning or body) changed since the run started";

@@ -350,3 +350,66 @@ TEST_CASE("evoc sim: a fixed body under mass_spring_fang, without --robots, land
         std::string::npos);
   CHECK_FALSE(fs::exists(dir / "run"));
 }
+
+TEST_CASE("evoc run: a body whose simulation blows up but stays finite is invalid, not the "
+          "winner",
+          "[run][invalid]") {
+  // jump.evo's rules (`invalid = nonfinite();`) with springs too stiff for
+  // its dt: most bodies blow up, one of generation 0 to a finite loss of
+  // -3.8e108 in its first iteration, before learning calms it.
+  const std::string file = std::string(EVOC_SOURCE_DIR) + "/tests/data/blowup/jump_stiff.evo";
+  auto offspring = [](const fs::path &dir) {
+    std::vector<nlohmann::json> all;
+    for (int g = 0; g < 2; ++g) {
+      auto pop = nlohmann::json::parse(
+          std::ifstream(dir / (g == 0 ? "gen_0000" : "gen_0001") / "population.json"));
+      for (const auto &o : pop["offspring"])
+        all.push_back(o);
+    }
+    return all;
+  };
+  // Without the bound (as before world.state_limit) the blown-up body wins.
+  fs::path unbounded = freshDir("blowup-unbounded");
+  REQUIRE(runEvoc({"run", file, "--out", unbounded.string(), "--threads", "2", "--set",
+                   "world.state_limit=1e300"}) == 0);
+  auto best = nlohmann::json::parse(std::ifstream(unbounded / "best.json"));
+  CHECK(best["fitness"].get<double>() > 1e100);
+  // With the default bound every blown-up body is invalid with the reason,
+  // and the winner is a body that moved like a robot.
+  fs::path dir = freshDir("blowup");
+  REQUIRE(runEvoc({"run", file, "--out", dir.string(), "--threads", "2"}) == 0);
+  best = nlohmann::json::parse(std::ifstream(dir / "best.json"));
+  CHECK(best["fitness"].get<double>() < 1.0);
+  int blewUp = 0;
+  for (const auto &o : offspring(dir)) {
+    if (o["valid"].get<bool>()) {
+      CHECK(o["fitness"].get<double>() < 1.0);
+      continue;
+    }
+    INFO(o.dump());
+    const std::string why = o["reason"].get<std::string>();
+    CHECK(why.find("the simulation blew up") != std::string::npos);
+    CHECK(why.find("beyond world.state_limit = 1e+06") != std::string::npos);
+    ++blewUp;
+  }
+  CHECK(blewUp > 0);
+}
+
+TEST_CASE("evoc run: evolve.offspring sets the children of each generation", "[run][offspring]") {
+  fs::path dir = freshDir("offspring");
+  REQUIRE(runEvoc(withSmall(
+              {"run", example(), "--out", dir.string(), "--set", "evolve.offspring=3"})) == 0);
+  auto log = logOf(dir);
+  REQUIRE(log.size() == 3);
+  CHECK(log[0]["offspring"] == 8); // generation 0: the population, drawn at random
+  CHECK(log[1]["offspring"] == 3);
+  CHECK(log[2]["offspring"] == 3);
+  for (const auto &r : log)
+    CHECK(r["population"] == 8);
+  // A resume with another count is refused by name.
+  std::string err;
+  CHECK(runEvocErr(
+            withSmall({"run", example(), "--resume", dir.string(), "--set", "evolve.offspring=4"}),
+            err) == 1);
+  CHECK(err.find("offspring was 3, now 4") != std::string::npos);
+}

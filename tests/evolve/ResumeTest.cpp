@@ -224,3 +224,82 @@ TEST_CASE("run files: atomic write replaces whole files", "[resume]") {
   CHECK_THROWS_AS(writeFileAtomic(root / "missing" / "f.json", "x"), evoc::Error);
   CHECK_THROWS_AS(readTextFile(root / "missing.json"), evoc::Error);
 }
+
+TEST_CASE("offspring: lambda != mu children per generation, deterministic and resumable",
+          "[resume][offspring]") {
+  for (int lambda : {3, 14}) {
+    INFO("lambda " << lambda);
+    auto config = [lambda](int generations) {
+      EvolutionConfig c = smallConfig(6, generations, 31);
+      c.offspring = lambda;
+      return c;
+    };
+    auto root = scratchDir(fmt::format("offspring{}", lambda));
+    std::vector<size_t> batches; // robots sent to the trainer per generation
+    EvaluateFn fake = fakeEvaluate();
+    EvaluateFn spy = [&](const EvalBatch &b) {
+      batches.push_back(b.robots.size());
+      return fake(b);
+    };
+    runEvolution(config(5), spy, quiet(root / "whole"));
+    auto log = logWithoutTiming(root / "whole");
+    REQUIRE(log.size() == 5);
+    for (int g = 0; g < 5; ++g) {
+      const json line = json::parse(log[size_t(g)]);
+      const json pop =
+          json::parse(readTextFile(root / "whole" / fmt::format("gen_{:04d}/population.json", g)));
+      const size_t want = g == 0 ? 6 : size_t(lambda);
+      CHECK(line["offspring"].get<size_t>() == want);
+      CHECK(pop["offspring"].size() == want);
+      CHECK(line["population"].get<size_t>() == 6); // mu survivors of parents + children
+      CHECK(pop["population"].size() == 6);
+      CHECK(line["offspring_trained"].get<size_t>() + line["duplicates_reused"].get<size_t>() ==
+            want);
+      if (g == 0)
+        continue;
+      // Child i is parent i mod mu's, parents in rank order.
+      const json prev = json::parse(
+          readTextFile(root / "whole" / fmt::format("gen_{:04d}/population.json", g - 1)));
+      const json &parents = prev["population"];
+      for (size_t i = 0; i < pop["offspring"].size(); ++i)
+        CHECK(pop["offspring"][i]["parent"] == parents[i % parents.size()]["id"]);
+    }
+    size_t trained = 0;
+    for (size_t b : batches)
+      trained += b;
+    CHECK(trained == json::parse(readTextFile(root / "whole" / "state.json"))["designs_evaluated"]
+                         .get<size_t>());
+    // Deterministic: a second run writes the same files.
+    runEvolution(config(5), fake, quiet(root / "again"));
+    checkSameRun(root / "whole", root / "again", 5);
+    // Resumable: 2 generations, then 3 more.
+    runEvolution(config(2), fake, quiet(root / "split"));
+    runEvolution(config(5), fake, quiet(root / "split", true));
+    checkSameRun(root / "whole", root / "split", 5);
+    // Another lambda, or back to one child per parent, is refused by name.
+    EvolutionConfig other = config(6);
+    other.offspring = lambda + 1;
+    CHECK_THROWS_WITH(runEvolution(other, fake, quiet(root / "split", true)),
+                      Catch::Contains("offspring was") && Catch::Contains("only "
+                                                                          "evolve.generations"));
+    other.offspring = 0;
+    CHECK_THROWS_WITH(runEvolution(other, fake, quiet(root / "split", true)),
+                      Catch::Contains(fmt::format("offspring was {}, now one per parent", lambda)));
+  }
+  // Killed mid-generation and resumed, with lambda > mu.
+  checkKilledRunsResume(scratchDir("offspring-kill"), [] {
+    EvolutionConfig c = smallConfig(4, 8, 33);
+    c.offspring = 9;
+    return c;
+  });
+  // The default writes no "offspring" (a run's state.json reads as before),
+  // and offspring = population is the default.
+  CHECK_FALSE(configFingerprint(smallConfig(6, 2)).contains("offspring"));
+  EvolutionConfig same = smallConfig(6, 2);
+  same.offspring = 6;
+  CHECK(configFingerprint(same) == configFingerprint(smallConfig(6, 2)));
+  EvolutionConfig bad = smallConfig(6, 2);
+  bad.offspring = -1;
+  CHECK_THROWS_WITH(runEvolution(bad, fakeEvaluate(), quiet(scratchDir("offspring-bad") / "r")),
+                    Catch::Contains("evolve.offspring must be at least 1"));
+}

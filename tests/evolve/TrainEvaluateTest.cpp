@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -227,4 +228,43 @@ TEST_CASE("train evaluate: inherit = weights through the engine, and its resume"
   off.inheritWeights = false;
   off.generations = 6;
   CHECK_THROWS_WITH(runEvolution(off, inner, s.run(root / "b", true)), Catch::Contains("inherit"));
+}
+
+TEST_CASE("train evaluate: a body whose simulation blows up but stays finite is invalid, not "
+          "the winner",
+          "[train]") {
+  Setup s;
+  s.opts.steps = 200;
+  s.opts.iterations = 2;
+  // Too stiff for the fixture's dt = 0.01: diverges to a loss of about -1e73
+  // within 200 steps, every number finite (tests/runtime/RolloutTest.cpp).
+  EvalBatch batch;
+  batch.ids = {0, 1};
+  batch.seeds = {designSeed(5, 0), designSeed(5, 1)};
+  batch.robots = {evoc::testing::ladderRobot(2), evoc::testing::ladderRobot(2, 1.2e4)};
+  FitnessSpec nonfiniteOnly; // what `invalid = nonfinite();` (examples/jump.evo) asks for
+  auto judged = [&](const Evaluation &e) {
+    return e.valid ? judge(e.losses, nonfiniteOnly) : Verdict{false, 0, e.reason};
+  };
+  // Without the bound the blown-up body is "valid" and by far the fittest.
+  auto unbounded = s.opts;
+  unbounded.stateLimit = std::numeric_limits<double>::infinity();
+  auto hazard = trainEvaluate(s.info, *s.exe, unbounded, nonfiniteOnly)(batch);
+  REQUIRE(hazard.size() == 2);
+  Verdict sane = judged(hazard[0]), exploded = judged(hazard[1]);
+  REQUIRE(sane.valid);
+  REQUIRE(exploded.valid);
+  CHECK(exploded.fitness > 1e60);
+  CHECK(exploded.fitness > sane.fitness);
+  // With the default bound it is invalid with the reason, and the sane body
+  // is judged exactly as before.
+  auto evals = trainEvaluate(s.info, *s.exe, s.opts, nonfiniteOnly)(batch);
+  REQUIRE(evals.size() == 2);
+  Verdict a = judged(evals[0]), b = judged(evals[1]);
+  CHECK(a.valid);
+  CHECK(a.fitness == sane.fitness);
+  CHECK_FALSE(b.valid);
+  INFO(b.reason);
+  CHECK(b.reason.find("the simulation blew up") != std::string::npos);
+  CHECK(b.reason.find("world.state_limit") != std::string::npos);
 }

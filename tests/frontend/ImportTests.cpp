@@ -119,3 +119,27 @@ TEST_CASE("missing imports and cycles are errors at the import", "[imports]") {
   CHECK(!frontend::loadProgram((t.path / "nope.evo").string(), opts, sm2, d2));
   CHECK(lines(d2)[0] == "evoc: error: cannot read file '" + (t.path / "nope.evo").string() + "'");
 }
+
+TEST_CASE("a chain of 500 imports resolves with linear work", "[imports]") {
+  TempDir t;
+  const int n = 500;
+  for (int i = 0; i < n; ++i)
+    t.write("m" + std::to_string(i) + ".evo",
+            (i + 1 < n ? "import \"m" + std::to_string(i + 1) + ".evo\";\n" : std::string()) +
+                "fn g" + std::to_string(i) + "(x: scalar) -> scalar { return x; }\n");
+  SourceManager sm;
+  DiagnosticEngine diags(sm);
+  frontend::ImportOptions opts;
+  opts.useEnv = false;
+  opts.useBuiltin = false;
+  auto prog = frontend::loadProgram((t.path / "m0.evo").string(), opts, sm, diags);
+  INFO((lines(diags).empty() ? "" : lines(diags)[0]));
+  REQUIRE(prog);
+  CHECK(prog->modules.size() == size_t(n));
+  CHECK(sm.numFiles() == n);
+  // Each path is normalised when it is looked up and once more as a loaded
+  // file: 2 per file, where comparing with every file loaded was n^2 / 2.
+  CHECK(sm.pathNormalisations() <= 2 * n);
+  // A file imported again (another spelling of its path) is the same file.
+  CHECK(sm.loadFile((t.path / "." / "m7.evo").string()) == 7);
+}

@@ -2,6 +2,7 @@
 // the runtime relies on; small programs print the IR excerpts that matter.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -159,4 +160,78 @@ loss bad = sum(t in 0..T: max(s in 0..T: mean(point.x[s].y)));
   CHECK_FALSE(l.module);
   CHECK(l.errors.find("window_bad.evo:") != std::string::npos);
   CHECK(l.errors.find("outside other windows") != std::string::npos);
+}
+
+namespace {
+
+/// Instructions of a block and the loops in it.
+size_t instructionCount(const ir::Block &b) {
+  size_t n = 0;
+  for (const auto &i : b.insts)
+    n += 1 + (i->body ? instructionCount(*i->body) : 0);
+  return n;
+}
+
+/// fns f0 .. fN, each calling the previous twice, `a` and `b` its two
+/// arguments (in terms of x), and a loss calling fN on the last line.
+std::string nestedFns(int n, const std::string &a, const std::string &b) {
+  std::string t = kHeader + "fn f0(x: scalar) -> scalar { return 0.5 * x + 1; }\n";
+  for (int k = 1; k <= n; ++k) {
+    const std::string prev = "f" + std::to_string(k - 1);
+    t += "fn f" + std::to_string(k) + "(x: scalar) -> scalar { return " + prev + "(" + a + ") + " +
+         prev + "(" + b + "); }\n";
+  }
+  t += "loss l = f" + std::to_string(n) + "(mean(point.x[T].x - point.x[0].x));\n";
+  return t;
+}
+
+size_t lossInstructions(const ir::Module &m) {
+  return instructionCount(m.kernels[size_t(m.findKernel("loss"))].body);
+}
+
+} // namespace
+
+TEST_CASE("nested fn calls with equal arguments are inlined once each", "[irgen][fn]") {
+  // 30 fns, each calling the previous twice: 2^30 inlined copies without
+  // sharing, one per fn with it.
+  auto l = lowerFile(writeTemp("nested_same.evo", nestedFns(30, "x", "x")));
+  INFO(l.errors);
+  REQUIRE(l.module);
+  CHECK(ir::verify(*l.module).empty());
+  const size_t n30 = lossInstructions(*l.module);
+  auto l5 = lowerFile(writeTemp("nested_same5.evo", nestedFns(5, "x", "x")));
+  REQUIRE(l5.module);
+  const size_t n5 = lossInstructions(*l5.module);
+  // Linear in the nesting: the same few instructions per extra fn.
+  CHECK((n30 - n5) % 25 == 0);
+  CHECK((n30 - n5) / 25 <= 4);
+  CHECK(n30 < 200);
+  // Equal by value, not by spelling: f(x) + f(2 * x) reaches 2^k x along
+  // every path, so each fn is inlined once per power of two (n^2 / 2).
+  auto sc = lowerFile(writeTemp("nested_scaled.evo", nestedFns(30, "x", "2 * x")));
+  INFO(sc.errors);
+  REQUIRE(sc.module);
+  CHECK(ir::verify(*sc.module).empty());
+  CHECK(lossInstructions(*sc.module) < 5000);
+}
+
+TEST_CASE("nested fn calls that expand past the limit are refused where they start",
+          "[irgen][fn]") {
+  // f(2 * x) + f(x + 1) at every level: the 2^30 paths give 2^30 different
+  // arguments, so the expansion really is exponential.
+  const std::string text = nestedFns(30, "2 * x", "x + 1");
+  auto l = lowerFile(writeTemp("nested_affine.evo", text));
+  CHECK_FALSE(l.module);
+  INFO(l.errors);
+  const int line = int(std::count(text.begin(), text.end(), '\n')); // the loss, last line
+  CHECK(l.errors.find("nested_affine.evo:" + std::to_string(line) +
+                      ":10: error: this call of 'f30' expands to more than " +
+                      std::to_string(irgen::kMaxKernelInstructions) +
+                      " IR instructions in kernel 'loss'") != std::string::npos);
+  CHECK(l.errors.find("with a let") != std::string::npos);
+  // The same shape below the limit compiles (2^8 copies).
+  auto ok = lowerFile(writeTemp("nested_affine8.evo", nestedFns(8, "2 * x", "x + 1")));
+  INFO(ok.errors);
+  REQUIRE(ok.module);
+  CHECK(lossInstructions(*ok.module) > 256);
 }

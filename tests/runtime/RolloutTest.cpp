@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "Fixtures.h"
 #include "core/Rollout.h"
@@ -145,7 +146,9 @@ TEST_CASE("NaN/inf rollouts mark the robot invalid without crashing", "[rollout]
   Rollout ro(s.info, *s.exe);
   auto ok = ro.run(s.pop, 0, config(200), true);
   CHECK(ok.valid);
-  auto b = ro.run(s.pop, 1, config(200), true);
+  RolloutConfig unbounded = config(200); // so that it runs on to inf and NaN
+  unbounded.stateLimit = std::numeric_limits<double>::infinity();
+  auto b = ro.run(s.pop, 1, unbounded, true);
   CHECK_FALSE(b.valid);
   CHECK(b.error.find("robot 1") != std::string::npos);
   CHECK(b.error.find("NaN or infinite") != std::string::npos);
@@ -255,4 +258,42 @@ TEST_CASE("Short rollouts: one and two states", "[rollout]") {
   REQUIRE(two.valid);
   CHECK(two.stepsRun == 1);
   CHECK_THROWS_AS(ro.run(s.pop, 0, config(0), true), Error);
+}
+
+TEST_CASE("A rollout that blows up but stays finite is invalid, with the reason", "[rollout]") {
+  // Too stiff for dt = 0.01: it diverges by a constant factor per step, and
+  // 200 steps end at a loss of about -1e73, every number finite.
+  Robot blowsUp = ladderRobot(2, 1.2e4);
+  Setup s(ChainOptions{}, {ladderRobot(2), blowsUp});
+  Rollout ro(s.info, *s.exe);
+  RolloutConfig unbounded = config(200);
+  unbounded.stateLimit = std::numeric_limits<double>::infinity();
+  // Without the bound it is "valid" and its loss would win any selection.
+  auto hazard = ro.run(s.pop, 1, unbounded, true);
+  REQUIRE(hazard.valid);
+  CHECK(hazard.loss < -1e60);
+  // With the default bound (world.state_limit = 1e6) it is invalid, and says why.
+  CHECK(config(200).stateLimit == 1e6);
+  auto b = ro.run(s.pop, 1, config(200), true);
+  CHECK_FALSE(b.valid);
+  INFO(b.error);
+  CHECK(b.error.find("robot 1: the simulation blew up: the state 'point.") != std::string::npos);
+  CHECK(b.error.find("beyond world.state_limit = 1e+06") != std::string::npos);
+  CHECK(b.error.find("NaN") == std::string::npos);
+  CHECK(b.stepsRun < 100); // stopped where it crossed the bound
+  // A stable robot is untouched by the bound: same loss, same gradient.
+  auto stable = ro.run(s.pop, 0, unbounded, true);
+  auto g = s.grad(0);
+  auto bounded = ro.run(s.pop, 0, config(200), true);
+  REQUIRE(stable.valid);
+  REQUIRE(bounded.valid);
+  CHECK(bounded.loss == stable.loss);
+  CHECK(s.grad(0) == g);
+  // A lower bound catches it earlier; the message gives that bound.
+  RolloutConfig tight = config(200);
+  tight.stateLimit = 10;
+  auto t = ro.run(s.pop, 1, tight, true);
+  CHECK_FALSE(t.valid);
+  CHECK(t.stepsRun < b.stepsRun);
+  CHECK(t.error.find("beyond world.state_limit = 10") != std::string::npos);
 }

@@ -621,6 +621,30 @@ TEST_CASE("the largest counts below their limits still check", "[sema]") {
   CHECK(e->all().find("above the limit of 1000000") != std::string::npos);
 }
 
+TEST_CASE("evolve.offspring: lambda children, bounded, and in the memory estimate", "[sema]") {
+  sema::CheckOptions o;
+  auto dflt = test::checkPath(kSrc + "/examples/eldir_small.evo", o);
+  REQUIRE(dflt->program);
+  CHECK(dflt->program->evolve.offspring == 0); // one per parent
+  o.overrides = {{"evolve.offspring", "37"}};
+  auto c = test::checkPath(kSrc + "/examples/eldir_small.evo", o);
+  INFO(c->all());
+  REQUIRE(c->program);
+  CHECK(c->program->evolve.offspring == 37);
+  o.overrides = {{"evolve.offspring", "1000001"}};
+  auto big = test::checkPath(kSrc + "/examples/eldir_small.evo", o);
+  CHECK_FALSE(big->program);
+  CHECK(big->all().find("evolve.offspring = 1000001 is above the limit of 1000000") !=
+        std::string::npos);
+  // The robots trained together are lambda when it is the larger: the
+  // estimate counts them and names the setting.
+  o.overrides = {{"evolve.offspring", "1000000"}, {"world.steps", "100000"}};
+  auto mem = test::checkPath(kSrc + "/examples/eldir_small.evo", o);
+  CHECK_FALSE(mem->program);
+  CHECK(mem->all().find("(1000000 robots x") != std::string::npos);
+  CHECK(mem->all().find("lower evolve.offspring, world.steps") != std::string::npos);
+}
+
 TEST_CASE("the reference experiment fits the memory limit", "[sema]") {
   auto c = test::checkPath(kSrc + "/examples/eldir.evo");
   INFO(c->all());

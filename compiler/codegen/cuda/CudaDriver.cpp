@@ -48,6 +48,7 @@ Driver load() {
   EVOC_SYM(moduleGetFunction, cuModuleGetFunction);
   EVOC_SYM(memAlloc, cuMemAlloc);
   EVOC_SYM(memFree, cuMemFree);
+  EVOC_SYM(memGetInfo, cuMemGetInfo);
   EVOC_SYM(memcpyHtoD, cuMemcpyHtoD);
   EVOC_SYM(memcpyDtoH, cuMemcpyDtoH);
   EVOC_SYM(memsetD8, cuMemsetD8);

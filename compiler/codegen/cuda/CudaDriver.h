@@ -24,6 +24,7 @@ struct Driver {
   decltype(&::cuModuleGetFunction) moduleGetFunction = nullptr;
   decltype(&::cuMemAlloc) memAlloc = nullptr;
   decltype(&::cuMemFree) memFree = nullptr;
+  decltype(&::cuMemGetInfo) memGetInfo = nullptr;
   decltype(&::cuMemcpyHtoD) memcpyHtoD = nullptr;
   decltype(&::cuMemcpyDtoH) memcpyDtoH = nullptr;
   decltype(&::cuMemsetD8) memsetD8 = nullptr;

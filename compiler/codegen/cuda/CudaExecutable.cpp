@@ -32,6 +32,14 @@ struct KernelMeta {
 
 int64_t align256(int64_t n) { return (n + 255) & ~int64_t(255); }
 
+/// cuMemGetInfo of the current context; unknown if the driver cannot tell.
+DeviceMemory deviceMemory(const Driver &d) {
+  size_t free = 0, total = 0;
+  if (d.memGetInfo(&free, &total) != CUDA_SUCCESS)
+    return {};
+  return {static_cast<int64_t>(free), static_cast<int64_t>(total)};
+}
+
 /// DeviceApi over the driver, for CudaRollout. Calls make the context current
 /// first: the runtime may call from any thread.
 class DriverDevice final : public DeviceApi {
@@ -47,6 +55,10 @@ public:
   void free(uint64_t p) override {
     cur();
     d_.memFree(static_cast<CUdeviceptr>(p));
+  }
+  DeviceMemory memory() override {
+    cur();
+    return deviceMemory(d_);
   }
   void upload(uint64_t dst, const void *src, size_t n) override {
     cur();
@@ -177,7 +189,7 @@ public:
     top += align256(static_cast<int64_t>(nRobots) * 8);
     const int64_t sizesOff = top;
     top += align256(static_cast<int64_t>(nRobots) * nSets_ * 8);
-    reserve(top);
+    reserve(top, k, nRobots);
 
     std::vector<char> host(static_cast<size_t>(top), 0);
     auto *ptrs = reinterpret_cast<uint64_t *>(host.data() + ptrOff);
@@ -228,13 +240,23 @@ private:
     return scratchBytes(km.plan, prec_, sizes);
   }
 
-  void reserve(int64_t n) const {
+  void reserve(int64_t n, int k, int nRobots) const {
     if (n <= arenaBytes_)
       return;
+    // The arena is freed first, so it counts as free.
+    DeviceMemory mem = deviceMemory(d_);
+    if (mem.free >= 0)
+      mem.free += arenaBytes_;
+    checkDeviceMemory(mem, n,
+                      "a launch of kernel " + std::to_string(k) + " for " +
+                          std::to_string(nRobots) + " robots",
+                      "lower the robots run together (evolve.population) or the body's size");
     if (arena_)
       d_.check(d_.memFree(arena_), "cuMemFree");
     arena_ = 0;
     int64_t want = std::max<int64_t>(n, arenaBytes_ * 3 / 2);
+    if (mem.free >= 0 && want > mem.free) // room to grow is a nicety; n is what it needs
+      want = n;
     d_.check(d_.memAlloc(&arena_, static_cast<size_t>(want)), "cuMemAlloc");
     arenaBytes_ = want;
   }

@@ -4,6 +4,7 @@
 #include "codegen/cuda/CudaRollout.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -22,7 +23,7 @@ int64_t align64(int64_t n) { return (n + 63) & ~int64_t(63); }
 } // namespace
 
 struct CudaRollout::Impl {
-  DeviceApi &dev;
+  DeviceApi *dev; // null: only the layout (deviceBytesNeeded)
   const ir::Module &m;
   int nR, nB, nS;
   int64_t T;
@@ -38,7 +39,7 @@ struct CudaRollout::Impl {
   uint64_t stepTable = 0, lossTable = 0, dSizes = 0, scratchTable = 0;
   int loss = -1, lossAdj = -1; // the Output "loss" and its adjoint
 
-  Impl(DeviceApi &d, const ir::Module &mod, int n, const int64_t *sz, int64_t steps)
+  Impl(DeviceApi *d, const ir::Module &mod, int n, const int64_t *sz, int64_t steps)
       : dev(d), m(mod), nR(n), nB(static_cast<int>(mod.buffers.size())),
         nS(static_cast<int>(mod.sets.size())), T(steps), info(rolloutInfo(mod)),
         sizes(sz, sz + static_cast<size_t>(n) * mod.sets.size()) {
@@ -69,12 +70,30 @@ struct CudaRollout::Impl {
     loss = m.findBuffer("loss");
     classify();
     layout();
+    if (!dev)
+      return;
+    checkFits();
+    allocate();
     tables();
   }
 
   ~Impl() {
     if (base)
-      dev.free(base);
+      dev->free(base);
+  }
+
+  /// Refuses a population the device cannot hold, before anything is
+  /// allocated.
+  void checkFits() {
+    const int64_t tapes = regionBegin[Tapes + 1] - regionBegin[Tapes];
+    char share[160];
+    std::snprintf(share, sizeof share, "%.2f GiB of it the full tapes of %lld states",
+                  double(tapes) / double(1ull << 30), static_cast<long long>(T));
+    checkDeviceMemory(dev->memory(), total,
+                      "the CUDA rollout of " + std::to_string(nR) + " robots x " +
+                          std::to_string(T) + " states (" + share + ")",
+                      "lower evolve.population (the robots rolled out together), world.steps "
+                      "(every state of a robot stays on the GPU) or the body's size");
   }
 
   int tapeBuffer(int f) const {
@@ -167,7 +186,7 @@ struct CudaRollout::Impl {
         len[i] = bytes(b, r);
       }
     int64_t scratchPerRobot = 0;
-    std::vector<int64_t> scratchOff(nR);
+    scratchOff.assign(static_cast<size_t>(nR), 0);
     std::vector<KernelPlan> plans;
     for (const ir::Kernel &k : m.kernels)
       plans.push_back(planKernel(m, k));
@@ -179,11 +198,16 @@ struct CudaRollout::Impl {
       scratchOff[r] = top;
       top += align64(scratchPerRobot + 8);
     }
-    int64_t tablesOff = top;
+    tablesOff = top;
     top += align64(int64_t(nR) * nB * 8) * 2 + align64(int64_t(nR) * nS * 8) +
            align64(int64_t(nR) * 8);
     total = top;
-    base = dev.alloc(static_cast<size_t>(total));
+  }
+  int64_t tablesOff = 0;           // the pointer tables, sizes and scratch table
+  std::vector<int64_t> scratchOff; // per robot
+
+  void allocate() {
+    base = dev->alloc(static_cast<size_t>(total));
     stepTable = base + tablesOff;
     lossTable = stepTable + align64(int64_t(nR) * nB * 8);
     dSizes = lossTable + align64(int64_t(nR) * nB * 8);
@@ -191,8 +215,8 @@ struct CudaRollout::Impl {
     std::vector<uint64_t> scr(nR);
     for (int r = 0; r < nR; ++r)
       scr[r] = base + scratchOff[r];
-    dev.upload(scratchTable, scr.data(), scr.size() * 8);
-    dev.upload(dSizes, sizes.data(), sizes.size() * 8);
+    dev->upload(scratchTable, scr.data(), scr.size() * 8);
+    dev->upload(dSizes, sizes.data(), sizes.size() * 8);
   }
 
   void tables() {
@@ -226,29 +250,29 @@ struct CudaRollout::Impl {
         }
       }
     }
-    dev.upload(stepTable, step.data(), step.size() * 8);
-    dev.upload(lossTable, lossT.data(), lossT.size() * 8);
+    dev->upload(stepTable, step.data(), step.size() * 8);
+    dev->upload(lossTable, lossT.data(), lossT.size() * 8);
     lossTableHost = std::move(lossT);
   }
   std::vector<uint64_t> lossTableHost;
 
   void zeroRegion(Region reg) {
     if (regionBegin[reg + 1] > regionBegin[reg])
-      dev.zero(base + regionBegin[reg],
-               static_cast<size_t>(regionBegin[reg + 1] - regionBegin[reg]));
+      dev->zero(base + regionBegin[reg],
+                static_cast<size_t>(regionBegin[reg + 1] - regionBegin[reg]));
   }
 };
 
 CudaRollout::CudaRollout(const CudaExecutable &exe, const ir::Module &m, int nRobots,
                          const int64_t *sizes, int64_t T)
-    : p_(std::make_unique<Impl>(exe.device(), m, nRobots, sizes, T)) {}
+    : p_(std::make_unique<Impl>(&exe.device(), m, nRobots, sizes, T)) {}
 
 CudaRollout::~CudaRollout() = default;
 
 void CudaRollout::upload(int b, int r, const void *host) {
   size_t i = static_cast<size_t>(r) * p_->nB + b;
   EVOC_ASSERT(p_->off[i] >= 0, "CudaRollout::upload: buffer has no device memory");
-  p_->dev.upload(p_->base + p_->off[i], host, static_cast<size_t>(p_->len[i]));
+  p_->dev->upload(p_->base + p_->off[i], host, static_cast<size_t>(p_->len[i]));
 }
 
 void CudaRollout::download(int b, int r, void *host) const {
@@ -257,7 +281,7 @@ void CudaRollout::download(int b, int r, void *host) const {
   int64_t at = p_->off[i];
   if (p_->region[b] == Tapes)
     at += (p_->T - 1) * p_->len[i]; // the last state
-  p_->dev.download(host, p_->base + at, static_cast<size_t>(p_->len[i]));
+  p_->dev->download(host, p_->base + at, static_cast<size_t>(p_->len[i]));
 }
 
 /// The contiguous device run of buffer b over all robots: [first, end).
@@ -283,7 +307,7 @@ void CudaRollout::uploadAll(int b, const void *const *host) {
     size_t i = static_cast<size_t>(r) * p.nB + b;
     std::memcpy(stage.data() + (p.off[i] - first), host[r], static_cast<size_t>(p.len[i]));
   }
-  p.dev.upload(p.base + first, stage.data(), stage.size());
+  p.dev->upload(p.base + first, stage.data(), stage.size());
 }
 
 void CudaRollout::downloadAll(int b, void *const *host) const {
@@ -296,7 +320,7 @@ void CudaRollout::downloadAll(int b, void *const *host) const {
   }
   auto [first, end] = run(p.off, p.len, p.nR, p.nB, b);
   std::vector<char> stage(static_cast<size_t>(end - first));
-  p.dev.download(stage.data(), p.base + first, stage.size());
+  p.dev->download(stage.data(), p.base + first, stage.size());
   for (int r = 0; r < p.nR; ++r) {
     size_t i = static_cast<size_t>(r) * p.nB + b;
     std::memcpy(host[r], stage.data() + (p.off[i] - first), static_cast<size_t>(p.len[i]));
@@ -306,10 +330,10 @@ void CudaRollout::downloadAll(int b, void *const *host) const {
 void CudaRollout::forward() {
   Impl &p = *p_;
   p.zeroRegion(Outputs);
-  p.dev.launch("evoc_rollout_forward", p.nR, p.stepTable, p.dSizes, p.scratchTable, 0, p.T - 1);
+  p.dev->launch("evoc_rollout_forward", p.nR, p.stepTable, p.dSizes, p.scratchTable, 0, p.T - 1);
   for (int k : p.lossK) {
     p.zeroRegion(Zeroed);
-    p.dev.launch(kernelSymbol(k), p.nR, p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0);
+    p.dev->launch(kernelSymbol(k), p.nR, p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0);
   }
 }
 
@@ -326,17 +350,39 @@ void CudaRollout::backward() {
     double one = 1.0;
     float onef = 1.0f;
     for (int r = 0; r < p.nR; ++r)
-      p.dev.upload(p.lossTableHost[static_cast<size_t>(r) * p.nB + seed],
-                   p.m.precision == ir::Precision::F64 ? static_cast<const void *>(&one) : &onef,
-                   p.m.precision == ir::Precision::F64 ? 8 : 4);
+      p.dev->upload(p.lossTableHost[static_cast<size_t>(r) * p.nB + seed],
+                    p.m.precision == ir::Precision::F64 ? static_cast<const void *>(&one) : &onef,
+                    p.m.precision == ir::Precision::F64 ? 8 : 4);
   }
   for (int k : p.lossAdjK)
-    p.dev.launch(kernelSymbol(k), p.nR, p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0);
-  p.dev.launch("evoc_rollout_backward", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T - 2, 0);
+    p.dev->launch(kernelSymbol(k), p.nR, p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0);
+  p.dev->launch("evoc_rollout_backward", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T - 2, 0);
 }
 
 void CudaRollout::zeroGradients() { p_->zeroRegion(Grads); }
 
 int64_t CudaRollout::deviceBytes() const { return p_->total; }
+
+int64_t CudaRollout::deviceBytesNeeded(const ir::Module &m, int nRobots, const int64_t *sizes,
+                                       int64_t T) {
+  return Impl(nullptr, m, nRobots, sizes, T).total;
+}
+
+void checkDeviceMemory(const DeviceMemory &mem, int64_t needed, const std::string &what,
+                       const std::string &lower) {
+  if (mem.free < 0 || needed <= mem.free)
+    return;
+  auto gib = [](int64_t b) { return double(b) / double(1ull << 30); };
+  char msg[200];
+  if (mem.total >= 0)
+    std::snprintf(msg, sizeof msg,
+                  "needs %.2f GiB of GPU memory, but the GPU has %.2f GiB free "
+                  "(of %.2f GiB)",
+                  gib(needed), gib(mem.free), gib(mem.total));
+  else
+    std::snprintf(msg, sizeof msg, "needs %.2f GiB of GPU memory, but the GPU has %.2f GiB free",
+                  gib(needed), gib(mem.free));
+  throw Error(what + " " + msg + "; " + lower + ".");
+}
 
 } // namespace evoc::codegen::cuda

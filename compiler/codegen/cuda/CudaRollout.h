@@ -18,7 +18,9 @@ namespace evoc::codegen::cuda {
 class CudaRollout {
 public:
   /// `sizes[r * nSets + s]`: set sizes of robot r. Throws evoc::Error when
-  /// the module has no Step kernel or a field the step reads but never writes.
+  /// the module has no Step kernel or a field the step reads but never writes,
+  /// and before it allocates anything when the population does not fit in
+  /// the device's free memory.
   CudaRollout(const CudaExecutable &exe, const ir::Module &m, int nRobots, const int64_t *sizes,
               int64_t T);
   ~CudaRollout();
@@ -43,6 +45,11 @@ public:
   void zeroGradients();
   /// Bytes of device memory held.
   int64_t deviceBytes() const;
+  /// The bytes the constructor would allocate for these robots, computed
+  /// from the sizes alone. The constructor refuses (evoc::Error, naming the
+  /// settings to lower) when they exceed the device's free memory.
+  static int64_t deviceBytesNeeded(const ir::Module &m, int nRobots, const int64_t *sizes,
+                                   int64_t T);
 
 private:
   struct Impl;

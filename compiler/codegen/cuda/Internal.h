@@ -72,11 +72,18 @@ RolloutInfo rolloutInfo(const ir::Module &m);
 /// (empty when the module has no Step kernel). Appended by emitCuda.
 std::string emitRolloutKernels(const ir::Module &m, const RolloutInfo &info);
 
+/// A device's memory in bytes; -1 where it cannot tell.
+struct DeviceMemory {
+  int64_t free = -1, total = -1;
+};
+
 /// Device memory and launches, behind which the real driver or a CPU
 /// emulation sits (tests). Addresses are device addresses as integers.
 class DeviceApi {
 public:
   virtual ~DeviceApi() = default;
+  /// Free and total memory now (the driver: cuMemGetInfo); unknown by default.
+  virtual DeviceMemory memory() { return {}; }
   virtual uint64_t alloc(size_t bytes) = 0;
   virtual void free(uint64_t p) = 0;
   virtual void upload(uint64_t dst, const void *src, size_t n) = 0;
@@ -87,5 +94,13 @@ public:
   virtual void launch(const std::string &symbol, int grid, uint64_t buffers, uint64_t sizes,
                       uint64_t scratch, int64_t a, int64_t b) = 0;
 };
+
+/// Refuses (evoc::Error) an allocation of `needed` bytes that exceeds the
+/// free memory `mem` reports, with a sentence saying what needs it (`what`,
+/// "the CUDA rollout of 1000 robots x 1000 steps"), how much, how much is
+/// free, and which settings to lower (`lower`). Nothing when it fits or the
+/// free memory is unknown.
+void checkDeviceMemory(const DeviceMemory &mem, int64_t needed, const std::string &what,
+                       const std::string &lower);
 
 } // namespace evoc::codegen::cuda
