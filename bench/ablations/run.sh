@@ -4,6 +4,8 @@
 # against one change each:
 #   tanh       bench/ablations/multitask_alpaca_tanh.evo (tanh in both layers)
 #   batch1     --set train.learn.batch=1
+#   batch1eq   batch 1 for 32x the iterations, validated every 800: the same
+#              episodes (robot-steps) as batch 32 (not in the default set)
 #   nsgd       --set train.learn.optimizer='normalized_sgd(step = 0.03)'
 #              (0.03: about the length of one Adam step at lr 3e-4 over the
 #              controller's 12,896 weights, 3e-4 * sqrt(12896))
@@ -63,15 +65,18 @@ for seed in $SEEDS; do
     base) ;;
     tanh) file=$TANH ;;
     batch1) extra=(--set train.learn.batch=1) ;;
+    batch1eq) extra=(--set train.learn.batch=1 --set train.validate_every=800) ;;
     nsgd) extra=(--set "train.learn.optimizer=normalized_sgd(step = 0.03)") ;;
     *) echo "run.sh: unknown ablation '$name'" >&2; exit 2 ;;
     esac
+    iters=$ITERS
+    [ "$name" = batch1eq ] && iters=$((ITERS * 32))
     dir=$OUT/$name-s$seed-i$ITERS
     rm -rf "$dir"
-    echo "-- $name, seed $seed: $EVOC train $file --out $dir --threads $THREADS --set train.seed=$seed --set train.learn.iterations=$ITERS ${extra[*]:-}"
+    echo "-- $name, seed $seed: $EVOC train $file --out $dir --threads $THREADS --set train.seed=$seed --set train.learn.iterations=$iters ${extra[*]:-}"
     t0=$(date +%s.%N)
     "$EVOC" train "$file" --out "$dir" --threads "$THREADS" --set "train.seed=$seed" \
-      --set "train.learn.iterations=$ITERS" "${extra[@]}" > "$dir.log" 2>&1 ||
+      --set "train.learn.iterations=$iters" "${extra[@]}" > "$dir.log" 2>&1 ||
       { echo "run.sh: $name failed; see $dir.log" >&2; tail -5 "$dir.log" >&2; exit 1; }
     t1=$(date +%s.%N)
     printf '%s\t%s\t%s\t%s\n' "$name" "$seed" "$(echo "$t1 - $t0" | bc)" "$dir" >> "$OUT/runs.tsv"
@@ -83,11 +88,15 @@ python3 - "$OUT" "$ITERS" <<'EOF'
 import json, sys
 out, iters = sys.argv[1], int(sys.argv[2])
 what = {"base": "sin, batch 32, Adam (the example)", "tanh": "tanh, batch 32, Adam",
-        "batch1": "sin, batch 1, Adam", "nsgd": "sin, batch 32, normalised step 0.03"}
+        "batch1": "sin, batch 1, Adam", "nsgd": "sin, batch 32, normalised step 0.03",
+        "batch1eq": "sin, batch 1, Adam, 32x iterations (columns: iterations / 32)"}
 rows = []
 for line in open(out + "/runs.tsv"):
     name, seed, wall, d = line.rstrip("\n").split("\t")
     val = [json.loads(l) for l in open(d + "/validation.jsonl") if l.strip()]
+    if name == "batch1eq":  # same episodes as batch 32: iteration / 32
+        for v in val:
+            v["iteration"] //= 32
     rows.append({"ablation": name, "what": what[name], "seed": int(seed), "wall_s": float(wall),
                  "validation": [{"iteration": v["iteration"], "total": v["total"],
                                  "terms": v["terms"]} for v in val]})

@@ -99,8 +99,8 @@ std::unique_ptr<CpuExecutable> compileCpu(const ir::Module &m, const CompileOpti
     key = sha256Hex(std::string("evoc ") + EVOC_VERSION + "\nllvm " + LLVM_VERSION_STRING +
                     "\ntarget " + host.triple + " " + host.cpu + " " + host.features +
                     "\nllvm-args " + host.llvmArgs + "\nopt " + std::to_string(level) +
-                    (fp == FpMode::Fast ? " fast" : " strict") + "\npost " + postPipeline(level, fp) +
-                    "\n" + printModule(*lm));
+                    (fp == FpMode::Fast ? " fast" : " strict") + "\npost " +
+                    postPipeline(level, fp) + "\n" + printModule(*lm));
     if (auto hit = cacheLoad(dir, key)) {
       object = std::move(*hit);
       exe->fromCache_ = true;
