@@ -13,7 +13,8 @@ generator); this script only times it. After one warm-up iteration it times
      "threads": 2, "seconds": ...}
 
 where seconds is the mean wall time of one iteration and robot_steps_per_s =
-batch * steps / seconds.
+batch * steps / seconds (robot_steps_per_cpu_s: the same per CPU-second of
+this process, which a machine shared with other work disturbs less).
 
     python3 bench/multitask_torch.py [--batch 32] [--steps 1000] [--reps 3]
                                      [--threads 2] [--design Alpaca] [--seed 1]
@@ -56,20 +57,24 @@ def main():
         cv, ch, cc = (torch.tensor(a, dtype=torch.float64)
                       for a in ref.segment_commands(episodes, args.steps))
         w = ref.weights_tensors(weights, requires_grad=True)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         r = model.rollout(w["w1"], w["b1"], w["w2"], w["b2"], cv, ch, cc, steps=args.steps)
         loss = (r["velocity"].sum() + r["height"].sum() + r["crawl"].sum()) / args.batch
         loss.backward()
-        return time.perf_counter() - t0
+        return time.perf_counter() - t0, time.process_time() - c0
 
     iteration()                                   # warm-up
-    times = [iteration() for _ in range(args.reps)]
+    runs = [iteration() for _ in range(args.reps)]
+    times = [w for w, _ in runs]
+    cpu = [c for _, c in runs]
     seconds = sum(times) / len(times)
     print(json.dumps({"system": "pytorch",
                       "robot_steps_per_s": args.batch * args.steps / seconds,
                       "batch": args.batch, "steps": args.steps,
                       "threads": torch.get_num_threads(), "seconds": seconds,
-                      "seconds_each": times, "torch": torch.__version__}))
+                      "seconds_each": times,
+                      "robot_steps_per_cpu_s": args.batch * args.steps / (sum(cpu) / len(cpu)),
+                      "cpu_seconds_each": cpu, "torch": torch.__version__}))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "codegen/llvm/InlineSinCos.h"
 #include "codegen/llvm/Jit.h"
 #include "codegen/llvm/LoopFission.h"
 #include "codegen/llvm/LowerToLLVM.h"
@@ -36,18 +37,47 @@ std::string printModule(const llvm::Module &lm) {
 
 int clampLevel(int level) { return level < 0 ? 0 : level > 3 ? 3 : level; }
 
+/// On AVX-512 hosts, vectorise with 512-bit registers: LLVM's tuning for
+/// some of them (Sapphire Rapids, Skylake-X) prefers 256 bits, which leaves
+/// the controller's short rows (64 to a few hundred weights) with scalar
+/// tails; 512 bits measured 10-25% faster kernels there (docs/architecture.md,
+/// "multi-task rollout"). Part of the lowered module, so of the cache key.
+void preferWideVectors(llvm::Module &lm) {
+  if (hostTarget().features.find("+avx512f") == std::string::npos)
+    return;
+  for (llvm::Function &f : lm)
+    if (!f.isDeclaration())
+      f.addFnAttr("prefer-vector-width", "512");
+}
+
 /// The module as lowered: in fast mode, after loop fission (whose scratch
 /// buffers follow the module's own).
 std::unique_ptr<llvm::Module> lower(const ir::Module &m, llvm::LLVMContext &ctx,
                                     const llvm::TargetMachine &tm, int level, FpMode fp) {
   const int nBuffers = int(m.buffers.size());
+  std::unique_ptr<llvm::Module> lm;
   if (fp == FpMode::Fast && level >= 2) {
     ir::Module split = ir::clone(m);
     fissionLoops(split);
-    return lowerToLLVM(split, ctx, tm.createDataLayout(), hostTarget().triple, true, nBuffers);
-  }
-  return lowerToLLVM(m, ctx, tm.createDataLayout(), hostTarget().triple, fp == FpMode::Fast,
+    lm = lowerToLLVM(split, ctx, tm.createDataLayout(), hostTarget().triple, true, nBuffers);
+  } else {
+    lm = lowerToLLVM(m, ctx, tm.createDataLayout(), hostTarget().triple, fp == FpMode::Fast,
                      nBuffers);
+  }
+  preferWideVectors(*lm);
+  return lm;
+}
+
+/// What runs after the O`level` pipeline: in fast mode from O2 on, inline
+/// sin and cos (named in the cache key, since the key is of the lowered module).
+const char *postPipeline(int level, FpMode fp) {
+  return fp == FpMode::Fast && level >= 2 ? "inline-sincos 1" : "none";
+}
+
+void optimize(llvm::Module &lm, llvm::TargetMachine &tm, int level, FpMode fp) {
+  optimizeModule(lm, tm, level);
+  if (fp == FpMode::Fast && level >= 2)
+    inlineSinCos(lm);
 }
 
 } // namespace
@@ -69,7 +99,8 @@ std::unique_ptr<CpuExecutable> compileCpu(const ir::Module &m, const CompileOpti
     key = sha256Hex(std::string("evoc ") + EVOC_VERSION + "\nllvm " + LLVM_VERSION_STRING +
                     "\ntarget " + host.triple + " " + host.cpu + " " + host.features +
                     "\nllvm-args " + host.llvmArgs + "\nopt " + std::to_string(level) +
-                    (fp == FpMode::Fast ? " fast" : " strict") + "\n" + printModule(*lm));
+                    (fp == FpMode::Fast ? " fast" : " strict") + "\npost " +
+                    postPipeline(level, fp) + "\n" + printModule(*lm));
     if (auto hit = cacheLoad(dir, key)) {
       object = std::move(*hit);
       exe->fromCache_ = true;
@@ -78,7 +109,7 @@ std::unique_ptr<CpuExecutable> compileCpu(const ir::Module &m, const CompileOpti
       exe->cacheEntry_ = cacheEntryPath(dir, key);
   }
   if (!exe->fromCache_) {
-    optimizeModule(*lm, *tm, level);
+    optimize(*lm, *tm, level, fp);
     object = emitObject(*lm, *tm);
     if (opts.useCache)
       cacheStore(dir, key, object); // best effort: an unwritable cache only costs time
@@ -97,7 +128,7 @@ std::string emitLLVM(const ir::Module &m, int optLevel, FpMode fp) {
   std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine(level);
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> lm = lower(m, ctx, *tm, level, fp);
-  optimizeModule(*lm, *tm, level);
+  optimize(*lm, *tm, level, fp);
   return printModule(*lm);
 }
 

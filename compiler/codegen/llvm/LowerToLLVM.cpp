@@ -13,7 +13,8 @@
 // Semantics mirror the IR interpreter (IR.h): min/max are compare + select,
 // index buffers hold int32_t (loads sign-extend to i64), tanh calls libm
 // (inline and vectorisable in fastFp mode), the other math ops are LLVM
-// intrinsics that lower to the same libm functions. Only in fastFp mode do
+// intrinsics that lower to the same libm functions (in fast mode sin and cos
+// are replaced after the pipeline: InlineSinCos.h). Only in fastFp mode do
 // float ops carry `contract` (FMA) and accumulator adds `reassoc`.
 #include "codegen/llvm/LowerToLLVM.h"
 

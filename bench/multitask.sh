@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The multi-task benchmark in one command: evoc (build/bench/evoc_multitask_bench,
+# one training iteration of examples/multitask_alpaca.evo through the compiled
+# module: 32 episodes x 1000 steps, forward + backward) and the batched
+# PyTorch implementation (bench/multitask_torch.py) measured in the same run,
+# with the same thread count; prints both rates, their ratio and the ratio
+# to the authors' Taichi figure.
+#
+#   bench/multitask.sh [--threads N] [--reps R] [--torch-reps R] [--breakdown]
+#   env: BUILD_DIR (build), PYTHON (/work/venv/bin/python, else python3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+PYTHON=${PYTHON:-/work/venv/bin/python}
+[ -x "$PYTHON" ] || PYTHON=python3
+THREADS=2
+REPS=3
+TORCH_REPS=3
+EXTRA=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --threads) THREADS=$2; shift 2 ;;
+  --reps) REPS=$2; shift 2 ;;
+  --torch-reps) TORCH_REPS=$2; shift 2 ;;
+  --breakdown) EXTRA+=(--breakdown); shift ;;
+  *) echo "usage: bench/multitask.sh [--threads N] [--reps R] [--torch-reps R] [--breakdown]" >&2
+     exit 2 ;;
+  esac
+done
+BIN=$BUILD_DIR/bench/evoc_multitask_bench
+if [ ! -x "$BIN" ]; then
+  echo "multitask.sh: $BIN is missing; build it with: ninja -C $BUILD_DIR evoc_multitask_bench" >&2
+  exit 1
+fi
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+echo "== machine: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== evoc ($BIN --threads $THREADS --reps $REPS ${EXTRA[*]:-})"
+"$BIN" --threads "$THREADS" --reps "$REPS" "${EXTRA[@]}" | tee "$TMP/evoc.out"
+tail -n 1 "$TMP/evoc.out" > "$TMP/evoc.json"
+echo "== PyTorch ($PYTHON bench/multitask_torch.py --threads $THREADS --reps $TORCH_REPS)"
+"$PYTHON" bench/multitask_torch.py --threads "$THREADS" --reps "$TORCH_REPS" | tee "$TMP/torch.out"
+tail -n 1 "$TMP/torch.out" > "$TMP/torch.json"
+
+"$PYTHON" - "$TMP/evoc.json" "$TMP/torch.json" <<'EOF'
+import json, sys
+TAICHI = 2300.0  # the authors' Taichi figure, 2 CPU cores (MULTITASK.md; issue 10): a constant, not measured here
+e = json.load(open(sys.argv[1]))
+try:
+    t = json.load(open(sys.argv[2]))
+except ValueError:
+    t = None
+print("== summary (robot-steps/s, forward + backward, batch %d x %d steps, %d threads)"
+      % (e["batch"], e["steps"], e["threads"]))
+print("evoc:    %10.0f  (%.3f s per iteration; %.0f per CPU-second)"
+      % (e["robot_steps_per_s"], e["seconds"], e["robot_steps_per_cpu_s"]))
+if t:
+    print("PyTorch: %10.0f  (%.3f s per iteration; %.0f per CPU-second; torch %s, %d threads)"
+          % (t["robot_steps_per_s"], t["seconds"], t["robot_steps_per_cpu_s"], t.get("torch", "?"),
+             t["threads"]))
+    print("evoc / PyTorch = %.1fx wall, %.1fx per CPU-second (same machine, same run)"
+          % (e["robot_steps_per_s"] / t["robot_steps_per_s"],
+             e["robot_steps_per_cpu_s"] / t["robot_steps_per_cpu_s"]))
+else:
+    print("PyTorch: not measured (torch is not installed for this python)")
+print("Taichi (authors' figure, 2 CPU cores; a constant, not measured here): %.0f" % TAICHI)
+print("evoc / Taichi figure = %.1fx (wall); 100x the Taichi figure would be %.0f robot-steps/s"
+      % (e["robot_steps_per_s"] / TAICHI, 100 * TAICHI))
+print("(this machine now: peak FMA %.1f GFLOP/s on 1 thread, %.1f on %d: a machine shared with other"
+      " work gives less than %d cores)" % (e["peak_fma_gflops_1_thread"],
+      e["peak_fma_gflops_all_threads"], e["threads"], e["threads"]))
+EOF

@@ -1,0 +1,318 @@
+// The multi-task workload (MULTITASK.md; examples/multitask_alpaca.evo):
+// robot-steps/s of one training iteration, forward + backward over the
+// batch, through the real compiled module and runtime::FixedTrainer (what
+// `evoc train` runs), and where the time goes.
+//
+//   evoc_multitask_bench [FILE] [--set KEY=VALUE ...] [--threads N] [--reps R]
+//                        [--full-tape] [--breakdown] [--perf-map DIR]
+//
+// FILE defaults to examples/multitask_alpaca.evo. After one warm-up
+// iteration it times R iterations (robot-steps = batch x steps each) and
+// prints one JSON line last: {"system": "evoc", "robot_steps_per_s", ...}.
+// --breakdown times one more iteration with every kernel call timed (per
+// kernel: calls, seconds, FLOPs) and the rest of the rollout (runtime code
+// between kernels). --full-tape measures without checkpoint recomputation.
+// --perf-map DIR: as in evoc_cpu_bench (/tmp/perf-PID.map, DIR/<module>.o).
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "BenchUtil.h"
+#include "codegen/llvm/CpuBackend.h"
+#include "core/FixedTrain.h"
+#include "driver/BodyModels.h"
+#include "driver/Driver.h"
+#include "driver/Session.h"
+#include "evolve/EvoRng.h"
+#include "support/Error.h"
+
+using namespace evoc;
+
+namespace {
+
+struct Args {
+  std::vector<std::string> common; // the .evo file and --set options, for the driver
+  int threads = 2;
+  int reps = 3;
+  bool fullTape = false;
+  bool breakdown = false;
+  std::string perfMap;
+};
+
+Args parse(int argc, char **argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "evoc_multitask_bench: %s needs a value\n", s.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (s == "--threads")
+      a.threads = std::atoi(next().c_str());
+    else if (s == "--reps")
+      a.reps = std::max(1, std::atoi(next().c_str()));
+    else if (s == "--full-tape")
+      a.fullTape = true;
+    else if (s == "--breakdown")
+      a.breakdown = true;
+    else if (s == "--perf-map")
+      a.perfMap = next();
+    else if (s == "--set") {
+      a.common.push_back(s);
+      a.common.push_back(next());
+    } else if (!s.empty() && s[0] != '-')
+      a.common.push_back(s);
+    else {
+      std::fprintf(stderr, "usage: evoc_multitask_bench [FILE] [--set KEY=VALUE ...] "
+                           "[--threads N] [--reps R] [--full-tape] [--breakdown] "
+                           "[--perf-map DIR]\n");
+      std::exit(2);
+    }
+  }
+  if (std::none_of(a.common.begin(), a.common.end(),
+                   [](const std::string &s) { return s.size() > 4 && s.ends_with(".evo"); }))
+    a.common.insert(a.common.begin(),
+                    std::string(EVOC_SOURCE_DIR) + "/examples/multitask_alpaca.evo");
+  return a;
+}
+
+/// Forwards every kernel call; while enabled, adds each call's CPU time (of
+/// the calling thread, so time the thread spends descheduled on a shared
+/// machine is not counted) and count to that thread's tally (no shared
+/// cache line per call).
+class TimedExecutable final : public codegen::Executable {
+public:
+  TimedExecutable(const codegen::Executable &inner, size_t kernels)
+      : inner_(inner), kernels_(kernels) {}
+  void run(int k, void *const *buffers, const int64_t *sizes, int64_t t) const override {
+    if (!enabled_.load(std::memory_order_relaxed)) {
+      inner_.run(k, buffers, sizes, t);
+      return;
+    }
+    Tally &my = tally();
+    const double c0 = bench::threadCpuSeconds();
+    inner_.run(k, buffers, sizes, t);
+    my.seconds[size_t(k)] += bench::threadCpuSeconds() - c0;
+    my.calls[size_t(k)] += 1;
+  }
+  void enable(bool on) { enabled_.store(on); }
+  /// Seconds and calls per kernel, summed over threads.
+  std::pair<std::vector<double>, std::vector<int64_t>> totals() const {
+    std::vector<double> s(kernels_, 0.0);
+    std::vector<int64_t> c(kernels_, 0);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto &t : tallies_)
+      for (size_t k = 0; k < kernels_; ++k) {
+        s[k] += t->seconds[k];
+        c[k] += t->calls[k];
+      }
+    return {s, c};
+  }
+
+private:
+  struct Tally {
+    std::vector<double> seconds;
+    std::vector<int64_t> calls;
+  };
+  Tally &tally() const {
+    thread_local const TimedExecutable *owner = nullptr;
+    thread_local Tally *mine = nullptr;
+    if (owner != this) {
+      std::lock_guard<std::mutex> lock(mu_);
+      tallies_.push_back(std::make_unique<Tally>());
+      mine = tallies_.back().get();
+      mine->seconds.assign(kernels_, 0.0);
+      mine->calls.assign(kernels_, 0);
+      owner = this;
+    }
+    return *mine;
+  }
+  const codegen::Executable &inner_;
+  size_t kernels_;
+  std::atomic<bool> enabled_{false};
+  mutable std::mutex mu_;
+  mutable std::vector<std::unique_ptr<Tally>> tallies_;
+};
+
+/// Profiling aids (--perf-map), as in evoc_cpu_bench.
+void writePerfMap(const ir::Module &m, const codegen::Executable &exe, const std::string &dir) {
+  const auto *cpu = dynamic_cast<const codegen::cpu::CpuExecutable *>(&exe);
+  if (!cpu) {
+    fmt::print("--perf-map: not the CPU back end; skipped\n");
+    return;
+  }
+  std::ifstream in(cpu->cacheEntry(), std::ios::binary);
+  std::string entry((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t elf = entry.find("\x7f"
+                          "ELF");
+  if (elf != std::string::npos)
+    std::ofstream(dir + "/multitask.o", std::ios::binary) << entry.substr(elf);
+  std::ofstream map(fmt::format("/tmp/perf-{}.map", ::getpid()), std::ios::app);
+  std::vector<std::pair<uintptr_t, size_t>> at;
+  for (size_t k = 0; k < m.kernels.size(); ++k)
+    at.push_back({reinterpret_cast<uintptr_t>(cpu->kernel(int(k))), k});
+  std::sort(at.begin(), at.end());
+  for (size_t i = 0; i < at.size(); ++i)
+    map << fmt::format("{:x} {:x} multitask:{}:evoc_kernel_{}\n", at[i].first,
+                       i + 1 < at.size() ? at[i + 1].first - at[i].first : 0x10000,
+                       m.kernels[at[i].second].name, at[i].second);
+  fmt::print("perf map: /tmp/perf-{}.map, object {}/multitask.o\n", ::getpid(), dir);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Args a = parse(argc, argv);
+  try {
+    driver::CommonOptions opts;
+    if (!driver::parseCommonOptions(a.common, opts))
+      return 2;
+    auto t0 = std::chrono::steady_clock::now();
+    driver::Session s(opts, "cpu", /*requireExperiment=*/true);
+    if (!s.ok())
+      return 1;
+    const double compileSeconds = bench::since(t0);
+    const sema::CheckedProgram &p = s.program();
+    if (!p.hasTrain)
+      throw Error(opts.file + " has no train block");
+    runtime::TrainOptions o = s.trainOptions();
+    o.threads = a.threads;
+    o.fullTape = a.fullTape;
+    auto model = driver::bodyModel(p);
+    evolve::EvoRng rng(o.seed);
+    runtime::Robot robot = model->express(*model->sample(rng)).robot;
+    const ir::Module &m = s.module();
+    runtime::ModuleInfo info(m);
+    runtime::FixedTrainer trainer(info, s.executable(), robot, o);
+    if (!a.perfMap.empty())
+      writePerfMap(m, s.executable(), a.perfMap);
+
+    fmt::print("evoc multi-task benchmark on {}: {} ({} points, {} springs), batch {} x {} "
+               "steps, {} threads, {}; compile {:.2f} s\n",
+               codegen::cpu::hostDescription(), opts.file, robot.numPoints(), robot.numSprings(),
+               o.batch, o.steps, a.threads, a.fullTape ? "full tape" : "checkpointed",
+               compileSeconds);
+    // How far this machine's cores scale at all (shared or SMT cores do not).
+    const double peak1 = bench::peakFmaFlops(1), peakN = bench::peakFmaFlops(a.threads);
+    fmt::print("peak FMA (f64) measured now: {:.1f} GFLOP/s on 1 thread, {:.1f} on {} threads "
+               "({:.2f}x)\n",
+               peak1 * 1e-9, peakN * 1e-9, a.threads, peakN / peak1);
+    auto once = [&](runtime::FixedTrainer &tr, int64_t it) {
+      auto w0 = std::chrono::steady_clock::now();
+      const double c0 = bench::processCpuSeconds();
+      runtime::BatchStep b = tr.iterate(it);
+      if (!b.valid)
+        throw Error("iteration " + std::to_string(it) + ": " + b.error);
+      return std::tuple{bench::since(w0), bench::processCpuSeconds() - c0, b.robotSteps};
+    };
+    once(trainer, 0); // warm-up: workspaces, pages, caches
+    std::vector<double> wall, cpu;
+    int64_t robotSteps = 0;
+    for (int r = 0; r < a.reps; ++r) {
+      auto [w, c, n] = once(trainer, r + 1);
+      wall.push_back(w);
+      cpu.push_back(c);
+      robotSteps = n;
+      fmt::print("  iteration {}: {:.3f} s wall, {:.3f} CPU-s: {:.0f} robot-steps/s\n", r + 1, w, c,
+                 double(n) / w);
+    }
+    // robot-steps counted as the paper does: batch x steps per iteration.
+    const double perIter = double(o.batch * o.steps);
+    double meanWall = 0, meanCpu = 0;
+    for (size_t i = 0; i < wall.size(); ++i) {
+      meanWall += wall[i] / double(wall.size());
+      meanCpu += cpu[i] / double(cpu.size());
+    }
+    const double best = *std::min_element(wall.begin(), wall.end());
+    fmt::print("evoc: {:.0f} robot-steps/s (mean of {}; best {:.0f}), {:.0f} per CPU-second\n",
+               perIter / meanWall, a.reps, perIter / best, perIter / meanCpu);
+
+    nlohmann::json breakdown;
+    if (a.breakdown) {
+      // A second trainer on the timing wrapper, so the rates above ran unwrapped.
+      TimedExecutable timed(s.executable(), m.kernels.size());
+      runtime::FixedTrainer tt(info, timed, robot, o);
+      once(tt, 0);
+      timed.enable(true);
+      auto [w, cTimed, n] = once(tt, 1);
+      (void)n;
+      timed.enable(false);
+      auto [secs, calls] = timed.totals();
+      // Each timed call also counts about one clock read: measure and remove it.
+      const int kReads = 20000;
+      const double r0 = bench::threadCpuSeconds();
+      for (int i = 0; i < kReads; ++i)
+        (void)bench::threadCpuSeconds();
+      const double perRead = (bench::threadCpuSeconds() - r0) / kReads;
+      for (size_t k = 0; k < secs.size(); ++k)
+        secs[k] = std::max(0.0, secs[k] - perRead * double(calls[k]));
+      std::vector<int64_t> sizes = runtime::setSizes(m, robot);
+      double inKernels = 0;
+      for (double x : secs)
+        inKernels += x;
+      // Shares are of the timed iteration's CPU time less its clock reads
+      // (two per call); "outside kernels" is the rest (runtime code: copies,
+      // checks, zeroing, commands).
+      int64_t allCalls = 0;
+      for (int64_t x : calls)
+        allCalls += x;
+      const double c = cTimed - 2 * perRead * double(allCalls);
+      fmt::print("breakdown of one timed iteration ({:.3f} s wall, {:.3f} CPU-s less {:.0f} ns of "
+                 "clock reads per call = {:.3f} CPU-s, {} threads):\n",
+                 w, cTimed, 2e9 * perRead, c, a.threads);
+      fmt::print("  {:<22} {:>9} {:>10} {:>7} {:>12} {:>9}\n", "kernel", "calls", "CPU-s", "share",
+                 "us/robot-step", "GFLOP/s");
+      breakdown = nlohmann::json::array();
+      for (size_t k = 0; k < secs.size(); ++k) {
+        if (calls[k] == 0)
+          continue;
+        const double flops = bench::kernelFlops(m, int(k), sizes.data()) * double(calls[k]);
+        fmt::print("  {:<22} {:>9} {:>10.3f} {:>6.1f}% {:>12.2f} {:>9.2f}\n", m.kernels[k].name,
+                   calls[k], secs[k], 100 * secs[k] / c, 1e6 * secs[k] / perIter,
+                   flops / secs[k] * 1e-9);
+        breakdown.push_back({{"kernel", m.kernels[k].name},
+                             {"calls", calls[k]},
+                             {"cpu_seconds", secs[k]},
+                             {"flops", flops}});
+      }
+      fmt::print("  {:<22} {:>9} {:>10.3f} {:>6.1f}% {:>12.2f}\n", "outside kernels", "",
+                 c - inKernels, 100 * (c - inKernels) / c, 1e6 * (c - inKernels) / perIter);
+    }
+    nlohmann::json j = {{"system", "evoc"},
+                        {"robot_steps_per_s", perIter / meanWall},
+                        {"robot_steps_per_cpu_s", perIter / meanCpu},
+                        {"batch", o.batch},
+                        {"steps", o.steps},
+                        {"robot_steps_counted", robotSteps},
+                        {"threads", a.threads},
+                        {"full_tape", a.fullTape},
+                        {"seconds", meanWall},
+                        {"seconds_each", wall},
+                        {"cpu_seconds_each", cpu},
+                        {"compile_seconds", compileSeconds},
+                        {"peak_fma_gflops_1_thread", peak1 * 1e-9},
+                        {"peak_fma_gflops_all_threads", peakN * 1e-9}};
+    if (a.breakdown)
+      j["breakdown"] = breakdown;
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+  } catch (const Error &e) {
+    std::fprintf(stderr, "evoc_multitask_bench: error: %s\n", e.what());
+    return 1;
+  }
+}
