@@ -33,8 +33,9 @@ bool number(const std::string &s, double &out) {
 std::optional<TerrainProfile> readTerrainCsv(const std::string &path, std::string &error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    error = "cannot read the terrain file '" + path + "'; check the path (relative to the .evo "
-                                                      "file) and its permissions";
+    error = "cannot read the terrain file '" + path +
+            "'; check the path (relative to the .evo "
+            "file) and its permissions";
     return std::nullopt;
   }
   TerrainProfile p;
@@ -59,8 +60,8 @@ std::optional<TerrainProfile> readTerrainCsv(const std::string &path, std::strin
       continue;
     }
     if (!ok) {
-      error = path + ":" + std::to_string(row) + ": expected a row 'x, height' of two numbers, got '" +
-              t.substr(0, 60) + "'";
+      error = path + ":" + std::to_string(row) +
+              ": expected a row 'x, height' of two numbers, got '" + t.substr(0, 60) + "'";
       return std::nullopt;
     }
     if (!std::isfinite(x) || !std::isfinite(y)) {

@@ -86,8 +86,9 @@ TEST_CASE("terrain files: bad ones are located errors, good ones and random ones
         std::string::npos);
   CHECK(groundError("terrain(\"empty.csv\")").find("at least two rows") != std::string::npos);
   CHECK(groundError("terrain(\"one.csv\")").find("(it has 1)") != std::string::npos);
-  CHECK(groundError("terrain(\"unsorted.csv\")").find("unsorted.csv:3: x = 0.4 does not increase") !=
-        std::string::npos);
+  CHECK(
+      groundError("terrain(\"unsorted.csv\")").find("unsorted.csv:3: x = 0.4 does not increase") !=
+      std::string::npos);
   CHECK(groundError("terrain(\"nan.csv\")").find("nan.csv:2:") != std::string::npos);
   CHECK(groundError("terrain(\"binary.csv\")").find("is not text") != std::string::npos);
   CHECK(groundError("terrain(\"bad.csv\")").find("bad.csv:3: expected a row 'x, height'") !=
