@@ -67,7 +67,7 @@ else:
 print("Taichi (authors' figure, 2 CPU cores; a constant, not measured here): %.0f" % TAICHI)
 print("evoc / Taichi figure = %.1fx (wall); 100x the Taichi figure would be %.0f robot-steps/s"
       % (e["robot_steps_per_s"] / TAICHI, 100 * TAICHI))
-print("(this machine now: peak FMA %.1f GFLOP/s on 1 thread, %.1f on %d: a machine shared with other"
-      " work gives less than %d cores)" % (e["peak_fma_gflops_1_thread"],
-      e["peak_fma_gflops_all_threads"], e["threads"], e["threads"]))
+p1, pn = e["peak_fma_gflops_1_thread"], e["peak_fma_gflops_all_threads"]
+print("(peak FMA measured in this run: %.1f GFLOP/s on 1 thread, %.1f on %d = %.2fx; below %dx, other"
+      " work shares the cores)" % (p1, pn, e["threads"], pn / p1, e["threads"]))
 EOF
