@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "TestBodies.h"
 #include "core/Commands.h"
 #include "core/FixedTrain.h"
 #include "core/Population.h"
@@ -57,29 +58,7 @@ Compiled compileEvo(const std::string &file) {
   return {std::move(*prog), std::move(*m)};
 }
 
-// A 2 x 3 ladder of points (a small body that walks and hops).
-Robot ladder() {
-  Robot r;
-  r.dim = 2;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 2; ++j) {
-      r.points.push_back(0.3 + 0.05 * i);
-      r.points.push_back(0.1 + 0.05 * j);
-    }
-  auto add = [&](int a, int b, double act) {
-    double dx = r.points[2 * a] - r.points[2 * b], dy = r.points[2 * a + 1] - r.points[2 * b + 1];
-    r.springs.push_back({a, b, std::sqrt(dx * dx + dy * dy), 3e3, act});
-  };
-  for (int i = 0; i < 3; ++i)
-    add(2 * i, 2 * i + 1, 0.2);
-  for (int i = 0; i + 1 < 3; ++i) {
-    add(2 * i, 2 * i + 2, 0.2);
-    add(2 * i + 1, 2 * i + 3, 0);
-    add(2 * i, 2 * i + 3, 0);
-    add(2 * i + 1, 2 * i + 2, 0.1);
-  }
-  return r;
-}
+Robot ladder() { return test::ladder(0.3, 0.1); }
 
 struct Run {
   double loss;

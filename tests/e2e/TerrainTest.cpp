@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "EvocProcess.h"
+#include "TestBodies.h"
 #include "core/Population.h"
 #include "core/Rollout.h"
 #include "core/Train.h"
@@ -27,28 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // A 2 x 3 ladder straddling the profile's kink at x = 0.5.
-Robot ladder() {
-  Robot r;
-  r.dim = 2;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 2; ++j) {
-      r.points.push_back(0.44 + 0.05 * i);
-      r.points.push_back(0.05 * j);
-    }
-  auto add = [&](int a, int b, double act) {
-    double dx = r.points[2 * a] - r.points[2 * b], dy = r.points[2 * a + 1] - r.points[2 * b + 1];
-    r.springs.push_back({a, b, std::sqrt(dx * dx + dy * dy), 3e3, act});
-  };
-  for (int i = 0; i < 3; ++i)
-    add(2 * i, 2 * i + 1, 0.2);
-  for (int i = 0; i + 1 < 3; ++i) {
-    add(2 * i, 2 * i + 2, 0.2);
-    add(2 * i + 1, 2 * i + 3, 0);
-    add(2 * i, 2 * i + 3, 0);
-    add(2 * i + 1, 2 * i + 2, 0.1);
-  }
-  return r;
-}
+Robot ladder() { return test::ladder(0.44, 0.0); }
 
 // The first error headline of checking `text` (a world with this ground).
 std::string groundError(const std::string &ground, int dim = 2) {
