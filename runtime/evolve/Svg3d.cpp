@@ -120,7 +120,7 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
   const double panelW = width * k + 2 * pad, bodyH = (vhi - vlo) * k;
   const double panelH = bodyH + 2 * pad + 18;
   const double W = std::max(520.0, std::max(1.0, double(frames.size())) * panelW);
-  const double H = panelH + top + 16;
+  const double H = panelH + top + 30;
   std::string out =
       fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
                   "viewBox=\"0 0 {:.1f} {:.1f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -130,11 +130,13 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
     out += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
                        "font-size=\"14\">{}</text>\n",
                        W / 2, escape(style.title));
-  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"11\" "
-                     "fill=\"#555\">3D, seen from the right, ahead and above (+x to the right); "
-                     "actuated springs: orange at rest, red contracted, blue extended; grey: "
-                     "passive</text>\n",
-                     W / 2, H - 4);
+  // Two legend lines: the view, then the colours (as in 2D).
+  out += fmt::format("<text x=\"{0:.1f}\" y=\"{1:.1f}\" text-anchor=\"middle\" font-size=\"11\" "
+                     "fill=\"#555\">3D, seen from the right, ahead and above (+x to the "
+                     "right)</text>\n<text x=\"{0:.1f}\" y=\"{2:.1f}\" text-anchor=\"middle\" "
+                     "font-size=\"11\" fill=\"#555\">actuated springs: orange at rest, red "
+                     "contracted, blue extended; grey: passive</text>\n",
+                     W / 2, H - 18, H - 4);
   double x0 = 0; // first frame's rearmost x: later panels show displacement
   if (!frames.empty() && n > 0) {
     x0 = frames[0].points[0];
