@@ -110,13 +110,16 @@ production : IDENT '->' alternative ('|' alternative)* ';' ;
 // `part<attach, angle = LO .. HI>(bindings) @ weight`
 alternative : IDENT ('<' attachSpec '>')? ('(' (portBinding (',' portBinding)*)? ')')? ('@' expr)? ;
 
-// `<top>`, `<top, angle = -30 .. 30>`, or `<angle = -30 .. 30>` (the attach
-// port implied). Bounds are signed numbers, so that `>` never reads as an
-// operator.
+// `<top>`, `<top, angle = -30 .. 30>`, `<top, turn = 0>`, or options alone
+// (`<angle = -30 .. 30>`: the attach port implied). Bounds are signed
+// numbers, so that `>` never reads as an operator.
 attachSpec
-  : IDENT (',' IDENT '=' angleBound '..' angleBound)?
-  | IDENT '=' angleBound '..' angleBound
+  : IDENT (',' attachOption)*
+  | attachOption (',' attachOption)*
   ;
+
+// `angle = LO .. HI` or `turn = K` (the first word must read angle / turn).
+attachOption : IDENT '=' angleBound ('..' angleBound)? ;
 
 angleBound : ('-' | '+')? NUMBER ;
 

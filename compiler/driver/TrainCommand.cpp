@@ -73,12 +73,13 @@ std::string validationPlot(const std::string &vlog, const std::vector<std::strin
 }
 
 // gaits/case_NN_....svg: the body under each validation case's commands,
-// at five moments, with the final weights.
+// at five moments, with the final weights (a side view in 2D, an oblique
+// view in 3D).
 void writeGaits(const evolve::RunDir &run, runtime::FixedTrainer &trainer,
                 const runtime::Robot &robot, const sema::CheckedProgram &p) {
   const body::CommandSpec &spec = p.commands;
-  if (spec.gridCases() == 0 || robot.dim != 2)
-    return; // projected 3D pictures come with the 3D physics
+  if (spec.gridCases() == 0)
+    return;
   std::filesystem::path dir = run.path() / "gaits";
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

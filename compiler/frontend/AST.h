@@ -614,6 +614,9 @@ struct Alternative {
   bool hasAngle = false; ///< `angle = LO .. HI` (degrees) was written
   double angleLo = 0, angleHi = 0;
   SourceRange angleRange;
+  bool hasTurn = false; ///< `turn = K` was written: the turn is fixed, not a gene
+  double turn = 0;
+  SourceRange turnRange;
   std::vector<PortBinding> ports;
   ExprPtr weight; ///< optional `@ w`: relative probability when sampling
   SourceRange range;

@@ -326,17 +326,35 @@ private:
     alt.part = ident(a->IDENT());
     alt.range = L.rule(a);
     if (auto *at = a->attachSpec()) {
-      auto words = at->IDENT();
-      // `<port>`, `<port, angle = ..>` or `<angle = ..>`.
-      const bool hasRange = !at->angleBound().empty();
-      if (!(hasRange && words.size() == 1))
-        alt.attach = ident(words[0]);
-      if (hasRange && expectWord(words.back(), "angle", "'<PORT, angle = LO .. HI>'")) {
-        alt.hasAngle = true;
-        alt.angleLo = angleBound(at->angleBound(0));
-        alt.angleHi = angleBound(at->angleBound(1));
-        alt.angleRange = L.token(words.back()->getSymbol());
-        alt.angleRange.end = L.rule(at->angleBound(1)).end;
+      // `<port>`, `<port, option, ...>` or `<option, ...>`; an option is
+      // `angle = LO .. HI` or `turn = K`.
+      if (at->IDENT())
+        alt.attach = ident(at->IDENT());
+      for (auto *o : at->attachOption()) {
+        auto *word = o->IDENT();
+        const std::string w = word->getText();
+        SourceRange r = L.rule(o);
+        const bool range = o->angleBound().size() == 2;
+        if (w == "angle" && range && !alt.hasAngle) {
+          alt.hasAngle = true;
+          alt.angleLo = angleBound(o->angleBound(0));
+          alt.angleHi = angleBound(o->angleBound(1));
+          alt.angleRange = r;
+        } else if (w == "turn" && !range && !alt.hasTurn) {
+          alt.hasTurn = true;
+          alt.turn = angleBound(o->angleBound(0));
+          alt.turnRange = r;
+        } else if ((w == "angle" && alt.hasAngle) || (w == "turn" && alt.hasTurn)) {
+          diags.error(r, "'" + w + "' is given twice");
+        } else if (w == "angle") {
+          diags.error(r, "an angle is a range of degrees: 'angle = LO .. HI'");
+        } else if (w == "turn") {
+          diags.error(r, "a turn is one whole number: 'turn = K'");
+        } else {
+          diags.error(L.token(word->getSymbol()),
+                      "expected 'angle = LO .. HI' or 'turn = K' after the attach port, not '" + w +
+                          "'");
+        }
       }
     }
     for (auto *pb : a->portBinding()) {

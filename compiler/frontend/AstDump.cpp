@@ -177,11 +177,13 @@ private:
         line(depth + 1) << "Production " << p.lhs.name << " " << rng(p.range) << "\n";
         for (const auto &a : p.alternatives) {
           line(depth + 2) << "Alternative " << a.part.name;
-          if (!a.attach.name.empty() || a.hasAngle) {
+          if (!a.attach.name.empty() || a.hasAngle || a.hasTurn) {
             out << "<" << a.attach.name;
             if (a.hasAngle)
               out << (a.attach.name.empty() ? "" : ", ") << "angle " << a.angleLo << ".."
                   << a.angleHi;
+            if (a.hasTurn)
+              out << (a.attach.name.empty() && !a.hasAngle ? "" : ", ") << "turn " << a.turn;
             out << ">";
           }
           for (const auto &pb : a.ports) {

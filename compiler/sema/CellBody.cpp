@@ -1,7 +1,9 @@
-// Checks of `body cells` settings (a fixed body of square cells,
-// docs/language.md "Fixed bodies"), and the CellBodySpec they give.
+// Checks of `body cells` settings (a fixed body of square cells in 2D or
+// cube cells in 3D, docs/language.md "Fixed bodies"), and the CellBodySpec
+// they give.
 #include "sema/Checker.h"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -24,14 +26,21 @@ constexpr int64_t kMaxCellIndex = 1000000;
 struct TemplateName {
   const char *name;
   body::CellTemplate value;
+  bool cubeOnly;
 };
-constexpr TemplateName kTemplates[] = {{"vertical", body::CellTemplate::Vertical},
-                                       {"horizontal", body::CellTemplate::Horizontal},
-                                       {"diagonal", body::CellTemplate::Diagonal},
-                                       {"all", body::CellTemplate::All},
-                                       {"none", body::CellTemplate::None}};
+constexpr TemplateName kTemplates[] = {{"vertical", body::CellTemplate::Vertical, false},
+                                       {"horizontal", body::CellTemplate::Horizontal, false},
+                                       {"diagonal", body::CellTemplate::Diagonal, false},
+                                       {"all", body::CellTemplate::All, false},
+                                       {"none", body::CellTemplate::None, false},
+                                       {"leg", body::CellTemplate::Leg, true},
+                                       {"along_x", body::CellTemplate::AlongX, true},
+                                       {"along_y", body::CellTemplate::AlongY, true}};
 
-constexpr const char *kTemplateList = "vertical, horizontal, diagonal, all or none";
+std::string templateList(int dim) {
+  return dim == 2 ? "vertical, horizontal, diagonal, all or none"
+                  : "vertical, horizontal, diagonal, all, none, leg, along_x or along_y";
+}
 
 std::string fmtNum(double v) {
   char buf[32];
@@ -54,8 +63,6 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
   spec.edge = body.edge;
   spec.stiffness = body.stiffness;
   spec.actuation = body.actuation;
-  bool cellOk = true;
-  SourceRange cellAt = bd.name.range;
   for (const auto &s : bd.body.settings) {
     const std::string &k = s.key.name;
     if (k != "cell" && k != "edge" && k != "origin" && k != "stiffness" && k != "actuation" &&
@@ -65,20 +72,20 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
     if (!e)
       continue;
     if (k == "cell") {
-      cellAt = e->range;
       auto n = evalName(*e, k);
-      if (!n) {
-        cellOk = false;
-      } else if (*n == "cube") {
-        diags.error(e->range, "cube cells (3D bodies) are not supported yet; the only cell is "
-                              "'square' (2D)");
-        cellOk = false;
-      } else if (*n != "square") {
+      const char *mine = spec.dim == 2 ? "square" : "cube";
+      if (!n)
+        continue; // evalName reported it
+      if ((*n == "cube" || *n == "square") && *n != mine) {
+        diags.error(e->range, q(*n) + " cells are " + (*n == "cube" ? "3D" : "2D") +
+                                  ", but world.dim is " + std::to_string(spec.dim) + "; a " +
+                                  std::to_string(spec.dim) + "D body is made of '" + mine +
+                                  "' cells");
+      } else if (*n != mine) {
         std::string c = closest(*n, {"square", "cube"});
         diags.error(e->range, "unknown cell " + q(*n) +
-                                  (c.empty() ? "; the only cell is 'square'"
+                                  (c.empty() ? "; cells are 'square' (2D) and 'cube' (3D)"
                                              : "; did you mean '" + c + "'?"));
-        cellOk = false;
       }
     } else if (k == "edge" || k == "stiffness") {
       if (auto v = evalNumber(*e, k)) {
@@ -109,10 +116,13 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
       if (o.size() == t->elems.size())
         spec.origin = o;
     } else if (k == "cells") {
+      const bool cube = spec.dim == 3;
+      const std::string form = cube ? "(i, j, k, template)" : "(i, j, template)";
+      const std::string example = cube ? "(0, 0, 0, leg)" : "(0, 0, vertical)";
       auto *list = dynCast<ListExpr>(e);
       if (!list) {
-        diags.error(e->range, "'cells' is a list of (i, j, template): [(0, 0, vertical), "
-                              "(1, 0, none), ...]");
+        diags.error(e->range, "'cells' is a list of " + form + ": [" + example + ", " +
+                                  (cube ? "(1, 0, 0, none)" : "(1, 0, none)") + ", ...]");
         continue;
       }
       if (list->elems.empty()) {
@@ -124,11 +134,12 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
                                   " cells is above the limit of " + std::to_string(kMaxCells));
         continue;
       }
-      std::map<std::pair<int, int>, SourceRange> seen;
+      const size_t arity = cube ? 4 : 3;
+      std::map<std::array<int, 3>, SourceRange> seen;
       for (auto &ce : list->elems) {
         auto *t = dynCast<TupleExpr>(ce.get());
-        if (!t || t->elems.size() != 3) {
-          diags.error(ce->range, "a cell is (i, j, template), e.g. (0, 0, vertical)");
+        if (!t || t->elems.size() != arity) {
+          diags.error(ce->range, "a cell is " + form + ", e.g. " + example);
           continue;
         }
         auto index = [&](const Expr &x) -> std::optional<int> {
@@ -143,51 +154,69 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
           }
           return int(*v);
         };
-        auto i = index(*t->elems[0]);
-        auto j = index(*t->elems[1]);
+        std::optional<int> idx[3];
+        bool indexOk = true;
+        for (size_t a = 0; a + 1 < arity; ++a) {
+          idx[a] = index(*t->elems[a]);
+          indexOk = indexOk && idx[a].has_value();
+        }
+        if (!cube)
+          idx[2] = 0;
         std::optional<body::CellTemplate> tpl;
-        const Expr &te = *t->elems[2];
+        const Expr &te = *t->elems[arity - 1];
         if (auto *tn = dynCast<NameExpr>(&te)) {
           std::vector<std::string> names;
+          bool cubeOnly = false;
           for (const auto &x : kTemplates) {
-            names.push_back(x.name);
-            if (tn->name == x.name)
-              tpl = x.value;
+            if (tn->name == x.name) {
+              if (x.cubeOnly && !cube)
+                cubeOnly = true;
+              else
+                tpl = x.value;
+            }
+            if (cube || !x.cubeOnly)
+              names.push_back(x.name);
           }
-          if (!tpl) {
+          if (cubeOnly) {
+            diags.error(te.range, "the template " + q(tn->name) +
+                                      " is for cube cells (3D); a square cell's template is " +
+                                      templateList(2));
+          } else if (!tpl) {
             std::string c = closest(tn->name, names);
             diags.error(te.range, "unknown actuation template " + q(tn->name) +
-                                      (c.empty() ? "; expected " + std::string(kTemplateList)
+                                      (c.empty() ? "; expected " + templateList(spec.dim)
                                                  : "; did you mean '" + c + "'?"));
           }
         } else {
-          diags.error(te.range,
-                      "a cell's actuation template is a name: " + std::string(kTemplateList));
+          diags.error(te.range, "a cell's actuation template is a name: " + templateList(spec.dim));
         }
         // A repeated position is reported even when the cell has other errors.
-        if (i && j) {
-          auto [it, fresh] = seen.emplace(std::make_pair(*i, *j), ce->range);
+        if (indexOk) {
+          std::array<int, 3> key{*idx[0], *idx[1], *idx[2]};
+          auto [it, fresh] = seen.emplace(key, ce->range);
           if (!fresh) {
-            diags
-                .error(ce->range, "cell (" + std::to_string(*i) + ", " + std::to_string(*j) +
-                                      ") is given twice")
+            std::string at = std::to_string(key[0]) + ", " + std::to_string(key[1]) +
+                             (cube ? ", " + std::to_string(key[2]) : "");
+            diags.error(ce->range, "cell (" + at + ") is given twice")
                 .note(it->second, "the first one is here");
             continue;
           }
         }
-        if (!i || !j || !tpl)
+        if (!indexOk || !tpl)
           continue;
-        spec.cells.push_back({*i, *j, *tpl});
+        body::CellSpec cs;
+        cs.i = *idx[0];
+        cs.j = *idx[1];
+        cs.k = *idx[2];
+        cs.actuated = *tpl;
+        spec.cells.push_back(cs);
       }
     }
   }
-  if (spec.dim == 3 && cellOk)
-    diags.error(cellAt, "body " + q(spec.name) +
-                            " is made of square cells, which are 2D, but world.dim is 3; cube "
-                            "cells for 3D bodies are not supported yet");
   if (!bd.body.find("cells"))
-    diags.error(bd.name.range,
-                "a cells body needs 'cells = [(i, j, template), ...];' (at least one cell)");
+    diags.error(bd.name.range, std::string("a cells body needs 'cells = [") +
+                                   (spec.dim == 3 ? "(i, j, k, template)" : "(i, j, template)") +
+                                   ", ...];' (at least one cell)");
   body.edge = spec.edge;
   body.stiffness = spec.stiffness;
   body.actuation = spec.actuation;
@@ -196,11 +225,13 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
 }
 
 int cellBodyPoints(const body::CellBodySpec &spec) {
-  std::set<std::pair<int, int>> corners;
+  std::set<std::array<int, 3>> corners;
+  const int dk = spec.dim == 3 ? 2 : 1;
   for (const auto &c : spec.cells)
     for (int di = 0; di < 2; ++di)
       for (int dj = 0; dj < 2; ++dj)
-        corners.emplace(c.i + di, c.j + dj);
+        for (int d = 0; d < dk; ++d)
+          corners.insert({c.i + di, c.j + dj, c.k + d});
   return int(corners.size());
 }
 

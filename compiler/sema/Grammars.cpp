@@ -474,6 +474,8 @@ void Checker::checkGrammars() {
                                           "the root is not attached to anything");
           if (alt.hasAngle)
             diags.error(alt.angleRange, "the root has no attach port, so no angle");
+          if (alt.hasTurn)
+            diags.error(alt.turnRange, "the root has no attach port, so no turn");
         } else if (!alt.attach.name.empty()) {
           as.attach = portRef(alt.attach);
           if (as.attach >= 0 && bound.count(as.attach))
@@ -516,6 +518,23 @@ void Checker::checkGrammars() {
             as.angleLo = alt.angleLo;
             as.angleHi = alt.angleHi;
           }
+        }
+        if (alt.hasTurn && as.attach >= 0) {
+          // A fixed turn: the orientation a port of n >= 3 points leaves to
+          // a gene (which of its points the child's first attach point meets).
+          size_t n = ps.ports[size_t(as.attach)].points.size();
+          if (n < 3)
+            diags.error(alt.turnRange,
+                        "port " + q(ps.ports[size_t(as.attach)].name) + " has " +
+                            std::to_string(n) + " point" + (n == 1 ? "" : "s") +
+                            ", so it has no turns; a turn applies to a port of three or more "
+                            "points");
+          else if (!(alt.turn >= 0 && alt.turn < double(n) && alt.turn == std::floor(alt.turn)))
+            diags.error(alt.turnRange, "port " + q(ps.ports[size_t(as.attach)].name) + " has " +
+                                           std::to_string(n) + " points, so a turn is 0 .. " +
+                                           std::to_string(n - 1) + ", not " + fmt(alt.turn));
+          else
+            as.fixedTurn = int(alt.turn);
         }
         if (alt.weight) {
           if (auto w = evalNumber(*alt.weight, "weight")) {

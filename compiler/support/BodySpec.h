@@ -97,6 +97,9 @@ struct AlternativeSpec {
   /// point in 2D; one or two in 3D): the angle gene's range, in degrees.
   bool hasAngle = false;
   double angleLo = 0, angleHi = 0;
+  /// `turn = K`: which point of the parent port the child's first attach
+  /// point meets is fixed (a port of three or more points); -1: a gene.
+  int fixedTurn = -1;
 };
 
 /// A nonterminal symbol: its alternatives and its per-body limit.
@@ -147,26 +150,44 @@ struct GrammarMutationSpec {
   int maxAttempts = 50;      ///< then the child is a copy (a logged fallback)
 };
 
-/// Which springs of a square cell are actuated (docs/language.md, Fixed
-/// bodies): with corners a = (i, j), b = (i, j+1), c = (i+1, j), d = (i+1, j+1),
-/// vertical = ab, cd; horizontal = ac, bd; diagonal = ad, bc.
-enum class CellTemplate : uint8_t { None, Vertical, Horizontal, Diagonal, All };
+/// Which springs of a cell are actuated (docs/language.md, Fixed bodies), by
+/// the axes along which a spring's two corners differ (the last axis is up).
+/// Square cells, corners a = (i, j), b = (i, j+1), c = (i+1, j), d = (i+1, j+1):
+/// vertical = ab, cd; horizontal = ac, bd; diagonal = ad, bc. Cube cells, the
+/// 28 springs between their 8 corners: vertical = the 4 vertical edges;
+/// horizontal = the 8 other edges; diagonal = the 12 face and 4 body
+/// diagonals; leg = the vertical edges and the 8 side-face diagonals (Fang's
+/// "leg" cubes); along_x / along_y = the 16 springs whose corners differ in x
+/// (y). The last three are for cubes only.
+enum class CellTemplate : uint8_t {
+  None,
+  Vertical,
+  Horizontal,
+  Diagonal,
+  All,
+  Leg,
+  AlongX,
+  AlongY
+};
 
 /// One cell of a fixed body: its grid position and actuation template.
 struct CellSpec {
   int i = 0, j = 0;
   CellTemplate actuated = CellTemplate::None;
+  int k = 0; ///< a cube cell's third (vertical) index; 0 for square cells
 };
 
-/// `body cells NAME { ... }`: a fixed, hand-designed body of unit square
-/// cells on a grid (MULTITASK.md, 2D bodies). Points are the cells' corners,
-/// merged and numbered by first use; springs ab, ac, ad, bc, bd, cd per
-/// cell, a spring already made by an earlier cell skipped.
+/// `body cells NAME { ... }`: a fixed, hand-designed body of unit cells on a
+/// grid, square cells in 2D (MULTITASK.md, 2D bodies) or cube cells in 3D
+/// (MULTITASK.md, 3D bodies). Points are the cells' corners, merged and
+/// numbered by first use; springs every pair of a cell's corners in order
+/// (ab, ac, ad, bc, bd, cd for a square; ab, ac, ..., gh, 28, for a cube),
+/// a spring already made by an earlier cell skipped.
 struct CellBodySpec {
   std::string name;
-  int dim = 2;
+  int dim = 2;                      ///< 2: square cells; 3: cube cells
   double edge = 0.05;               ///< cell side
-  std::vector<double> origin{0, 0}; ///< position of grid corner (0, 0), dim values
+  std::vector<double> origin{0, 0}; ///< position of grid corner (0, 0[, 0]), dim values
   double stiffness = 3e4;           ///< every spring's
   double actuation = 0.1;           ///< actuated springs' coefficient (others 0)
   std::vector<CellSpec> cells;      ///< in the order written (it numbers points and springs)

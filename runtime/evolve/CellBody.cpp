@@ -1,8 +1,10 @@
-// CellBody: a fixed body of square cells, built once, behind BodyModel.
+// CellBody: a fixed body of square (2D) or cube (3D) cells, built once,
+// behind BodyModel.
 #include "evolve/CellBody.h"
 
 #include "support/Error.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
@@ -28,85 +30,144 @@ const char *templateName(body::CellTemplate t) {
     return "diagonal";
   case body::CellTemplate::All:
     return "all";
+  case body::CellTemplate::Leg:
+    return "leg";
+  case body::CellTemplate::AlongX:
+    return "along_x";
+  case body::CellTemplate::AlongY:
+    return "along_y";
   }
   return "none";
 }
 
-/// Which of a cell's springs ab, ac, ad, bc, bd, cd the template actuates.
-std::array<bool, 6> templateMask(body::CellTemplate t) {
+/// A cell's corners as grid offsets (i, j, k), in order: a b c d for a
+/// square (k unused), a .. h for a cube (a b c d at j, e f g h at j + 1).
+constexpr int kSquare[4][3] = {{0, 0, 0}, {0, 1, 0}, {1, 0, 0}, {1, 1, 0}};
+constexpr int kCube[8][3] = {{0, 0, 0}, {0, 0, 1}, {1, 0, 0}, {1, 0, 1},
+                             {0, 1, 0}, {0, 1, 1}, {1, 1, 0}, {1, 1, 1}};
+
+/// A cube's faces, corners counter-clockwise seen from outside: bottom,
+/// top, front (x + 1), back, left (y + 1), right.
+constexpr int kCubeFaces[6][4] = {{0, 4, 6, 2}, {3, 7, 5, 1}, {2, 6, 7, 3},
+                                  {1, 5, 4, 0}, {4, 5, 7, 6}, {2, 3, 1, 0}};
+
+/// Whether template t actuates the spring between corners that differ along
+/// the axes in `differs` (dim of them; the last one is up).
+bool actuates(body::CellTemplate t, const bool *differs, int dim) {
+  int n = 0;
+  for (int c = 0; c < dim; ++c)
+    n += differs[c];
+  const bool up = differs[dim - 1];
   switch (t) {
   case body::CellTemplate::None:
-    return {false, false, false, false, false, false};
+    return false;
   case body::CellTemplate::Vertical:
-    return {true, false, false, false, false, true};
+    return up && n == 1;
   case body::CellTemplate::Horizontal:
-    return {false, true, false, false, true, false};
+    return !up && n == 1;
   case body::CellTemplate::Diagonal:
-    return {false, false, true, true, false, false};
+    return n >= 2;
   case body::CellTemplate::All:
-    return {true, true, true, true, true, true};
+    return true;
+  case body::CellTemplate::Leg:
+    return up && n < dim;
+  case body::CellTemplate::AlongX:
+    return differs[0];
+  case body::CellTemplate::AlongY:
+    return differs[1];
   }
-  return {};
+  return false;
 }
 
 } // namespace
 
 runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
-                              std::vector<std::array<int, 4>> *corners) {
-  if (spec.dim != 2 || spec.origin.size() != 2)
-    throw Error("body '" + spec.name + "': fixed bodies of square cells are 2D only");
+                              std::vector<std::vector<int>> *corners) {
+  const int dim = spec.dim;
+  if ((dim != 2 && dim != 3) || int(spec.origin.size()) != dim)
+    throw Error("body '" + spec.name +
+                "': a fixed body is 2D (square cells) or 3D (cube cells), "
+                "with an origin of as many numbers");
   if (spec.cells.empty())
     throw Error("body '" + spec.name + "' has no cells");
   if (!(spec.edge > 0) || !(spec.stiffness > 0) || !(spec.actuation >= 0))
     throw Error("body '" + spec.name +
                 "': edge and stiffness must be positive and actuation not negative");
+  const int nc = dim == 2 ? 4 : 8;
+  const auto &offsets = dim == 2 ? kSquare : kCube;
   runtime::Robot r;
-  r.dim = 2;
-  std::map<std::pair<int, int>, int> pointOf;
-  auto point = [&](int i, int j) {
-    auto [it, fresh] = pointOf.emplace(std::make_pair(i, j), r.numPoints());
-    if (fresh) {
-      r.points.push_back(spec.origin[0] + spec.edge * i);
-      r.points.push_back(spec.origin[1] + spec.edge * j);
-    }
+  r.dim = dim;
+  std::map<std::array<int, 3>, int> pointOf;
+  auto point = [&](const std::array<int, 3> &g) {
+    auto [it, fresh] = pointOf.emplace(g, r.numPoints());
+    if (fresh)
+      for (int c = 0; c < dim; ++c)
+        r.points.push_back(spec.origin[size_t(c)] + spec.edge * g[size_t(c)]);
     return it->second;
   };
   std::set<std::pair<int, int>> made; // (min, max) endpoints of every spring so far
-  std::set<std::pair<int, int>> cells;
+  std::set<std::array<int, 3>> cells;
   for (const auto &c : spec.cells) {
-    if (!cells.emplace(c.i, c.j).second)
+    // Grid position (i, j) of a square, (i, j, k) of a cube.
+    const std::array<int, 3> at{c.i, c.j, dim == 3 ? c.k : 0};
+    if (!cells.insert(at).second)
       throw Error("body '" + spec.name + "': cell (" + std::to_string(c.i) + ", " +
-                  std::to_string(c.j) + ") is given twice");
-    const int a = point(c.i, c.j), b = point(c.i, c.j + 1), cc = point(c.i + 1, c.j),
-              d = point(c.i + 1, c.j + 1);
+                  std::to_string(c.j) + (dim == 3 ? ", " + std::to_string(c.k) : "") +
+                  ") is given twice");
+    std::vector<int> id(static_cast<size_t>(nc));
+    for (int q = 0; q < nc; ++q)
+      id[size_t(q)] = point({at[0] + offsets[q][0], at[1] + offsets[q][1], at[2] + offsets[q][2]});
+    // Every pair of corners in order: ab ac ad bc bd cd (square), ab .. gh (cube).
+    for (int p = 0; p < nc; ++p)
+      for (int q = p + 1; q < nc; ++q) {
+        const int a = id[size_t(p)], b = id[size_t(q)];
+        if (!made.emplace(std::min(a, b), std::max(a, b)).second)
+          continue;
+        runtime::Spring s;
+        s.a = a;
+        s.b = b;
+        double d2 = 0;
+        bool differs[3] = {false, false, false};
+        for (int k = 0; k < dim; ++k) {
+          const double d = r.points[size_t(dim * a + k)] - r.points[size_t(dim * b + k)];
+          d2 += d * d;
+          differs[k] = offsets[p][k] != offsets[q][k];
+        }
+        s.rest = std::sqrt(d2);
+        s.stiffness = spec.stiffness;
+        s.actuation = actuates(c.actuated, differs, dim) ? spec.actuation : 0.0;
+        r.springs.push_back(s);
+      }
     if (corners)
-      corners->push_back({a, b, cc, d});
-    const std::pair<int, int> order[6] = {{a, b}, {a, cc}, {a, d}, {b, cc}, {b, d}, {cc, d}};
-    const std::array<bool, 6> actuated = templateMask(c.actuated);
-    for (int k = 0; k < 6; ++k) {
-      auto [p, q] = order[k];
-      if (!made.emplace(std::min(p, q), std::max(p, q)).second)
-        continue;
-      runtime::Spring s;
-      s.a = p;
-      s.b = q;
-      const double dx = r.points[size_t(2 * p)] - r.points[size_t(2 * q)];
-      const double dy = r.points[size_t(2 * p + 1)] - r.points[size_t(2 * q + 1)];
-      s.rest = std::sqrt(dx * dx + dy * dy);
-      s.stiffness = spec.stiffness;
-      s.actuation = actuated[size_t(k)] ? spec.actuation : 0.0;
-      r.springs.push_back(s);
-    }
+      corners->push_back(std::move(id));
   }
   return r;
 }
 
 CellBody::CellBody(body::CellBodySpec spec, double groundY)
     : spec_(std::move(spec)), groundY_(groundY), genome_(std::make_shared<CellGenome>()) {
-  std::vector<std::array<int, 4>> corners;
+  std::vector<std::vector<int>> corners;
   robot_ = buildCellRobot(spec_, &corners);
-  for (const auto &[a, b, c, d] : corners)
-    outlines_.push_back({"cell", {a, c, d, b}}); // around the square
+  if (spec_.dim == 2) {
+    for (const auto &c : corners)
+      outlines_.push_back({"cell", {c[0], c[2], c[3], c[1]}}); // around the square
+    return;
+  }
+  // Cubes: the faces on the body's surface (a face two cells share is inside).
+  std::map<std::vector<int>, int> uses;
+  auto key = [](std::vector<int> f) {
+    std::sort(f.begin(), f.end());
+    return f;
+  };
+  for (const auto &c : corners)
+    for (const auto &f : kCubeFaces)
+      ++uses[key({c[f[0]], c[f[1]], c[f[2]], c[f[3]]})];
+  for (const auto &c : corners)
+    for (const auto &f : kCubeFaces) {
+      std::vector<int> face{c[f[0]], c[f[1]], c[f[2]], c[f[3]]};
+      if (uses[key(face)] == 1)
+        outlines_.push_back({"cell", face});
+    }
 }
 
 GenomePtr CellBody::sample(EvoRng &) const { return genome_; }
@@ -141,7 +202,8 @@ GenomePtr CellBody::fromJson(const nlohmann::json &j) const {
 nlohmann::json CellBody::fingerprint() const {
   nlohmann::json cells = nlohmann::json::array();
   for (const auto &c : spec_.cells)
-    cells.push_back({c.i, c.j, templateName(c.actuated)});
+    cells.push_back(spec_.dim == 2 ? nlohmann::json{c.i, c.j, templateName(c.actuated)}
+                                   : nlohmann::json{c.i, c.j, c.k, templateName(c.actuated)});
   return {{"kind", "cells"},        {"name", spec_.name},           {"edge", spec_.edge},
           {"origin", spec_.origin}, {"stiffness", spec_.stiffness}, {"actuation", spec_.actuation},
           {"cells", cells}};

@@ -1,5 +1,5 @@
-// Fixed bodies (`body cells`, MULTITASK.md "2D bodies"): a hand-designed
-// body of square cells behind the engine's BodyModel. It has one genotype
+// Fixed bodies (`body cells`, MULTITASK.md "2D bodies" and "3D bodies"): a
+// hand-designed body of square or cube cells behind the engine's BodyModel. It has one genotype
 // and one phenotype; it does not evolve, so its variation operator throws.
 #pragma once
 
@@ -7,27 +7,31 @@
 
 #include "support/BodySpec.h"
 
-#include <array>
 #include <vector>
 
 namespace evoc::evolve {
 
 /// The robot of a fixed body, built as MULTITASK.md says: each cell's
-/// corners a = (i, j), b = (i, j+1), c = (i+1, j), d = (i+1, j+1) at
-/// origin + edge (i, j), merged and numbered by first use (a, b, c, d within
-/// a cell); springs ab, ac, ad, bc, bd, cd per cell in that order, one that
-/// an earlier cell made (either direction) skipped, so the first cell keeps
-/// it with its actuation; rest length the initial distance; actuation the
-/// spec's for the springs of the cell's template, 0 for the others. Throws
-/// evoc::Error for a spec sema would refuse (no cells, a repeated cell,
-/// not 2D, a non-positive edge or stiffness). `corners`, if given, gets
-/// each cell's point indices a, b, c, d.
+/// corners at origin + edge (i, j[, k]), merged and numbered by first use
+/// (in corner order within a cell); a square's corners are a = (i, j),
+/// b = (i, j+1), c = (i+1, j), d = (i+1, j+1), a cube's a = (i, j, k),
+/// b = (i, j, k+1), c = (i+1, j, k), d = (i+1, j, k+1), then e f g h the same
+/// at j + 1 (the square's order in the x-z plane, then along y). Springs are
+/// every pair of a cell's corners in order (ab, ac, ad, bc, bd, cd; a cube's
+/// 28 from ab to gh), one that an earlier cell made (either direction)
+/// skipped, so the first cell keeps it with its actuation; rest length the
+/// initial distance; actuation the spec's for the springs of the cell's
+/// template, 0 for the others. Throws evoc::Error for a spec sema would
+/// refuse (no cells, a repeated cell, neither 2D nor 3D, a non-positive edge
+/// or stiffness). `corners`, if given, gets each cell's point indices in
+/// corner order.
 runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
-                              std::vector<std::array<int, 4>> *corners = nullptr);
+                              std::vector<std::vector<int>> *corners = nullptr);
 
 /// `body cells` as a BodyModel: sample() always gives the one genotype,
 /// express() its robot placed where the file puts it (not lifted onto the
-/// ground), one outline per cell; vary() is never called on a fixed body
+/// ground), one outline per square cell or per cube face on the surface; vary() is never called on
+/// a fixed body
 /// (`evoc run` refuses one) and throws evoc::Error if it is.
 class CellBody : public BodyModel {
 public:

@@ -252,8 +252,9 @@ Assembly assemble(const GrammarBody &body, const GrammarGenome &g, bool stopAtOv
                                 pp.ports[bind.ports[0]].name, n));
       // Parent port points reversed (the child lands outside), shifted by turn.
       std::vector<int> tgt(n);
+      const int turn = ca.fixedTurn >= 0 ? ca.fixedTurn : cn->turn;
       for (int k = 0; k < n; ++k)
-        tgt[k] = port[n - 1 - ((k + cn->turn) % n)];
+        tgt[k] = port[n - 1 - ((k + turn) % n)];
       const Instance &par = as.inst[q];
       std::vector<double> local = localPoints(s, *cn);
       std::vector<double> src(n * dim), dst(n * dim);

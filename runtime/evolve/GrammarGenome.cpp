@@ -381,11 +381,14 @@ json GrammarBody::fingerprint() const {
       json bs = json::array();
       for (const auto &b : a.bindings)
         bs.push_back({{"ports", b.ports}, {"symbol", b.symbol}, {"optional", b.optional}});
-      alts.push_back({{"part", a.part},
-                      {"attach", a.attach},
-                      {"bindings", bs},
-                      {"weight", a.weight},
-                      {"angle", a.hasAngle ? json({a.angleLo, a.angleHi}) : json(nullptr)}});
+      json alt = {{"part", a.part},
+                  {"attach", a.attach},
+                  {"bindings", bs},
+                  {"weight", a.weight},
+                  {"angle", a.hasAngle ? json({a.angleLo, a.angleHi}) : json(nullptr)}};
+      if (a.fixedTurn >= 0) // only when written, so fingerprints without it stay as they were
+        alt["turn"] = a.fixedTurn;
+      alts.push_back(std::move(alt));
     }
     syms.push_back({{"name", sy.name}, {"limit", sy.limit}, {"alternatives", alts}});
   }

@@ -21,7 +21,7 @@ inline const body::PartSpec &partOf(const body::GrammarBodySpec &s, const Gramma
 }
 /// How many values the turn gene of alternative `a` takes (1: no turn gene).
 inline int numTurns(const body::GrammarBodySpec &s, const body::AlternativeSpec &a) {
-  if (a.attach < 0)
+  if (a.attach < 0 || a.fixedTurn >= 0)
     return 1;
   int n = int(s.grammar.parts[a.part].ports[a.attach].points.size());
   return n >= 3 ? n : 1;

@@ -419,10 +419,7 @@ bool Recorder::load(State &s) {
 
 void Recorder::writePictures(const State &s, int generation, const GaitFn &gait) const {
   Phenotype ph = model_.express(*s.best.genome);
-  // Gait pictures are side views of 2D robots; a 3D run gets its fitness
-  // plot only (projected 3D pictures come with the 3D physics).
-  if (ph.robot.dim == 2)
-    writeGaitPicture(s, generation, gait, ph);
+  writeGaitPicture(s, generation, gait, ph); // a side view in 2D, an oblique view in 3D
   std::vector<FitnessPoint> pts;
   for (const auto &r : log_)
     pts.push_back({r.at("generation").get<int>(), numberOr(r, "fitness_min"),

@@ -1,6 +1,7 @@
 // SVG rendering of gaits and fitness curves (plain text, no dependencies).
 #include "evolve/Svg.h"
 
+#include "evolve/SvgCommon.h"
 #include "support/Error.h"
 
 #include <fmt/format.h>
@@ -11,7 +12,9 @@
 
 namespace evoc::evolve {
 
-static std::string escape(const std::string &s) {
+namespace svg {
+
+std::string escape(const std::string &s) {
   std::string o;
   for (char c : s) {
     if (c == '<')
@@ -47,40 +50,58 @@ static std::string activationColour(double a) {
   return fmt::format("rgb({},{},{})", r, g, b);
 }
 
-// Spring s's colour in a frame: grey when passive, else by controller output
-// (when the frame has it) or by strain.
-static std::string springColour(const runtime::Robot &robot, const GaitFrame &fr, size_t s) {
+std::string springColour(const runtime::Robot &robot, const GaitFrame &fr, size_t s) {
   const auto &sp = robot.springs[s];
   if (sp.actuation == 0)
     return "#999";
   if (s < fr.activation.size())
     return activationColour(fr.activation[s]);
-  double dx = fr.points[2 * sp.a] - fr.points[2 * sp.b];
-  double dy = fr.points[2 * sp.a + 1] - fr.points[2 * sp.b + 1];
-  double strain = sp.rest > 0 ? std::hypot(dx, dy) / sp.rest - 1 : 0;
+  double len = 0;
+  if (robot.dim == 2) {
+    double dx = fr.points[2 * sp.a] - fr.points[2 * sp.b];
+    double dy = fr.points[2 * sp.a + 1] - fr.points[2 * sp.b + 1];
+    len = std::hypot(dx, dy);
+  } else {
+    double d2 = 0;
+    for (int c = 0; c < robot.dim; ++c) {
+      double d = fr.points[size_t(robot.dim * sp.a + c)] - fr.points[size_t(robot.dim * sp.b + c)];
+      d2 += d * d;
+    }
+    len = std::sqrt(d2);
+  }
+  double strain = sp.rest > 0 ? len / sp.rest - 1 : 0;
   return strainColour(strain / std::fabs(sp.actuation));
 }
 
-static void checkFrames(const runtime::Robot &robot, const std::vector<GaitFrame> &frames) {
-  if (robot.dim != 2)
-    throw Error("gait pictures are drawn for 2D robots only");
+void checkFrames(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
+                 const std::vector<PartOutline> &outlines) {
+  if (robot.dim != 2 && robot.dim != 3)
+    throw Error("gait pictures are drawn for 2D and 3D robots only");
+  const size_t need = size_t(robot.dim * robot.numPoints());
   for (size_t f = 0; f < frames.size(); ++f)
-    if (frames[f].points.size() != size_t(2 * robot.numPoints()))
+    if (frames[f].points.size() != need)
       throw Error(fmt::format("gait frame {} has {} coordinates; the robot has {} "
                               "points, so it needs {}",
-                              f, frames[f].points.size(), robot.numPoints(),
-                              2 * robot.numPoints()));
-}
-
-std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
-                       const GaitStyle &style, const std::vector<PartOutline> &outlines) {
-  checkFrames(robot, frames);
+                              f, frames[f].points.size(), robot.numPoints(), need));
   for (const auto &o : outlines)
     for (int p : o.points)
       if (p < 0 || p >= robot.numPoints())
         throw Error(fmt::format("the outline of part '{}' names point {}, but the robot has "
                                 "{} points",
                                 o.part, p, robot.numPoints()));
+}
+
+} // namespace svg
+
+using svg::checkFrames;
+using svg::escape;
+using svg::springColour;
+
+std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
+                       const GaitStyle &style, const std::vector<PartOutline> &outlines) {
+  checkFrames(robot, frames, outlines);
+  if (robot.dim == 3)
+    return svg::renderGait3d(robot, frames, style, outlines);
   const size_t n = size_t(robot.numPoints());
   // Shared vertical range; per-panel horizontal range (the body's width).
   double ylo = style.groundY, yhi = style.groundY, width = 0;
@@ -172,6 +193,9 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
 std::string renderGaitAnimation(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
                                 double seconds, const GaitStyle &style) {
   checkFrames(robot, frames);
+  if (robot.dim != 2)
+    throw Error("gait animations are drawn for 2D robots only; a 3D robot's gait is a strip "
+                "of frames (renderGait)");
   if (frames.empty())
     throw Error("an animation needs at least one frame");
   const size_t n = size_t(robot.numPoints());

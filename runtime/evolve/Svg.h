@@ -27,8 +27,11 @@ struct GaitStyle {
   std::string title;
 };
 
-/// A 2D robot at each frame, panels left to right, each panel showing the
-/// frame's horizontal offset from the first frame, the ground line, passive
+/// A robot at each frame, panels left to right, each panel showing the
+/// frame's horizontal offset from the first frame, the ground (a line in 2D;
+/// in 3D a fixed oblique view from the right, ahead and above, drawn far to
+/// near, with the ground plane, the points' shadows on it and shaded part
+/// faces), passive
 /// springs in grey and actuated springs coloured by their strain relative to
 /// their actuation amplitude (orange at rest length, red contracted, blue
 /// extended), or by the controller's output when a frame carries
@@ -40,7 +43,9 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
 
 /// The same robot as an animated SVG (SMIL; browsers play it): the frames
 /// in turn, `seconds` per loop, in one view that spans the whole motion, so
-/// the robot walks across it. Colours as renderGait.
+/// the robot walks across it. Colours as renderGait. 2D robots only (a
+/// fixed drawing order cannot follow a 3D robot's depth order); throws
+/// evoc::Error for others.
 std::string renderGaitAnimation(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
                                 double seconds = 4, const GaitStyle &style = {});
 

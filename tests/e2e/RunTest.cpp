@@ -2,7 +2,8 @@
 // best fitness and writes a complete run directory; a run killed with
 // SIGKILL mid-generation resumes to exactly the log of an uninterrupted run;
 // grammar bodies (examples/grammar_walker.evo) evolve without body-caused
-// invalid offspring or a body trained twice.
+// invalid offspring or a body trained twice; 3D grammar bodies (a test
+// tetrahedra grammar, examples/walker3d.evo) evolve, improve and are drawn.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -211,7 +212,7 @@ TEST_CASE("evoc run: a 3D grammar body with its own physics evolves, lifted on t
   REQUIRE(runEvoc({"run", file, "--out", dir.string(), "--threads", "2"}) == 0);
   CHECK(lineCount(dir / "log.jsonl") == 3);
   CHECK(fs::exists(dir / "fitness.svg"));
-  CHECK_FALSE(fs::exists(dir / "best.svg")); // gait pictures are 2D side views
+  CHECK(fs::exists(dir / "best.svg")); // an oblique 3D view
   std::ifstream in(dir / "best.json");
   nlohmann::json best = nlohmann::json::parse(in);
   double minZ = 1e300, minX = 1e300;
@@ -224,6 +225,28 @@ TEST_CASE("evoc run: a 3D grammar body with its own physics evolves, lifted on t
   CHECK(minX == Approx(0).margin(1e-12));
   for (const auto &r : logOf(dir))
     CHECK(r.at("offspring_valid").get<int>() == r.at("offspring").get<int>());
+}
+
+TEST_CASE("evoc run: examples/walker3d.evo, a short run on a fixed seed, improves and draws "
+          "its best walker in 3D",
+          "[run][grammar][3d]") {
+  fs::path dir = freshDir("walker3d");
+  std::string file = std::string(EVOC_SOURCE_DIR) + "/examples/walker3d.evo";
+  REQUIRE(runEvoc(withSmall({"run", file, "--out", dir.string(), "--set", "evolve.seed=1"})) == 0);
+  auto log = logOf(dir);
+  REQUIRE(log.size() == 3);
+  CHECK(double(log.back()["fitness_max"]) > double(log.front()["fitness_max"]));
+  CHECK(double(log.back()["fitness_median"]) > double(log.front()["fitness_median"]));
+  for (const auto &r : log) // no body-caused invalid offspring
+    CHECK(r.at("offspring_valid").get<int>() == r.at("offspring").get<int>());
+  std::ifstream svg(dir / "best.svg");
+  REQUIRE(svg.good());
+  std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  CHECK(text.find("class=\"ground\"") != std::string::npos); // the ground plane, per frame
+  CHECK(text.find("3D, seen from") != std::string::npos);
+  auto best = nlohmann::json::parse(std::ifstream(dir / "best.json"));
+  for (const auto &p : best.at("points"))
+    CHECK(p.size() == 3);
 }
 
 namespace {

@@ -1,7 +1,9 @@
-// Fixed bodies of square cells: the six designs of stdlib/bodies/fang/
+// Fixed bodies of square and cube cells: the six 2D designs of
+// stdlib/bodies/fang/ and the five 3D designs of stdlib/bodies/fang3d/
 // (Fang et al. 2022) through the real checker and CellBody, against their
 // point / spring / actuated counts (MULTITASK.md), Alpaca's first points and
-// spring order, and the BodyModel contract of a body that does not evolve.
+// spring order, a cube's corner and spring order and templates, and the
+// BodyModel contract of a body that does not evolve.
 #include "evolve/CellBody.h"
 
 #include "sema/Program.h"
@@ -168,7 +170,128 @@ TEST_CASE("buildCellRobot refuses what sema refuses", "[cells]") {
   CHECK(r.numPoints() == 4);
   CHECK(r.numSprings() == 6);
   CHECK(actuated(r) == 6);
+  spec.origin = {0, 0, 0}; // 3 numbers for a 2D body
+  CHECK_THROWS_AS(evolve::buildCellRobot(spec), Error);
+  spec.dim = 4;
+  spec.origin = {0, 0, 0, 0};
+  CHECK_THROWS_AS(evolve::buildCellRobot(spec), Error);
+}
+
+namespace {
+
+/// The 3D design `name` of stdlib/bodies/fang3d/`file`.evo as the checker builds it.
+body::CellBodySpec fang3dBody(const std::string &name, const std::string &file) {
+  auto p = check("import \"bodies/fang3d/" + file +
+                 ".evo\";\n"
+                 "world { dim = 3; ground = flat(height = 0.1, friction = 0.4); }\n");
+  REQUIRE(p);
+  REQUIRE(p->hasBody);
+  CHECK(p->body.name == name);
+  REQUIRE(p->cellBody);
+  return *p->cellBody;
+}
+
+} // namespace
+
+TEST_CASE("fang3d designs: points, springs and actuated springs as MULTITASK.md gives them",
+          "[cells][3d]") {
+  auto all = check("import \"bodies/fang3d.evo\";\nworld { dim = 3; }\n");
+  REQUIRE(all);
+  CHECK_FALSE(all->hasBody);
+  struct Expect {
+    const char *name, *file;
+    int points, springs, actuated;
+    double stiffness, actuation;
+  };
+  for (const Expect &e :
+       {Expect{"Quad3D", "quad", 48, 272, 48, 1e3, 0.25},
+        Expect{"X3D", "x", 40, 222, 44, 1e3, 0.25}, Expect{"Y3D", "y", 40, 204, 36, 1e3, 0.25},
+        Expect{"Spider3D", "spider", 56, 292, 48, 2e3, 0.2}, // not 39/175/12: see its file
+        Expect{"Snake3D", "snake", 28, 138, 96, 1e3, 0.25}}) {
+    INFO("design " << e.name);
+    body::CellBodySpec spec = fang3dBody(e.name, e.file);
+    CHECK(spec.dim == 3);
+    CHECK(spec.stiffness == e.stiffness);
+    CHECK(spec.actuation == e.actuation);
+    CHECK(spec.origin == std::vector<double>{0.1, 0.1, 0.1});
+    evolve::CellBody body(spec, 0.1);
+    const runtime::Robot &r = body.robot();
+    CHECK(r.dim == 3);
+    CHECK(r.numPoints() == e.points);
+    CHECK(r.numSprings() == e.springs);
+    CHECK(actuated(r) == e.actuated);
+    std::set<std::pair<int, int>> seen;
+    double lowest = 1e300;
+    for (int i = 0; i < r.numPoints(); ++i)
+      lowest = std::min(lowest, r.points[size_t(3 * i + 2)]);
+    CHECK(lowest == Approx(0.1)); // resting on the ground
+    for (const auto &s : r.springs) {
+      CHECK(seen.emplace(std::min(s.a, s.b), std::max(s.a, s.b)).second);
+      double d2 = 0;
+      for (int c = 0; c < 3; ++c) {
+        const double d = r.points[size_t(3 * s.a + c)] - r.points[size_t(3 * s.b + c)];
+        d2 += d * d;
+      }
+      CHECK(s.rest == std::sqrt(d2));
+      const double q = s.rest / 0.05; // edge, face or body diagonal
+      CHECK((std::abs(q - 1) < 1e-12 || std::abs(q - std::sqrt(2.0)) < 1e-12 ||
+             std::abs(q - std::sqrt(3.0)) < 1e-12));
+    }
+  }
+}
+
+TEST_CASE("cube cells: corners a .. h by first use, the 28 springs ab .. gh, templates",
+          "[cells][3d]") {
+  body::CellBodySpec spec;
+  spec.name = "C";
   spec.dim = 3;
   spec.origin = {0, 0, 0};
-  CHECK_THROWS_AS(evolve::buildCellRobot(spec), Error);
+  spec.edge = 1;
+  spec.actuation = 0.5;
+  spec.cells = {{0, 0, body::CellTemplate::Leg, 0}};
+  runtime::Robot r = evolve::buildCellRobot(spec);
+  REQUIRE(r.numPoints() == 8);
+  const double corner[8][3] = {{0, 0, 0}, {0, 0, 1}, {1, 0, 0}, {1, 0, 1},
+                               {0, 1, 0}, {0, 1, 1}, {1, 1, 0}, {1, 1, 1}};
+  for (int p = 0; p < 8; ++p)
+    for (int c = 0; c < 3; ++c)
+      CHECK(r.points[size_t(3 * p + c)] == corner[p][c]);
+  REQUIRE(r.numSprings() == 28);
+  int k = 0;
+  for (int a = 0; a < 8; ++a)
+    for (int b = a + 1; b < 8; ++b, ++k) {
+      INFO("spring " << k);
+      CHECK(r.springs[size_t(k)].a == a);
+      CHECK(r.springs[size_t(k)].b == b);
+    }
+  // Leg: the 4 vertical edges and the 8 side-face diagonals.
+  const std::set<int> leg = {0, 2, 4, 7, 9, 13, 17, 20, 22, 24, 25, 27};
+  for (int s = 0; s < 28; ++s)
+    CHECK((r.springs[size_t(s)].actuation != 0) == (leg.count(s) > 0));
+  struct T {
+    body::CellTemplate t;
+    int count;
+  };
+  for (T t : {T{body::CellTemplate::None, 0}, T{body::CellTemplate::Vertical, 4},
+              T{body::CellTemplate::Horizontal, 8}, T{body::CellTemplate::Diagonal, 16},
+              T{body::CellTemplate::All, 28}, T{body::CellTemplate::AlongX, 16},
+              T{body::CellTemplate::AlongY, 16}}) {
+    spec.cells[0].actuated = t.t;
+    CHECK(actuated(evolve::buildCellRobot(spec)) == t.count);
+  }
+  // Two cubes side by side along y share the face e f g h / a b c d: 12
+  // points, 28 + 22 springs; the second's shared springs keep the first's
+  // actuation (none).
+  spec.cells = {{0, 0, body::CellTemplate::None, 0}, {0, 1, body::CellTemplate::All, 0}};
+  runtime::Robot two = evolve::buildCellRobot(spec);
+  CHECK(two.numPoints() == 12);
+  CHECK(two.numSprings() == 50);
+  CHECK(actuated(two) == 22);
+  spec.cells.push_back({0, 1, body::CellTemplate::None, 0});
+  CHECK_THROWS_WITH(evolve::buildCellRobot(spec), Catch::Contains("(0, 1, 0) is given twice"));
+  // The body's surface: 2 cubes, 12 faces, 2 of them shared.
+  spec.cells.pop_back();
+  evolve::CellBody body(spec, 0);
+  CHECK(body.express(*body.sample(*std::make_unique<evolve::EvoRng>(1))).outlines.size() == 10);
+  CHECK(body.fingerprint()["cells"][1] == nlohmann::json{0, 1, 0, "all"});
 }

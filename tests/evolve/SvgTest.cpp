@@ -1,7 +1,8 @@
-// Pictures: the gait strip and the fitness plot are well-formed SVG with the
-// expected elements.
+// Pictures: the gait strip (2D side views, 3D oblique views) and the fitness
+// plot are well-formed SVG with the expected elements.
 #include "TestSupport.h"
 
+#include "evolve/CellBody.h"
 #include "evolve/Lattice.h"
 #include "evolve/RunDir.h"
 #include "evolve/Svg.h"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 using namespace evoc::evolve;
 
@@ -115,6 +117,85 @@ TEST_CASE("svg: animated gait", "[svg]") {
   CHECK_THROWS_AS(renderGaitAnimation(robot, {}), evoc::Error);
   if (const char *out = std::getenv("EVOC_SVG_OUT"))
     writeFileAtomic(std::string(out) + "/gait_anim.svg", svg);
+}
+
+namespace {
+
+/// A 3D robot of two springs, one 0.1 toward the viewer's side (-y) and
+/// actuated, one 0.1 away from it (+y) and passive (`swap` exchanges sides).
+evoc::runtime::Robot twoBars(bool swap) {
+  evoc::runtime::Robot r;
+  r.dim = 3;
+  const double nearY = swap ? 0.1 : -0.1, farY = -nearY;
+  r.points = {0, nearY, 0.1, 0.05, nearY, 0.1, 0, farY, 0.1, 0.05, farY, 0.1};
+  r.springs = {{0, 1, 0.05, 1e4, 0.1}, {2, 3, 0.05, 1e4, 0}};
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("svg: 3D gaits in an oblique view, drawn far to near over the ground plane",
+          "[svg][3d]") {
+  // Two cube cells: 12 points, 50 springs, 10 faces on the surface.
+  evoc::body::CellBodySpec spec;
+  spec.name = "Two";
+  spec.dim = 3;
+  spec.origin = {0.1, 0.1, 0.1};
+  spec.cells = {{0, 0, evoc::body::CellTemplate::Leg, 0},
+                {1, 0, evoc::body::CellTemplate::None, 0}};
+  CellBody body(spec, 0.1);
+  EvoRng rng(1);
+  Phenotype ph = body.express(*body.sample(rng));
+  const auto &robot = ph.robot;
+  std::vector<GaitFrame> frames;
+  for (int f = 0; f < 3; ++f) {
+    GaitFrame fr{robot.points, {}, fmt::format("t = {}", f)};
+    for (int i = 0; i < robot.numPoints(); ++i) {
+      fr.points[size_t(3 * i)] += 0.02 * f;
+      fr.points[size_t(3 * i + 2)] += 0.004 * std::sin(f + i);
+    }
+    frames.push_back(fr);
+  }
+  GaitStyle style;
+  style.title = "cubes";
+  std::string svg = renderGait(robot, frames, style, ph.outlines);
+  CHECK(svg.rfind("<svg", 0) == 0);
+  CHECK(svg.find("</svg>") != std::string::npos);
+  CHECK(count(svg, "class=\"ground\"") == 3); // one ground plane per frame
+  CHECK(count(svg, "<line") == size_t(3 * robot.numSprings()));
+  CHECK(count(svg, "class=\"shadow\"") == size_t(3 * robot.numPoints()));
+  CHECK(count(svg, "<circle") == size_t(6 * robot.numPoints()));
+  CHECK(count(svg, "<polygon class=\"part\"") == 3 * 10);
+  CHECK(svg.find("3D, seen from") != std::string::npos);
+  CHECK(svg.find("t = 2  (dx = +0.040)") != std::string::npos);
+  // A vertical edge stays vertical on screen, its top above its bottom.
+  evoc::runtime::Robot post;
+  post.dim = 3;
+  post.points = {0.3, 0.2, 0.1, 0.3, 0.2, 0.2};
+  post.springs = {{0, 1, 0.1, 1e4, 0}};
+  std::string p = renderGait(post, {GaitFrame{post.points, {}, ""}});
+  double x1 = 0, y1 = 0, x2 = 0, y2 = 0;
+  REQUIRE(std::sscanf(p.c_str() + p.find("<line"),
+                      "<line x1=\"%lf\" y1=\"%lf\" x2=\"%lf\" y2=\"%lf\"", &x1, &y1, &x2,
+                      &y2) == 4);
+  CHECK(x1 == Approx(x2));
+  CHECK(y2 < y1);
+  // Painter's order: the far (+y) spring is drawn before the near one.
+  for (bool swap : {false, true}) {
+    evoc::runtime::Robot r = twoBars(swap);
+    std::string two = renderGait(r, {GaitFrame{r.points, {}, ""}});
+    size_t passive = two.find("stroke=\"#999\""), actuated = two.find("stroke=\"rgb(230,140,20)\"");
+    REQUIRE(passive != std::string::npos);
+    REQUIRE(actuated != std::string::npos);
+    CHECK((passive < actuated) == !swap);
+  }
+  // A frame of the wrong size, and animations (2D only), are errors.
+  frames[1].points.pop_back();
+  CHECK_THROWS_AS(renderGait(robot, frames), evoc::Error);
+  frames[1].points.push_back(0);
+  CHECK_THROWS_WITH(renderGaitAnimation(robot, frames), Catch::Contains("2D robots only"));
+  if (const char *out = std::getenv("EVOC_SVG_OUT"))
+    writeFileAtomic(std::string(out) + "/gait3d.svg", svg);
 }
 
 TEST_CASE("svg: fitness plot", "[svg]") {

@@ -1,0 +1,251 @@
+// Gait pictures of 3D robots: an orthographic view from a fixed direction
+// (front left, above), everything drawn far to near (painter's order), part
+// faces shaded by a fixed light, the ground plane with the points' shadows.
+#include "evolve/SvgCommon.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace evoc::evolve::svg {
+
+namespace {
+
+using Vec = std::array<double, 3>;
+
+double dot(const Vec &a, const Vec &b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/// The view: screen right, screen up and toward the viewer, orthonormal.
+/// The viewer stands on the robot's right (-y) side, turned 30 degrees
+/// toward its front (+x), 25 degrees above the ground; +x, the walking
+/// direction, runs left to right.
+struct View {
+  Vec right, up, toViewer;
+  View() {
+    const double yaw = 30 * M_PI / 180, el = 25 * M_PI / 180;
+    right = {std::cos(yaw), std::sin(yaw), 0};
+    toViewer = {std::sin(yaw) * std::cos(el), -std::cos(yaw) * std::cos(el), std::sin(el)};
+    up = {-std::sin(el) * std::sin(yaw), std::sin(el) * std::cos(yaw), std::cos(el)};
+  }
+  double u(const Vec &p) const { return dot(p, right); }
+  double v(const Vec &p) const { return dot(p, up); }
+  double depth(const Vec &p) const { return dot(p, toViewer); } ///< larger: nearer
+};
+
+/// Light from above, behind the viewer's left shoulder (a unit vector
+/// toward the light).
+const Vec kLight = {-0.36, -0.48, 0.8};
+
+Vec pointOf(const GaitFrame &fr, int i) {
+  return {fr.points[size_t(3 * i)], fr.points[size_t(3 * i + 1)], fr.points[size_t(3 * i + 2)]};
+}
+
+/// Convex hull of 2D points (monotone chain), counter-clockwise.
+std::vector<std::array<double, 2>> hull(std::vector<std::array<double, 2>> p) {
+  std::sort(p.begin(), p.end());
+  p.erase(std::unique(p.begin(), p.end()), p.end());
+  if (p.size() < 3)
+    return p;
+  auto cross = [](const auto &o, const auto &a, const auto &b) {
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  };
+  std::vector<std::array<double, 2>> h(2 * p.size());
+  size_t k = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    while (k >= 2 && cross(h[k - 2], h[k - 1], p[i]) <= 0)
+      --k;
+    h[k++] = p[i];
+  }
+  for (size_t i = p.size() - 1, t = k + 1; i > 0; --i) {
+    while (k >= t && cross(h[k - 2], h[k - 1], p[i - 1]) <= 0)
+      --k;
+    h[k++] = p[i - 1];
+  }
+  h.resize(k - 1);
+  return h;
+}
+
+/// One thing to draw, and how near it is.
+struct Item {
+  double depth;
+  int order; ///< ties: faces, then springs, then points
+  std::string svg;
+};
+
+} // namespace
+
+std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
+                         const GaitStyle &style, const std::vector<PartOutline> &outlines) {
+  const View view;
+  const size_t n = size_t(robot.numPoints());
+  const double g = style.groundY;
+  // The ground rectangle under a frame: its points' x-y extent and a margin.
+  auto groundCorners = [&](const GaitFrame &fr) {
+    double lo[2] = {std::numeric_limits<double>::infinity(),
+                    std::numeric_limits<double>::infinity()};
+    double hi[2] = {-lo[0], -lo[1]};
+    for (size_t i = 0; i < n; ++i)
+      for (int c = 0; c < 2; ++c) {
+        lo[c] = std::min(lo[c], fr.points[3 * i + c]);
+        hi[c] = std::max(hi[c], fr.points[3 * i + c]);
+      }
+    if (n == 0)
+      lo[0] = lo[1] = hi[0] = hi[1] = 0;
+    const double m = 0.04;
+    return std::array<Vec, 4>{Vec{lo[0] - m, lo[1] - m, g}, Vec{hi[0] + m, lo[1] - m, g},
+                              Vec{hi[0] + m, hi[1] + m, g}, Vec{lo[0] - m, hi[1] + m, g}};
+  };
+  // Shared vertical range; per-panel horizontal range (the widest frame).
+  double vlo = std::numeric_limits<double>::infinity(), vhi = -vlo, width = 0;
+  for (const auto &fr : frames) {
+    double ulo = std::numeric_limits<double>::infinity(), uhi = -ulo;
+    auto take = [&](const Vec &p) {
+      ulo = std::min(ulo, view.u(p));
+      uhi = std::max(uhi, view.u(p));
+      vlo = std::min(vlo, view.v(p));
+      vhi = std::max(vhi, view.v(p));
+    };
+    for (size_t i = 0; i < n; ++i)
+      take(pointOf(fr, int(i)));
+    for (const Vec &c : groundCorners(fr))
+      take(c);
+    width = std::max(width, uhi - ulo);
+  }
+  if (frames.empty())
+    vlo = vhi = 0;
+  const double k = style.pixelsPerUnit, pad = 16, top = style.title.empty() ? 10 : 30;
+  const double panelW = width * k + 2 * pad, bodyH = (vhi - vlo) * k;
+  const double panelH = bodyH + 2 * pad + 18;
+  const double W = std::max(520.0, std::max(1.0, double(frames.size())) * panelW);
+  const double H = panelH + top + 30;
+  std::string out =
+      fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+                  "viewBox=\"0 0 {:.1f} {:.1f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                  "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+                  W, H, W, H);
+  if (!style.title.empty())
+    out += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
+                       "font-size=\"14\">{}</text>\n",
+                       W / 2, escape(style.title));
+  // Two legend lines: the view, then the colours (as in 2D).
+  out += fmt::format("<text x=\"{0:.1f}\" y=\"{1:.1f}\" text-anchor=\"middle\" font-size=\"11\" "
+                     "fill=\"#555\">3D, seen from the right, ahead and above (+x to the "
+                     "right)</text>\n<text x=\"{0:.1f}\" y=\"{2:.1f}\" text-anchor=\"middle\" "
+                     "font-size=\"11\" fill=\"#555\">actuated springs: orange at rest, red "
+                     "contracted, blue extended; grey: passive</text>\n",
+                     W / 2, H - 18, H - 4);
+  double x0 = 0; // first frame's rearmost x: later panels show displacement
+  if (!frames.empty() && n > 0) {
+    x0 = frames[0].points[0];
+    for (size_t i = 0; i < n; ++i)
+      x0 = std::min(x0, frames[0].points[3 * i]);
+  }
+  for (size_t f = 0; f < frames.size(); ++f) {
+    const auto &fr = frames[f];
+    double ulo = std::numeric_limits<double>::infinity(), xlo = ulo;
+    const auto ground = groundCorners(fr);
+    for (size_t i = 0; i < n; ++i) {
+      ulo = std::min(ulo, view.u(pointOf(fr, int(i))));
+      xlo = std::min(xlo, fr.points[3 * i]);
+    }
+    for (const Vec &c : ground)
+      ulo = std::min(ulo, view.u(c));
+    const double ox = f * panelW + pad, oy = top + pad;
+    auto X = [&](const Vec &p) { return ox + (view.u(p) - ulo) * k; };
+    auto Y = [&](const Vec &p) { return oy + (vhi - view.v(p)) * k; };
+    out += fmt::format("<g>\n<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
+                       "height=\"{:.1f}\" fill=\"none\" stroke=\"#ddd\"/>\n",
+                       f * panelW + 2, top, panelW - 4, panelH - 2);
+    // The ground plane (below everything above it, so drawn first) and the
+    // points' shadows on it.
+    std::string gp;
+    for (const Vec &c : ground)
+      gp += fmt::format("{}{:.2f},{:.2f}", gp.empty() ? "" : " ", X(c), Y(c));
+    out += fmt::format("<polygon class=\"ground\" points=\"{}\" fill=\"#d9c9a8\" "
+                       "stroke=\"#6b4f2a\" stroke-width=\"1.5\"/>\n",
+                       gp);
+    for (size_t i = 0; i < n; ++i) {
+      Vec p = pointOf(fr, int(i));
+      p[2] = g;
+      out += fmt::format("<circle class=\"shadow\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2\" "
+                         "fill=\"#8a7a5a\" fill-opacity=\"0.5\"/>\n",
+                         X(p), Y(p));
+    }
+    std::vector<Item> items;
+    // Part outlines: a face of 3 or 4 points is shaded by its normal; a
+    // part given as a point set is drawn as its silhouette.
+    for (const auto &o : outlines) {
+      if (o.points.size() < 3)
+        continue;
+      Vec c{0, 0, 0}, nrm{0, 0, 0};
+      for (size_t a = 0; a < o.points.size(); ++a) {
+        const Vec p = pointOf(fr, o.points[a]);
+        const Vec q = pointOf(fr, o.points[(a + 1) % o.points.size()]);
+        for (int d = 0; d < 3; ++d)
+          c[size_t(d)] += p[size_t(d)] / double(o.points.size());
+        // Newell's normal of the polygon.
+        nrm[0] += (p[1] - q[1]) * (p[2] + q[2]);
+        nrm[1] += (p[2] - q[2]) * (p[0] + q[0]);
+        nrm[2] += (p[0] - q[0]) * (p[1] + q[1]);
+      }
+      std::string pts, fill = "#4a7fb5";
+      double opacity = 0.12;
+      if (o.points.size() <= 4) {
+        const double len = std::sqrt(dot(nrm, nrm));
+        const double lit = len > 0 ? std::fabs(dot(nrm, kLight)) / len : 0.5;
+        const int shade = int(std::lround(110 + 120 * lit));
+        fill = fmt::format("rgb({},{},{})", shade / 2, shade * 3 / 4, shade);
+        opacity = 0.35;
+        for (int p : o.points)
+          pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", X(pointOf(fr, p)),
+                             Y(pointOf(fr, p)));
+      } else {
+        std::vector<std::array<double, 2>> proj;
+        for (int p : o.points)
+          proj.push_back({X(pointOf(fr, p)), Y(pointOf(fr, p))});
+        for (const auto &q : hull(proj))
+          pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", q[0], q[1]);
+      }
+      items.push_back({view.depth(c), 0,
+                       fmt::format("<polygon class=\"part\" points=\"{}\" fill=\"{}\" "
+                                   "fill-opacity=\"{:.2f}\" stroke=\"#4a7fb5\" "
+                                   "stroke-opacity=\"0.5\" stroke-width=\"1\"><title>{}</title>"
+                                   "</polygon>\n",
+                                   pts, fill, opacity, escape(o.part))});
+    }
+    for (size_t s = 0; s < robot.springs.size(); ++s) {
+      const auto &sp = robot.springs[s];
+      const Vec a = pointOf(fr, sp.a), b = pointOf(fr, sp.b);
+      const Vec mid{(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, (a[2] + b[2]) / 2};
+      const bool act = sp.actuation != 0;
+      items.push_back(
+          {view.depth(mid), 1,
+           fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" "
+                       "stroke=\"{}\" stroke-width=\"{}\"/>\n",
+                       X(a), Y(a), X(b), Y(b), springColour(robot, fr, s), act ? 2.5 : 1.2)});
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const Vec p = pointOf(fr, int(i));
+      items.push_back(
+          {view.depth(p), 2,
+           fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2.2\" fill=\"#222\"/>\n", X(p),
+                       Y(p))});
+    }
+    std::stable_sort(items.begin(), items.end(), [](const Item &a, const Item &b) {
+      return a.depth != b.depth ? a.depth < b.depth : a.order < b.order;
+    });
+    for (const auto &it : items)
+      out += it.svg;
+    std::string label = fr.label.empty() ? fmt::format("frame {}", f) : fr.label;
+    out +=
+        fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}  "
+                    "(dx = {:+.3f})</text>\n</g>\n",
+                    f * panelW + panelW / 2, top + panelH - 8, escape(label), n ? xlo - x0 : 0.0);
+  }
+  return out + "</svg>\n";
+}
+
+} // namespace evoc::evolve::svg

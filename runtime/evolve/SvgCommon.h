@@ -1,0 +1,36 @@
+// What the 2D and 3D gait pictures share (runtime/evolve/Svg.cpp): text
+// escaping and spring colours. Internal to the pictures.
+#pragma once
+
+#include "evolve/BodyModel.h"
+#include "evolve/Svg.h"
+
+#include "core/Robot.h"
+
+#include <string>
+#include <vector>
+
+namespace evoc::evolve::svg {
+
+/// `s` with <, > and & escaped for SVG text.
+std::string escape(const std::string &s);
+
+/// Spring s's colour in a frame: grey when passive, else by the frame's
+/// controller output (when it has one) or by its strain relative to its
+/// actuation amplitude (orange at rest length, red contracted, blue
+/// extended). Works in the robot's dimension.
+std::string springColour(const runtime::Robot &robot, const GaitFrame &fr, size_t s);
+
+/// Throws evoc::Error unless every frame has dim x points coordinates and
+/// every outline names points of the robot.
+void checkFrames(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
+                 const std::vector<PartOutline> &outlines = {});
+
+/// renderGait for a 3D robot (runtime/evolve/Svg3d.cpp): a fixed oblique
+/// view from the right, ahead and above, parts and springs drawn far to near,
+/// faces shaded by their slope to a fixed light, and the ground plane under
+/// each frame with the points' shadows on it.
+std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
+                         const GaitStyle &style, const std::vector<PartOutline> &outlines);
+
+} // namespace evoc::evolve::svg
