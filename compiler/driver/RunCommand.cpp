@@ -1,6 +1,8 @@
 // `evoc run FILE [--backend B] [--out DIR] [--resume DIR] [--threads N]
 // [--set key=value ...]`: evolve bodies and learn their controllers, writing
 // a resumable run directory.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
 
@@ -94,6 +96,13 @@ int runRun(const std::vector<std::string> &args) {
       for (const auto &[k, v] : opts.check.overrides)
         if (k != "evolve.generations")
           text += k + "=" + v + '\0';
+      // A terrain file's heights, so a resume notices an edited file.
+      for (const auto &[x, h] : train.terrain.profile)
+        text += fmt::format("{:.17g},{:.17g};", x, h);
+      for (const auto *v :
+           {&train.terrain.field.xs, &train.terrain.field.ys, &train.terrain.field.h})
+        for (double d : *v)
+          text += fmt::format("{:.17g};", d);
       uint64_t h = 1469598103934665603ull; // FNV-1a
       for (unsigned char ch : text)
         h = (h ^ ch) * 1099511628211ull;
@@ -116,6 +125,7 @@ int runRun(const std::vector<std::string> &args) {
     }
     int64_t last = train.steps - 1;
     ro.gait = evolve::trainGait(info, s.executable(), train, {0, last / 3, 2 * last / 3, last});
+    ro.terrain = train.terrain;
     evolve::RunSummary sum = evolve::runEvolution(
         config, evolve::trainEvaluate(info, s.executable(), train, config.fitness), ro);
     std::printf("evoc run: %d generations, %llu designs in %.1f s; best fitness %.6g "

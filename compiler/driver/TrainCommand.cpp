@@ -86,6 +86,7 @@ void writeGaits(const evolve::RunDir &run, runtime::FixedTrainer &trainer,
   if (ec)
     throw Error("cannot create '" + dir.string() + "': " + ec.message());
   const int64_t T = p.world.steps;
+  const runtime::GroundShape terrain{p.world.ground.profile, p.world.ground.field};
   std::vector<int64_t> times;
   for (int k = 0; k < 5; ++k)
     times.push_back(std::min<int64_t>(T - 1, k * (T - 1) / 4));
@@ -107,6 +108,7 @@ void writeGaits(const evolve::RunDir &run, runtime::FixedTrainer &trainer,
       frames.push_back({xs[k], {}, fmt::format("t = {}", times[k])});
     evolve::GaitStyle style;
     style.groundY = p.world.ground.height;
+    style.terrain = &terrain;
     style.title = "validation case " + std::to_string(c) + ": " + label;
     evolve::writeFileAtomic(dir / (file + ".svg"), evolve::renderGait(robot, frames, style));
   }

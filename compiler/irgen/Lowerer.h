@@ -67,6 +67,8 @@ public:
   int commandBuffer(int index, ir::TimeRef time, int64_t at);
   /// ground_height / ground_normal / ground_gap / ground_speed.
   Val ground(const ast::CallExpr *e);
+  /// The same in 3D: flat, or a height field's bilinear cell under (x, y).
+  Val ground3(const ast::CallExpr *e);
   /// A command's value (its components) at a time.
   Val commandValue(int index, ir::TimeRef time, int64_t at);
   int endpointBuffer(const ast::EndpointDecl *e);

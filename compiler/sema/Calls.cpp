@@ -157,29 +157,33 @@ Type Typer::call(CallExpr &c) {
         return err();
     if (bi->id == Builtin::Vec3 && C.out.world.dim == 2 && C.haveWorld)
       diags.error(c.range, "vec3 in a dim = 2 world; use vec2");
-    if (bi->id == Builtin::Vec2 && C.out.world.dim == 3 && C.haveWorld)
-      diags.error(c.range, "vec2 in a dim = 3 world; use vec3");
+    // vec2(..) stays allowed in 3D: a horizontal position (x, y), as the
+    // ground_* built-ins read it; declared vec2 fields and parameters are
+    // refused (resolveType).
     return {TypeKind::Vec, bi->id == Builtin::Vec2 ? 2 : 3, set};
   case Builtin::GroundHeight:
   case Builtin::GroundNormal:
   case Builtin::GroundGap:
   case Builtin::GroundSpeed: {
-    if (C.out.world.dim != 2) {
-      diags.error(c.range, q(fname) + " reads a 2D ground profile; in 3D the ground is "
-                                      "world.ground.height (a 3D height field is not "
-                                      "implemented yet)");
-      return err();
-    }
+    // The horizontal position is x in 2D and (x, y) in 3D; points and
+    // velocities are vectors of the world's dimension.
+    const int dim = C.out.world.dim;
     const bool point = bi->id == Builtin::GroundGap || bi->id == Builtin::GroundSpeed;
-    if (point && !(ts[0].kind == TypeKind::Vec && ts[0].width == 2)) {
-      diags.error(c.args[0]->range,
-                  q(fname) + " takes a vec2 and a horizontal position: " + fname + "(p, x)");
+    const std::string horiz = dim == 2 ? "a scalar x" : "a vec2 (x, y)";
+    if (point && !(ts[0].kind == TypeKind::Vec && ts[0].width == dim)) {
+      diags.error(c.args[0]->range, q(fname) + " takes a vec" + std::to_string(dim) + " and " +
+                                        horiz + ": " + fname + "(p, at)");
       return err();
     }
-    if (!argScalar(point ? 1 : 0))
+    const Type &at = ts[point ? 1 : 0];
+    if (dim == 2 ? !argScalar(point ? 1 : 0) : !(at.kind == TypeKind::Vec && at.width == 2)) {
+      if (dim == 3)
+        diags.error(c.args[point ? 1 : 0]->range, q(fname) + " in 3D reads the ground under " +
+                                                      horiz + ", not " + typeToString(at));
       return err();
+    }
     if (bi->id == Builtin::GroundNormal)
-      return {TypeKind::Vec, 2, set};
+      return {TypeKind::Vec, dim, set};
     return {TypeKind::Scalar, 1, set};
   }
   case Builtin::Clamp:

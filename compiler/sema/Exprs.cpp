@@ -320,6 +320,14 @@ Type Typer::worldMember(MemberExpr &m) {
   m.ref = MemberRef::WorldSetting;
   if (baseMember && baseMember->worldKey == "ground") {
     m.worldKey = "ground." + f;
+    if (f == "height" && w.ground.kind == "terrain" && cx.physics && cx.physics == w.physics) {
+      diags.error(m.range, "world.ground.height is a flat ground's height, and this world's "
+                           "ground is a terrain: physics '" +
+                               cx.physics->name.name +
+                               "' must read it with ground_height(at) and the other ground_* "
+                               "built-ins (docs/language.md), or the world use flat ground");
+      return err();
+    }
     if (f == "height")
       m.constValue = w.ground.height;
     else if (f == "friction")

@@ -6,6 +6,7 @@
 #include "frontend/AST.h"
 #include "support/BodySpec.h"
 #include "support/CommandSpec.h"
+#include "support/Ground.h"
 #include "support/StateLimit.h"
 
 #include <cstdint>
@@ -30,9 +31,11 @@ struct Ground {
   double height = 0;         ///< flat: the height; terrain: the profile's lowest height
   double friction = 1.0;
   std::string file; ///< terrain("file.csv"): the path, resolved against the file's folder
-  /// terrain: (x, height) rows, x increasing; the ground is linear between
+  /// 2D terrain: (x, height) rows, x increasing; the ground is linear between
   /// rows and flat beyond the first and the last.
-  std::vector<std::pair<double, double>> profile;
+  TerrainProfile profile;
+  /// 3D terrain: heights on a grid, bilinear, the edges continued beyond it.
+  HeightField field;
 };
 
 /// The evaluated `world { ... }`.

@@ -160,6 +160,7 @@ void Checker::checkWorld() {
   if (worlds.empty())
     return;
   const SettingsBlock &b = worlds.front()->body;
+  Expr *ground = nullptr;
   checkKnownKeys(b, "world",
                  {"dim", "dt", "steps", "precision", "gravity", "damping", "dashpot", "ground",
                   "physics", "checkpoint", "state_limit"});
@@ -237,10 +238,12 @@ void Checker::checkWorld() {
           w.checkpoint = *v;
       }
     } else if (k == "ground") {
-      checkGround(*e);
+      ground = e;
     }
     // `physics` is resolved in selectPhysics.
   }
+  if (ground) // after world.dim, wherever it is written: 3D reads a height field
+    checkGround(*ground);
 }
 
 void Checker::checkGround(Expr &e) {
@@ -295,11 +298,9 @@ void Checker::checkGround(Expr &e) {
     w.ground.height = arg("height", w.ground.height);
     return;
   }
-  if (w.dim != 2) {
-    diags.error(call->range, "terrain grounds are 2D profiles; a 3D height field is not "
-                             "implemented yet (use flat ground in 3D)");
-    return;
-  }
+  // A profile in 2D, a height field in 3D: the same file and generator
+  // arguments, rows `x, height` or `x, y, height`.
+  const bool field = w.dim == 3;
   if (name == "terrain") {
     auto *str = call->args.size() == 1 ? dynCast<StringExpr>(call->args[0].get()) : nullptr;
     if (!str) {
@@ -311,20 +312,42 @@ void Checker::checkGround(Expr &e) {
         std::filesystem::path(sources.path(call->range.begin.file)).parent_path();
     w.ground.file = (base / str->value).string();
     std::string why;
-    auto p = readTerrainCsv(w.ground.file, why);
-    if (!p) {
+    bool ok = false;
+    if (field) {
+      auto f = readHeightFieldCsv(w.ground.file, why);
+      if ((ok = bool(f)))
+        w.ground.field = std::move(*f);
+    } else {
+      auto p = readTerrainCsv(w.ground.file, why);
+      if ((ok = bool(p)))
+        w.ground.profile = std::move(*p);
+    }
+    if (!ok) {
       diags.error(str->range, why);
       return;
     }
-    w.ground.profile = std::move(*p);
+  } else if (field) {
+    int segments = int(arg("segments", 16));
+    if (size_t(segments + 1) * size_t(segments + 1) > kMaxFieldPoints) {
+      diags.error(call->range, "a 3D terrain_random of " + std::to_string(segments) +
+                                   " segments has more than " + std::to_string(kMaxFieldPoints) +
+                                   " grid points; use segments = 63 or fewer");
+      return;
+    }
+    w.ground.field = randomHeightField(uint64_t(arg("seed", 1)), arg("roughness", 0.01),
+                                       arg("length", 4), segments, arg("height", 0.1));
   } else {
     w.ground.profile =
         randomTerrain(uint64_t(arg("seed", 1)), arg("roughness", 0.01), arg("length", 4),
                       int(arg("segments", 40)), arg("height", 0.1));
   }
-  w.ground.height = w.ground.profile.front().second;
-  for (const auto &[x, y] : w.ground.profile)
-    w.ground.height = std::min(w.ground.height, y);
+  const std::vector<double> heights = field ? w.ground.field.h : [&] {
+    std::vector<double> ys;
+    for (const auto &[x, y] : w.ground.profile)
+      ys.push_back(y);
+    return ys;
+  }();
+  w.ground.height = *std::min_element(heights.begin(), heights.end());
 }
 
 void Checker::selectPhysics() {

@@ -1,4 +1,5 @@
-// Terrain grounds (Terrain.cpp): reading a profile file and drawing a random one.
+// Terrain grounds (Terrain.cpp): reading a profile or height-field file and
+// drawing a random one.
 #pragma once
 
 #include <cstddef>
@@ -8,12 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "support/Ground.h"
+
 namespace evoc::sema {
 
-/// (x, height) rows, x strictly increasing, at least two.
-using TerrainProfile = std::vector<std::pair<double, double>>;
-
 constexpr size_t kMaxTerrainRows = 10000;
+/// A height field's grid points at most: the physics selects the cell under
+/// a point with comparisons, so its cost grows with the grid.
+constexpr size_t kMaxFieldPoints = 4096;
 
 /// Reads `x, height` rows ('#' comments, blank lines and one header row of
 /// names allowed). On a problem: nullopt and `error` names the file and row.
@@ -23,5 +26,16 @@ std::optional<TerrainProfile> readTerrainCsv(const std::string &path, std::strin
 /// of steps U(-roughness, roughness), never below `height`.
 TerrainProfile randomTerrain(uint64_t seed, double roughness, double length, int segments,
                              double height);
+
+/// Reads `x, y, height` rows on a full grid (any order, each point once; the
+/// comments and header of readTerrainCsv). On a problem: nullopt and `error`
+/// names the file and row, or the grid point that has no height.
+std::optional<HeightField> readHeightFieldCsv(const std::string &path, std::string &error);
+
+/// A segments x segments grid over [0, length]^2 from `height`: each height
+/// the mean of the ones before it in x and y plus a step U(-roughness,
+/// roughness), never below `height`.
+HeightField randomHeightField(uint64_t seed, double roughness, double length, int segments,
+                              double height);
 
 } // namespace evoc::sema

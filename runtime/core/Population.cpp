@@ -205,7 +205,7 @@ ParamSet Population::params(int r) const { return tensors(r, Arena::Param); }
 ParamSet Population::grads(int r) const { return tensors(r, Arena::Grad); }
 
 void Population::initialState(int r, std::byte *snapshot, double groundHeight, int upAxis,
-                              const GroundProfile *profile) const {
+                              const GroundShape *terrain) const {
   const RobotLayout &L = layouts_[r];
   std::memset(snapshot, 0, size_t(L.stateBytes()));
   if (info_->pointX < 0)
@@ -216,8 +216,8 @@ void Population::initialState(int r, std::byte *snapshot, double groundHeight, i
   if (np > 0 && upAxis >= 0 && upAxis < R.dim) {
     // Lift the body until no point is below the ground under it.
     auto under = [&](int i) {
-      return profile && !profile->empty() && upAxis == 1
-                 ? groundHeightAt(*profile, R.points[i * R.dim])
+      return terrain && upAxis == R.dim - 1
+                 ? terrain->heightUnder(&R.points[i * R.dim], R.dim, groundHeight)
                  : groundHeight;
     };
     for (int i = 0; i < np; ++i)

@@ -66,7 +66,7 @@ public:
   /// point.x from the robot's points, lifted along `upAxis` so that no point
   /// is below `groundHeight`; every other field zero.
   void initialState(int r, std::byte *snapshot, double groundHeight, int upAxis,
-                    const GroundProfile *profile = nullptr) const;
+                    const GroundShape *terrain = nullptr) const;
 
   /// Bytes held by the population's packed arrays.
   int64_t bytes() const;

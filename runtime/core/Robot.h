@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/Ground.h"
+
 namespace evoc::runtime {
 
 /// One spring as SCIENCE.md stores it: endpoints a, b (indices into the
@@ -26,19 +28,8 @@ struct Robot {
   int numSprings() const { return int(springs.size()); }
 };
 
-/// A terrain ground's (x, height) rows, x increasing (empty: flat ground).
-using GroundProfile = std::vector<std::pair<double, double>>;
-
-/// The profile's height at x: linear between rows, flat beyond the ends
-/// (as the physics' ground_height lowers it).
-inline double groundHeightAt(const GroundProfile &p, double x) {
-  size_t i = 0;
-  while (i + 1 < p.size() && x >= p[i + 1].first)
-    ++i;
-  if (x < p[0].first || i + 1 == p.size())
-    return p[i].second;
-  double s = (p[i + 1].second - p[i].second) / (p[i + 1].first - p[i].first);
-  return p[i].second + s * (x - p[i].first);
-}
+/// A terrain world's ground (support/Ground.h): a 2D profile or a 3D height
+/// field, empty on flat ground.
+using evoc::GroundShape;
 
 } // namespace evoc::runtime

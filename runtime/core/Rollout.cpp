@@ -386,7 +386,7 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
     if (t == 0 && cfg.startState)
       std::memcpy(x, cfg.startState, size_t(sb_));
     else if (t == 0)
-      pop.initialState(r, x, cfg.groundHeight, cfg.upAxis, cfg.groundProfile);
+      pop.initialState(r, x, cfg.groundHeight, cfg.upAxis, cfg.terrain);
     else {
       stepForward(t - 1, slot(t - 1), x);
       ++out.stepsRun;
@@ -490,7 +490,7 @@ std::vector<std::vector<double>> Rollout::trajectory(Population &pop, int r,
   for (int64_t t = 0; t < T_ && next < times.size(); ++t) {
     std::byte *x = slot(t);
     if (t == 0)
-      pop.initialState(r, x, cfg.groundHeight, cfg.upAxis, cfg.groundProfile);
+      pop.initialState(r, x, cfg.groundHeight, cfg.upAxis, cfg.terrain);
     else
       stepForward(t - 1, slot(t - 1), x);
     while (next < times.size() && times[next] == t) {

@@ -17,12 +17,12 @@ namespace evoc::runtime {
 
 /// How one rollout is run.
 struct RolloutConfig {
-  int64_t steps = 1000;                         // T: states x[0] .. x[T-1], T-1 step calls
-  int64_t checkpointK = 0;                      // window length K; 0: round(sqrt(T - 1))
-  bool fullTape = false;                        // store every state (K = T - 1)
-  double groundHeight = 0;                      // initial placement: no point below this
-  const GroundProfile *groundProfile = nullptr; // a terrain: no point below it instead
-  int upAxis = 1;                               // the vertical coordinate
+  int64_t steps = 1000;                 // T: states x[0] .. x[T-1], T-1 step calls
+  int64_t checkpointK = 0;              // window length K; 0: round(sqrt(T - 1))
+  bool fullTape = false;                // store every state (K = T - 1)
+  double groundHeight = 0;              // initial placement: no point below this
+  const GroundShape *terrain = nullptr; // a terrain: no point below it instead
+  int upAxis = 1;                       // the vertical coordinate
   // A state value whose magnitude exceeds this makes the rollout invalid
   // (world.state_limit): a simulation that blew up but stayed finite.
   double stateLimit = kDefaultStateLimit;

@@ -22,7 +22,7 @@ RolloutConfig rolloutConfig(const TrainOptions &o) {
   rc.checkpointK = o.checkpointK;
   rc.fullTape = o.fullTape;
   rc.groundHeight = o.groundHeight;
-  rc.groundProfile = o.groundProfile.empty() ? nullptr : &o.groundProfile;
+  rc.terrain = o.terrain.empty() ? nullptr : &o.terrain;
   rc.upAxis = o.upAxis;
   rc.stateLimit = o.stateLimit;
   return rc;

@@ -75,7 +75,7 @@ struct TrainOptions {
   int64_t checkpointK = 0;                // 0: round(sqrt(T - 1))
   bool fullTape = false;                  // store every state instead of checkpointing
   double groundHeight = 0;                // initial placement (the world's ground height)
-  GroundProfile groundProfile;            // a terrain world's ground (initial placement on it)
+  GroundShape terrain;                    // a terrain world's ground (initial placement on it)
   int upAxis = 1;                         // vertical coordinate
   double stateLimit = kDefaultStateLimit; // world.state_limit (RolloutConfig::stateLimit)
   bool keepBestParams = true;             // fill TrainResult::bestParams

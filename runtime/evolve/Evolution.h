@@ -126,6 +126,7 @@ struct RunOptions {
   std::FILE *progress = stderr; ///< null: silent
   int forceTty = -1;            ///< -1 detect, 0 plain lines, 1 \r-updated line
   GaitFn gait;                  ///< optional; without it pictures show the rest pose
+  runtime::GroundShape terrain; ///< the ground the pictures draw (empty: flat)
 };
 
 /// What a finished run reports.

@@ -436,6 +436,7 @@ void Recorder::writeGaitPicture(const State &s, int generation, const GaitFn &ga
     frames.push_back(GaitFrame{ph.robot.points, {}, "rest pose"});
   GaitStyle style;
   style.groundY = model_.groundY();
+  style.terrain = options_.terrain.empty() ? nullptr : &options_.terrain;
   style.title = fmt::format("generation {}: best design {} (fitness {:.5g})", generation, s.best.id,
                             s.best.fitness);
   std::string svg = renderGait(ph.robot, frames, style, ph.outlines);

@@ -91,6 +91,39 @@ void checkFrames(const runtime::Robot &robot, const std::vector<GaitFrame> &fram
                                 o.part, p, robot.numPoints()));
 }
 
+double groundAt(const GaitStyle &style, double x, double y, int dim) {
+  const double p[3] = {x, y, 0};
+  return style.terrain ? style.terrain->heightUnder(p, dim, style.groundY) : style.groundY;
+}
+
+std::vector<std::pair<double, double>> groundLine(const GaitStyle &style, double xa, double xb) {
+  std::vector<std::pair<double, double>> line{{xa, groundAt(style, xa, 0, 2)}};
+  if (style.terrain)
+    for (const auto &[x, h] : style.terrain->profile)
+      if (x > xa && x < xb)
+        line.push_back({x, h});
+  line.push_back({xb, groundAt(style, xb, 0, 2)});
+  return line;
+}
+
+/// An SVG polyline of the ground between xa and xb (screen coordinates by X
+/// and Y), filled below down to `bottom` when it is a terrain.
+template <class FX, class FY>
+std::string groundSvg(const GaitStyle &style, double xa, double xb, FX X, FY Y, double bottom) {
+  const auto line = groundLine(style, xa, xb);
+  if (line.size() == 2 && line[0].second == line[1].second)
+    return fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
+                       "stroke=\"#6b4f2a\" stroke-width=\"3\"/>\n",
+                       X(xa), Y(line[0].second), X(xb), Y(line[1].second));
+  std::string pts;
+  for (const auto &[x, h] : line)
+    pts += fmt::format("{}{:.1f},{:.1f}", pts.empty() ? "" : " ", X(x), Y(h));
+  return fmt::format("<polygon class=\"terrain\" points=\"{} {:.1f},{:.1f} {:.1f},{:.1f}\" "
+                     "fill=\"#e8dcc4\" stroke=\"none\"/>\n<polyline class=\"ground\" "
+                     "points=\"{}\" fill=\"none\" stroke=\"#6b4f2a\" stroke-width=\"3\"/>\n",
+                     pts, X(xb), bottom, X(xa), bottom, pts);
+}
+
 } // namespace svg
 
 using svg::checkFrames;
@@ -118,6 +151,19 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
       width = std::max(width, xhi - xlo);
   }
   const double k = style.pixelsPerUnit, pad = 24, top = style.title.empty() ? 10 : 30;
+  // A panel shows x from its frame's leftmost point - pad to + width + pad.
+  auto panelLeft = [&](const GaitFrame &fr) {
+    double xlo = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < n; ++i)
+      xlo = std::min(xlo, fr.points[2 * i]);
+    return n ? xlo : 0.0;
+  };
+  for (const auto &fr : frames) // the terrain in view
+    for (const auto &[x, h] :
+         svg::groundLine(style, panelLeft(fr) - pad / k, panelLeft(fr) + width + pad / k)) {
+      ylo = std::min(ylo, h);
+      yhi = std::max(yhi, h);
+    }
   const double panelW = width * k + 2 * pad, bodyH = (yhi - ylo) * k;
   const double panelH = bodyH + 2 * pad + 18;
   // At least as wide as the legend line.
@@ -144,18 +190,15 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
   }
   for (size_t f = 0; f < frames.size(); ++f) {
     const auto &fr = frames[f];
-    double xlo = std::numeric_limits<double>::infinity();
-    for (size_t i = 0; i < n; ++i)
-      xlo = std::min(xlo, fr.points[2 * i]);
+    const double xlo = panelLeft(fr);
     const double ox = f * panelW + pad, oy = top + pad;
     auto X = [&](double x) { return ox + (x - xlo) * k; };
     auto Y = [&](double y) { return oy + (yhi - y) * k; };
     svg += fmt::format("<g>\n<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
                        "height=\"{:.1f}\" fill=\"none\" stroke=\"#ddd\"/>\n",
                        f * panelW + 2, top, panelW - 4, panelH - 2);
-    svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
-                       "stroke=\"#6b4f2a\" stroke-width=\"3\"/>\n",
-                       f * panelW + 4, Y(style.groundY), (f + 1) * panelW - 4, Y(style.groundY));
+    svg += svg::groundSvg(style, xlo + (4 - pad) / k, xlo + (panelW - 4 - pad) / k, X, Y,
+                          oy + bodyH + pad / 2);
     // Part outlines first, so the springs draw over them.
     for (const auto &o : outlines) {
       if (o.points.size() < 2)
@@ -211,6 +254,10 @@ std::string renderGaitAnimation(const runtime::Robot &robot, const std::vector<G
   if (n == 0)
     xlo = xhi = 0;
   const double k = style.pixelsPerUnit, pad = 24, top = style.title.empty() ? 10 : 30;
+  for (const auto &[x, h] : svg::groundLine(style, xlo - pad / k, xhi + pad / k)) {
+    ylo = std::min(ylo, h);
+    yhi = std::max(yhi, h);
+  }
   const double W = std::max(300.0, (xhi - xlo) * k + 2 * pad);
   const double H = (yhi - ylo) * k + 2 * pad + top;
   auto X = [&](double x) { return pad + (x - xlo) * k; };
@@ -234,9 +281,7 @@ std::string renderGaitAnimation(const runtime::Robot &robot, const std::vector<G
     svg += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
                        "font-size=\"14\">{}</text>\n",
                        W / 2, escape(style.title));
-  svg += fmt::format("<line x1=\"0\" y1=\"{0:.1f}\" x2=\"{1:.1f}\" y2=\"{0:.1f}\" "
-                     "stroke=\"#6b4f2a\" stroke-width=\"3\"/>\n",
-                     Y(style.groundY), W);
+  svg += svg::groundSvg(style, xlo - pad / k, xlo + (W - pad) / k, X, Y, H);
   for (size_t s = 0; s < robot.springs.size(); ++s) {
     const auto &sp = robot.springs[s];
     // Static attributes show frame 0 where SMIL does not run.

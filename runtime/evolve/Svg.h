@@ -22,7 +22,10 @@ struct GaitFrame {
 
 /// Drawing options for renderGait.
 struct GaitStyle {
-  double groundY = 0.1; ///< height of the ground line
+  double groundY = 0.1; ///< height of the ground line (flat ground)
+  /// A terrain to draw instead (its profile in 2D, its height field in 3D);
+  /// null or empty: flat ground at groundY.
+  const runtime::GroundShape *terrain = nullptr;
   double pixelsPerUnit = 900;
   std::string title;
 };

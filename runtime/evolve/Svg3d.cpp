@@ -1,6 +1,7 @@
 // Gait pictures of 3D robots: an orthographic view from a fixed direction
 // (front left, above), everything drawn far to near (painter's order), part
-// faces shaded by a fixed light, the ground plane with the points' shadows.
+// faces shaded by a fixed light, the ground (a plane, or a height field as
+// shaded quads) with the points' shadows.
 #include "evolve/SvgCommon.h"
 
 #include <fmt/format.h>
@@ -68,6 +69,56 @@ std::vector<std::array<double, 2>> hull(std::vector<std::array<double, 2>> p) {
   return h;
 }
 
+using Quad = std::array<Vec, 4>;
+
+/// The ground under a frame: its points' x-y extent and a margin, one quad
+/// on flat ground, 8 x 8 quads on the terrain's height field.
+std::vector<Quad> groundQuads(const GaitFrame &fr, size_t n, const GaitStyle &style) {
+  double lo[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  double hi[2] = {-lo[0], -lo[1]};
+  for (size_t i = 0; i < n; ++i)
+    for (int c = 0; c < 2; ++c) {
+      lo[c] = std::min(lo[c], fr.points[3 * i + c]);
+      hi[c] = std::max(hi[c], fr.points[3 * i + c]);
+    }
+  if (n == 0)
+    lo[0] = lo[1] = hi[0] = hi[1] = 0;
+  const double m = 0.04;
+  const int cells = style.terrain && !style.terrain->field.empty() ? 8 : 1;
+  auto corner = [&](int i, int j) {
+    double x = lo[0] - m + (hi[0] - lo[0] + 2 * m) * i / cells;
+    double y = lo[1] - m + (hi[1] - lo[1] + 2 * m) * j / cells;
+    return Vec{x, y, groundAt(style, x, y, 3)};
+  };
+  std::vector<Quad> quads;
+  for (int j = 0; j < cells; ++j)
+    for (int i = 0; i < cells; ++i)
+      quads.push_back({corner(i, j), corner(i + 1, j), corner(i + 1, j + 1), corner(i, j + 1)});
+  return quads;
+}
+
+/// One quad of the ground as an SVG polygon: the flat plane's colour, or on
+/// a terrain shaded by its slope to the light.
+template <class FX, class FY> std::string quadSvg(const Quad &q, bool terrain, FX X, FY Y) {
+  std::string pts;
+  for (const Vec &c : q)
+    pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", X(c), Y(c));
+  if (!terrain)
+    return fmt::format("<polygon class=\"ground\" points=\"{}\" fill=\"#d9c9a8\" "
+                       "stroke=\"#6b4f2a\" stroke-width=\"1.5\"/>\n",
+                       pts);
+  // The normal of the quad's diagonals' plane.
+  const Vec a{q[2][0] - q[0][0], q[2][1] - q[0][1], q[2][2] - q[0][2]};
+  const Vec b{q[3][0] - q[1][0], q[3][1] - q[1][1], q[3][2] - q[1][2]};
+  const Vec nrm{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+  const double len = std::sqrt(dot(nrm, nrm));
+  const double lit = len > 0 ? std::fabs(dot(nrm, kLight)) / len : 1;
+  const int shade = int(std::lround(150 + 80 * lit));
+  return fmt::format("<polygon class=\"ground\" points=\"{}\" fill=\"rgb({},{},{})\" "
+                     "stroke=\"#6b4f2a\" stroke-width=\"0.6\" stroke-opacity=\"0.6\"/>\n",
+                     pts, shade, shade * 9 / 10, shade * 3 / 4);
+}
+
 /// One thing to draw, and how near it is.
 struct Item {
   double depth;
@@ -81,23 +132,7 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
                          const GaitStyle &style, const std::vector<PartOutline> &outlines) {
   const View view;
   const size_t n = size_t(robot.numPoints());
-  const double g = style.groundY;
-  // The ground rectangle under a frame: its points' x-y extent and a margin.
-  auto groundCorners = [&](const GaitFrame &fr) {
-    double lo[2] = {std::numeric_limits<double>::infinity(),
-                    std::numeric_limits<double>::infinity()};
-    double hi[2] = {-lo[0], -lo[1]};
-    for (size_t i = 0; i < n; ++i)
-      for (int c = 0; c < 2; ++c) {
-        lo[c] = std::min(lo[c], fr.points[3 * i + c]);
-        hi[c] = std::max(hi[c], fr.points[3 * i + c]);
-      }
-    if (n == 0)
-      lo[0] = lo[1] = hi[0] = hi[1] = 0;
-    const double m = 0.04;
-    return std::array<Vec, 4>{Vec{lo[0] - m, lo[1] - m, g}, Vec{hi[0] + m, lo[1] - m, g},
-                              Vec{hi[0] + m, hi[1] + m, g}, Vec{lo[0] - m, hi[1] + m, g}};
-  };
+  const bool terrain = style.terrain && !style.terrain->field.empty();
   // Shared vertical range; per-panel horizontal range (the widest frame).
   double vlo = std::numeric_limits<double>::infinity(), vhi = -vlo, width = 0;
   for (const auto &fr : frames) {
@@ -110,8 +145,9 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
     };
     for (size_t i = 0; i < n; ++i)
       take(pointOf(fr, int(i)));
-    for (const Vec &c : groundCorners(fr))
-      take(c);
+    for (const Quad &q : groundQuads(fr, n, style))
+      for (const Vec &c : q)
+        take(c);
     width = std::max(width, uhi - ulo);
   }
   if (frames.empty())
@@ -146,30 +182,30 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
   for (size_t f = 0; f < frames.size(); ++f) {
     const auto &fr = frames[f];
     double ulo = std::numeric_limits<double>::infinity(), xlo = ulo;
-    const auto ground = groundCorners(fr);
+    auto ground = groundQuads(fr, n, style);
     for (size_t i = 0; i < n; ++i) {
       ulo = std::min(ulo, view.u(pointOf(fr, int(i))));
       xlo = std::min(xlo, fr.points[3 * i]);
     }
-    for (const Vec &c : ground)
-      ulo = std::min(ulo, view.u(c));
+    for (const Quad &q : ground)
+      for (const Vec &c : q)
+        ulo = std::min(ulo, view.u(c));
     const double ox = f * panelW + pad, oy = top + pad;
     auto X = [&](const Vec &p) { return ox + (view.u(p) - ulo) * k; };
     auto Y = [&](const Vec &p) { return oy + (vhi - view.v(p)) * k; };
     out += fmt::format("<g>\n<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
                        "height=\"{:.1f}\" fill=\"none\" stroke=\"#ddd\"/>\n",
                        f * panelW + 2, top, panelW - 4, panelH - 2);
-    // The ground plane (below everything above it, so drawn first) and the
-    // points' shadows on it.
-    std::string gp;
-    for (const Vec &c : ground)
-      gp += fmt::format("{}{:.2f},{:.2f}", gp.empty() ? "" : " ", X(c), Y(c));
-    out += fmt::format("<polygon class=\"ground\" points=\"{}\" fill=\"#d9c9a8\" "
-                       "stroke=\"#6b4f2a\" stroke-width=\"1.5\"/>\n",
-                       gp);
+    // The ground (below everything above it, so drawn first, its quads far
+    // to near) and the points' shadows on it.
+    std::stable_sort(ground.begin(), ground.end(), [&](const Quad &a, const Quad &b) {
+      return view.depth(a[0]) + view.depth(a[2]) < view.depth(b[0]) + view.depth(b[2]);
+    });
+    for (const Quad &q : ground)
+      out += quadSvg(q, terrain, X, Y);
     for (size_t i = 0; i < n; ++i) {
       Vec p = pointOf(fr, int(i));
-      p[2] = g;
+      p[2] = groundAt(style, p[0], p[1], 3);
       out += fmt::format("<circle class=\"shadow\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2\" "
                          "fill=\"#8a7a5a\" fill-opacity=\"0.5\"/>\n",
                          X(p), Y(p));

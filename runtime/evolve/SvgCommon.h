@@ -26,6 +26,13 @@ std::string springColour(const runtime::Robot &robot, const GaitFrame &fr, size_
 void checkFrames(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
                  const std::vector<PartOutline> &outlines = {});
 
+/// The ground's height under horizontal position (x, y) (y unused in 2D).
+double groundAt(const GaitStyle &style, double x, double y, int dim);
+
+/// The ground of a 2D picture between xa and xb: the flat line, or the
+/// terrain profile's rows in between and its heights at the ends.
+std::vector<std::pair<double, double>> groundLine(const GaitStyle &style, double xa, double xb);
+
 /// renderGait for a 3D robot (runtime/evolve/Svg3d.cpp): a fixed oblique
 /// view from the right, ahead and above, parts and springs drawn far to near,
 /// faces shaded by their slope to a fixed light, and the ground plane under

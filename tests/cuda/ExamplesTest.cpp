@@ -82,31 +82,44 @@ TEST_CASE("every stdlib physics compiles to CUBIN, with the MLP controller", "[c
   struct Physics {
     const char *file, *name;
     int dim;
+    bool terrain; ///< on a random terrain (a profile in 2D, a height field in 3D)
   };
-  const Physics all[] = {
-      {"mass_spring", "mass_spring_noslip", 2},     {"mass_spring", "mass_spring_friction", 2},
-      {"mass_spring_fang", "mass_spring_fang", 2},  {"mass_spring3", "mass_spring3_noslip", 3},
-      {"mass_spring3", "mass_spring3_friction", 3}, {"mass_spring_fang3", "mass_spring_fang3", 3}};
+  const Physics all[] = {{"mass_spring", "mass_spring_noslip", 2, false},
+                         {"mass_spring", "mass_spring_friction", 2, false},
+                         {"mass_spring_fang", "mass_spring_fang", 2, false},
+                         {"mass_spring3", "mass_spring3_noslip", 3, false},
+                         {"mass_spring3", "mass_spring3_friction", 3, false},
+                         {"mass_spring_fang3", "mass_spring_fang3", 3, false},
+                         {"mass_spring", "mass_spring_noslip", 2, true},
+                         {"mass_spring", "mass_spring_friction", 2, true},
+                         {"mass_spring3", "mass_spring3_noslip", 3, true},
+                         {"mass_spring3", "mass_spring3_friction", 3, true}};
   fs::path dir = fs::temp_directory_path() / "evoc-cuda-stdlib-physics";
   fs::create_directories(dir);
   codegen::CompileOptions opts;
   opts.useCache = false;
   for (const Physics &p : all) {
-    INFO(p.name);
-    fs::path file = dir / (std::string(p.name) + ".evo");
+    INFO(p.name << (p.terrain ? " on a terrain" : ""));
+    fs::path file = dir / (std::string(p.name) + (p.terrain ? "_terrain" : "") + ".evo");
     std::ofstream(file) << "import \"physics/" << p.file
                         << ".evo\";\nimport \"controllers/mlp.evo\";\n"
                            "import \"losses/displacement.evo\";\n"
                            "world { dim = "
                         << p.dim << "; steps = 100; dashpot = 0.1; physics = " << p.name
-                        << ";\n  ground = flat(height = 0.1, friction = 0.4); }\n";
+                        << ";\n  ground = "
+                        << (p.terrain ? "terrain_random(seed = 3, segments = 12, friction = 0.4)"
+                                      : "flat(height = 0.1, friction = 0.4)")
+                        << "; }\n";
     ir::Module m = compileExample(file);
     std::string src = codegen::cuda::emitCuda(m);
     CHECK(src.find("stdlib/physics/" + std::string(p.file) + ".evo") != std::string::npos);
-    std::string bin = codegen::cuda::emitCubin(m, "sm_90", opts);
-    CHECK(bin.compare(0, 4,
-                      "\x7f"
-                      "ELF") == 0);
+    for (const char *arch : {"sm_80", "sm_90"}) {
+      INFO(arch);
+      std::string bin = codegen::cuda::emitCubin(m, arch, opts);
+      CHECK(bin.compare(0, 4,
+                        "\x7f"
+                        "ELF") == 0);
+    }
   }
   fs::remove_all(dir);
 }

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -43,6 +44,15 @@ fs::path freshDir(const std::string &name) {
   fs::path d = fs::temp_directory_path() / ("evoc-e2e-" + name);
   fs::remove_all(d);
   return d;
+}
+
+int runEvocErr(std::vector<std::string> args, std::string &err) {
+  fs::path errFile = fs::temp_directory_path() / ("evoc-e2e-stderr-" + std::to_string(getpid()));
+  int rc = waitExit(spawnEvoc(std::move(args), errFile.c_str()));
+  std::ifstream in(errFile);
+  err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  fs::remove(errFile);
+  return rc;
 }
 
 std::vector<nlohmann::json> logOf(const fs::path &dir, const std::string &file) {

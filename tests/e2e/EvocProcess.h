@@ -18,6 +18,8 @@ pid_t spawnEvoc(std::vector<std::string> args, const char *errPath = "/dev/null"
 /// Waits for it: its exit code, or 128 + the signal that ended it.
 int waitExit(pid_t pid);
 int runEvoc(std::vector<std::string> args);
+/// Runs evoc with stderr captured into `err`; returns the exit code.
+int runEvocErr(std::vector<std::string> args, std::string &err);
 /// A fresh (removed) scratch directory under the system's temporary folder.
 std::filesystem::path freshDir(const std::string &name);
 /// DIR/log.jsonl (or another JSON-lines file) without the fields that measure time.

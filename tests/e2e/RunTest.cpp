@@ -251,16 +251,6 @@ TEST_CASE("evoc run: examples/walker3d.evo, a short run on a fixed seed, improve
 
 namespace {
 
-/// Runs evoc with stderr captured into `err`; returns the exit code.
-int runEvocErr(std::vector<std::string> args, std::string &err) {
-  fs::path errFile = fs::temp_directory_path() / ("evoc-e2e-stderr-" + std::to_string(getpid()));
-  int rc = waitExit(spawnEvoc(std::move(args), errFile.c_str()));
-  std::ifstream in(errFile);
-  err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  fs::remove(errFile);
-  return rc;
-}
-
 const char *kOneRobot = R"({"robots": [{"points": [[0, 0.1], [0.05, 0.1], [0.025, 0.14]],
   "springs": [[0, 1, 0.05, 3e4, 0.1], [1, 2, 0.05, 3e4, 0.1], [0, 2, 0.05, 3e4, 0]]}]})";
 

@@ -5,9 +5,11 @@
 // the terrain and no point sinks into it.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 #include "EvocProcess.h"
@@ -18,6 +20,7 @@
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
 #include "sema/Program.h"
+#include "sema/Terrain.h"
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 
@@ -74,7 +77,7 @@ TEST_CASE("terrain files: bad ones are located errors, good ones and random ones
   CHECK(groundError("terrain(\"bad.csv\")").find("bad.csv:3: expected a row 'x, height'") !=
         std::string::npos);
   CHECK(groundError("terrain(\"good.csv\", friction = 0.5)").empty());
-  CHECK(groundError("terrain(\"good.csv\")", 3).find("3D height field is not implemented") !=
+  CHECK(groundError("terrain(\"good.csv\")", 3).find("good.csv:3: expected a row 'x, y, height'") !=
         std::string::npos);
   CHECK(groundError("terrain_random(seed = 4, roughness = 0.02, segments = 0)")
             .find("segments must be a whole number") != std::string::npos);
@@ -83,27 +86,81 @@ TEST_CASE("terrain files: bad ones are located errors, good ones and random ones
   CHECK(groundError("terrain_random(seed = 4, roughness = 0.02)").empty());
 }
 
-TEST_CASE("terrain: gradients on a slope and at a kink; the body rests on it, never in it",
-          "[terrain][gradcheck]") {
+TEST_CASE("3D height fields: bad grids are located errors, good and random ones check",
+          "[terrain][3d]") {
+  writeFile("hole.csv", "x, y, height\n0, 0, 0.1\n1, 0, 0.1\n0, 1, 0.2\n");
+  writeFile("twice.csv", "0, 0, 0.1\n1, 0, 0.1\n0, 1, 0.2\n1, 1, 0.2\n0, 0, 0.3\n");
+  writeFile("line.csv", "0, 0, 0.1\n1, 0, 0.1\n2, 0, 0.2\n");
+  writeFile("grid.csv", "# any order\n1, 1, 0.2\n0, 0, 0.1\n0, 1, 0.2\n1, 0, 0.1\n");
+  std::string big;
+  for (int i = 0; i < 70; ++i)
+    for (int j = 0; j < 70; ++j)
+      big += std::to_string(i) + ", " + std::to_string(j) + ", 0\n";
+  writeFile("big.csv", big);
+  CHECK(groundError("terrain(\"hole.csv\")", 3).find("no height at (x, y) = (1, 1)") !=
+        std::string::npos);
+  CHECK(groundError("terrain(\"twice.csv\")", 3).find("twice.csv:5: a second height") !=
+        std::string::npos);
+  CHECK(groundError("terrain(\"line.csv\")", 3).find("3 x and 1 y") != std::string::npos);
+  CHECK(groundError("terrain(\"big.csv\")", 3).find("70 x 70 points is more than 4096") !=
+        std::string::npos);
+  CHECK(groundError("terrain(\"grid.csv\", friction = 0.5)", 3).empty());
+  CHECK(groundError("terrain_random(seed = 3, segments = 64)", 3).find("segments = 63 or fewer") !=
+        std::string::npos);
+  CHECK(groundError("terrain_random(seed = 3, roughness = 0.01)", 3).empty());
+  // The same seed draws the same field; heights never below the base.
+  HeightField a = sema::randomHeightField(5, 0.02, 2, 8, 0.1);
+  HeightField b = sema::randomHeightField(5, 0.02, 2, 8, 0.1);
+  CHECK(a.h == b.h);
+  CHECK(a.nx() == 9);
+  CHECK(*std::min_element(a.h.begin(), a.h.end()) == 0.1);
+  CHECK(*std::max_element(a.h.begin(), a.h.end()) > 0.1);
+}
+
+TEST_CASE("terrain: a physics that reads the flat height is refused, located", "[terrain]") {
+  fs::path dir = fs::temp_directory_path() / "evoc-terrain";
+  writeFile("fang.evo", "import \"physics/mass_spring_fang.evo\";\n"
+                        "world { dim = 2; ground = terrain_random(seed = 1);\n"
+                        "  physics = mass_spring_fang; }\n");
+  std::string err;
+  CHECK(test::runEvocErr({"check", (dir / "fang.evo").string()}, err) != 0);
+  CHECK(err.find("mass_spring_fang.evo:") != std::string::npos);
+  CHECK(err.find("world.ground.height is a flat ground's height") != std::string::npos);
+  writeFile("h3.evo", "import \"physics/mass_spring3.evo\";\n"
+                      "world { dim = 3; ground = terrain_random(seed = 1); }\n"
+                      "fn f(x: scalar) -> scalar { return ground_height(x); }\n");
+  CHECK(test::runEvocErr({"check", (dir / "h3.evo").string()}, err) != 0);
+  CHECK(err.find("in 3D reads the ground under a vec2 (x, y), not scalar") != std::string::npos);
+}
+
+namespace {
+
+// Checks tests/data/terrain/FILE with `body` (and world.physics = `physics`
+// when given): the body starts resting on the terrain and never sinks into
+// it; `spans` says the trajectory passes over the kinks it should; the
+// interpreter agrees with the CPU back end, and the adjoint with central
+// differences of the loss.
+void checkOnTerrain(const std::string &file, const Robot &body, const std::string &physics,
+                    const std::function<void(double, double, double, double)> &spans) {
   driver::CommonOptions o;
-  o.file = std::string(EVOC_SOURCE_DIR) + "/tests/data/terrain/hills.evo";
+  o.file = std::string(EVOC_SOURCE_DIR) + "/tests/data/terrain/" + file;
+  if (!physics.empty())
+    o.check.overrides.push_back({"world.physics", physics});
   SourceManager sources;
   DiagnosticEngine diags(sources);
   auto prog = driver::loadChecked(o, sources, diags);
   REQUIRE(prog);
-  REQUIRE(prog->world.ground.profile.size() == 5);
   auto m = driver::buildModule(*prog, sources, diags);
   diags.flush(std::cerr);
   REQUIRE(m);
   ModuleInfo info(*m);
   auto cpu = codegen::compile(*m, codegen::BackendKind::Cpu);
   auto interp = codegen::compile(*m, codegen::BackendKind::Interp);
-  const GroundProfile profile = prog->world.ground.profile;
-  CHECK(groundHeightAt(profile, -1) == 0.1);
-  CHECK(std::abs(groundHeightAt(profile, 0.4) - 0.13) < 1e-15);
-  CHECK(groundHeightAt(profile, 9) == 0.12);
+  const GroundShape terrain{prog->world.ground.profile, prog->world.ground.field};
+  REQUIRE(!terrain.empty());
+  const int dim = body.dim;
 
-  Population pop(info, {ladder()});
+  Population pop(info, {body});
   pop.initParams(0, 7, 0);
   {
     Rollout ro(info, *cpu);
@@ -112,7 +169,8 @@ TEST_CASE("terrain: gradients on a slope and at a kink; the body rests on it, ne
   RolloutConfig rc;
   rc.steps = prog->world.steps;
   rc.groundHeight = prog->world.ground.height;
-  rc.groundProfile = &profile;
+  rc.terrain = &terrain;
+  rc.upAxis = dim - 1;
   rc.checkpointK = 6;
 
   // The body starts on the terrain and stays above it (to rounding).
@@ -121,19 +179,26 @@ TEST_CASE("terrain: gradients on a slope and at a kink; the body rests on it, ne
   for (int64_t t = 0; t < rc.steps; ++t)
     times.push_back(t);
   auto xs = ro.trajectory(pop, 0, rc, "point.x", times);
-  double gap0 = 1e9, worst = 1e9, xmin = 1e9, xmax = -1e9;
-  for (size_t i = 0; i < xs[0].size(); i += 2)
-    gap0 = std::min(gap0, xs[0][i + 1] - groundHeightAt(profile, xs[0][i]));
+  auto gap = [&](const std::vector<double> &x, size_t i) {
+    return x[i + size_t(dim) - 1] - terrain.heightUnder(&x[i], dim, 0);
+  };
+  double gap0 = 1e9, worst = 1e9, xmin = 1e9, xmax = -1e9, ymin = 1e9, ymax = -1e9;
+  for (size_t i = 0; i < xs[0].size(); i += size_t(dim))
+    gap0 = std::min(gap0, gap(xs[0], i));
   CHECK(std::abs(gap0) < 1e-12);
   for (const auto &x : xs)
-    for (size_t i = 0; i < x.size(); i += 2) {
-      worst = std::min(worst, x[i + 1] - groundHeightAt(profile, x[i]));
+    for (size_t i = 0; i < x.size(); i += size_t(dim)) {
+      worst = std::min(worst, gap(x, i));
       xmin = std::min(xmin, x[i]);
       xmax = std::max(xmax, x[i]);
+      ymin = std::min(ymin, x[i + 1]);
+      ymax = std::max(ymax, x[i + 1]);
     }
-  CHECK(worst > -1e-9);
-  CHECK(xmin < 0.5);
-  CHECK(xmax > 0.5); // the kink lies under the body
+  // On a 2D profile the contact is exact to rounding; a bilinear cell is
+  // curved, and noslip stops a point at its tangent plane, up to
+  // curvature x (dt v)^2 ~ 1e-8 below the surface.
+  CHECK(worst > (dim == 2 ? -1e-9 : -1e-7));
+  spans(xmin, xmax, ymin, ymax);
 
   auto run = [&](const codegen::Executable &exe, bool backward) {
     Rollout r(info, exe);
@@ -170,6 +235,41 @@ TEST_CASE("terrain: gradients on a slope and at a kink; the body rests on it, ne
     ++checked;
   }
   CHECK(checked > 10);
+}
+
+} // namespace
+
+TEST_CASE("terrain: gradients on a slope and at a kink; the body rests on it, never in it",
+          "[terrain][gradcheck]") {
+  const TerrainProfile profile = {{0.0, 0.1}, {0.3, 0.1}, {0.5, 0.16}, {0.7, 0.12}, {2.0, 0.12}};
+  CHECK(profileHeightAt(profile, -1) == 0.1);
+  CHECK(std::abs(profileHeightAt(profile, 0.4) - 0.13) < 1e-15);
+  CHECK(profileHeightAt(profile, 9) == 0.12);
+  checkOnTerrain("hills.evo", ladder(), "", [](double xmin, double xmax, double, double) {
+    CHECK(xmin < 0.5);
+    CHECK(xmax > 0.5); // the kink lies under the body
+  });
+}
+
+TEST_CASE("3D terrain: both contact models on a height field's slopes and kinks",
+          "[terrain][gradcheck][3d]") {
+  HeightField f;
+  f.xs = {0, 1};
+  f.ys = {0, 2};
+  f.h = {0, 1, 2, 4}; // h(x, y) = x + y + x y / 2
+  CHECK(fieldHeightAt(f, 0.5, 1) == 0.5 + 1 + 0.25);
+  CHECK(fieldHeightAt(f, -3, -1) == 0);
+  CHECK(fieldHeightAt(f, 5, 0.5) == 1 + 0.5 + 0.5 / 2); // the x = 1 edge continued
+  for (const char *physics : {"mass_spring3_friction", "mass_spring3_noslip"}) {
+    INFO(physics);
+    checkOnTerrain("field3d.evo", test::cube(0.46, 0.0, 0.0), physics,
+                   [](double xmin, double xmax, double ymin, double ymax) {
+                     CHECK(xmin < 0.5); // across the kink at x = 0.5
+                     CHECK(xmax > 0.5);
+                     CHECK(ymin < 0.025); // and the one at y = 0.025
+                     CHECK(ymax > 0.025);
+                   });
+  }
 }
 
 TEST_CASE("evoc run: a lattice experiment on a random terrain runs end to end", "[terrain][run]") {

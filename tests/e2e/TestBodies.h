@@ -32,4 +32,27 @@ inline runtime::Robot ladder(double x0, double y0) {
   return r;
 }
 
+/// A cube of 8 points 0.05 apart from corner (x0, y0, z0), a spring between
+/// every pair of corners (the 28 of a cube cell), the edges of its bottom
+/// face and the vertical edges actuated.
+inline runtime::Robot cube(double x0, double y0, double z0) {
+  runtime::Robot r;
+  r.dim = 3;
+  for (int k = 0; k < 8; ++k) {
+    r.points.push_back(x0 + 0.05 * (k & 1));
+    r.points.push_back(y0 + 0.05 * ((k >> 1) & 1));
+    r.points.push_back(z0 + 0.05 * ((k >> 2) & 1));
+  }
+  for (int a = 0; a < 8; ++a)
+    for (int b = a + 1; b < 8; ++b) {
+      double d2 = 0;
+      for (int c = 0; c < 3; ++c)
+        d2 += std::pow(r.points[3 * a + c] - r.points[3 * b + c], 2);
+      const bool edge = d2 < 0.05 * 0.05 * 1.01;
+      const bool bottom = a < 4 && b < 4, vertical = b - a == 4;
+      r.springs.push_back({a, b, std::sqrt(d2), 3e3, edge && (bottom || vertical) ? 0.2 : 0.0});
+    }
+  return r;
+}
+
 } // namespace evoc::test

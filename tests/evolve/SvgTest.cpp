@@ -198,6 +198,57 @@ TEST_CASE("svg: 3D gaits in an oblique view, drawn far to near over the ground p
     writeFileAtomic(std::string(out) + "/gait3d.svg", svg);
 }
 
+TEST_CASE("svg: terrain under the gait, a profile in 2D and a shaded field in 3D",
+          "[svg][terrain]") {
+  // 2D: a ladder on a hill; the ground is the profile's polyline, its rows
+  // inside the panel drawn at their heights.
+  evoc::runtime::Robot r;
+  r.dim = 2;
+  r.points = {0.2, 0.1, 0.25, 0.1, 0.225, 0.14};
+  r.springs = {{0, 1, 0.05, 1e4, 0.1}, {1, 2, 0.05, 1e4, 0}, {0, 2, 0.05, 1e4, 0}};
+  evoc::runtime::GroundShape terrain;
+  terrain.profile = {{0, 0.1}, {0.22, 0.1}, {0.24, 0.3}, {0.5, 0.1}};
+  GaitStyle style;
+  style.terrain = &terrain;
+  style.pixelsPerUnit = 100; // 1 px = 0.01
+  std::string svg = renderGait(r, {GaitFrame{r.points, {}, ""}}, style);
+  CHECK(count(svg, "<polyline class=\"ground\"") == 1);
+  CHECK(count(svg, "<polygon class=\"terrain\"") == 1);
+  // The hill's top (0.3) is in view: the picture's height covers it.
+  double h = 0;
+  REQUIRE(std::sscanf(svg.c_str() + svg.find("height=\""), "height=\"%lf\"", &h) == 1);
+  CHECK(h > (0.3 - 0.1) * 100);
+  std::string anim = renderGaitAnimation(r, {GaitFrame{r.points, {}, ""}}, 2, style);
+  CHECK(count(anim, "<polyline class=\"ground\"") == 1);
+  // Without the terrain: the flat line as before.
+  CHECK(count(renderGait(r, {GaitFrame{r.points, {}, ""}}), "<polyline") == 0);
+
+  // 3D: a cube over a field sloping up in x; the ground is 8 x 8 quads,
+  // shaded, higher (nearer the top of the picture) where the field is.
+  evoc::runtime::Robot c;
+  c.dim = 3;
+  for (int k = 0; k < 8; ++k)
+    for (double v : {0.1 + 0.05 * (k & 1), 0.1 + 0.05 * ((k >> 1) & 1), 0.2 + 0.05 * (k >> 2)})
+      c.points.push_back(v);
+  c.springs = {{0, 7, 0.087, 1e4, 0}};
+  evoc::runtime::GroundShape field;
+  field.field.xs = {0, 1};
+  field.field.ys = {0, 1};
+  field.field.h = {0.1, 0.4, 0.1, 0.4};
+  GaitStyle s3;
+  s3.terrain = &field;
+  std::string f3 = renderGait(c, {GaitFrame{c.points, {}, ""}}, s3);
+  CHECK(count(f3, "class=\"ground\"") == 64);
+  CHECK(count(f3, "class=\"shadow\"") == 8);
+  std::string flat = renderGait(c, {GaitFrame{c.points, {}, ""}});
+  CHECK(count(flat, "class=\"ground\"") == 1);
+  CHECK(f3 != flat);
+  if (const char *out = std::getenv("EVOC_SVG_OUT")) {
+    writeFileAtomic(std::string(out) + "/terrain2d.svg", svg);
+    writeFileAtomic(std::string(out) + "/terrain3d.svg", f3);
+  }
+}
+
 TEST_CASE("svg: fitness plot", "[svg]") {
   std::vector<FitnessPoint> pts;
   for (int g = 0; g < 30; ++g)
