@@ -80,15 +80,20 @@ Run rollout(const ModuleInfo &info, const codegen::Executable &exe, Population &
 
 } // namespace
 
-TEST_CASE("Multi-task loss: gradients, back ends and checkpointing agree",
-          "[multitask][gradcheck]") {
-  Compiled c = compileEvo("tests/data/multitask/gradcheck.evo");
-  REQUIRE(c.m.lossTerms == std::vector<std::string>{"velocity", "height", "crawl"});
+namespace {
+
+/// The loss of FILE on `body` under episodes of several command streams:
+/// terms sum to the loss, the interpreter and a full tape agree with the
+/// checkpointed CPU back end, and the adjoint with central differences.
+void checkMultitaskGradients(const std::string &file, const Robot &body,
+                             const std::vector<std::string> &terms, int alwaysOn) {
+  Compiled c = compileEvo(file);
+  REQUIRE(c.m.lossTerms == terms);
   ModuleInfo info(c.m);
   REQUIRE(info.readsCommands);
   auto cpu = codegen::compile(c.m, codegen::BackendKind::Cpu);
   auto interp = codegen::compile(c.m, codegen::BackendKind::Interp);
-  Population pop(info, {ladder()});
+  Population pop(info, {body});
   pop.initParams(0, 5, 0);
   {
     Rollout ro(info, *cpu);
@@ -98,6 +103,7 @@ TEST_CASE("Multi-task loss: gradients, back ends and checkpointing agree",
   RolloutConfig rc;
   rc.steps = T;
   rc.groundHeight = 0.1;
+  rc.upAxis = body.dim - 1;
   // Episodes covering every task (the stream decides which).
   for (uint64_t stream : {1ull, 7ull, 12ull}) {
     CommandTable table = drawCommands(c.prog.commands, T, stream);
@@ -105,9 +111,12 @@ TEST_CASE("Multi-task loss: gradients, back ends and checkpointing agree",
     INFO("stream " << stream);
     rc.checkpointK = 4;
     Run a = rollout(info, *cpu, pop, rc, true);
-    REQUIRE(a.terms.size() == 3);
-    CHECK(std::abs(a.terms[0] + a.terms[1] + a.terms[2] - a.loss) <= 1e-12 * std::abs(a.loss));
-    CHECK(a.terms[1] > 0); // the min-window term is always on
+    REQUIRE(a.terms.size() == terms.size());
+    double sum = 0;
+    for (double t : a.terms)
+      sum += t;
+    CHECK(std::abs(sum - a.loss) <= 1e-12 * std::abs(a.loss));
+    CHECK(a.terms[size_t(alwaysOn)] > 0);
 
     // The interpreter, checkpointed differently, and a full tape.
     rc.checkpointK = 7;
@@ -145,6 +154,21 @@ TEST_CASE("Multi-task loss: gradients, back ends and checkpointing agree",
     }
     CHECK(checked > 20);
   }
+}
+
+} // namespace
+
+TEST_CASE("Multi-task loss: gradients, back ends and checkpointing agree",
+          "[multitask][gradcheck]") {
+  checkMultitaskGradients("tests/data/multitask/gradcheck.evo", ladder(),
+                          {"velocity", "height", "crawl"}, 1); // the min-window term is always on
+}
+
+TEST_CASE("3D multi-task loss (velocity along a vec2 command, turning): gradients and back ends",
+          "[multitask][gradcheck][3d]") {
+  // The cube turns under its commands, so the rotation term is never 0.
+  checkMultitaskGradients("tests/data/multitask/gradcheck3d.evo", test::cube(0.1, 0.1, 0.1),
+                          {"velocity", "rotation"}, 1);
 }
 
 TEST_CASE("Multi-task training lowers the batch loss and validates on the grid", "[multitask]") {

@@ -106,3 +106,26 @@ TEST_CASE("evoc run: bodies evolve under a multi-task loss, the same for any thr
   CHECK(svg.find("t = ") != std::string::npos);
   CHECK(svg.find("rest pose") == std::string::npos);
 }
+
+TEST_CASE("evoc train in 3D: Quad3D learns to walk and turn on command (the 3D multi-task example)",
+          "[run][train][3d]") {
+  fs::path dir = freshDir("train-quad3d");
+  REQUIRE(runEvoc({"train", std::string(EVOC_SOURCE_DIR) + "/examples/multitask_quad3d.evo",
+                   "--out", dir.string(), "--threads", "2", "--set", "train.learn.iterations=4",
+                   "--set", "train.learn.batch=2", "--set", "train.validate_every=4"}) == 0);
+  auto v = logOf(dir, "validation.jsonl");
+  REQUIRE(v.size() == 2);
+  for (const auto &j : v) {
+    REQUIRE(j["terms"].contains("rotation"));
+    CHECK(j["terms"]["rotation"].get<double>() > 0);
+  }
+  // Four Adam steps already lower the validation loss of the 15 cases.
+  CHECK(v[1]["total"].get<double>() < v[0]["total"].get<double>());
+  // One 3D picture per validation case: turn commands in the file names.
+  size_t gaits = 0;
+  for (const auto &e : fs::directory_iterator(dir / "gaits"))
+    gaits += e.path().extension() == ".svg";
+  CHECK(gaits == 15);
+  CHECK(fs::exists(dir / "gaits" / "case_02_d0,0_r1.svg"));
+  CHECK(readText(dir / "gaits" / "case_02_d0,0_r1.svg").find("3D, seen from") != std::string::npos);
+}

@@ -6,12 +6,16 @@
 // tests/reference/mass_spring3_reference.py on six random cube-cell robots
 // at T = 1000 on the CPU back end, and on the two smallest at T = 100 on the
 // interpreter; and the interpreter and the CPU back end agree with each
-// other.
+// other. The terrain vectors (tests/data/reference_terrain, from
+// tests/reference/terrain_reference.py) do the same for ELDiR's two contact
+// models on a random 2D profile (lattice robots) and a random 3D height
+// field (cube-cell robots) at T = 1000.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +27,47 @@ using namespace evoc;
 
 namespace {
 
-const std::string kDir = std::string(EVOC_SOURCE_DIR) + "/tests/data/reference3d/";
+/// A set of reference vectors: its folder, the robots' dimension and files,
+/// and the evoc program of each model.
+struct Reference {
+  std::string dir;
+  int dim;
+  std::string robots, params;
+  std::string expected; ///< the result files' prefix: PREFIX<model>_T<steps>.json
+  std::function<driver::CommonOptions(const std::string &model, int steps)> program;
+};
+
+/// The program dir/file at `steps`, with world.physics = `physics`
+/// unless empty.
+driver::CommonOptions programFile(const std::string &dir, const std::string &file, int steps,
+                                  const std::string &physics) {
+  driver::CommonOptions opts;
+  opts.check.ignoreEnv = true;
+  opts.file = dir + file;
+  opts.check.overrides = {{"world.steps", std::to_string(steps)}};
+  if (!physics.empty())
+    opts.check.overrides.push_back({"world.physics", physics});
+  return opts;
+}
+
+const std::string kDir3 = std::string(EVOC_SOURCE_DIR) + "/tests/data/reference3d/";
+const std::string kDirT = std::string(EVOC_SOURCE_DIR) + "/tests/data/reference_terrain/";
+
+/// The 3D vectors: eldir3d.evo with each ELDiR model, fang3d.evo.
+const Reference kFlat3d{
+    kDir3, 3, "robots.json", "params.json", "expected_", [](const std::string &m, int T) {
+      return m == "fang" ? programFile(kDir3, "fang3d.evo", T, "")
+                         : programFile(kDir3, "eldir3d.evo", T, "mass_spring3_" + m);
+    }};
+/// The terrain vectors in 2D and 3D.
+const Reference kTerrain2d{
+    kDirT, 2, "robots2d.json", "params2d.json", "expected2d_", [](const std::string &m, int T) {
+      return programFile(kDirT, "eldir2d.evo", T, "mass_spring_" + m);
+    }};
+const Reference kTerrain3d{
+    kDirT, 3, "robots3d.json", "params3d.json", "expected3d_", [](const std::string &m, int T) {
+      return programFile(kDirT, "eldir3d.evo", T, "mass_spring3_" + m);
+    }};
 
 nlohmann::json readJson(const std::string &path) {
   std::ifstream in(path);
@@ -40,24 +84,13 @@ void flatten(const nlohmann::json &j, std::vector<double> &out) {
   out.push_back(j.get<double>());
 }
 
-/// The program and physics of each model of the reference.
-driver::CommonOptions programOf(const std::string &model, int steps) {
-  driver::CommonOptions opts;
-  opts.check.ignoreEnv = true;
-  opts.file = kDir + (model == "fang" ? "fang3d.evo" : "eldir3d.evo");
-  opts.check.overrides = {{"world.steps", std::to_string(steps)}};
-  if (model != "fang")
-    opts.check.overrides.push_back({"world.physics", "mass_spring3_" + model});
-  return opts;
-}
-
 /// Losses and gradients of the robots `which` (all when empty) with `backend`.
-runtime::SimResult simulate(const std::string &backend, const std::string &model, int steps,
-                            const std::vector<size_t> &which) {
-  driver::Session s(programOf(model, steps), backend);
+runtime::SimResult simulate(const Reference &ref, const std::string &backend,
+                            const std::string &model, int steps, const std::vector<size_t> &which) {
+  driver::Session s(ref.program(model, steps), backend);
   REQUIRE(s.ok());
-  auto allRobots = runtime::readRobotsFile(kDir + "robots.json", 3);
-  auto allParams = runtime::readParamsFile(kDir + "params.json");
+  auto allRobots = runtime::readRobotsFile(ref.dir + ref.robots, ref.dim);
+  auto allParams = runtime::readParamsFile(ref.dir + ref.params);
   REQUIRE(allParams.size() == allRobots.size());
   std::vector<runtime::Robot> robots;
   std::vector<runtime::ParamSet> params;
@@ -75,11 +108,11 @@ runtime::SimResult simulate(const std::string &backend, const std::string &model
 }
 
 /// Checks `backend` against expected_<model>_T<steps>.json.
-void checkVectors(const std::string &backend, const std::string &model, int steps,
-                  const std::vector<size_t> &which = {}) {
+void checkVectors(const Reference &ref, const std::string &backend, const std::string &model,
+                  int steps, const std::vector<size_t> &which = {}) {
   auto expected =
-      readJson(kDir + "expected_" + model + "_T" + std::to_string(steps) + ".json")["results"];
-  auto r = simulate(backend, model, steps, which);
+      readJson(ref.dir + ref.expected + model + "_T" + std::to_string(steps) + ".json")["results"];
+  auto r = simulate(ref, backend, model, steps, which);
   for (size_t k = 0; k < r.results.size(); ++k) {
     const size_t i = which.empty() ? k : which[k];
     INFO(backend << " " << model << " T=" << steps << " robot " << i);
@@ -111,21 +144,31 @@ void checkVectors(const std::string &backend, const std::string &model, int step
 
 TEST_CASE("3D reference vectors, T = 1000, CPU back end", "[vectors][3d][cpu]") {
   for (const char *model : {"noslip", "friction", "fang"})
-    checkVectors("cpu", model, 1000);
+    checkVectors(kFlat3d, "cpu", model, 1000);
 }
 
 TEST_CASE("3D reference vectors, T = 100, interpreter, the two smallest robots (12 and 16 "
           "points)",
           "[vectors][3d][interp]") {
   for (const char *model : {"noslip", "friction", "fang"})
-    checkVectors("interp", model, 100, {0, 1});
+    checkVectors(kFlat3d, "interp", model, 100, {0, 1});
 }
 
-TEST_CASE("3D physics: the interpreter and the CPU back end agree (T = 100)",
-          "[vectors][3d][interp][cpu]") {
-  for (const char *model : {"noslip", "friction", "fang"}) {
-    auto a = simulate("interp", model, 100, {0, 1, 2});
-    auto b = simulate("cpu", model, 100, {0, 1, 2});
+TEST_CASE("terrain reference vectors, T = 1000, CPU back end: a 2D profile, a 3D height field",
+          "[vectors][terrain][cpu]") {
+  for (const char *model : {"noslip", "friction"}) {
+    checkVectors(kTerrain2d, "cpu", model, 1000);
+    checkVectors(kTerrain3d, "cpu", model, 1000);
+  }
+}
+
+namespace {
+
+/// The interpreter and the CPU back end on robots 0-2 of `ref` at T = 100.
+void checkBackendsAgree(const Reference &ref, const std::vector<std::string> &models) {
+  for (const std::string &model : models) {
+    auto a = simulate(ref, "interp", model, 100, {0, 1, 2});
+    auto b = simulate(ref, "cpu", model, 100, {0, 1, 2});
     for (size_t k = 0; k < a.results.size(); ++k) {
       INFO(model << " robot " << k);
       REQUIRE(a.results[k].valid);
@@ -144,4 +187,17 @@ TEST_CASE("3D physics: the interpreter and the CPU back end agree (T = 100)",
       }
     }
   }
+}
+
+} // namespace
+
+TEST_CASE("3D physics: the interpreter and the CPU back end agree (T = 100)",
+          "[vectors][3d][interp][cpu]") {
+  checkBackendsAgree(kFlat3d, {"noslip", "friction", "fang"});
+}
+
+TEST_CASE("terrain physics: the interpreter and the CPU back end agree (T = 100)",
+          "[vectors][terrain][interp][cpu]") {
+  checkBackendsAgree(kTerrain2d, {"noslip", "friction"});
+  checkBackendsAgree(kTerrain3d, {"noslip", "friction"});
 }
