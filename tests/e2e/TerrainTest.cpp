@@ -287,3 +287,26 @@ TEST_CASE("evoc run: a lattice experiment on a random terrain runs end to end", 
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text.find("terrain_random(seed = 2") != std::string::npos);
 }
+
+TEST_CASE("evoc run: 3D walkers on a random height field run end to end and draw it",
+          "[terrain][run][3d]") {
+  fs::path dir = test::freshDir("terrain-run-3d");
+  REQUIRE(test::runEvoc({"run", std::string(EVOC_SOURCE_DIR) + "/examples/walker3d.evo", "--out",
+                         dir.string(), "--set",
+                         "world.ground=terrain_random(seed = 2, roughness = 0.01, segments = 12, "
+                         "length = 2, friction = 1)",
+                         "--set", "evolve.population=4", "--set", "evolve.generations=2", "--set",
+                         "world.steps=200", "--set", "evolve.learn.iterations=2", "--threads",
+                         "2"}) == 0);
+  auto log = test::logOf(dir);
+  REQUIRE(log.size() == 2);
+  CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
+  // best.svg draws the field as 8 x 8 shaded quads under each of its frames.
+  std::ifstream in(dir / "best.svg");
+  std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t quads = 0;
+  for (size_t p = svg.find("class=\"ground\""); p != std::string::npos;
+       p = svg.find("class=\"ground\"", p + 1))
+    ++quads;
+  CHECK(quads == 4 * 64);
+}

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "JsonFiles.h"
 #include "core/JsonIO.h"
 #include "core/Train.h"
 #include "driver/Session.h"
@@ -69,20 +70,8 @@ const Reference kTerrain3d{
       return programFile(kDirT, "eldir3d.evo", T, "mass_spring3_" + m);
     }};
 
-nlohmann::json readJson(const std::string &path) {
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  return nlohmann::json::parse(in);
-}
-
-void flatten(const nlohmann::json &j, std::vector<double> &out) {
-  if (j.is_array() || j.is_object()) {
-    for (const auto &x : j)
-      flatten(x, out);
-    return;
-  }
-  out.push_back(j.get<double>());
-}
+using test::flatten;
+using test::readJson;
 
 /// Losses and gradients of the robots `which` (all when empty) with `backend`.
 runtime::SimResult simulate(const Reference &ref, const std::string &backend,

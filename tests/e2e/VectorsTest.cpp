@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "JsonFiles.h"
 #include "core/JsonIO.h"
 #include "core/Train.h"
 #include "driver/Session.h"
@@ -26,20 +27,8 @@ namespace {
 const std::string kShared = std::string(EVOC_SHARED_DIR) + "/testdata/eldir-vectors/";
 const std::string kExtra = std::string(EVOC_SOURCE_DIR) + "/tests/data/eldir-extra/";
 
-nlohmann::json readJson(const std::string &path) {
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  return nlohmann::json::parse(in);
-}
-
-void flatten(const nlohmann::json &j, std::vector<double> &out) {
-  if (j.is_array() || j.is_object()) {
-    for (const auto &x : j)
-      flatten(x, out);
-    return;
-  }
-  out.push_back(j.get<double>());
-}
+using test::flatten;
+using test::readJson;
 
 /// Largest |entry| over all of a robot's expected gradient tensors.
 double largestEntry(const nlohmann::json &grad) {

@@ -44,6 +44,28 @@ ACTUATION = 0.1
 # ---------------------------------------------------------------------------
 # Simulation (torch, f64, autograd)
 
+def controller_act(x, v, t, params, phases, ones2):
+    """ELDiR's MLP at step t: 10 sines, then per point 0.05 (x - c) and
+    0.05 v, then 1, 1; tanh hidden and output layers (one output a spring)."""
+    import torch
+    c = x.mean(dim=0)
+    sines = torch.sin(10.0 * (t - 1) * DT + phases)
+    per_point = torch.cat([0.05 * (x - c), 0.05 * v], dim=1).reshape(-1)
+    inp = torch.cat([sines, per_point, ones2])
+    hid = torch.tanh(params["w1"] @ inp + params["b1"])
+    return torch.tanh(params["w2"] @ hid + params["b2"])
+
+
+def spring_velocity_change(x, v, a, b, rest, stiff, actu, act):
+    """The sum of ELDiR's spring impulses on every point (-j on a, +j on b)."""
+    import torch
+    d = x[a] - x[b]
+    L = torch.sqrt((d * d).sum(dim=1)) + 1e-4
+    target = rest * (1.0 + actu * act)
+    imp = (DT * (L - target) * stiff / L).unsqueeze(1) * d
+    return torch.zeros_like(v).index_add(0, a, -imp).index_add(0, b, imp)
+
+
 def rollout_loss(robot, params, steps, contact):
     """Loss of one robot's rollout of `steps` states; params are leaf tensors."""
     import torch
@@ -56,7 +78,6 @@ def rollout_loss(robot, params, steps, contact):
     rest = torch.tensor([float(s[2]) for s in spr], dtype=f64)
     stiff = torch.tensor([float(s[3]) for s in spr], dtype=f64)
     actu = torch.tensor([float(s[4]) for s in spr], dtype=f64)
-    w1, b1, w2, b2 = params["w1"], params["b1"], params["w2"], params["b2"]
 
     # Initial placement: lift the whole body so that no point is below ground.
     lowest = float(pts[:, 1].min())
@@ -73,19 +94,8 @@ def rollout_loss(robot, params, steps, contact):
     zero = torch.zeros((), dtype=f64)
 
     for t in range(1, steps):
-        # controller
-        c = x.mean(dim=0)
-        sines = torch.sin(10.0 * (t - 1) * DT + phases)
-        per_point = torch.cat([0.05 * (x - c), 0.05 * v], dim=1).reshape(-1)
-        inp = torch.cat([sines, per_point, ones2])
-        hid = torch.tanh(w1 @ inp + b1)
-        act = torch.tanh(w2 @ hid + b2)
-        # springs
-        d = x[a] - x[b]
-        L = torch.sqrt((d * d).sum(dim=1)) + 1e-4
-        target = rest * (1.0 + actu * act)
-        imp = (DT * (L - target) * stiff / L).unsqueeze(1) * d
-        vinc = torch.zeros_like(v).index_add(0, a, -imp).index_add(0, b, imp)
+        act = controller_act(x, v, t, params, phases, ones2)
+        vinc = spring_velocity_change(x, v, a, b, rest, stiff, actu, act)
         # integrate
         v1 = decay * v + grav + vinc
         xn = x + DT * v1
@@ -240,9 +250,9 @@ def rounded(v, digits=4):
     return float("%.*e" % (digits - 1, v))
 
 
-def random_params(rng, n_points, n_springs):
+def random_params(rng, n_points, n_springs, dim=2):
     """Xavier-normal weights (gain 2 for W1, 3 for W2), non-zero biases."""
-    ninp = N_SINES + 4 * n_points + 2
+    ninp = N_SINES + 2 * dim * n_points + 2
 
     def xavier(out, inp, gain):
         std = gain * math.sqrt(2.0 / (inp + out))

@@ -29,8 +29,15 @@ ROBOTS.json / PARAMS.json are exactly the formats `evoc sim` reads (3D points).
 import argparse
 import json
 import math
+import os
 import random
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The controller, the ELDiR spring law, parameters and result files are
+# eldir_reference.py's.
+import eldir_reference as ref2  # noqa: E402
+from eldir_reference import compare, write_results  # noqa: E402,F401
 
 # ---------------------------------------------------------------------------
 # The worlds. ELDiR's (SCIENCE.md) in 3D; Fang's 3D world (MULTITASK.md).
@@ -62,7 +69,6 @@ def rollout_loss(robot, params, steps, model):
     rest = torch.tensor([float(s[2]) for s in spr], dtype=f64)
     stiff = torch.tensor([float(s[3]) for s in spr], dtype=f64)
     actu = torch.tensor([float(s[4]) for s in spr], dtype=f64)
-    w1, b1, w2, b2 = params["w1"], params["b1"], params["w2"], params["b2"]
 
     # Initial placement: lift the whole body so that no point is below ground.
     lowest = float(pts[:, 2].min())
@@ -80,28 +86,19 @@ def rollout_loss(robot, params, steps, model):
     up = torch.tensor([0.0, 0.0, 1.0], dtype=f64)
 
     for t in range(1, steps):
-        # controller: 10 sines, then per point 0.05 (x - c) and 0.05 v, then 1, 1
-        c = x.mean(dim=0)
-        sines = torch.sin(10.0 * (t - 1) * DT + phases)
-        per_point = torch.cat([0.05 * (x - c), 0.05 * v], dim=1).reshape(-1)
-        inp = torch.cat([sines, per_point, ones2])
-        hid = torch.tanh(w1 @ inp + b1)
-        act = torch.tanh(w2 @ hid + b2)
-        # springs
-        d = x[a] - x[b]
+        act = ref2.controller_act(x, v, t, params, phases, ones2)
         if model == "fang":
             # MULTITASK.md: L = sqrt(d.d + 1e-8) + 1e-4, actuation clamped,
             # plus the dashpot zeta ((v_a - v_b) . u) u, u = d / |d|.
+            d = x[a] - x[b]
             L = torch.sqrt((d * d).sum(dim=1) + 1e-8) + 1e-4
             target = rest * (1.0 + actu * torch.clamp(act, -1.0, 1.0))
             u = d / torch.sqrt((d * d).sum(dim=1)).unsqueeze(1)
             rel = ((v[a] - v[b]) * u).sum(dim=1)
             imp = (DT * (L - target) * stiff / L).unsqueeze(1) * d + (zeta * rel).unsqueeze(1) * u
+            vinc = torch.zeros_like(v).index_add(0, a, -imp).index_add(0, b, imp)
         else:
-            L = torch.sqrt((d * d).sum(dim=1)) + 1e-4
-            target = rest * (1.0 + actu * act)
-            imp = (DT * (L - target) * stiff / L).unsqueeze(1) * d
-        vinc = torch.zeros_like(v).index_add(0, a, -imp).index_add(0, b, imp)
+            vinc = ref2.spring_velocity_change(x, v, a, b, rest, stiff, actu, act)
         # integrate
         v1 = decay * v + grav + vinc
         xn = x + DT * v1
@@ -209,72 +206,8 @@ def random_robot(rng, cells, stiffness, edge=0.05):
     return {"points": points, "springs": springs}
 
 
-def rounded(v, digits=4):
-    """A double with `digits` significant digits, so the JSON text is short and
-    both sides read exactly the same value."""
-    return float("%.*e" % (digits - 1, v))
-
-
 def random_params(rng, n_points, n_springs):
-    """Xavier-normal weights (gain 2 for W1, 3 for W2), non-zero biases."""
-    ninp = N_SINES + 6 * n_points + 2
-
-    def xavier(out, inp, gain):
-        std = gain * math.sqrt(2.0 / (inp + out))
-        return [[rounded(rng.gauss(0.0, std)) for _ in range(inp)] for _ in range(out)]
-
-    def bias(k):
-        return [rounded(rng.choice((-1, 1)) * rng.uniform(0.05, 0.3)) for _ in range(k)]
-
-    return {"w1": xavier(HIDDEN, ninp, 2.0), "b1": bias(HIDDEN),
-            "w2": xavier(n_springs, HIDDEN, 3.0), "b2": bias(n_springs)}
-
-
-# ---------------------------------------------------------------------------
-# Result files
-
-def flat(j):
-    if isinstance(j, list):
-        for x in j:
-            yield from flat(x)
-    elif isinstance(j, dict):
-        for k in ("w1", "b1", "w2", "b2"):
-            yield from flat(j[k])
-    else:
-        yield float(j)
-
-
-def compare(expected, got):
-    """Per robot: (loss relative error, max gradient error / max |expected|)."""
-    assert len(expected["results"]) == len(got["results"])
-    out = []
-    for e, g in zip(expected["results"], got["results"]):
-        lrel = abs(e["loss"] - g["loss"]) / abs(e["loss"])
-        scale = max(abs(x) for x in flat(e["grad"]))
-        gerr = 0.0
-        for k in ("w1", "b1", "w2", "b2"):
-            fe, fg = list(flat(e["grad"][k])), list(flat(g["grad"][k]))
-            assert len(fe) == len(fg), k
-            gerr = max(gerr, max(abs(p - q) for p, q in zip(fe, fg)))
-        out.append((lrel, gerr / scale))
-    return out
-
-
-def _round_nested(j, digits):
-    if isinstance(j, list):
-        return [_round_nested(x, digits) for x in j]
-    return rounded(j, digits)
-
-
-def write_results(path, results, grad_digits=None):
-    if grad_digits is not None:
-        results = [{"loss": r["loss"],
-                    "grad": {k: _round_nested(r["grad"][k], grad_digits)
-                             for k in ("w1", "b1", "w2", "b2")}}
-                   for r in results]
-    with open(path, "w") as f:
-        json.dump({"results": results}, f, separators=(",", ":"))
-        f.write("\n")
+    return ref2.random_params(rng, n_points, n_springs, dim=3)
 
 
 def main(argv):

@@ -46,7 +46,7 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import eldir_reference as ref2  # noqa: E402  (result files, check)
+import eldir_reference as ref2  # noqa: E402  (controller, springs, result files, check)
 
 DT = 0.004
 DAMPING = 15.0
@@ -178,7 +178,6 @@ def rollout_loss(robot, params, steps, model, terrain, dim):
     rest = torch.tensor([float(s[2]) for s in spr], dtype=f64)
     stiff = torch.tensor([float(s[3]) for s in spr], dtype=f64)
     actu = torch.tensor([float(s[4]) for s in spr], dtype=f64)
-    w1, b1, w2, b2 = params["w1"], params["b1"], params["w2"], params["b2"]
     ground = Profile(terrain) if dim == 2 else Field(terrain)
 
     # The ground's pieces at horizontal position `at` (a column of x in 2D,
@@ -221,17 +220,8 @@ def rollout_loss(robot, params, steps, model, terrain, dim):
     grav = DT * GRAVITY * up
 
     for t in range(1, steps):
-        c = x.mean(dim=0)
-        sines = torch.sin(10.0 * (t - 1) * DT + phases)
-        per_point = torch.cat([0.05 * (x - c), 0.05 * v], dim=1).reshape(-1)
-        inp = torch.cat([sines, per_point, ones2])
-        hid = torch.tanh(w1 @ inp + b1)
-        act = torch.tanh(w2 @ hid + b2)
-        d = x[a] - x[b]
-        L = torch.sqrt((d * d).sum(dim=1)) + 1e-4
-        target = rest * (1.0 + actu * act)
-        imp = (DT * (L - target) * stiff / L).unsqueeze(1) * d
-        vinc = torch.zeros_like(v).index_add(0, a, -imp).index_add(0, b, imp)
+        act = ref2.controller_act(x, v, t, params, phases, ones2)
+        vinc = ref2.spring_velocity_change(x, v, a, b, rest, stiff, actu, act)
         v1 = decay * v + grav + vinc
         x1 = x + DT * v1
         at = x1[:, :dim - 1]
