@@ -1,5 +1,6 @@
 // Op tables (driven by the EVOC_IR_OPS list) and Module look-ups.
 #include "ir/IR.h"
+#include "ir/Walk.h"
 
 namespace evoc::ir {
 
@@ -85,29 +86,6 @@ void deriveSetSizes(const Module &m, int64_t *sizes) {
 
 namespace evoc::ir {
 
-namespace {
-void copyBlock(const Block &from, Block &to) {
-  to.arg = from.arg;
-  for (const auto &ip : from.insts) {
-    auto in = std::make_unique<Inst>();
-    in->op = ip->op;
-    in->type = ip->type;
-    in->result = ip->result;
-    in->args = ip->args;
-    in->f = ip->f;
-    in->i = ip->i;
-    in->buffer = ip->buffer;
-    in->set = ip->set;
-    in->loc = ip->loc;
-    if (ip->body) {
-      in->body = std::make_unique<Block>();
-      copyBlock(*ip->body, *in->body);
-    }
-    to.insts.push_back(std::move(in));
-  }
-}
-} // namespace
-
 Module clone(const Module &m) {
   Module c;
   c.name = m.name;
@@ -116,20 +94,8 @@ Module clone(const Module &m) {
   c.sets = m.sets;
   c.buffers = m.buffers;
   c.lossTerms = m.lossTerms;
-  for (const Kernel &k : m.kernels) {
-    c.kernels.emplace_back();
-    Kernel &d = c.kernels.back();
-    d.name = k.name;
-    d.kind = k.kind;
-    d.windowBegin = k.windowBegin;
-    d.windowEnd = k.windowEnd;
-    d.windowSlot = k.windowSlot;
-    d.windowReduce = k.windowReduce;
-    d.primal = k.primal;
-    d.nextValue = k.nextValue;
-    d.valueTypes = k.valueTypes;
-    copyBlock(k.body, d.body);
-  }
+  for (const Kernel &k : m.kernels)
+    c.kernels.push_back(cloneKernel(k));
   return c;
 }
 

@@ -3,8 +3,8 @@
 #include <map>
 
 #include "ir/Verifier.h"
+#include "ir/Walk.h"
 #include "opt/Passes.h"
-#include "opt/Rewrite.h"
 
 namespace evoc::opt {
 

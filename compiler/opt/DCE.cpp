@@ -2,8 +2,8 @@
 #include <functional>
 #include <set>
 
+#include "ir/Walk.h"
 #include "opt/Passes.h"
-#include "opt/Rewrite.h"
 
 namespace evoc::opt {
 
@@ -16,7 +16,7 @@ bool isUpdate(Op op) { return op == Op::LocalAdd || op == Op::LocalMax || op == 
 // One sweep; returns true if anything was removed.
 bool sweep(Kernel &k) {
   std::set<ValueId> used, readSlots;
-  forEachInst(k.body, [&](const Inst &in) {
+  walk(k.body, [&](const Inst &in) {
     for (size_t a = 0; a < in.args.size(); ++a)
       if (!(isUpdate(in.op) && a == 0))
         used.insert(in.args[a]);

@@ -7,9 +7,10 @@
 // by both (that would reorder a float sum).
 #include <map>
 #include <set>
+#include <unordered_map>
 
+#include "ir/Walk.h"
 #include "opt/Passes.h"
-#include "opt/Rewrite.h"
 
 namespace evoc::opt {
 
@@ -22,10 +23,7 @@ public:
   Fuser(const Module &m, Kernel &k) : m_(m), k_(k) {}
 
   void run() {
-    forEachInst(k_.body, [&](const Inst &in) {
-      if (in.result)
-        defs_[in.result] = &in;
-    });
+    defs_ = definitions(k_.body);
     block(k_.body);
   }
 
@@ -75,7 +73,7 @@ private:
   Access accesses(const Inst &loop) const {
     Access a;
     ValueId arg = loop.body->arg;
-    forEachInst(*loop.body, [&](const Inst &in) {
+    walk(*loop.body, [&](const Inst &in) {
       if (in.op == Op::LocalAdd || in.op == Op::LocalMax || in.op == Op::LocalMin)
         a.updatedSlots.insert(in.args[0]);
       if (in.buffer < 0)
@@ -131,7 +129,7 @@ private:
 
   const Module &m_;
   Kernel &k_;
-  std::map<ValueId, const Inst *> defs_;
+  std::unordered_map<ValueId, const Inst *> defs_;
 };
 
 } // namespace

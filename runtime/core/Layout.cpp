@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/Aligned.h"
+#include "ir/Walk.h"
 #include "support/Error.h"
 
 namespace evoc::runtime {
@@ -11,12 +12,10 @@ namespace evoc::runtime {
 namespace {
 
 void collectBuffers(const ir::Block &b, std::vector<char> &seen) {
-  for (const auto &inst : b.insts) {
-    if (inst->buffer >= 0 && inst->buffer < int(seen.size()))
-      seen[inst->buffer] = 1;
-    if (inst->body)
-      collectBuffers(*inst->body, seen);
-  }
+  ir::walk(b, [&](const ir::Inst &in) {
+    if (in.buffer >= 0 && in.buffer < int(seen.size()))
+      seen[in.buffer] = 1;
+  });
 }
 
 std::string keyOf(const ir::Buffer &b) { return b.field.empty() ? b.name : b.field; }

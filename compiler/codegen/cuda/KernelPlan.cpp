@@ -11,9 +11,11 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
+
+#include "ir/Walk.h"
 
 namespace evoc::codegen::cuda {
 namespace {
@@ -39,7 +41,12 @@ struct Extent {
 
 class Analysis {
 public:
-  Analysis(const ir::Module &m, const ir::Kernel &k) : m_(m) { index(k.body, -1); }
+  Analysis(const ir::Module &m, const ir::Kernel &k) : m_(m), def_(ir::definitions(k.body)) {
+    ir::walk(k.body, [&](const Inst &in) {
+      if (in.op == Op::Loop)
+        loopSet_[in.body->arg] = in.set;
+    });
+  }
 
   KernelPlan run(const ir::Kernel &k) {
     KernelPlan plan;
@@ -68,17 +75,6 @@ public:
   }
 
 private:
-  void index(const ir::Block &b, int set) {
-    if (b.arg)
-      loopSet_[b.arg] = set;
-    for (const auto &ip : b.insts) {
-      if (ip->result)
-        def_[ip->result] = ip.get();
-      if (ip->op == Op::Loop)
-        index(*ip->body, ip->set);
-    }
-  }
-
   /// Whether int value v is the same at every step of a rollout.
   bool bodyInvariant(ValueId v) const {
     if (loopSet_.count(v))
@@ -193,20 +189,12 @@ private:
     std::optional<Extent> slice;
   };
 
-  static void walk(const ir::Block &b, const std::function<void(const Inst &)> &f) {
-    for (const auto &ip : b.insts) {
-      f(*ip);
-      if (ip->op == Op::Loop)
-        walk(*ip->body, f);
-    }
-  }
-
   LoopPlan planLoop(const Inst &loop, const std::set<ValueId> &topLocals) {
     LoopPlan lp;
     ValueId e = loop.body->arg;
     std::map<int, std::vector<Access>> loads, stores, accs;
     bool serial = false;
-    walk(*loop.body, [&](const Inst &in) {
+    ir::walk(*loop.body, [&](const Inst &in) {
       switch (in.op) {
       case Op::Load:
         loads[in.buffer].push_back({&in, owned(in.args[0], e)});
@@ -407,7 +395,7 @@ private:
   }
 
   void collectUses(const ir::Block &b, KernelPlan &plan) {
-    walk(b, [&](const Inst &in) {
+    ir::walk(b, [&](const Inst &in) {
       if (in.op == Op::Load)
         plan.loaded.insert(in.buffer);
       if (in.op == Op::Store)
@@ -418,7 +406,7 @@ private:
   }
 
   const ir::Module &m_;
-  std::map<ValueId, const Inst *> def_;
+  std::unordered_map<ValueId, const Inst *> def_;
   std::map<ValueId, int> loopSet_;
 };
 

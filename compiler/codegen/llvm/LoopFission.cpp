@@ -14,12 +14,13 @@
 #include "codegen/llvm/LoopFission.h"
 
 #include <algorithm>
-#include <functional>
 #include <iterator>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "ir/Walk.h"
 
 namespace evoc::codegen::cpu {
 
@@ -46,23 +47,18 @@ bool localOp(Op op) {
 
 /// Buffers written / accessed by an instruction, including inside its loop.
 void access(const Inst &in, std::set<int> &written, std::set<int> &accessed) {
-  if (in.buffer >= 0) {
-    accessed.insert(in.buffer);
-    if (in.op == Op::Store || in.op == Op::AccAdd)
-      written.insert(in.buffer);
-  }
-  if (in.body)
-    for (const auto &i : in.body->insts)
-      access(*i, written, accessed);
+  ir::walk(in, [&](const Inst &i) {
+    if (i.buffer < 0)
+      return;
+    accessed.insert(i.buffer);
+    if (i.op == Op::Store || i.op == Op::AccAdd)
+      written.insert(i.buffer);
+  });
 }
 
 /// Every operand used by an instruction, including inside its loop body.
 void collectArgs(const Inst &in, std::unordered_set<ValueId> &out) {
-  for (ValueId a : in.args)
-    out.insert(a);
-  if (in.body)
-    for (const auto &i : in.body->insts)
-      collectArgs(*i, out);
+  ir::walk(in, [&](const Inst &i) { out.insert(i.args.begin(), i.args.end()); });
 }
 
 class Fission {
@@ -77,6 +73,17 @@ private:
       k_.valueTypes.resize(v + 1, ir::Type::None);
     k_.valueTypes[v] = t;
     return v;
+  }
+
+  /// A new float scratch array over `set` (one value per element).
+  int scratch(int set) {
+    ir::Buffer sb;
+    sb.name = "codegen.fission." + std::to_string(m_.buffers.size());
+    sb.elem = ir::Type::F;
+    sb.role = ir::Role::Temp;
+    sb.sets = {set};
+    m_.buffers.push_back(sb);
+    return int(m_.buffers.size()) - 1;
   }
 
   int block(Block &b) {
@@ -139,16 +146,7 @@ private:
   std::unique_ptr<Inst> hoist(Inst &loop) {
     Block &body = *loop.body;
     const ValueId arg = body.arg;
-    std::unordered_map<ValueId, const Inst *> defs;
-    std::function<void(const Block &)> collect = [&](const Block &bl) {
-      for (const auto &in : bl.insts) {
-        if (in->result)
-          defs[in->result] = in.get();
-        if (in->body)
-          collect(*in->body);
-      }
-    };
-    collect(body);
+    const std::unordered_map<ValueId, const Inst *> defs = ir::definitions(body);
     std::set<int> written, ignored;
     bool blocked = false;
     for (const auto &in : body.insts) {
@@ -241,29 +239,16 @@ private:
       if (!need[i])
         continue;
       const Inst &src = *body.insts[i];
-      auto c = std::make_unique<Inst>();
-      c->op = src.op;
-      c->type = src.type;
-      c->f = src.f;
-      c->i = src.i;
-      c->buffer = src.buffer;
-      c->set = src.set;
-      c->loc = src.loc;
-      for (ValueId a : src.args)
-        c->args.push_back(mapped(a));
+      std::unique_ptr<Inst> c = ir::cloneInst(src);
+      for (ValueId &a : c->args)
+        a = mapped(a);
       c->result = remap[src.result] = fresh(src.type);
       pre->body->insts.push_back(std::move(c));
     }
     int saved = 0;
     for (size_t r : roots) {
       Inst &in = *body.insts[r];
-      ir::Buffer sb;
-      sb.name = "codegen.fission." + std::to_string(m_.buffers.size());
-      sb.elem = ir::Type::F;
-      sb.role = ir::Role::Temp;
-      sb.sets = {loop.set};
-      const int buf = int(m_.buffers.size());
-      m_.buffers.push_back(sb);
+      const int buf = scratch(loop.set);
       auto save = std::make_unique<Inst>();
       save->op = Op::Store;
       save->buffer = buf;
@@ -341,27 +326,15 @@ private:
       return v;
     const Inst &src = *insts_[it->second];
     ValueId nv;
-    if (recompute(src, group_[it->second])) { // clone it here
-      auto c = std::make_unique<Inst>();
-      c->op = src.op;
-      c->type = src.type;
-      c->f = src.f;
-      c->i = src.i;
-      c->buffer = src.buffer;
-      c->set = src.set;
-      c->loc = src.loc;
-      for (ValueId a : args_[it->second])
-        c->args.push_back(materialize(a, g, out, remap, saves, setIdx));
+    if (recompute(src, group_[it->second])) { // clone it here, on its original operands
+      std::unique_ptr<Inst> c = ir::cloneInst(src);
+      c->args = args_[it->second];
+      for (ValueId &a : c->args)
+        a = materialize(a, g, out, remap, saves, setIdx);
       c->result = nv = fresh(src.type);
       out.insts.push_back(std::move(c));
     } else { // through a scratch array written by its own loop
-      ir::Buffer sb;
-      sb.name = "codegen.fission." + std::to_string(m_.buffers.size());
-      sb.elem = ir::Type::F;
-      sb.role = ir::Role::Temp;
-      sb.sets = {setIdx};
-      const int buf = int(m_.buffers.size());
-      m_.buffers.push_back(sb);
+      const int buf = scratch(setIdx);
       auto save = std::make_unique<Inst>();
       save->op = Op::Store;
       save->buffer = buf;
@@ -523,12 +496,10 @@ namespace {
 // force's division depends on the tanh rather than on memory, so the split
 // moves it into the vectorised slice with the tanh.
 void writtenIn(const Block &b, std::set<int> &out) {
-  for (const auto &in : b.insts) {
-    if (in->op == Op::Store || in->op == Op::AccAdd)
-      out.insert(in->buffer);
-    if (in->body)
-      writtenIn(*in->body, out);
-  }
+  ir::walk(b, [&](const Inst &in) {
+    if (in.op == Op::Store || in.op == Op::AccAdd)
+      out.insert(in.buffer);
+  });
 }
 
 void forwardStores(const ir::Module &m, Block &b, std::unordered_map<ValueId, ValueId> &repl) {
