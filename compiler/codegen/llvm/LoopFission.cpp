@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/Builder.h"
 #include "ir/Walk.h"
 
 namespace evoc::codegen::cpu {
@@ -63,18 +64,10 @@ void collectArgs(const Inst &in, std::unordered_set<ValueId> &out) {
 
 class Fission {
 public:
-  Fission(ir::Module &m, ir::Kernel &k) : m_(m), k_(k) {}
+  Fission(ir::Module &m, ir::Kernel &k) : m_(m), k_(k), bld_(m, k) {}
   int run() { return block(k_.body); }
 
 private:
-  ValueId fresh(ir::Type t) {
-    ValueId v = k_.nextValue++;
-    if (k_.valueTypes.size() <= v)
-      k_.valueTypes.resize(v + 1, ir::Type::None);
-    k_.valueTypes[v] = t;
-    return v;
-  }
-
   /// A new float scratch array over `set` (one value per element).
   int scratch(int set) {
     ir::Buffer sb;
@@ -92,19 +85,14 @@ private:
       Inst &in = *b.insts[idx];
       if (in.op != Op::Loop)
         continue;
-      n += block(*in.body); // inner loops first
-      std::vector<std::unique_ptr<Inst>> more = split(in);
-      if (more.empty()) {
-        if (std::unique_ptr<Inst> pre = hoist(in)) { // before the loop
-          b.insts.insert(b.insts.begin() + std::ptrdiff_t(idx), std::move(pre));
-          ++idx;
-          ++n;
-        }
-        continue;
+      n += block(*in.body);               // inner loops first
+      if (size_t added = split(b, idx)) { // loops inserted after it
+        idx += added;
+        ++n;
+      } else if (hoist(b, idx)) { // a loop inserted before it
+        ++idx;
+        ++n;
       }
-      for (auto &l : more)
-        b.insts.insert(b.insts.begin() + std::ptrdiff_t(++idx), std::move(l));
-      n += more.empty() ? 0 : 1;
     }
     return n;
   }
@@ -143,7 +131,10 @@ private:
     return false;
   }
 
-  std::unique_ptr<Inst> hoist(Inst &loop) {
+  /// Hoists out of loop b.insts[idx] into a loop inserted before it; returns
+  /// whether it did.
+  bool hoist(Block &b, size_t idx) {
+    Inst &loop = *b.insts[idx];
     Block &body = *loop.body;
     const ValueId arg = body.arg;
     const std::unordered_map<ValueId, const Inst *> defs = ir::definitions(body);
@@ -158,7 +149,7 @@ private:
         blocked = true;
     }
     if (!blocked)
-      return nullptr;
+      return false;
     // Hoistable: pure ops and loads of never-written buffers whose operands
     // are hoistable, the loop index, or defined outside the loop.
     const size_t n = body.insts.size();
@@ -208,7 +199,7 @@ private:
     }
     std::reverse(roots.begin(), roots.end());
     if (roots.empty())
-      return nullptr;
+      return false;
     // The hoisted loop: every hoistable instruction some root needs, cloned
     // in order, then the saves of the roots the loop still uses.
     std::vector<char> need(n, 0);
@@ -223,14 +214,11 @@ private:
     for (size_t i = 0; i < n; ++i)
       costly += need[i] && hoistWorthy(body.insts[i]->op);
     if (costly < 2)
-      return nullptr;
-    auto pre = std::make_unique<Inst>();
-    pre->op = Op::Loop;
-    pre->set = loop.set;
-    pre->loc = loop.loc;
-    pre->body = std::make_unique<Block>();
-    const ValueId idx = pre->body->arg = fresh(ir::Type::I);
-    std::unordered_map<ValueId, ValueId> remap{{arg, idx}};
+      return false;
+    bld_.setInsertPoint(b, idx);
+    bld_.setLoc(loop.loc);
+    const ValueId pidx = bld_.beginLoop(loop.set);
+    std::unordered_map<ValueId, ValueId> remap{{arg, pidx}};
     auto mapped = [&](ValueId v) {
       auto it = remap.find(v);
       return it == remap.end() ? v : it->second;
@@ -242,27 +230,21 @@ private:
       std::unique_ptr<Inst> c = ir::cloneInst(src);
       for (ValueId &a : c->args)
         a = mapped(a);
-      c->result = remap[src.result] = fresh(src.type);
-      pre->body->insts.push_back(std::move(c));
+      c->result = remap[src.result] = bld_.newValue(src.type);
+      bld_.insert(std::move(c));
     }
-    int saved = 0;
+    bld_.setLoc({});
     for (size_t r : roots) {
       Inst &in = *body.insts[r];
       const int buf = scratch(loop.set);
-      auto save = std::make_unique<Inst>();
-      save->op = Op::Store;
-      save->buffer = buf;
-      save->args = {idx, remap.at(in.result)};
-      pre->body->insts.push_back(std::move(save));
+      bld_.store(buf, pidx, remap.at(in.result));
       // The loop loads the value instead of computing it (same result id).
       in.op = Op::Load;
       in.buffer = buf;
       in.args = {arg};
-      ++saved;
     }
-    if (!saved)
-      return nullptr;
-    return pre;
+    bld_.endLoop();
+    return true;
   }
 
   // --- one loop ---------------------------------------------------------
@@ -318,7 +300,7 @@ private:
 
   /// Makes value v available in the loop of group g being built in `out`.
   ValueId materialize(ValueId v, int g, Block &out, std::unordered_map<ValueId, ValueId> &remap,
-                      std::vector<std::unique_ptr<Inst>> (&saves)[4], int setIdx) {
+                      int setIdx) {
     if (auto r = remap.find(v); r != remap.end())
       return r->second;
     auto it = def_.find(v);
@@ -330,30 +312,32 @@ private:
       std::unique_ptr<Inst> c = ir::cloneInst(src);
       c->args = args_[it->second];
       for (ValueId &a : c->args)
-        a = materialize(a, g, out, remap, saves, setIdx);
-      c->result = nv = fresh(src.type);
-      out.insts.push_back(std::move(c));
+        a = materialize(a, g, out, remap, setIdx);
+      c->result = nv = bld_.newValue(src.type);
+      bld_.setInsertPoint(out);
+      bld_.insert(std::move(c));
     } else { // through a scratch array written by its own loop
       const int buf = scratch(setIdx);
-      auto save = std::make_unique<Inst>();
-      save->op = Op::Store;
-      save->buffer = buf;
-      save->args = {indexOf_[size_t(group_[it->second])], v};
-      saves[group_[it->second]].push_back(std::move(save));
-      auto load = std::make_unique<Inst>();
-      load->op = Op::Load;
-      load->type = ir::Type::F;
-      load->buffer = buf;
-      load->args = {indexOf_[size_t(g)]};
-      load->result = nv = fresh(ir::Type::F);
-      out.insts.push_back(std::move(load));
+      saves_.push_back({group_[it->second], buf, v});
+      bld_.setInsertPoint(out);
+      bld_.setLoc({});
+      nv = bld_.load(buf, indexOf_[size_t(g)]);
     }
     remap[v] = nv;
     return nv;
   }
   ValueId indexOf_[4] = {0, 0, 0, 0}; // the loop index of each group's loop
+  /// Values stored to scratch at the end of their group's loop: (group,
+  /// buffer, value).
+  struct Save {
+    int group, buffer;
+    ValueId value;
+  };
+  std::vector<Save> saves_;
 
-  std::vector<std::unique_ptr<Inst>> split(Inst &loop) {
+  /// Splits loop b.insts[idx] into loops inserted after it; returns how many.
+  size_t split(Block &b, size_t idx) {
+    Inst &loop = *b.insts[idx];
     Block &body = *loop.body;
     const size_t n = body.insts.size();
     insts_.clear();
@@ -398,7 +382,7 @@ private:
       costly = true;
     }
     if (!hasLoop || !costly)
-      return {};
+      return 0;
     // Stores of the slice's results join the slice when no other
     // instruction of the loop touches their buffer.
     for (size_t i = 0; i < n; ++i) {
@@ -427,10 +411,10 @@ private:
         access(*body.insts[i], group_[i] == 1 ? w1 : w3, group_[i] == 1 ? a1 : a3);
     for (int b : w1)
       if (a3.count(b))
-        return {};
+        return 0;
     for (int b : w3)
       if (a1.count(b))
-        return {};
+        return 0;
     bool any3 = false;
     for (size_t i = 0; i < n; ++i) {
       if (group_[i] == 1)
@@ -438,23 +422,22 @@ private:
       any3 |= group_[i] == 3;
       for (ValueId a : body.insts[i]->args)
         if (a != body.arg && !reachable(a, group_[i]))
-          return {};
+          return 0;
     }
 
-    // Build the loops.
-    std::vector<std::unique_ptr<Inst>> loops;
-    std::vector<std::unique_ptr<Inst>> saves[4];
-    std::vector<std::unique_ptr<Inst>> parts[4];
+    // Build the loops, after this one.
+    const int last = any3 ? 3 : 2;
+    Block *out[4] = {nullptr, &body, nullptr, nullptr};
     indexOf_[1] = body.arg;
-    for (int g = 2; g <= (any3 ? 3 : 2); ++g) {
-      auto l = std::make_unique<Inst>();
-      l->op = Op::Loop;
-      l->set = loop.set;
-      l->loc = loop.loc;
-      l->body = std::make_unique<Block>();
-      l->body->arg = indexOf_[g] = fresh(ir::Type::I);
-      loops.push_back(std::move(l));
+    saves_.clear();
+    bld_.setInsertPoint(b, idx + 1);
+    bld_.setLoc(loop.loc);
+    for (int g = 2; g <= last; ++g) {
+      indexOf_[g] = bld_.beginLoop(loop.set);
+      out[g] = b.insts[idx + size_t(g) - 1]->body.get();
+      bld_.endLoop();
     }
+    std::vector<std::unique_ptr<Inst>> kept; // group 1 stays in this loop
     std::unordered_map<ValueId, ValueId> remap[4];
     for (int g = 2; g <= 3; ++g)
       remap[g][body.arg] = indexOf_[g];
@@ -462,25 +445,26 @@ private:
       std::unique_ptr<Inst> in = std::move(body.insts[i]);
       const int g = group_[i];
       if (g == 1) {
-        parts[1].push_back(std::move(in));
+        kept.push_back(std::move(in));
         continue;
       }
-      Block &out = *loops[size_t(g - 2)]->body;
       for (ValueId &a : in->args)
-        a = materialize(a, g, out, remap[g], saves, loop.set);
-      out.insts.push_back(std::move(in));
+        a = materialize(a, g, *out[g], remap[g], loop.set);
+      out[g]->insts.push_back(std::move(in));
     }
-    for (auto &s : saves[1])
-      parts[1].push_back(std::move(s));
-    body.insts = std::move(parts[1]);
-    if (any3) // values the last loop takes from the slice are saved at its end
-      for (auto &s : saves[2])
-        loops[0]->body->insts.push_back(std::move(s));
-    return loops;
+    body.insts = std::move(kept);
+    // Values a later loop takes from an earlier one are saved at its end.
+    bld_.setLoc({});
+    for (const Save &sv : saves_) {
+      bld_.setInsertPoint(*out[sv.group]);
+      bld_.store(sv.buffer, indexOf_[size_t(sv.group)], sv.value);
+    }
+    return size_t(last - 1);
   }
 
   ir::Module &m_;
   ir::Kernel &k_;
+  ir::Builder bld_;
 };
 
 } // namespace
