@@ -30,8 +30,7 @@ AdjointEmitter::AdjointEmitter(Module &m, int fwd, Kernel &adj)
 void AdjointEmitter::analyse(const Block &b, std::vector<const Inst *> &loops) {
   for (const auto &ip : b.insts) {
     const Inst &in = *ip;
-    bool slotOp = in.op == Op::LocalAdd || in.op == Op::LocalMax || in.op == Op::LocalMin ||
-                  in.op == Op::LocalGet;
+    bool slotOp = isLocalOp(in.op) && in.op != Op::Local; // operand 0 is a slot
     for (size_t k = 0; k < in.args.size(); ++k) {
       if (slotOp && k == 0)
         continue;
@@ -107,7 +106,16 @@ bool AdjointEmitter::activity(const Block &b) {
       if (in.type == Type::F && (active_[in.args[1]] || active_[in.args[2]]))
         set(in.result);
       break;
-    default:
+    case Op::Time:
+    case Op::Size:
+    case Op::IToF:
+    case Op::Local:
+    EVOC_IR_CASE_CONSTS:
+    EVOC_IR_CASE_FLOAT_BINARY:
+    EVOC_IR_CASE_FLOAT_UNARY:
+    EVOC_IR_CASE_COMPARE:
+    EVOC_IR_CASE_LOGIC:
+    EVOC_IR_CASE_INT:
       if (in.type == Type::F)
         for (ValueId a : in.args)
           if (active_[a])
@@ -242,7 +250,18 @@ void AdjointEmitter::recomputeBlock(const Block &b, bool tempWrites) {
           b_.accAdd(in.buffer, mapped(in.args[0]), mapped(in.args[1]));
       }
       break;
-    default:
+    case Op::Time:
+    case Op::Size:
+    case Op::Select:
+    case Op::IToF:
+    case Op::Load:
+    case Op::LocalGet:
+    EVOC_IR_CASE_CONSTS:
+    EVOC_IR_CASE_FLOAT_BINARY:
+    EVOC_IR_CASE_FLOAT_UNARY:
+    EVOC_IR_CASE_COMPARE:
+    EVOC_IR_CASE_LOGIC:
+    EVOC_IR_CASE_INT:
       cloneInst(in);
       break;
     }
@@ -284,7 +303,17 @@ void AdjointEmitter::cloneInst(const Inst &in) {
   case Op::LocalMin:
     b_.localUpdate(in.op, mapped(in.args[0]), mapped(in.args[1]));
     return;
-  default: {
+  case Op::Select:
+  case Op::IToF:
+  case Op::Store:
+  case Op::AccAdd:
+  case Op::LocalGet:
+  case Op::Loop:
+  EVOC_IR_CASE_FLOAT_BINARY:
+  EVOC_IR_CASE_FLOAT_UNARY:
+  EVOC_IR_CASE_COMPARE:
+  EVOC_IR_CASE_LOGIC:
+  EVOC_IR_CASE_INT : {
     std::vector<ValueId> args;
     for (ValueId a : in.args)
       args.push_back(mapped(a));
@@ -378,13 +407,20 @@ void AdjointEmitter::reverse(const Block &b) {
       memoryRule(in);
       break;
     case Op::Local:
-    case Op::LocalAdd:
-    case Op::LocalMax:
-    case Op::LocalMin:
     case Op::LocalGet:
+    EVOC_IR_CASE_LOCAL_UPDATE:
       localRule(in);
       break;
-    default:
+    case Op::Time:
+    case Op::Size:
+    case Op::Select:
+    case Op::IToF:
+    EVOC_IR_CASE_CONSTS:
+    EVOC_IR_CASE_FLOAT_BINARY:
+    EVOC_IR_CASE_FLOAT_UNARY:
+    EVOC_IR_CASE_COMPARE:
+    EVOC_IR_CASE_LOGIC:
+    EVOC_IR_CASE_INT:
       if (in.type == Type::F && active_[in.result])
         if (ValueId a = takeAdj(in.result))
           rule(in, a);

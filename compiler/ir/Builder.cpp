@@ -136,8 +136,7 @@ ValueId Builder::local(double init) {
 }
 
 void Builder::localUpdate(Op o, ValueId slot, ValueId value) {
-  EVOC_ASSERT(o == Op::LocalAdd || o == Op::LocalMax || o == Op::LocalMin,
-              "localUpdate: not a local update op");
+  EVOC_ASSERT(isLocalUpdate(o), "localUpdate: not a local update op");
   emit(o, Type::None, {slot, value});
 }
 

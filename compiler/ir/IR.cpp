@@ -6,7 +6,7 @@ namespace evoc::ir {
 
 const char *opName(Op op) {
   switch (op) {
-#define EVOC_X(Name, mnemonic, nargs, type)                                                        \
+#define EVOC_X(Name, mnemonic, nargs, type, traits)                                                \
   case Op::Name:                                                                                   \
     return mnemonic;
     EVOC_IR_OPS(EVOC_X)
@@ -17,7 +17,7 @@ const char *opName(Op op) {
 
 int opNumArgs(Op op) {
   switch (op) {
-#define EVOC_X(Name, mnemonic, nargs, type)                                                        \
+#define EVOC_X(Name, mnemonic, nargs, type, traits)                                                \
   case Op::Name:                                                                                   \
     return nargs;
     EVOC_IR_OPS(EVOC_X)
@@ -28,7 +28,7 @@ int opNumArgs(Op op) {
 
 Type opResultType(Op op) {
   switch (op) {
-#define EVOC_X(Name, mnemonic, nargs, type)                                                        \
+#define EVOC_X(Name, mnemonic, nargs, type, traits)                                                \
   case Op::Name:                                                                                   \
     return Type::type;
     EVOC_IR_OPS(EVOC_X)
@@ -37,8 +37,15 @@ Type opResultType(Op op) {
   return Type::None;
 }
 
-bool isPure(Op op) {
-  return opResultType(op) != Type::None && op != Op::Load && op != Op::LocalGet;
+unsigned opTraits(Op op) {
+  switch (op) {
+#define EVOC_X(Name, mnemonic, nargs, type, traits)                                                \
+  case Op::Name:                                                                                   \
+    return traits;
+    EVOC_IR_OPS(EVOC_X)
+#undef EVOC_X
+  }
+  return kNoTraits;
 }
 
 namespace {

@@ -63,36 +63,13 @@ private:
     case Op::Size:
       ri = sizes_[in.set];
       break;
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Div:
-    case Op::Neg:
-    case Op::Min:
-    case Op::Max:
-    case Op::Pow:
-    case Op::Sin:
-    case Op::Cos:
-    case Op::Tanh:
-    case Op::Exp:
-    case Op::Log:
-    case Op::Sqrt:
-    case Op::Abs:
-    case Op::Floor:
     case Op::Select:
-    case Op::Lt:
-    case Op::Le:
-    case Op::Gt:
-    case Op::Ge:
-    case Op::Eq:
-    case Op::Ne:
-    case Op::And:
-    case Op::Or:
-    case Op::Not:
-    case Op::IAdd:
-    case Op::ISub:
-    case Op::IMul:
     case Op::IToF:
+    EVOC_IR_CASE_FLOAT_BINARY:
+    EVOC_IR_CASE_FLOAT_UNARY:
+    EVOC_IR_CASE_COMPARE:
+    EVOC_IR_CASE_LOGIC:
+    EVOC_IR_CASE_INT:
       evalPure(in.op, in.type, typeOf(a[0]) == Type::F, f, i, rf, ri);
       break;
     case Op::Load: {

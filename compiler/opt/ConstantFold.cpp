@@ -85,7 +85,20 @@ private:
       case Op::ConstB:
         consts_[in.result] = {Type::B, 0, in.i != 0};
         continue;
-      default:
+      case Op::Time:
+      case Op::Size:
+      case Op::Select:
+      case Op::IToF:
+      case Op::Local:
+      case Op::LocalGet:
+      case Op::Loop:
+      EVOC_IR_CASE_FLOAT_BINARY:
+      EVOC_IR_CASE_FLOAT_UNARY:
+      EVOC_IR_CASE_COMPARE:
+      EVOC_IR_CASE_LOGIC:
+      EVOC_IR_CASE_INT:
+      EVOC_IR_CASE_MEMORY:
+      EVOC_IR_CASE_LOCAL_UPDATE:
         break;
       }
       if (in.result == 0 || in.op == Op::Load || in.op == Op::Local || in.op == Op::LocalGet ||
@@ -158,7 +171,22 @@ private:
       else if (const Const *k0 = c(a[0]); k0 && k0->i == 1)
         to = a[1];
       break;
-    default:
+    case Op::Time:
+    case Op::Size:
+    case Op::Min:
+    case Op::Max:
+    case Op::Pow:
+    case Op::ISub:
+    case Op::IToF:
+    case Op::Local:
+    case Op::LocalGet:
+    case Op::Loop:
+    EVOC_IR_CASE_CONSTS:
+    EVOC_IR_CASE_FLOAT_UNARY:
+    EVOC_IR_CASE_COMPARE:
+    EVOC_IR_CASE_LOGIC:
+    EVOC_IR_CASE_MEMORY:
+    EVOC_IR_CASE_LOCAL_UPDATE:
       break;
     }
     if (to)

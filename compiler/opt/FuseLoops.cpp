@@ -74,7 +74,7 @@ private:
     Access a;
     ValueId arg = loop.body->arg;
     walk(*loop.body, [&](const Inst &in) {
-      if (in.op == Op::LocalAdd || in.op == Op::LocalMax || in.op == Op::LocalMin)
+      if (isLocalUpdate(in.op))
         a.updatedSlots.insert(in.args[0]);
       if (in.buffer < 0)
         return;

@@ -93,7 +93,21 @@ private:
     case Op::Load:
       return m_.buffers[d->buffer].role == ir::Role::Body &&
              m_.buffers[d->buffer].elem == ir::Type::I && bodyInvariant(d->args[0]);
-    default:
+    case Op::ConstF:
+    case Op::ConstB:
+    case Op::Time:
+    case Op::Select:
+    case Op::IToF:
+    case Op::Store:
+    case Op::AccAdd:
+    case Op::Local:
+    case Op::LocalGet:
+    case Op::Loop:
+    EVOC_IR_CASE_FLOAT_BINARY:
+    EVOC_IR_CASE_FLOAT_UNARY:
+    EVOC_IR_CASE_COMPARE:
+    EVOC_IR_CASE_LOGIC:
+    EVOC_IR_CASE_LOCAL_UPDATE:
       return false;
     }
   }
@@ -214,7 +228,19 @@ private:
             serial = true; // one slot updated with two different ops
         }
         break;
-      default:
+      case Op::Time:
+      case Op::Size:
+      case Op::Select:
+      case Op::IToF:
+      case Op::Local:
+      case Op::LocalGet:
+      case Op::Loop:
+      EVOC_IR_CASE_CONSTS:
+      EVOC_IR_CASE_FLOAT_BINARY:
+      EVOC_IR_CASE_FLOAT_UNARY:
+      EVOC_IR_CASE_COMPARE:
+      EVOC_IR_CASE_LOGIC:
+      EVOC_IR_CASE_INT:
         break;
       }
     });
@@ -293,7 +319,18 @@ private:
             return;
           break;
         }
-        default:
+        case Op::Time:
+        case Op::Size:
+        case Op::Select:
+        case Op::IToF:
+        case Op::Load:
+        case Op::LocalGet:
+        EVOC_IR_CASE_CONSTS:
+        EVOC_IR_CASE_FLOAT_BINARY:
+        EVOC_IR_CASE_FLOAT_UNARY:
+        EVOC_IR_CASE_COMPARE:
+        EVOC_IR_CASE_LOGIC:
+        EVOC_IR_CASE_INT:
           break;
         }
       }

@@ -2,7 +2,8 @@
 //
 // A loop body is distributed into up to three loops over the same set:
 //   1. the reductions: inner loops, locals, and what they need;
-//   2. the expensive elementwise slice (tanh, exp, div, ...) of the rest:
+//   2. the expensive elementwise slice (the ops of cost class ir::kCostly:
+//      tanh, exp, div, ...) of the rest:
 //      pure ops and loads of buffers the loop never writes, which vectorise;
 //   3. everything else (stores, scatter-adds, gathers), as before.
 // A loop this leaves alone but that cannot vectorise (an inner loop or a
@@ -31,20 +32,6 @@ using ir::Block;
 using ir::Inst;
 using ir::Op;
 using ir::ValueId;
-
-/// Ops lowered to long instruction sequences (inline tanh) or calls, and
-/// divisions and square roots (single instructions, but with 13-20 cycles of
-/// latency each, in chains, in the spring force): worth a vectorised loop of
-/// their own.
-bool expensive(Op op) {
-  return op == Op::Tanh || op == Op::Exp || op == Op::Log || op == Op::Sin || op == Op::Cos ||
-         op == Op::Pow || op == Op::Div || op == Op::Sqrt;
-}
-
-bool localOp(Op op) {
-  return op == Op::Local || op == Op::LocalAdd || op == Op::LocalMax || op == Op::LocalMin ||
-         op == Op::LocalGet;
-}
 
 /// Buffers written / accessed by an instruction, including inside its loop.
 void access(const Inst &in, std::set<int> &written, std::set<int> &accessed) {
@@ -107,7 +94,6 @@ private:
   // and reach the loop through scratch arrays. The hoisted loop reads only
   // buffers the loop never writes, so it sees what each iteration would
   // have seen; the values are the same operations on the same operands.
-  static bool hoistWorthy(Op op) { return expensive(op); }
 
   /// Whether index value v is affine in the loop index (no loaded index).
   bool affineIndex(ValueId v, ValueId arg, const std::unordered_map<ValueId, const Inst *> &defs,
@@ -178,7 +164,7 @@ private:
       if (!ok[i])
         continue;
       const Inst &in = *body.insts[i];
-      cone[i] = hoistWorthy(in.op) && in.type == ir::Type::F;
+      cone[i] = ir::isCostly(in.op) && in.type == ir::Type::F;
       for (ValueId a : in.args)
         if (auto d = at.find(a); d != at.end() && cone[d->second])
           cone[i] = 1;
@@ -187,8 +173,8 @@ private:
     std::unordered_set<ValueId> live;
     for (size_t i = n; i-- > 0;) {
       const Inst &in = *body.insts[i];
-      bool effect =
-          !in.result || in.body || localOp(in.op) || in.op == Op::Store || in.op == Op::AccAdd;
+      bool effect = !in.result || in.body || ir::isLocalOp(in.op) || in.op == Op::Store ||
+                    in.op == Op::AccAdd;
       if (!effect && !live.count(in.result))
         continue;
       if (cone[i] && in.type == ir::Type::F && in.op != Op::Load) {
@@ -212,7 +198,7 @@ private:
             need[d->second] = 1;
     int costly = 0;
     for (size_t i = 0; i < n; ++i)
-      costly += need[i] && hoistWorthy(body.insts[i]->op);
+      costly += need[i] && ir::isCostly(body.insts[i]->op);
     if (costly < 2)
       return false;
     bld_.setInsertPoint(b, idx);
@@ -262,7 +248,7 @@ private:
   /// Whether a value from group `from` is recomputed in a later group (cheap
   /// pure ops and read-only loads) rather than passed through scratch.
   bool recompute(const Inst &in, int /*from*/) const {
-    return recomputable(in) && !expensive(in.op);
+    return recomputable(in) && !ir::isCostly(in.op);
   }
 
   /// The instructions of the rest (group 3) that value-producing
@@ -361,7 +347,7 @@ private:
     bool hasLoop = false;
     for (size_t i = n; i-- > 0;) {
       const Inst &in = *body.insts[i];
-      if (in.op == Op::Loop || localOp(in.op) || (in.result && need1.count(in.result))) {
+      if (in.op == Op::Loop || ir::isLocalOp(in.op) || (in.result && need1.count(in.result))) {
         group_[i] = 1;
         hasLoop |= in.op == Op::Loop;
         collectArgs(in, need1);
@@ -372,7 +358,7 @@ private:
     bool costly = false;
     for (size_t i = n; i-- > 0;) {
       const Inst &in = *body.insts[i];
-      if (group_[i] != 3 || !expensive(in.op) || !ir::isPure(in.op))
+      if (group_[i] != 3 || !ir::isCostly(in.op) || !ir::isPure(in.op))
         continue;
       std::vector<size_t> members{i};
       if (!slice(i, members))
