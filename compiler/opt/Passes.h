@@ -40,4 +40,8 @@ void runPasses(ir::Module &m, const PassOptions &opts = {});
 /// The pass names the pipeline knows, in order of first run.
 std::vector<std::string> passNames();
 
+/// Runs the one pass named `name` (one of passNames()), verifying the IR
+/// after it in EVOC_VERIFY_IR builds; false when no pass has that name.
+bool runPass(ir::Module &m, const std::string &name);
+
 } // namespace evoc::opt
