@@ -1,5 +1,26 @@
 // The reverse-mode sweep: activity analysis, forward recompute, and the
 // reverse walk over structured loops (see docs/architecture.md).
+//
+// A worked example, the spring force in 1-D (the long form, with the value
+// numbers evoc prints, is "Worked example" in docs/architecture.md):
+//
+//   forward (step)                      adjoint (step.adj), per spring s
+//   loop spring %s {                    loop spring %s' {
+//     xa = load point.x[a]                replay: xa, xb, d, L, f, j as in the
+//     xb = load point.x[b]                  forward (recomputed, no tape)
+//     d  = sub xa, xb                     ja = load point.dv.adj[a]  -- gather
+//     L  = sqrt(d * d) + eps              jb = load point.dv.adj[b]
+//     f  = dt * k * (L - rest) / L        aj = jb - ja               adj of j
+//     j  = f * d                          ad = aj * f  (+ via f, L: the
+//     accadd point.dv[a], -j                chain rule through /, sqrt, d*d)
+//     accadd point.dv[b],  j              accadd point.x.adj[a],  ad  -- scatter
+//   }                                     accadd point.x.adj[b], -ad
+//                                       }
+//
+// Each gather of the forward (load point.x[a]) becomes a scatter-add into the
+// adjoint buffer, each scatter-add (accadd point.dv[a]) a gather from one;
+// every contribution whose partial is a forward value is guarded,
+// select(adj == 0, 0, adj * partial), so an untaken branch adds no NaN.
 #include "autodiff/Differentiate.h"
 
 #include <limits>
