@@ -22,6 +22,7 @@
 #include <unordered_set>
 
 #include "ir/Builder.h"
+#include "ir/IndexAnalysis.h"
 #include "ir/Walk.h"
 
 namespace evoc::codegen::cpu {
@@ -95,43 +96,20 @@ private:
   // buffers the loop never writes, so it sees what each iteration would
   // have seen; the values are the same operations on the same operands.
 
-  /// Whether index value v is affine in the loop index (no loaded index).
-  bool affineIndex(ValueId v, ValueId arg, const std::unordered_map<ValueId, const Inst *> &defs,
-                   int depth = 0) const {
-    if (v == arg)
-      return true;
-    auto it = defs.find(v);
-    if (it == defs.end())
-      return true; // defined outside the loop: invariant
-    const Inst &d = *it->second;
-    if (depth > 16)
-      return false;
-    if (d.op == Op::ConstI || d.op == Op::Size)
-      return true;
-    if (d.op == Op::IAdd || d.op == Op::ISub || d.op == Op::IMul) {
-      for (ValueId a : d.args)
-        if (!affineIndex(a, arg, defs, depth + 1))
-          return false;
-      return true;
-    }
-    return false;
-  }
-
   /// Hoists out of loop b.insts[idx] into a loop inserted before it; returns
   /// whether it did.
   bool hoist(Block &b, size_t idx) {
     Inst &loop = *b.insts[idx];
     Block &body = *loop.body;
     const ValueId arg = body.arg;
-    const std::unordered_map<ValueId, const Inst *> defs = ir::definitions(body);
+    const ir::IndexAnalysis ix(body); // values defined outside the loop are invariants
     std::set<int> written, ignored;
     bool blocked = false;
     for (const auto &in : body.insts) {
       access(*in, written, ignored);
       if (in->op == Op::Loop)
         blocked = true;
-      else if ((in->op == Op::AccAdd || in->op == Op::Store) &&
-               !affineIndex(in->args[0], arg, defs))
+      else if ((in->op == Op::AccAdd || in->op == Op::Store) && !ix.affine(in->args[0], arg))
         blocked = true;
     }
     if (!blocked)
@@ -149,7 +127,7 @@ private:
       for (ValueId a : in.args)
         if (auto d = at.find(a); d != at.end() && !ok[d->second])
           can = false;
-        else if (d == at.end() && a != arg && defs.count(a))
+        else if (d == at.end() && a != arg && ix.def(a))
           can = false; // defined inside a nested loop: not in scope
       ok[i] = can;
       at[in.result] = i;
