@@ -42,6 +42,13 @@ std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
   opt::PassOptions po;
   po.afterPass = dumpAfter; // runPasses verifies after each of its passes, once
   opt::runPasses(*m, po);
+  if (opts.dumpAfter == "fission" || opts.dumpAfter == "all") {
+    // The CPU back end's own pass, which it runs on its copy of this module
+    // (fast mode, O2 and up): shown on a copy here, as the back end gets it.
+    ir::Module cpu = ir::clone(*m);
+    opt::runPass(cpu, "fission");
+    dumpAfter(cpu, "fission");
+  }
   return m;
 }
 

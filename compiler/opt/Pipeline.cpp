@@ -9,10 +9,14 @@ struct NamedPass {
   const char *name;
   void (*run)(ir::Module &);
 };
-constexpr NamedPass kPasses[] = {
-    {"fold", constantFold}, {"cse", cse}, {"dce", dce}, {"fuse", fuseLoops}};
+constexpr NamedPass kPasses[] = {{"fold", constantFold},
+                                 {"cse", cse},
+                                 {"dce", dce},
+                                 {"fuse", fuseLoops},
+                                 {"fission", [](ir::Module &m) { fissionLoops(m); }}};
 } // namespace
 
+// Every pass by name; runPasses runs all but fission (the CPU back end's).
 std::vector<std::string> passNames() {
   std::vector<std::string> names;
   for (const NamedPass &p : kPasses)

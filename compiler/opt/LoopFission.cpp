@@ -1,4 +1,4 @@
-// Loop fission for the CPU back end (see LoopFission.h).
+// Loop fission, the CPU back end's pass (see opt/Passes.h).
 //
 // A loop body is distributed into up to three loops over the same set:
 //   1. the reductions: inner loops, locals, and what they need;
@@ -12,7 +12,7 @@
 // Values cross from one loop to a later one through scratch arrays (floats)
 // or are recomputed (pure ops, read-only loads). Legal when no buffer is
 // written in one loop and accessed in another, and no local spans loops.
-#include "codegen/llvm/LoopFission.h"
+#include "opt/Passes.h"
 
 #include <algorithm>
 #include <iterator>
@@ -25,7 +25,7 @@
 #include "ir/IndexAnalysis.h"
 #include "ir/Walk.h"
 
-namespace evoc::codegen::cpu {
+namespace evoc::opt {
 
 namespace {
 
@@ -493,4 +493,4 @@ int fissionLoops(ir::Module &m) {
   return n;
 }
 
-} // namespace evoc::codegen::cpu
+} // namespace evoc::opt
