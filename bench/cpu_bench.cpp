@@ -133,8 +133,8 @@ Experiment fromEvo(const std::string &file) {
 
 Experiment handBuilt() {
   auto t0 = std::chrono::steady_clock::now();
-  testing::MassSpringIds ids;
-  ir::Module m = testing::makeMassSpringModule(ids);
+  test::MassSpringIds ids;
+  ir::Module m = test::makeMassSpringModule(ids);
   autodiff::differentiate(m);
   return {"the hand-built ELDiR module (noslip)", std::move(m), bench::since(t0)};
 }

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "BenchUtil.h"
-#include "CudaModels.h"
+#include "MassSpring.h"
 #include "autodiff/Differentiate.h"
 #include "codegen/cuda/CudaBackend.h"
 #include "codegen/cuda/CudaRollout.h"
@@ -25,7 +25,7 @@
 #include "support/Error.h"
 
 using namespace evoc;
-using cudatest::MassSpringIds;
+using test::MassSpringIds;
 
 namespace {
 
@@ -75,7 +75,7 @@ double since(std::chrono::steady_clock::time_point t0) {
 
 /// Random repaired 13x22 lattice bodies (the paper's genotype space) with the
 /// controller initialisation of SCIENCE.md (Xavier-normal x2 / x3, zero biases).
-std::vector<cudatest::MassSpringRobot> robots(int n, uint64_t seed, const std::string &dump) {
+std::vector<test::MassSpringRobot> robots(int n, uint64_t seed, const std::string &dump) {
   evolve::LatticeSpec spec;
   spec.rows = 13;
   spec.cols = 22;
@@ -83,7 +83,7 @@ std::vector<cudatest::MassSpringRobot> robots(int n, uint64_t seed, const std::s
   evolve::EvoRng rng(seed);
   std::mt19937_64 wrng(seed);
   std::normal_distribution<double> gauss(0, 1);
-  std::vector<cudatest::MassSpringRobot> out;
+  std::vector<test::MassSpringRobot> out;
   std::ofstream js;
   if (!dump.empty()) {
     js.open(dump);
@@ -91,7 +91,7 @@ std::vector<cudatest::MassSpringRobot> robots(int n, uint64_t seed, const std::s
   }
   for (int i = 0; i < n; ++i) {
     runtime::Robot r = body.express(body.sample(rng));
-    cudatest::MassSpringRobot m;
+    test::MassSpringRobot m;
     m.nPoints = r.numPoints();
     m.nSprings = r.numSprings();
     m.x0 = r.points;
@@ -147,11 +147,11 @@ std::vector<char> bytes(const std::vector<double> &v, bool f64) {
   return out;
 }
 
-void run(const Args &a, ir::Precision prec, const std::vector<cudatest::MassSpringRobot> &rs) {
+void run(const Args &a, ir::Precision prec, const std::vector<test::MassSpringRobot> &rs) {
   const bool f64 = prec == ir::Precision::F64;
   const char *pname = f64 ? "f64" : "f32";
   MassSpringIds d;
-  ir::Module m = cudatest::makeMassSpringModule(d, prec);
+  ir::Module m = test::makeMassSpringModule(d, prec, true);
   m.kernels.pop_back(); // the test-only adjoint-shapes kernel
   autodiff::differentiate(m);
   opt::runPasses(m);
@@ -172,17 +172,16 @@ void run(const Args &a, ir::Precision prec, const std::vector<cudatest::MassSpri
     sizes.insert(sizes.end(), s.begin(), s.end());
   }
   auto upload = [&](codegen::cuda::CudaRollout &ro) {
-    using Field = std::vector<double> cudatest::MassSpringRobot::*;
-    for (auto [b, f] :
-         std::vector<std::pair<int, Field>>{{d.x, &cudatest::MassSpringRobot::x0},
-                                            {d.v, &cudatest::MassSpringRobot::v0},
-                                            {d.rest, &cudatest::MassSpringRobot::rest},
-                                            {d.stiff, &cudatest::MassSpringRobot::stiff},
-                                            {d.actu, &cudatest::MassSpringRobot::actu},
-                                            {d.w1, &cudatest::MassSpringRobot::w1},
-                                            {d.b1, &cudatest::MassSpringRobot::b1},
-                                            {d.w2, &cudatest::MassSpringRobot::w2},
-                                            {d.b2, &cudatest::MassSpringRobot::b2}}) {
+    using Field = std::vector<double> test::MassSpringRobot::*;
+    for (auto [b, f] : std::vector<std::pair<int, Field>>{{d.x, &test::MassSpringRobot::x0},
+                                                          {d.v, &test::MassSpringRobot::v0},
+                                                          {d.rest, &test::MassSpringRobot::rest},
+                                                          {d.stiff, &test::MassSpringRobot::stiff},
+                                                          {d.actu, &test::MassSpringRobot::actu},
+                                                          {d.w1, &test::MassSpringRobot::w1},
+                                                          {d.b1, &test::MassSpringRobot::b1},
+                                                          {d.w2, &test::MassSpringRobot::w2},
+                                                          {d.b2, &test::MassSpringRobot::b2}}) {
       std::vector<std::vector<char>> data;
       std::vector<const void *> host;
       for (const auto &q : rs)

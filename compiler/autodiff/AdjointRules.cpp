@@ -110,7 +110,18 @@ void AdjointEmitter::rule(const Inst &in, ValueId a) {
   case Op::IToF:
   case Op::ConstF:
     break;
-  default:
+  case Op::ConstI:
+  case Op::ConstB:
+  case Op::Time:
+  case Op::Size:
+  case Op::Local:
+  case Op::LocalGet:
+  case Op::Loop:
+  EVOC_IR_CASE_COMPARE:
+  EVOC_IR_CASE_LOGIC:
+  EVOC_IR_CASE_INT:
+  EVOC_IR_CASE_MEMORY:
+  EVOC_IR_CASE_LOCAL_UPDATE:
     internalError(__FILE__, __LINE__,
                   std::string("autodiff: no adjoint rule for active op ") + opName(in.op));
   }
@@ -159,7 +170,19 @@ void AdjointEmitter::localRule(const Inst &in) {
     addAdj(in.args[1], b_.op(Op::Select, {take, s.finalAdj, zero()}));
     break;
   }
-  default:
+  case Op::Time:
+  case Op::Size:
+  case Op::Select:
+  case Op::IToF:
+  case Op::Local:
+  case Op::Loop:
+  EVOC_IR_CASE_CONSTS:
+  EVOC_IR_CASE_FLOAT_BINARY:
+  EVOC_IR_CASE_FLOAT_UNARY:
+  EVOC_IR_CASE_COMPARE:
+  EVOC_IR_CASE_LOGIC:
+  EVOC_IR_CASE_INT:
+  EVOC_IR_CASE_MEMORY:
     break;
   }
 }

@@ -1,5 +1,26 @@
 // The reverse-mode sweep: activity analysis, forward recompute, and the
 // reverse walk over structured loops (see docs/architecture.md).
+//
+// A worked example, the spring force in 1-D (the long form, with the value
+// numbers evoc prints, is "Worked example" in docs/architecture.md):
+//
+//   forward (step)                      adjoint (step.adj), per spring s
+//   loop spring %s {                    loop spring %s' {
+//     xa = load point.x[a]                replay: xa, xb, d, L, f, j as in the
+//     xb = load point.x[b]                  forward (recomputed, no tape)
+//     d  = sub xa, xb                     ja = load point.dv.adj[a]  -- gather
+//     L  = sqrt(d * d) + eps              jb = load point.dv.adj[b]
+//     f  = dt * k * (L - rest) / L        aj = jb - ja               adj of j
+//     j  = f * d                          ad = aj * f  (+ via f, L: the
+//     accadd point.dv[a], -j                chain rule through /, sqrt, d*d)
+//     accadd point.dv[b],  j              accadd point.x.adj[a],  ad  -- scatter
+//   }                                     accadd point.x.adj[b], -ad
+//                                       }
+//
+// Each gather of the forward (load point.x[a]) becomes a scatter-add into the
+// adjoint buffer, each scatter-add (accadd point.dv[a]) a gather from one;
+// every contribution whose partial is a forward value is guarded,
+// select(adj == 0, 0, adj * partial), so an untaken branch adds no NaN.
 #include "autodiff/Differentiate.h"
 
 #include <limits>
@@ -30,8 +51,7 @@ AdjointEmitter::AdjointEmitter(Module &m, int fwd, Kernel &adj)
 void AdjointEmitter::analyse(const Block &b, std::vector<const Inst *> &loops) {
   for (const auto &ip : b.insts) {
     const Inst &in = *ip;
-    bool slotOp = in.op == Op::LocalAdd || in.op == Op::LocalMax || in.op == Op::LocalMin ||
-                  in.op == Op::LocalGet;
+    bool slotOp = isLocalOp(in.op) && in.op != Op::Local; // operand 0 is a slot
     for (size_t k = 0; k < in.args.size(); ++k) {
       if (slotOp && k == 0)
         continue;
@@ -107,7 +127,16 @@ bool AdjointEmitter::activity(const Block &b) {
       if (in.type == Type::F && (active_[in.args[1]] || active_[in.args[2]]))
         set(in.result);
       break;
-    default:
+    case Op::Time:
+    case Op::Size:
+    case Op::IToF:
+    case Op::Local:
+    EVOC_IR_CASE_CONSTS:
+    EVOC_IR_CASE_FLOAT_BINARY:
+    EVOC_IR_CASE_FLOAT_UNARY:
+    EVOC_IR_CASE_COMPARE:
+    EVOC_IR_CASE_LOGIC:
+    EVOC_IR_CASE_INT:
       if (in.type == Type::F)
         for (ValueId a : in.args)
           if (active_[a])
@@ -242,7 +271,18 @@ void AdjointEmitter::recomputeBlock(const Block &b, bool tempWrites) {
           b_.accAdd(in.buffer, mapped(in.args[0]), mapped(in.args[1]));
       }
       break;
-    default:
+    case Op::Time:
+    case Op::Size:
+    case Op::Select:
+    case Op::IToF:
+    case Op::Load:
+    case Op::LocalGet:
+    EVOC_IR_CASE_CONSTS:
+    EVOC_IR_CASE_FLOAT_BINARY:
+    EVOC_IR_CASE_FLOAT_UNARY:
+    EVOC_IR_CASE_COMPARE:
+    EVOC_IR_CASE_LOGIC:
+    EVOC_IR_CASE_INT:
       cloneInst(in);
       break;
     }
@@ -284,7 +324,17 @@ void AdjointEmitter::cloneInst(const Inst &in) {
   case Op::LocalMin:
     b_.localUpdate(in.op, mapped(in.args[0]), mapped(in.args[1]));
     return;
-  default: {
+  case Op::Select:
+  case Op::IToF:
+  case Op::Store:
+  case Op::AccAdd:
+  case Op::LocalGet:
+  case Op::Loop:
+  EVOC_IR_CASE_FLOAT_BINARY:
+  EVOC_IR_CASE_FLOAT_UNARY:
+  EVOC_IR_CASE_COMPARE:
+  EVOC_IR_CASE_LOGIC:
+  EVOC_IR_CASE_INT : {
     std::vector<ValueId> args;
     for (ValueId a : in.args)
       args.push_back(mapped(a));
@@ -378,13 +428,20 @@ void AdjointEmitter::reverse(const Block &b) {
       memoryRule(in);
       break;
     case Op::Local:
-    case Op::LocalAdd:
-    case Op::LocalMax:
-    case Op::LocalMin:
     case Op::LocalGet:
+    EVOC_IR_CASE_LOCAL_UPDATE:
       localRule(in);
       break;
-    default:
+    case Op::Time:
+    case Op::Size:
+    case Op::Select:
+    case Op::IToF:
+    EVOC_IR_CASE_CONSTS:
+    EVOC_IR_CASE_FLOAT_BINARY:
+    EVOC_IR_CASE_FLOAT_UNARY:
+    EVOC_IR_CASE_COMPARE:
+    EVOC_IR_CASE_LOGIC:
+    EVOC_IR_CASE_INT:
       if (in.type == Type::F && active_[in.result])
         if (ValueId a = takeAdj(in.result))
           rule(in, a);

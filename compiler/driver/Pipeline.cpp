@@ -13,18 +13,21 @@
 
 namespace evoc::driver {
 
-const char *version() { return "0.1.0"; }
+const char *version() { return EVOC_VERSION; } // CMake's project version
 
 std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
                                       const SourceManager &sources, DiagnosticEngine &diags,
                                       const PipelineOptions &opts) {
   std::ostream &dump = opts.dumpTo ? *opts.dumpTo : std::cerr;
-  auto after = [&](const ir::Module &m, const std::string &pass) {
-    ir::verifyAfter(m, pass);
+  auto dumpAfter = [&](const ir::Module &m, const std::string &pass) {
     if (opts.dumpAfter == pass || opts.dumpAfter == "all") {
       dump << "// ----- IR after " << pass << " -----\n";
       ir::print(m, dump);
     }
+  };
+  auto after = [&](const ir::Module &m, const std::string &pass) {
+    ir::verifyAfter(m, pass);
+    dumpAfter(m, pass);
   };
   std::optional<ir::Module> m = irgen::lowerProgram(prog, sources, diags);
   if (!m)
@@ -37,8 +40,15 @@ std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
   if (opts.stage == Stage::Grad)
     return m;
   opt::PassOptions po;
-  po.afterPass = [&](const ir::Module &mod, const std::string &pass) { after(mod, pass); };
+  po.afterPass = dumpAfter; // runPasses verifies after each of its passes, once
   opt::runPasses(*m, po);
+  if (opts.dumpAfter == "fission" || opts.dumpAfter == "all") {
+    // The CPU back end's own pass, which it runs on its copy of this module
+    // (fast mode, O2 and up): shown on a copy here, as the back end gets it.
+    ir::Module cpu = ir::clone(*m);
+    opt::runPass(cpu, "fission");
+    dumpAfter(cpu, "fission");
+  }
   return m;
 }
 

@@ -1,5 +1,6 @@
 // evoc's entry point: dispatches to the registered subcommands.
 #include "driver/Driver.h"
+#include "driver/Pipeline.h"
 
 #include <cstdio>
 #include <cstring>
@@ -31,7 +32,7 @@ bool addEmitKind(EmitKind kind) {
 const std::vector<EmitKind> &emitKinds() { return emitTable(); }
 
 static void usage(FILE *out) {
-  std::fprintf(out, "usage: evoc COMMAND FILE [options]\n\ncommands:\n");
+  std::fprintf(out, "usage: evoc COMMAND FILE [options] | evoc --version\n\ncommands:\n");
   for (const auto &c : subcommands())
     std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
   std::fprintf(out, "\ncommon options:\n"
@@ -48,6 +49,10 @@ int main(int argc, char **argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("evoc %s\n", version());
+    return 0;
   }
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto &c : subcommands())

@@ -53,6 +53,8 @@ private:
       return " [constant " + num(n.constValue) + "]";
     case NameRef::Decl:
       return " [declaration]";
+    case NameRef::Command: // not annotated (the dumps predate commands)
+      return "";
     }
     return "";
   }

@@ -10,7 +10,36 @@ Builder::Builder(Module &m, Kernel &k) : m_(m), k_(k) {
     k_.valueTypes.push_back(Type::None); // slot 0: "no value"
   if (k_.valueTypes.size() < k_.nextValue)
     k_.valueTypes.resize(k_.nextValue, Type::None);
-  blocks_.push_back(&k_.body);
+  blocks_.push_back({&k_.body, kEnd});
+}
+
+void Builder::setInsertPoint(Block &b, size_t pos) {
+  EVOC_ASSERT(pos == kEnd || pos <= b.insts.size(), "setInsertPoint: position past the block");
+  blocks_.assign(1, {&b, pos});
+  openLoops_.clear();
+}
+
+Inst &Builder::place(std::unique_ptr<Inst> inst) {
+  Inst &ref = *inst;
+  Point &p = blocks_.back();
+  if (p.pos == kEnd)
+    p.block->insts.push_back(std::move(inst));
+  else
+    p.block->insts.insert(p.block->insts.begin() + std::ptrdiff_t(p.pos++), std::move(inst));
+  return ref;
+}
+
+Inst &Builder::insert(std::unique_ptr<Inst> inst) {
+  ++emitted_;
+  Inst &ref = place(std::move(inst));
+  if (ref.result && ref.op != Op::Local) {
+    if (defs_.size() <= ref.result)
+      defs_.resize(ref.result + 1, nullptr);
+    defs_[ref.result] = &ref;
+  }
+  if (ref.op == Op::Store || ref.op == Op::AccAdd)
+    ++writes_;
+  return ref;
 }
 
 ValueId Builder::fresh(Type t) {
@@ -36,9 +65,7 @@ Inst &Builder::emit(Op op, Type type, std::vector<ValueId> args) {
   inst->type = type;
   inst->args = std::move(args);
   inst->loc = loc_;
-  Inst &ref = *inst;
-  blocks_.back()->insts.push_back(std::move(inst));
-  return ref;
+  return place(std::move(inst));
 }
 
 ValueId Builder::constF(double v) {
@@ -109,8 +136,7 @@ ValueId Builder::local(double init) {
 }
 
 void Builder::localUpdate(Op o, ValueId slot, ValueId value) {
-  EVOC_ASSERT(o == Op::LocalAdd || o == Op::LocalMax || o == Op::LocalMin,
-              "localUpdate: not a local update op");
+  EVOC_ASSERT(isLocalUpdate(o), "localUpdate: not a local update op");
   emit(o, Type::None, {slot, value});
 }
 
@@ -125,7 +151,7 @@ ValueId Builder::beginLoop(int set) {
   i.set = set;
   i.body = std::make_unique<Block>();
   i.body->arg = fresh(Type::I);
-  blocks_.push_back(i.body.get());
+  blocks_.push_back({i.body.get(), kEnd});
   openLoops_.push_back(++loopSerial_);
   return i.body->arg;
 }

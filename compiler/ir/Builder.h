@@ -3,16 +3,31 @@
 
 #include "ir/IR.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace evoc::ir {
 
-/// Appends instructions at the end of the current block of one kernel.
-/// Loops are built with beginLoop()/endLoop(), which nest.
+/// Emits instructions into the blocks of one kernel: at the end of its body
+/// by default, or before any position of any block (setInsertPoint). Loops
+/// are built with beginLoop()/endLoop(), which nest.
 class Builder {
 public:
   Builder(Module &m, Kernel &k);
+
+  /// From now on, emits into `b` before position `pos` (by default at the
+  /// end), the position advancing past each instruction emitted. Open loops
+  /// are forgotten: the next endLoop() must follow a beginLoop() made after
+  /// this call.
+  void setInsertPoint(Block &b, size_t pos = kEnd);
+  static constexpr size_t kEnd = ~size_t(0);
+  /// Inserts an instruction made elsewhere (a clone, say) as it is, its
+  /// result id and location included, at the insertion point.
+  Inst &insert(std::unique_ptr<Inst> inst);
+  /// A fresh value id of type t (the result of an instruction to insert()).
+  ValueId newValue(Type t) { return fresh(t); }
 
   Module &module() { return m_; }
   Kernel &kernel() { return k_; }
@@ -63,9 +78,16 @@ private:
 
   ValueId result(Inst &i, Type t); ///< a fresh value as i's result, recorded in defs_
 
+  /// Where the next instruction goes: before insts[pos], or at the end.
+  struct Point {
+    Block *block;
+    size_t pos;
+  };
+  Inst &place(std::unique_ptr<Inst> inst);
+
   Module &m_;
   Kernel &k_;
-  std::vector<Block *> blocks_;
+  std::vector<Point> blocks_;
   std::vector<uint64_t> openLoops_; ///< serials of blocks_[1..]
   uint64_t loopSerial_ = 0;
   std::vector<const Inst *> defs_; ///< by ValueId

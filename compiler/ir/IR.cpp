@@ -1,11 +1,12 @@
 // Op tables (driven by the EVOC_IR_OPS list) and Module look-ups.
 #include "ir/IR.h"
+#include "ir/Walk.h"
 
 namespace evoc::ir {
 
 const char *opName(Op op) {
   switch (op) {
-#define EVOC_X(Name, mnemonic, nargs, type)                                                        \
+#define EVOC_X(Name, mnemonic, nargs, type, traits)                                                \
   case Op::Name:                                                                                   \
     return mnemonic;
     EVOC_IR_OPS(EVOC_X)
@@ -16,7 +17,7 @@ const char *opName(Op op) {
 
 int opNumArgs(Op op) {
   switch (op) {
-#define EVOC_X(Name, mnemonic, nargs, type)                                                        \
+#define EVOC_X(Name, mnemonic, nargs, type, traits)                                                \
   case Op::Name:                                                                                   \
     return nargs;
     EVOC_IR_OPS(EVOC_X)
@@ -27,7 +28,7 @@ int opNumArgs(Op op) {
 
 Type opResultType(Op op) {
   switch (op) {
-#define EVOC_X(Name, mnemonic, nargs, type)                                                        \
+#define EVOC_X(Name, mnemonic, nargs, type, traits)                                                \
   case Op::Name:                                                                                   \
     return Type::type;
     EVOC_IR_OPS(EVOC_X)
@@ -36,8 +37,15 @@ Type opResultType(Op op) {
   return Type::None;
 }
 
-bool isPure(Op op) {
-  return opResultType(op) != Type::None && op != Op::Load && op != Op::LocalGet;
+unsigned opTraits(Op op) {
+  switch (op) {
+#define EVOC_X(Name, mnemonic, nargs, type, traits)                                                \
+  case Op::Name:                                                                                   \
+    return traits;
+    EVOC_IR_OPS(EVOC_X)
+#undef EVOC_X
+  }
+  return kNoTraits;
 }
 
 namespace {
@@ -85,29 +93,6 @@ void deriveSetSizes(const Module &m, int64_t *sizes) {
 
 namespace evoc::ir {
 
-namespace {
-void copyBlock(const Block &from, Block &to) {
-  to.arg = from.arg;
-  for (const auto &ip : from.insts) {
-    auto in = std::make_unique<Inst>();
-    in->op = ip->op;
-    in->type = ip->type;
-    in->result = ip->result;
-    in->args = ip->args;
-    in->f = ip->f;
-    in->i = ip->i;
-    in->buffer = ip->buffer;
-    in->set = ip->set;
-    in->loc = ip->loc;
-    if (ip->body) {
-      in->body = std::make_unique<Block>();
-      copyBlock(*ip->body, *in->body);
-    }
-    to.insts.push_back(std::move(in));
-  }
-}
-} // namespace
-
 Module clone(const Module &m) {
   Module c;
   c.name = m.name;
@@ -116,20 +101,8 @@ Module clone(const Module &m) {
   c.sets = m.sets;
   c.buffers = m.buffers;
   c.lossTerms = m.lossTerms;
-  for (const Kernel &k : m.kernels) {
-    c.kernels.emplace_back();
-    Kernel &d = c.kernels.back();
-    d.name = k.name;
-    d.kind = k.kind;
-    d.windowBegin = k.windowBegin;
-    d.windowEnd = k.windowEnd;
-    d.windowSlot = k.windowSlot;
-    d.windowReduce = k.windowReduce;
-    d.primal = k.primal;
-    d.nextValue = k.nextValue;
-    d.valueTypes = k.valueTypes;
-    copyBlock(k.body, d.body);
-  }
+  for (const Kernel &k : m.kernels)
+    c.kernels.push_back(cloneKernel(k));
   return c;
 }
 

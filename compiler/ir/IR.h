@@ -50,64 +50,125 @@ enum class Type : uint8_t { None, F, I, B };
 /// Float precision of a whole module.
 enum class Precision : uint8_t { F64, F32 };
 
+/// Traits of an op, declared with it in EVOC_IR_OPS (MLIR's ODS traits):
+///  - kPure: its result depends on its operands alone (no memory, no
+///    accumulator): it may be deduplicated, moved or recomputed freely;
+///  - kMemory: it reads or writes a buffer (Inst::buffer);
+///  - kLocal: it declares, updates or reads an accumulator local;
+///  - kCostly: the cost class of ops lowered to long instruction sequences
+///    or calls (tanh, exp, ...) or with 13-20 cycles of latency (div, sqrt):
+///    worth a vectorised loop of their own (CPU loop fission).
+enum OpTrait : unsigned { kNoTraits = 0, kPure = 1, kMemory = 2, kLocal = 4, kCostly = 8 };
+
 // The one list of ops. X(Name, "mnemonic", operand count (-1: variadic),
-// result type). Printer, parser, verifier, interpreter, autodiff and every
-// code generator switch over this list; adding an op is one edit in each.
+// result type, traits). Printer, parser, verifier, interpreter, autodiff and
+// every code generator switch over this list, with no `default:`, so that
+// adding an op is one edit in each, found by the compiler (-Werror=switch).
 #define EVOC_IR_OPS(X)                                                                             \
   /* constants and kernel-level scalars */                                                         \
-  X(ConstF, "constf", 0, F) /* float literal Inst::f */                                            \
-  X(ConstI, "consti", 0, I) /* int literal Inst::i */                                              \
-  X(ConstB, "constb", 0, B) /* bool literal Inst::i != 0 */                                        \
-  X(Time, "time", 0, I)     /* index t of the input state of this step */                          \
-  X(Size, "size", 0, I)     /* number of elements of set Inst::set */                              \
+  X(ConstF, "constf", 0, F, kPure) /* float literal Inst::f */                                     \
+  X(ConstI, "consti", 0, I, kPure) /* int literal Inst::i */                                       \
+  X(ConstB, "constb", 0, B, kPure) /* bool literal Inst::i != 0 */                                 \
+  X(Time, "time", 0, I, kPure)     /* index t of the input state of this step */                   \
+  X(Size, "size", 0, I, kPure)     /* number of elements of set Inst::set */                       \
   /* float arithmetic */                                                                           \
-  X(Add, "add", 2, F)                                                                              \
-  X(Sub, "sub", 2, F)                                                                              \
-  X(Mul, "mul", 2, F)                                                                              \
-  X(Div, "div", 2, F)                                                                              \
-  X(Neg, "neg", 1, F)                                                                              \
-  X(Min, "min", 2, F)                                                                              \
-  X(Max, "max", 2, F)                                                                              \
-  X(Pow, "pow", 2, F)                                                                              \
-  X(Sin, "sin", 1, F)                                                                              \
-  X(Cos, "cos", 1, F)                                                                              \
-  X(Tanh, "tanh", 1, F)                                                                            \
-  X(Exp, "exp", 1, F)                                                                              \
-  X(Log, "log", 1, F)                                                                              \
-  X(Sqrt, "sqrt", 1, F)                                                                            \
-  X(Abs, "abs", 1, F)                                                                              \
-  X(Floor, "floor", 1, F)   /* derivative 0 */                                                     \
-  X(Select, "select", 3, F) /* args: bool cond, float a, float b */                                \
+  X(Add, "add", 2, F, kPure)                                                                       \
+  X(Sub, "sub", 2, F, kPure)                                                                       \
+  X(Mul, "mul", 2, F, kPure)                                                                       \
+  X(Div, "div", 2, F, kPure | kCostly)                                                             \
+  X(Neg, "neg", 1, F, kPure)                                                                       \
+  X(Min, "min", 2, F, kPure)                                                                       \
+  X(Max, "max", 2, F, kPure)                                                                       \
+  X(Pow, "pow", 2, F, kPure | kCostly)                                                             \
+  X(Sin, "sin", 1, F, kPure | kCostly)                                                             \
+  X(Cos, "cos", 1, F, kPure | kCostly)                                                             \
+  X(Tanh, "tanh", 1, F, kPure | kCostly)                                                           \
+  X(Exp, "exp", 1, F, kPure | kCostly)                                                             \
+  X(Log, "log", 1, F, kPure | kCostly)                                                             \
+  X(Sqrt, "sqrt", 1, F, kPure | kCostly)                                                           \
+  X(Abs, "abs", 1, F, kPure)                                                                       \
+  X(Floor, "floor", 1, F, kPure)   /* derivative 0 */                                              \
+  X(Select, "select", 3, F, kPure) /* args: bool cond, float a, float b */                         \
   /* comparisons and logic */                                                                      \
-  X(Lt, "lt", 2, B)                                                                                \
-  X(Le, "le", 2, B)                                                                                \
-  X(Gt, "gt", 2, B)                                                                                \
-  X(Ge, "ge", 2, B)                                                                                \
-  X(Eq, "eq", 2, B)                                                                                \
-  X(Ne, "ne", 2, B)                                                                                \
-  X(And, "and", 2, B)                                                                              \
-  X(Or, "or", 2, B)                                                                                \
-  X(Not, "not", 1, B)                                                                              \
+  X(Lt, "lt", 2, B, kPure)                                                                         \
+  X(Le, "le", 2, B, kPure)                                                                         \
+  X(Gt, "gt", 2, B, kPure)                                                                         \
+  X(Ge, "ge", 2, B, kPure)                                                                         \
+  X(Eq, "eq", 2, B, kPure)                                                                         \
+  X(Ne, "ne", 2, B, kPure)                                                                         \
+  X(And, "and", 2, B, kPure)                                                                       \
+  X(Or, "or", 2, B, kPure)                                                                         \
+  X(Not, "not", 1, B, kPure)                                                                       \
   /* integers (indices) */                                                                         \
-  X(IAdd, "iadd", 2, I)                                                                            \
-  X(ISub, "isub", 2, I)                                                                            \
-  X(IMul, "imul", 2, I)                                                                            \
-  X(IToF, "itof", 1, F) /* int -> float */                                                         \
+  X(IAdd, "iadd", 2, I, kPure)                                                                     \
+  X(ISub, "isub", 2, I, kPure)                                                                     \
+  X(IMul, "imul", 2, I, kPure)                                                                     \
+  X(IToF, "itof", 1, F, kPure) /* int -> float */                                                  \
   /* memory: Inst::buffer names the buffer */                                                      \
-  X(Load, "load", 1, F)        /* args: index; result type = buffer elem */                        \
-  X(Store, "store", 2, None)   /* args: index, value */                                            \
-  X(AccAdd, "accadd", 2, None) /* args: index, value; buffer[i] += value */                        \
+  X(Load, "load", 1, F, kMemory)        /* args: index; result type = buffer elem */               \
+  X(Store, "store", 2, None, kMemory)   /* args: index, value */                                   \
+  X(AccAdd, "accadd", 2, None, kMemory) /* args: index, value; buffer[i] += value */               \
   /* accumulator locals: Inst::f is the initial value */                                           \
-  X(Local, "local", 0, None)        /* declares slot; result id names the slot */                  \
-  X(LocalAdd, "local.add", 2, None) /* args: slot, value */                                        \
-  X(LocalMax, "local.max", 2, None)                                                                \
-  X(LocalMin, "local.min", 2, None)                                                                \
-  X(LocalGet, "local.get", 1, F)                                                                   \
+  X(Local, "local", 0, None, kLocal)        /* declares slot; result id names the slot */          \
+  X(LocalAdd, "local.add", 2, None, kLocal) /* args: slot, value */                                \
+  X(LocalMax, "local.max", 2, None, kLocal)                                                        \
+  X(LocalMin, "local.min", 2, None, kLocal)                                                        \
+  X(LocalGet, "local.get", 1, F, kLocal)                                                           \
   /* structured control flow */                                                                    \
-  X(Loop, "loop", 0, None) /* over set Inst::set; body = Inst::body */
+  X(Loop, "loop", 0, None, kNoTraits) /* over set Inst::set; body = Inst::body */
+
+// The case labels of op families, for switches that treat a family alike
+// (`EVOC_IR_CASE_COMPARE: return ...;`). Written out, not derived from the
+// list above: a new op compiles only once it is put in a family here or
+// given a case of its own in every switch over ops.
+#define EVOC_IR_CASE_CONSTS                                                                        \
+  case Op::ConstF:                                                                                 \
+  case Op::ConstI:                                                                                 \
+  case Op::ConstB
+#define EVOC_IR_CASE_FLOAT_BINARY /* add sub mul div min max pow */                                \
+  case Op::Add:                                                                                    \
+  case Op::Sub:                                                                                    \
+  case Op::Mul:                                                                                    \
+  case Op::Div:                                                                                    \
+  case Op::Min:                                                                                    \
+  case Op::Max:                                                                                    \
+  case Op::Pow
+#define EVOC_IR_CASE_FLOAT_UNARY /* neg, the math functions, abs, floor */                         \
+  case Op::Neg:                                                                                    \
+  case Op::Sin:                                                                                    \
+  case Op::Cos:                                                                                    \
+  case Op::Tanh:                                                                                   \
+  case Op::Exp:                                                                                    \
+  case Op::Log:                                                                                    \
+  case Op::Sqrt:                                                                                   \
+  case Op::Abs:                                                                                    \
+  case Op::Floor
+#define EVOC_IR_CASE_COMPARE                                                                       \
+  case Op::Lt:                                                                                     \
+  case Op::Le:                                                                                     \
+  case Op::Gt:                                                                                     \
+  case Op::Ge:                                                                                     \
+  case Op::Eq:                                                                                     \
+  case Op::Ne
+#define EVOC_IR_CASE_LOGIC                                                                         \
+  case Op::And:                                                                                    \
+  case Op::Or:                                                                                     \
+  case Op::Not
+#define EVOC_IR_CASE_INT                                                                           \
+  case Op::IAdd:                                                                                   \
+  case Op::ISub:                                                                                   \
+  case Op::IMul
+#define EVOC_IR_CASE_MEMORY                                                                        \
+  case Op::Load:                                                                                   \
+  case Op::Store:                                                                                  \
+  case Op::AccAdd
+#define EVOC_IR_CASE_LOCAL_UPDATE                                                                  \
+  case Op::LocalAdd:                                                                               \
+  case Op::LocalMax:                                                                               \
+  case Op::LocalMin
 
 enum class Op : uint8_t {
-#define EVOC_X(Name, mnemonic, nargs, type) Name,
+#define EVOC_X(Name, mnemonic, nargs, type, traits) Name,
   EVOC_IR_OPS(EVOC_X)
 #undef EVOC_X
 };
@@ -116,10 +177,20 @@ enum class Op : uint8_t {
 const char *opName(Op op);
 int opNumArgs(Op op);
 Type opResultType(Op op);
-/// Whether an op's result depends on its operands alone: it has a result and
-/// reads neither memory (Load) nor an accumulator (LocalGet). Pure ops may be
-/// deduplicated, moved or recomputed freely.
-bool isPure(Op op);
+/// The traits of an op (OpTrait bits), as EVOC_IR_OPS declares them.
+unsigned opTraits(Op op);
+/// Whether an op's result depends on its operands alone (kPure).
+inline bool isPure(Op op) { return opTraits(op) & kPure; }
+/// Whether an op reads or writes a buffer: Load, Store, AccAdd (kMemory).
+inline bool isMemoryOp(Op op) { return opTraits(op) & kMemory; }
+/// Whether an op declares, updates or reads an accumulator local (kLocal).
+inline bool isLocalOp(Op op) { return opTraits(op) & kLocal; }
+/// Whether an op is of the costly class (kCostly).
+inline bool isCostly(Op op) { return opTraits(op) & kCostly; }
+/// Whether an op updates an accumulator local: LocalAdd, LocalMax, LocalMin.
+inline bool isLocalUpdate(Op op) {
+  return op == Op::LocalAdd || op == Op::LocalMax || op == Op::LocalMin;
+}
 
 /// A value id; 0 means "no value". Ids are unique within a kernel.
 using ValueId = uint32_t;

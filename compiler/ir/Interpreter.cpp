@@ -1,10 +1,10 @@
 // A direct, tree-walking interpreter of the IR, templated on the float type.
 #include "ir/Interpreter.h"
 
-#include <cmath>
 #include <string>
 #include <vector>
 
+#include "ir/OpSemantics.h"
 #include "support/Error.h"
 
 namespace evoc::ir {
@@ -41,14 +41,6 @@ private:
   F *fbuf(int b) { return static_cast<F *>(bufs_[b]); }
   int32_t *ibuf(int b) { return static_cast<int32_t *>(bufs_[b]); }
 
-  // Compare two operands of type F, I or B.
-  template <class Cmp> bool cmp(const Inst &in, Cmp c) {
-    ValueId a = in.args[0], b = in.args[1];
-    if (typeOf(a) == Type::F)
-      return c(fv_[a], fv_[b]);
-    return c(iv_[a], iv_[b]);
-  }
-
   void exec(const Inst &in) {
     const auto &a = in.args;
     auto f = [&](int k) { return fv_[a[k]]; };
@@ -71,98 +63,14 @@ private:
     case Op::Size:
       ri = sizes_[in.set];
       break;
-    case Op::Add:
-      rf = f(0) + f(1);
-      break;
-    case Op::Sub:
-      rf = f(0) - f(1);
-      break;
-    case Op::Mul:
-      rf = f(0) * f(1);
-      break;
-    case Op::Div:
-      rf = f(0) / f(1);
-      break;
-    case Op::Neg:
-      rf = -f(0);
-      break;
-    case Op::Min:
-      rf = f(1) < f(0) ? f(1) : f(0);
-      break;
-    case Op::Max:
-      rf = f(1) > f(0) ? f(1) : f(0);
-      break;
-    case Op::Pow:
-      rf = std::pow(f(0), f(1));
-      break;
-    case Op::Sin:
-      rf = std::sin(f(0));
-      break;
-    case Op::Cos:
-      rf = std::cos(f(0));
-      break;
-    case Op::Tanh:
-      rf = std::tanh(f(0));
-      break;
-    case Op::Exp:
-      rf = std::exp(f(0));
-      break;
-    case Op::Log:
-      rf = std::log(f(0));
-      break;
-    case Op::Sqrt:
-      rf = std::sqrt(f(0));
-      break;
-    case Op::Abs:
-      rf = std::fabs(f(0));
-      break;
-    case Op::Floor:
-      rf = std::floor(f(0));
-      break;
     case Op::Select:
-      if (in.type == Type::F)
-        rf = i(0) ? f(1) : f(2);
-      else
-        ri = i(0) ? i(1) : i(2);
-      break;
-    case Op::Lt:
-      ri = cmp(in, [](auto x, auto y) { return x < y; });
-      break;
-    case Op::Le:
-      ri = cmp(in, [](auto x, auto y) { return x <= y; });
-      break;
-    case Op::Gt:
-      ri = cmp(in, [](auto x, auto y) { return x > y; });
-      break;
-    case Op::Ge:
-      ri = cmp(in, [](auto x, auto y) { return x >= y; });
-      break;
-    case Op::Eq:
-      ri = cmp(in, [](auto x, auto y) { return x == y; });
-      break;
-    case Op::Ne:
-      ri = cmp(in, [](auto x, auto y) { return x != y; });
-      break;
-    case Op::And:
-      ri = i(0) && i(1);
-      break;
-    case Op::Or:
-      ri = i(0) || i(1);
-      break;
-    case Op::Not:
-      ri = !i(0);
-      break;
-    case Op::IAdd:
-      ri = i(0) + i(1);
-      break;
-    case Op::ISub:
-      ri = i(0) - i(1);
-      break;
-    case Op::IMul:
-      ri = i(0) * i(1);
-      break;
     case Op::IToF:
-      rf = static_cast<F>(i(0));
+    EVOC_IR_CASE_FLOAT_BINARY:
+    EVOC_IR_CASE_FLOAT_UNARY:
+    EVOC_IR_CASE_COMPARE:
+    EVOC_IR_CASE_LOGIC:
+    EVOC_IR_CASE_INT:
+      evalPure(in.op, in.type, typeOf(a[0]) == Type::F, f, i, rf, ri);
       break;
     case Op::Load: {
       int64_t x = index(in, a[0]);
@@ -192,13 +100,9 @@ private:
       rf = static_cast<F>(in.f);
       break;
     case Op::LocalAdd:
-      fv_[a[0]] += f(1);
-      break;
     case Op::LocalMax:
-      fv_[a[0]] = f(1) > f(0) ? f(1) : f(0);
-      break;
     case Op::LocalMin:
-      fv_[a[0]] = f(1) < f(0) ? f(1) : f(0);
+      fv_[a[0]] = updateLocal(in.op, f(0), f(1));
       break;
     case Op::LocalGet:
       rf = f(0);

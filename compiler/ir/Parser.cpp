@@ -44,7 +44,7 @@ public:
     std::string l;
     while (std::getline(is, l))
       lines_.push_back(l);
-#define EVOC_X(Name, mnemonic, nargs, type) ops_[mnemonic] = Op::Name;
+#define EVOC_X(Name, mnemonic, nargs, type, traits) ops_[mnemonic] = Op::Name;
     EVOC_IR_OPS(EVOC_X)
 #undef EVOC_X
   }
@@ -411,7 +411,16 @@ private:
       block(*in->body);
       return in;
     }
-    default:
+    case Op::Time:
+    case Op::Select:
+    case Op::IToF:
+    case Op::LocalGet:
+    EVOC_IR_CASE_FLOAT_BINARY:
+    EVOC_IR_CASE_FLOAT_UNARY:
+    EVOC_IR_CASE_COMPARE:
+    EVOC_IR_CASE_LOGIC:
+    EVOC_IR_CASE_INT:
+    EVOC_IR_CASE_LOCAL_UPDATE:
       argList();
       if (opNumArgs(op) >= 0 && static_cast<int>(in->args.size()) != opNumArgs(op))
         fail(std::string("wrong operand count for ") + opName(op));

@@ -161,22 +161,8 @@ private:
       }
     Type rt = opResultType(in.op);
     switch (in.op) {
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Div:
-    case Op::Neg:
-    case Op::Min:
-    case Op::Max:
-    case Op::Pow:
-    case Op::Sin:
-    case Op::Cos:
-    case Op::Tanh:
-    case Op::Exp:
-    case Op::Log:
-    case Op::Sqrt:
-    case Op::Abs:
-    case Op::Floor:
+    EVOC_IR_CASE_FLOAT_BINARY:
+    EVOC_IR_CASE_FLOAT_UNARY:
       for (size_t k = 0; k < in.args.size(); ++k)
         expectType(in, k, Type::F);
       break;
@@ -187,12 +173,7 @@ private:
         err(in, "select branches must be f or i");
       expectType(in, 2, rt);
       break;
-    case Op::Lt:
-    case Op::Le:
-    case Op::Gt:
-    case Op::Ge:
-    case Op::Eq:
-    case Op::Ne: {
+    EVOC_IR_CASE_COMPARE : {
       Type t = type(in.args[0]);
       bool ok =
           t == Type::F || t == Type::I || (t == Type::B && (in.op == Op::Eq || in.op == Op::Ne));
@@ -257,7 +238,10 @@ private:
         err(in, "a local is read only in the block that declares it");
       slotUpdatedAfterGet_.insert(in.args[0]);
       break;
-    default:
+    case Op::ConstF:
+    case Op::ConstI:
+    case Op::ConstB:
+    case Op::Time:
       break;
     }
     if (in.op == Op::Loop) {

@@ -4,8 +4,8 @@
 #include <set>
 #include <tuple>
 
+#include "ir/Walk.h"
 #include "opt/Passes.h"
-#include "opt/Rewrite.h"
 
 namespace evoc::opt {
 
@@ -18,7 +18,7 @@ using Key = std::tuple<Op, Type, std::vector<ValueId>, uint64_t, int64_t, int, i
 class CSE {
 public:
   CSE(Kernel &k) : k_(k), repl_(k.nextValue + 1, 0) {
-    forEachInst(k.body, [&](const Inst &in) {
+    walk(k.body, [&](const Inst &in) {
       if (in.op == Op::Store || in.op == Op::AccAdd)
         written_.insert(in.buffer);
     });

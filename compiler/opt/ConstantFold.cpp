@@ -1,10 +1,10 @@
 // Constant folding and simple algebraic identities.
-#include <cmath>
 #include <map>
 
+#include "ir/OpSemantics.h"
 #include "ir/Verifier.h"
+#include "ir/Walk.h"
 #include "opt/Passes.h"
-#include "opt/Rewrite.h"
 
 namespace evoc::opt {
 
@@ -18,112 +18,17 @@ struct Const {
   int64_t i = 0;
 };
 
-// Evaluates a float op exactly as the interpreter does, in precision F.
-template <class F> bool evalF(Op op, const std::vector<Const> &a, double &out) {
+// Evaluates a pure op on constants exactly as the interpreter does (the
+// shared ir::evalPure), in precision F; float results are kept as doubles.
+template <class F> bool eval(Op op, Type type, const std::vector<Const> &a, Const &out) {
   auto f = [&](int k) { return static_cast<F>(a[k].f); };
-  F r;
-  switch (op) {
-  case Op::Add:
-    r = f(0) + f(1);
-    break;
-  case Op::Sub:
-    r = f(0) - f(1);
-    break;
-  case Op::Mul:
-    r = f(0) * f(1);
-    break;
-  case Op::Div:
-    r = f(0) / f(1);
-    break;
-  case Op::Neg:
-    r = -f(0);
-    break;
-  case Op::Min:
-    r = f(1) < f(0) ? f(1) : f(0);
-    break;
-  case Op::Max:
-    r = f(1) > f(0) ? f(1) : f(0);
-    break;
-  case Op::Pow:
-    r = std::pow(f(0), f(1));
-    break;
-  case Op::Sin:
-    r = std::sin(f(0));
-    break;
-  case Op::Cos:
-    r = std::cos(f(0));
-    break;
-  case Op::Tanh:
-    r = std::tanh(f(0));
-    break;
-  case Op::Exp:
-    r = std::exp(f(0));
-    break;
-  case Op::Log:
-    r = std::log(f(0));
-    break;
-  case Op::Sqrt:
-    r = std::sqrt(f(0));
-    break;
-  case Op::Abs:
-    r = std::fabs(f(0));
-    break;
-  case Op::Floor:
-    r = std::floor(f(0));
-    break;
-  case Op::IToF:
-    r = static_cast<F>(a[0].i);
-    break;
-  default:
-    return false;
-  }
-  out = static_cast<double>(r);
-  return true;
-}
-
-bool evalI(Op op, const std::vector<Const> &a, int64_t &out) {
   auto i = [&](int k) { return a[k].i; };
-  auto cmp = [&](auto c) { return a[0].type == Type::F ? c(a[0].f, a[1].f) : c(a[0].i, a[1].i); };
-  switch (op) {
-  case Op::IAdd:
-    out = i(0) + i(1);
-    return true;
-  case Op::ISub:
-    out = i(0) - i(1);
-    return true;
-  case Op::IMul:
-    out = i(0) * i(1);
-    return true;
-  case Op::Lt:
-    out = cmp([](auto x, auto y) { return x < y; });
-    return true;
-  case Op::Le:
-    out = cmp([](auto x, auto y) { return x <= y; });
-    return true;
-  case Op::Gt:
-    out = cmp([](auto x, auto y) { return x > y; });
-    return true;
-  case Op::Ge:
-    out = cmp([](auto x, auto y) { return x >= y; });
-    return true;
-  case Op::Eq:
-    out = cmp([](auto x, auto y) { return x == y; });
-    return true;
-  case Op::Ne:
-    out = cmp([](auto x, auto y) { return x != y; });
-    return true;
-  case Op::And:
-    out = i(0) && i(1);
-    return true;
-  case Op::Or:
-    out = i(0) || i(1);
-    return true;
-  case Op::Not:
-    out = !i(0);
-    return true;
-  default:
+  F r = 0;
+  if (a.empty() || !evalPure(op, type, a[0].type == Type::F, f, i, r, out.i))
     return false;
-  }
+  if (type == Type::F)
+    out.f = static_cast<double>(r);
+  return true;
 }
 
 class Folder {
@@ -180,7 +85,20 @@ private:
       case Op::ConstB:
         consts_[in.result] = {Type::B, 0, in.i != 0};
         continue;
-      default:
+      case Op::Time:
+      case Op::Size:
+      case Op::Select:
+      case Op::IToF:
+      case Op::Local:
+      case Op::LocalGet:
+      case Op::Loop:
+      EVOC_IR_CASE_FLOAT_BINARY:
+      EVOC_IR_CASE_FLOAT_UNARY:
+      EVOC_IR_CASE_COMPARE:
+      EVOC_IR_CASE_LOGIC:
+      EVOC_IR_CASE_INT:
+      EVOC_IR_CASE_MEMORY:
+      EVOC_IR_CASE_LOCAL_UPDATE:
         break;
       }
       if (in.result == 0 || in.op == Op::Load || in.op == Op::Local || in.op == Op::LocalGet ||
@@ -203,10 +121,8 @@ private:
         continue;
       }
       Const out{in.type};
-      bool ok = in.type == Type::F
-                    ? (m_.precision == Precision::F64 ? evalF<double>(in.op, args, out.f)
-                                                      : evalF<float>(in.op, args, out.f))
-                    : evalI(in.op, args, out.i);
+      bool ok = m_.precision == Precision::F64 ? eval<double>(in.op, in.type, args, out)
+                                               : eval<float>(in.op, in.type, args, out);
       if (ok)
         makeConst(in, out);
     }
@@ -255,7 +171,22 @@ private:
       else if (const Const *k0 = c(a[0]); k0 && k0->i == 1)
         to = a[1];
       break;
-    default:
+    case Op::Time:
+    case Op::Size:
+    case Op::Min:
+    case Op::Max:
+    case Op::Pow:
+    case Op::ISub:
+    case Op::IToF:
+    case Op::Local:
+    case Op::LocalGet:
+    case Op::Loop:
+    EVOC_IR_CASE_CONSTS:
+    EVOC_IR_CASE_FLOAT_UNARY:
+    EVOC_IR_CASE_COMPARE:
+    EVOC_IR_CASE_LOGIC:
+    EVOC_IR_CASE_MEMORY:
+    EVOC_IR_CASE_LOCAL_UPDATE:
       break;
     }
     if (to)

@@ -2,8 +2,8 @@
 #include <functional>
 #include <set>
 
+#include "ir/Walk.h"
 #include "opt/Passes.h"
-#include "opt/Rewrite.h"
 
 namespace evoc::opt {
 
@@ -11,14 +11,12 @@ using namespace ir;
 
 namespace {
 
-bool isUpdate(Op op) { return op == Op::LocalAdd || op == Op::LocalMax || op == Op::LocalMin; }
-
 // One sweep; returns true if anything was removed.
 bool sweep(Kernel &k) {
   std::set<ValueId> used, readSlots;
-  forEachInst(k.body, [&](const Inst &in) {
+  walk(k.body, [&](const Inst &in) {
     for (size_t a = 0; a < in.args.size(); ++a)
-      if (!(isUpdate(in.op) && a == 0))
+      if (!(isLocalUpdate(in.op) && a == 0))
         used.insert(in.args[a]);
     if (in.op == Op::LocalGet)
       readSlots.insert(in.args[0]);
@@ -34,7 +32,7 @@ bool sweep(Kernel &k) {
         dead = in.body->insts.empty();
       } else if (in.op == Op::Store || in.op == Op::AccAdd) {
         dead = false;
-      } else if (isUpdate(in.op)) {
+      } else if (isLocalUpdate(in.op)) {
         dead = !readSlots.count(in.args[0]);
       } else if (in.op == Op::Local) {
         dead = !readSlots.count(in.result);

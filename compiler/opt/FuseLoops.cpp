@@ -3,13 +3,15 @@
 // Legal when no iteration of one loop can observe another iteration of the
 // other: every buffer written by one loop and touched by the other is, in
 // both loops, accessed only at the iteration's own element (index i when
-// comps == 1, i * comps + c with 0 <= c < comps), and no local is updated
-// by both (that would reorder a float sum).
+// comps == 1, i * comps + c with 0 <= c < comps: ir::IndexAnalysis::
+// ownElement), and no local is updated by both (that would reorder a float
+// sum).
 #include <map>
 #include <set>
 
+#include "ir/IndexAnalysis.h"
+#include "ir/Walk.h"
 #include "opt/Passes.h"
-#include "opt/Rewrite.h"
 
 namespace evoc::opt {
 
@@ -19,54 +21,11 @@ namespace {
 
 class Fuser {
 public:
-  Fuser(const Module &m, Kernel &k) : m_(m), k_(k) {}
+  Fuser(const Module &m, Kernel &k) : m_(m), k_(k), ix_(k.body) {}
 
-  void run() {
-    forEachInst(k_.body, [&](const Inst &in) {
-      if (in.result)
-        defs_[in.result] = &in;
-    });
-    block(k_.body);
-  }
+  void run() { block(k_.body); }
 
 private:
-  const Inst *def(ValueId v) const {
-    auto it = defs_.find(v);
-    return it == defs_.end() ? nullptr : it->second;
-  }
-  bool constI(ValueId v, int64_t &out) const {
-    const Inst *d = def(v);
-    if (!d || d->op != Op::ConstI)
-      return false;
-    out = d->i;
-    return true;
-  }
-  // Is `idx` the element of iteration `arg` itself in a buffer of `comps`?
-  bool owned(ValueId idx, ValueId arg, int comps) const {
-    if (idx == arg)
-      return comps == 1;
-    const Inst *d = def(idx);
-    if (!d)
-      return false;
-    if (d->op == Op::IMul)
-      return isScaled(idx, arg, comps);
-    if (d->op != Op::IAdd)
-      return false;
-    int64_t c;
-    for (int k = 0; k < 2; ++k)
-      if (constI(d->args[1 - k], c) && c >= 0 && c < comps && isScaled(d->args[k], arg, comps))
-        return true;
-    return false;
-  }
-  bool isScaled(ValueId v, ValueId arg, int comps) const {
-    const Inst *d = def(v);
-    if (!d || d->op != Op::IMul)
-      return false;
-    int64_t c;
-    return (d->args[0] == arg && constI(d->args[1], c) && c == comps) ||
-           (d->args[1] == arg && constI(d->args[0], c) && c == comps);
-  }
-
   struct Access {
     std::set<int> written;
     std::map<int, bool> allOwned; // buffer -> every access is at the own element
@@ -75,15 +34,16 @@ private:
   Access accesses(const Inst &loop) const {
     Access a;
     ValueId arg = loop.body->arg;
-    forEachInst(*loop.body, [&](const Inst &in) {
-      if (in.op == Op::LocalAdd || in.op == Op::LocalMax || in.op == Op::LocalMin)
+    walk(*loop.body, [&](const Inst &in) {
+      if (isLocalUpdate(in.op))
         a.updatedSlots.insert(in.args[0]);
       if (in.buffer < 0)
         return;
       if (in.op == Op::Store || in.op == Op::AccAdd)
         a.written.insert(in.buffer);
       const Buffer &b = m_.buffers[in.buffer];
-      bool own = b.sets.size() == 1 && b.sets[0] == loop.set && owned(in.args[0], arg, b.comps);
+      bool own =
+          b.sets.size() == 1 && b.sets[0] == loop.set && ix_.ownElement(in.args[0], arg, b.comps);
       auto it = a.allOwned.find(in.buffer);
       a.allOwned[in.buffer] = (it == a.allOwned.end() ? true : it->second) && own;
     });
@@ -131,7 +91,7 @@ private:
 
   const Module &m_;
   Kernel &k_;
-  std::map<ValueId, const Inst *> defs_;
+  IndexAnalysis ix_; // of the kernel as it was: fusion moves, never changes, an index
 };
 
 } // namespace

@@ -25,6 +25,21 @@ void dce(ir::Module &m);
 /// element (index i, or i * comps + c), and no local is updated in both.
 void fuseLoops(ir::Module &m);
 
+/// Loop fission, the CPU back end's pass (pass name "fission"; the CPU back
+/// end runs it on its own copy of the module in fast mode from O2 on, and
+/// `--dump-after=fission` shows what it gives): splits every loop whose body
+/// is "inner loops / reductions, then pure math ending in stores" (`for s:
+/// acc = sum_u W[s,u] h[u]; act[s] = tanh(acc + b[s])`) into loops that
+/// keep the reductions, run the costly elementwise slice (which LLVM then
+/// vectorises: it vectorises innermost loops only) and the rest, and hoists
+/// the costly ops of read-only data out of loops that cannot vectorise.
+/// Values cross through scratch buffers appended to `m.buffers` (Temp, elem
+/// F, over the loop's set), at indices >= the module's original buffer count;
+/// the CPU lowering gives them storage of its own, so the kernel ABI does not
+/// change. Legal because no buffer written in one of the loops is accessed in
+/// another and no local spans loops. Returns the number of loops changed.
+int fissionLoops(ir::Module &m);
+
 /// Which passes to run and a hook called after each with its name.
 struct PassOptions {
   bool fold = true, cse = true, dce = true, fuse = true;
@@ -39,5 +54,9 @@ void runPasses(ir::Module &m, const PassOptions &opts = {});
 
 /// The pass names the pipeline knows, in order of first run.
 std::vector<std::string> passNames();
+
+/// Runs the one pass named `name` (one of passNames()), verifying the IR
+/// after it in EVOC_VERIFY_IR builds; false when no pass has that name.
+bool runPass(ir::Module &m, const std::string &name);
 
 } // namespace evoc::opt

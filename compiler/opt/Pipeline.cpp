@@ -4,7 +4,35 @@
 
 namespace evoc::opt {
 
-std::vector<std::string> passNames() { return {"fold", "cse", "dce", "fuse"}; }
+namespace {
+struct NamedPass {
+  const char *name;
+  void (*run)(ir::Module &);
+};
+constexpr NamedPass kPasses[] = {{"fold", constantFold},
+                                 {"cse", cse},
+                                 {"dce", dce},
+                                 {"fuse", fuseLoops},
+                                 {"fission", [](ir::Module &m) { fissionLoops(m); }}};
+} // namespace
+
+// Every pass by name; runPasses runs all but fission (the CPU back end's).
+std::vector<std::string> passNames() {
+  std::vector<std::string> names;
+  for (const NamedPass &p : kPasses)
+    names.push_back(p.name);
+  return names;
+}
+
+bool runPass(ir::Module &m, const std::string &name) {
+  for (const NamedPass &p : kPasses)
+    if (name == p.name) {
+      p.run(m);
+      ir::verifyAfter(m, name);
+      return true;
+    }
+  return false;
+}
 
 void runPasses(ir::Module &m, const PassOptions &o) {
   auto step = [&](bool on, const char *name, void (*pass)(ir::Module &)) {

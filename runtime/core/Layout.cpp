@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/Aligned.h"
+#include "ir/Walk.h"
 #include "support/Error.h"
 
 namespace evoc::runtime {
@@ -11,172 +12,191 @@ namespace evoc::runtime {
 namespace {
 
 void collectBuffers(const ir::Block &b, std::vector<char> &seen) {
-  for (const auto &inst : b.insts) {
-    if (inst->buffer >= 0 && inst->buffer < int(seen.size()))
-      seen[inst->buffer] = 1;
-    if (inst->body)
-      collectBuffers(*inst->body, seen);
-  }
+  ir::walk(b, [&](const ir::Inst &in) {
+    if (in.buffer >= 0 && in.buffer < int(seen.size()))
+      seen[in.buffer] = 1;
+  });
 }
 
 std::string keyOf(const ir::Buffer &b) { return b.field.empty() ? b.name : b.field; }
 
 bool isStateRole(ir::Role r) { return r == ir::Role::State || r == ir::Role::NextState; }
 
-} // namespace
+[[noreturn]] void fail(const ir::Module &m, const std::string &msg) {
+  throw Error(fmt::format("module '{}': {}", m.name, msg));
+}
 
-ModuleInfo::ModuleInfo(const ir::Module &m) : module(&m) {
-  const int nb = int(m.buffers.size());
-  auto fail = [&](const std::string &msg) {
-    throw Error(fmt::format("module '{}': {}", m.name, msg));
-  };
-  // Kernels by kind; adjoints matched to their primal.
+/// The kernels by kind, the adjoints matched to their primal (none at all
+/// unless every forward kernel has one).
+void findKernels(const ir::Module &m, ModuleInfo &mi) {
   for (int k = 0; k < int(m.kernels.size()); ++k) {
     const auto &K = m.kernels[k];
     switch (K.kind) {
     case ir::KernelKind::Step:
-      if (step >= 0)
-        fail("it has two Step kernels ('" + m.kernels[step].name + "', '" + K.name +
-             "'); the runtime runs exactly one per time step");
-      step = k;
+      if (mi.step >= 0)
+        fail(m, "it has two Step kernels ('" + m.kernels[mi.step].name + "', '" + K.name +
+                    "'); the runtime runs exactly one per time step");
+      mi.step = k;
       break;
     case ir::KernelKind::Loss:
-      loss.push_back(k);
+      mi.loss.push_back(k);
       break;
     case ir::KernelKind::LossStep:
-      lossStep.push_back(k);
+      mi.lossStep.push_back(k);
       break;
     case ir::KernelKind::Init:
-      init.push_back(k);
+      mi.init.push_back(k);
       break;
     default:
       break;
     }
   }
-  if (step < 0)
-    fail("it has no Step kernel, so there is nothing to simulate");
+  if (mi.step < 0)
+    fail(m, "it has no Step kernel, so there is nothing to simulate");
   auto adjointOf = [&](int primal, ir::KernelKind kind) {
     for (int k = 0; k < int(m.kernels.size()); ++k)
       if (m.kernels[k].kind == kind && m.kernels[k].primal == primal)
         return k;
     return -1;
   };
-  stepAdj = adjointOf(step, ir::KernelKind::StepAdj);
-  for (int k : loss)
+  mi.stepAdj = adjointOf(mi.step, ir::KernelKind::StepAdj);
+  for (int k : mi.loss)
     if (int a = adjointOf(k, ir::KernelKind::LossAdj); a >= 0)
-      lossAdj.push_back(a);
-  for (int k : lossStep)
+      mi.lossAdj.push_back(a);
+  for (int k : mi.lossStep)
     if (int a = adjointOf(k, ir::KernelKind::LossStepAdj); a >= 0)
-      lossStepAdj.push_back(a);
-  if (lossAdj.size() != loss.size() || lossStepAdj.size() != lossStep.size())
-    lossAdj.clear(), lossStepAdj.clear(), stepAdj = -1;
+      mi.lossStepAdj.push_back(a);
+  if (mi.lossAdj.size() != mi.loss.size() || mi.lossStepAdj.size() != mi.lossStep.size())
+    mi.lossAdj.clear(), mi.lossStepAdj.clear(), mi.stepAdj = -1;
+}
 
-  used.resize(m.kernels.size());
+/// The buffers each kernel references.
+void findUses(const ir::Module &m, ModuleInfo &mi) {
+  const int nb = int(m.buffers.size());
+  mi.used.resize(m.kernels.size());
   for (int k = 0; k < int(m.kernels.size()); ++k) {
     std::vector<char> seen(nb, 0);
     collectBuffers(m.kernels[k].body, seen);
     for (int b = 0; b < nb; ++b)
       if (seen[b])
-        used[k].push_back(b);
+        mi.used[k].push_back(b);
   }
+}
 
-  // State fields: every State / NextState buffer, grouped by field name.
-  fieldOf.assign(nb, -1);
+/// The state fields and which buffers the step reads and writes of each.
+void findFields(const ir::Module &m, ModuleInfo &mi) {
+  const int nb = int(m.buffers.size());
+  mi.fieldOf.assign(nb, -1);
   for (int b = 0; b < nb; ++b) {
     const auto &B = m.buffers[b];
     if (!isStateRole(B.role))
       continue;
     std::string key = keyOf(B);
     int f = 0;
-    while (f < int(fields.size()) && fields[f].name != key)
+    while (f < int(mi.fields.size()) && mi.fields[f].name != key)
       ++f;
-    if (f == int(fields.size()))
-      fields.push_back({key, B.elem, B.sets, B.comps});
-    auto &F = fields[f];
+    if (f == int(mi.fields.size()))
+      mi.fields.push_back({key, B.elem, B.sets, B.comps});
+    auto &F = mi.fields[f];
     if (F.elem != B.elem || F.sets != B.sets || F.comps != B.comps)
-      fail(
-          fmt::format("state buffers of field '{}' disagree on type or shape ('{}')", key, B.name));
-    fieldOf[b] = f;
+      fail(m, fmt::format("state buffers of field '{}' disagree on type or shape ('{}')", key,
+                          B.name));
+    mi.fieldOf[b] = f;
   }
   auto stepUses = [&](int b) {
-    for (int u : used[step])
+    for (int u : mi.used[mi.step])
       if (u == b)
         return true;
     return false;
   };
   for (int b = 0; b < nb; ++b) {
     const auto &B = m.buffers[b];
-    if (fieldOf[b] < 0 || !stepUses(b))
+    if (mi.fieldOf[b] < 0 || !stepUses(b))
       continue;
-    auto &F = fields[fieldOf[b]];
+    auto &F = mi.fields[mi.fieldOf[b]];
     if (B.role == ir::Role::NextState)
       F.stepWrites = b;
     else if (B.time == ir::TimeRef::Current)
       F.stepReads = b;
   }
-  for (int f = 0; f < int(fields.size()); ++f)
-    if (fields[f].name == "point.x")
-      pointX = f;
+  for (int f = 0; f < int(mi.fields.size()); ++f)
+    if (mi.fields[f].name == "point.x")
+      mi.pointX = f;
+}
 
-  // Arenas.
-  arena.resize(nb);
+/// The arena of every buffer, and the loss output with its adjoint.
+void assignArenas(const ir::Module &m, ModuleInfo &mi) {
+  const int nb = int(m.buffers.size());
+  mi.arena.resize(nb);
   for (int b = 0; b < nb; ++b) {
     const auto &B = m.buffers[b];
     ir::Role role = B.role;
     bool adj = role == ir::Role::Adjoint;
     if (adj) {
       if (B.primal < 0 || B.primal >= nb || m.buffers[B.primal].role == ir::Role::Adjoint)
-        fail("adjoint buffer '" + B.name + "' has no valid primal buffer");
+        fail(m, "adjoint buffer '" + B.name + "' has no valid primal buffer");
       role = m.buffers[B.primal].role;
-      fieldOf[b] = fieldOf[B.primal];
+      mi.fieldOf[b] = mi.fieldOf[B.primal];
     }
     switch (role) {
     case ir::Role::Body:
-      arena[b] = adj ? Arena::BodyAdj : Arena::Body;
+      mi.arena[b] = adj ? Arena::BodyAdj : Arena::Body;
       break;
     case ir::Role::Param:
-      arena[b] = adj ? Arena::Grad : Arena::Param;
+      mi.arena[b] = adj ? Arena::Grad : Arena::Param;
       break;
     case ir::Role::Output:
     case ir::Role::Window: // written by the runtime from the samples
-      arena[b] = adj ? Arena::OutputAdj : Arena::Output;
+      mi.arena[b] = adj ? Arena::OutputAdj : Arena::Output;
       break;
     case ir::Role::Command:
-      readsCommands = true;
+      mi.readsCommands = true;
       if (adj)
-        fail("command buffer '" + m.buffers[B.primal].name + "' has an adjoint");
-      arena[b] = Arena::Command;
+        fail(m, "command buffer '" + m.buffers[B.primal].name + "' has an adjoint");
+      mi.arena[b] = Arena::Command;
       break;
     case ir::Role::Temp:
-      arena[b] = adj ? Arena::TempAdj : Arena::Temp;
+      mi.arena[b] = adj ? Arena::TempAdj : Arena::Temp;
       break;
     default:
-      arena[b] = adj ? Arena::StateAdj : Arena::State;
+      mi.arena[b] = adj ? Arena::StateAdj : Arena::State;
       break;
     }
     if (B.role == ir::Role::Output && B.name == "loss")
-      lossOutput = b;
+      mi.lossOutput = b;
   }
   for (int b = 0; b < nb; ++b)
-    if (m.buffers[b].role == ir::Role::Adjoint && m.buffers[b].primal == lossOutput)
-      lossOutputAdj = b;
-  if (lossOutput < 0 && !(loss.empty() && lossStep.empty()))
-    fail("its loss kernels write no Output buffer named 'loss'");
-  if (lossOutput >= 0 && m.buffers[lossOutput].elem != ir::Type::F)
-    fail("its 'loss' output is not a float buffer");
+    if (m.buffers[b].role == ir::Role::Adjoint && m.buffers[b].primal == mi.lossOutput)
+      mi.lossOutputAdj = b;
+  if (mi.lossOutput < 0 && !(mi.loss.empty() && mi.lossStep.empty()))
+    fail(m, "its loss kernels write no Output buffer named 'loss'");
+  if (mi.lossOutput >= 0 && m.buffers[mi.lossOutput].elem != ir::Type::F)
+    fail(m, "its 'loss' output is not a float buffer");
+}
 
-  // A LossStep kernel may read the state at t (Current) and at t = 0
-  // (First); a later fixed time would be needed before the forward pass got
-  // there, so it is rejected here rather than silently mis-differentiated.
-  for (int k : lossStep)
-    for (int b : used[k]) {
+/// A LossStep kernel may read the state at t (Current) and at t = 0
+/// (First); a later fixed time would be needed before the forward pass got
+/// there, so it is rejected here rather than silently mis-differentiated.
+void checkLossStepReads(const ir::Module &m, const ModuleInfo &mi) {
+  for (int k : mi.lossStep)
+    for (int b : mi.used[k]) {
       const auto &B = m.buffers[b];
       if (B.role == ir::Role::State && B.time != ir::TimeRef::Current &&
           B.time != ir::TimeRef::First && B.time != ir::TimeRef::Offset)
-        fail(fmt::format("per-step loss kernel '{}' reads '{}' at the last or a fixed time; "
-                         "only the current and the first state are supported there",
-                         m.kernels[k].name, B.name));
+        fail(m, fmt::format("per-step loss kernel '{}' reads '{}' at the last or a fixed time; "
+                            "only the current and the first state are supported there",
+                            m.kernels[k].name, B.name));
     }
+}
+
+} // namespace
+
+ModuleInfo::ModuleInfo(const ir::Module &m) : module(&m) {
+  findKernels(m, *this);
+  findUses(m, *this);
+  findFields(m, *this);
+  assignArenas(m, *this);
+  checkLossStepReads(m, *this);
 }
 
 int ModuleInfo::elemBytes(int buffer) const {

@@ -15,14 +15,14 @@
 #include "opt/Passes.h"
 
 using namespace evoc;
-using namespace evoc::cudatest;
+using namespace evoc::test;
 namespace fs = std::filesystem;
 using codegen::cuda::LoopPlan;
 
 namespace {
 
 ir::Module differentiated(MassSpringIds &d, ir::Precision p) {
-  ir::Module m = makeMassSpringModule(d, p);
+  ir::Module m = makeMassSpringModule(d, p, true);
   m.kernels.pop_back(); // the adjoint-shapes kernel is not a forward kernel's adjoint
   autodiff::differentiate(m);
   opt::runPasses(m);

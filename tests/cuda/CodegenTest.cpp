@@ -6,13 +6,13 @@
 #include <regex>
 #include <set>
 
-#include "CudaModels.h"
+#include "MassSpring.h"
 #include "codegen/cuda/CudaBackend.h"
 #include "codegen/cuda/KernelPlan.h"
 #include "ir/Verifier.h"
 
 using namespace evoc;
-using namespace evoc::cudatest;
+using namespace evoc::test;
 using codegen::cuda::LoopPlan;
 
 namespace {
@@ -37,7 +37,7 @@ std::vector<const ir::Inst *> topLoops(const ir::Kernel &k) {
 
 TEST_CASE("the hand-built test module is valid IR", "[cuda]") {
   MassSpringIds d;
-  ir::Module m = makeMassSpringModule(d);
+  ir::Module m = makeMassSpringModule(d, ir::Precision::F64, true);
   auto errs = ir::verify(m);
   INFO((errs.empty() ? std::string() : errs.front()));
   CHECK(errs.empty());
@@ -45,7 +45,7 @@ TEST_CASE("the hand-built test module is valid IR", "[cuda]") {
 
 TEST_CASE("planner: parallel loops, reductions, owned and deferred scatter-adds", "[cuda]") {
   MassSpringIds d;
-  ir::Module m = makeMassSpringModule(d);
+  ir::Module m = makeMassSpringModule(d, ir::Precision::F64, true);
   // step: centre, waves, inputs, hidden, act, springs, integrate.
   auto step = codegen::cuda::planKernel(m, m.kernels[d.step]);
   auto loops = topLoops(m.kernels[d.step]);
@@ -90,7 +90,7 @@ TEST_CASE("planner: parallel loops, reductions, owned and deferred scatter-adds"
 
 TEST_CASE("generated CUDA: #line, block reductions, replays, precision", "[cuda]") {
   MassSpringIds d;
-  ir::Module m = makeMassSpringModule(d);
+  ir::Module m = makeMassSpringModule(d, ir::Precision::F64, true);
   std::string src = codegen::cuda::emitCuda(m);
   CHECK(src == codegen::cuda::emitCuda(m)); // deterministic
 
@@ -163,7 +163,7 @@ TEST_CASE("generated CUDA: #line, block reductions, replays, precision", "[cuda]
   CHECK(std::regex_search(adj, std::regex("if \\(tid == 0\\) b" + std::to_string(d.stats) +
                                           "\\[v[0-9]+\\] = v[0-9]+;")));
 
-  ir::Module m32 = makeMassSpringModule(d, ir::Precision::F32);
+  ir::Module m32 = makeMassSpringModule(d, ir::Precision::F32, true);
   std::string s32 = codegen::cuda::emitCuda(m32);
   CHECK(s32.find("typedef float F;") != std::string::npos);
   CHECK(s32.find("tanhf(") != std::string::npos);
@@ -173,7 +173,7 @@ TEST_CASE("generated CUDA: #line, block reductions, replays, precision", "[cuda]
 
 TEST_CASE("EVOC_CUDA_REPLAY=serial: thread 0 replays scatter-adds in loop order", "[cuda]") {
   MassSpringIds d;
-  ir::Module m = makeMassSpringModule(d);
+  ir::Module m = makeMassSpringModule(d, ir::Precision::F64, true);
   ::setenv("EVOC_CUDA_REPLAY", "serial", 1);
   std::string src = codegen::cuda::emitCuda(m);
   auto plan = codegen::cuda::planKernel(m, m.kernels[d.step]);

@@ -4,19 +4,19 @@
 
 #include <cstdlib>
 
-#include "CudaModels.h"
 #include "Harness.h"
+#include "MassSpring.h"
 #include "codegen/Executable.h"
 #include "codegen/cuda/CudaBackend.h"
 #include "ir/Interpreter.h"
 #include "support/Error.h"
 
 using namespace evoc;
-using namespace evoc::cudatest;
+using namespace evoc::test;
 
 TEST_CASE("without libcuda, --backend cuda says why in one sentence", "[cuda][driver]") {
   MassSpringIds d;
-  ir::Module m = makeMassSpringModule(d);
+  ir::Module m = makeMassSpringModule(d, ir::Precision::F64, true);
   // Force the missing-library path on every machine.
   ::setenv("EVOC_LIBCUDA", "libcuda-not-here.so.1", 1);
   std::string why;
@@ -44,7 +44,7 @@ TEST_CASE("on a GPU: CUDA and the interpreter agree, per robot and batched", "[c
   MassSpringIds d;
   std::mt19937_64 rng(7);
   for (auto prec : {ir::Precision::F64, ir::Precision::F32}) {
-    ir::Module m = makeMassSpringModule(d, prec);
+    ir::Module m = makeMassSpringModule(d, prec, true);
     codegen::CompileOptions opts;
     auto exe = codegen::cuda::compileCuda(m, opts);
     INFO(exe->deviceName());

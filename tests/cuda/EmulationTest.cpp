@@ -11,7 +11,7 @@
 #include "ir/Interpreter.h"
 
 using namespace evoc;
-using namespace evoc::cudatest;
+using namespace evoc::test;
 namespace fs = std::filesystem;
 
 namespace {
@@ -45,7 +45,7 @@ TEST_CASE("emulated CUDA matches the interpreter: f64 and f32, ragged batch", "[
   for (auto prec : {ir::Precision::F64, ir::Precision::F32}) {
     bool f64 = prec == ir::Precision::F64;
     INFO((f64 ? "f64" : "f32"));
-    ir::Module m = makeMassSpringModule(d, prec);
+    ir::Module m = makeMassSpringModule(d, prec, true);
     EmulatedExecutable emu(m, dir.string());
     std::mt19937_64 rng(3);
     // A robot larger than one block (points and springs > 128) and small ones.
@@ -83,7 +83,7 @@ TEST_CASE("emulated CUDA: scatter-adds replay in interpreter order, bit for bit"
           "[cuda][emulation]") {
   fs::path dir = workDir();
   MassSpringIds d;
-  ir::Module m = makeMassSpringModule(d);
+  ir::Module m = makeMassSpringModule(d, ir::Precision::F64, true);
   // Both replays: incidence lists (default) and thread 0 (EVOC_CUDA_REPLAY=serial).
   const bool serial = GENERATE(false, true);
   INFO((serial ? "serial replay" : "incidence-list replay"));

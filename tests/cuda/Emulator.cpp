@@ -15,7 +15,7 @@
 #include "codegen/cuda/Internal.h"
 #include "codegen/cuda/KernelPlan.h"
 
-namespace evoc::cudatest {
+namespace evoc::test {
 namespace {
 
 const char *kHeader = R"(// CUDA built-ins for a CPU emulation of one block at a time.
@@ -178,4 +178,4 @@ void EmulatedExecutable::runBatch(int k, int nRobots, void *const *const *buffer
 
 codegen::cuda::DeviceApi &EmulatedExecutable::device() const { return *s_->device; }
 
-} // namespace evoc::cudatest
+} // namespace evoc::test

@@ -10,7 +10,7 @@
 #include "codegen/cuda/CudaBackend.h"
 #include "ir/IR.h"
 
-namespace evoc::cudatest {
+namespace evoc::test {
 
 /// The module compiled from emitCuda() output for the CPU, with the batch ABI
 /// of the real launcher (per-robot buffer tables, sizes, scratch).
@@ -32,4 +32,4 @@ private:
   std::unique_ptr<State> s_;
 };
 
-} // namespace evoc::cudatest
+} // namespace evoc::test

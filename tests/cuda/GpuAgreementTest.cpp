@@ -12,7 +12,7 @@
 #include "codegen/Executable.h"
 
 using namespace evoc;
-using namespace evoc::cudatest;
+using namespace evoc::test;
 
 TEST_CASE("on a GPU: CUDA and CPU back ends agree on 20 robots at T = 1000", "[cuda][gpu]") {
   std::string why;

@@ -8,7 +8,7 @@
 
 #include "ir/Interpreter.h"
 
-namespace evoc::cudatest {
+namespace evoc::test {
 
 size_t RobotBuffers::length(int b) const {
   return data[b].size() / (f64 ? 8 : 4); // int buffers are int32: 4 bytes
@@ -225,4 +225,4 @@ double maxRelDiff(const RobotBuffers &ref, const RobotBuffers &got, int b) {
   return diff / scale;
 }
 
-} // namespace evoc::cudatest
+} // namespace evoc::test

@@ -5,9 +5,9 @@
 #include <functional>
 #include <vector>
 
-#include "CudaModels.h"
+#include "MassSpring.h"
 
-namespace evoc::cudatest {
+namespace evoc::test {
 
 /// Runs kernel k for one robot (the Executable::run signature).
 using RunFn = std::function<void(int k, void *const *bufs, const int64_t *sizes, int64_t t)>;
@@ -61,4 +61,4 @@ RunFn interpreter(const ir::Module &m);
 /// relative to the largest magnitude in `ref` (or 1e-300).
 double maxRelDiff(const RobotBuffers &ref, const RobotBuffers &got, int b);
 
-} // namespace evoc::cudatest
+} // namespace evoc::test

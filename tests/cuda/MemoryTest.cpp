@@ -12,7 +12,7 @@
 #include "support/Error.h"
 
 using namespace evoc;
-using namespace evoc::cudatest;
+using namespace evoc::test;
 
 namespace {
 

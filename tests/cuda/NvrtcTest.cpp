@@ -6,13 +6,13 @@
 #include <fstream>
 #include <regex>
 
-#include "CudaModels.h"
+#include "MassSpring.h"
 #include "codegen/cuda/CudaBackend.h"
 #include "codegen/cuda/Internal.h"
 #include "support/Error.h"
 
 using namespace evoc;
-using namespace evoc::cudatest;
+using namespace evoc::test;
 namespace fs = std::filesystem;
 
 namespace {
@@ -39,7 +39,7 @@ TEST_CASE("the test module compiles to CUBIN for sm_80 and sm_90, f64 and f32", 
   codegen::CompileOptions opts;
   opts.useCache = false;
   for (auto prec : {ir::Precision::F64, ir::Precision::F32}) {
-    ir::Module m = makeMassSpringModule(d, prec);
+    ir::Module m = makeMassSpringModule(d, prec, true);
     for (const char *arch : {"sm_80", "sm_90"}) {
       INFO(arch << (prec == ir::Precision::F64 ? " f64" : " f32"));
       std::string bin = codegen::cuda::emitCubin(m, arch, opts);
@@ -50,7 +50,7 @@ TEST_CASE("the test module compiles to CUBIN for sm_80 and sm_90, f64 and f32", 
 
 TEST_CASE("PTX names every kernel and keeps the .evo line info", "[cuda][nvrtc]") {
   MassSpringIds d;
-  ir::Module m = makeMassSpringModule(d);
+  ir::Module m = makeMassSpringModule(d, ir::Precision::F64, true);
   std::string ptx = codegen::cuda::emitPtx(m, "sm_90");
   CHECK(ptx.find(".target sm_90") != std::string::npos);
   for (int k = 0; k < 3; ++k)

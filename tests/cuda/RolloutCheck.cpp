@@ -10,7 +10,7 @@
 #include "codegen/cuda/CudaRollout.h"
 #include "opt/Passes.h"
 
-namespace evoc::cudatest {
+namespace evoc::test {
 namespace {
 
 double relDiff(const std::vector<char> &a, const std::vector<char> &b) {
@@ -28,7 +28,7 @@ double relDiff(const std::vector<char> &a, const std::vector<char> &b) {
 } // namespace
 
 ir::Module differentiatedModule(MassSpringIds &d, std::vector<int> &params, ir::Precision p) {
-  ir::Module m = makeMassSpringModule(d, p);
+  ir::Module m = makeMassSpringModule(d, p, true);
   m.kernels.pop_back(); // the adjoint-shapes kernel
   autodiff::differentiate(m);
   opt::runPasses(m);
@@ -100,4 +100,4 @@ void checkRollout(const codegen::cuda::CudaExecutable &exe, const ir::Module &m,
   CHECK(ro.deviceBytes() > 0);
 }
 
-} // namespace evoc::cudatest
+} // namespace evoc::test

@@ -7,7 +7,7 @@
 #include "Harness.h"
 #include "codegen/cuda/CudaBackend.h"
 
-namespace evoc::cudatest {
+namespace evoc::test {
 
 /// makeMassSpringModule's step and loss with their adjoints, after the
 /// passes; `params` gets the Param adjoint buffers (w1, b1, w2, b2).
@@ -22,4 +22,4 @@ void checkRollout(const codegen::cuda::CudaExecutable &exe, const ir::Module &m,
                   const std::vector<MassSpringRobot> &robots, int64_t T, const RunFn &ref,
                   double tol);
 
-} // namespace evoc::cudatest
+} // namespace evoc::test

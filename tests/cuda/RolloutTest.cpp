@@ -15,7 +15,7 @@
 #include "support/Error.h"
 
 using namespace evoc;
-using namespace evoc::cudatest;
+using namespace evoc::test;
 namespace fs = std::filesystem;
 
 TEST_CASE("CudaRollout (emulated): loss and gradients of a ragged population", "[cuda][rollout]") {

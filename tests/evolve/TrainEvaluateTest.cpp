@@ -3,7 +3,7 @@
 // end), and the run directory, pictures and resume work end to end.
 #include "TestSupport.h"
 
-#include "../runtime/Fixtures.h"
+#include "ChainFixture.h"
 #include "evolve/RunDir.h"
 #include "evolve/TrainEvaluate.h"
 
@@ -22,9 +22,9 @@ using json = nlohmann::json;
 namespace {
 
 struct Setup {
-  evoc::ir::Module module = evoc::testing::chainModuleWithAdjoints();
+  evoc::ir::Module module = evoc::test::chainModuleWithAdjoints();
   evoc::runtime::ModuleInfo info{module};
-  std::unique_ptr<evoc::codegen::Executable> exe = evoc::testing::interp(module);
+  std::unique_ptr<evoc::codegen::Executable> exe = evoc::test::interp(module);
   evoc::runtime::TrainOptions opts;
   EvolutionConfig config;
   Setup() {
@@ -241,7 +241,7 @@ TEST_CASE("train evaluate: a body whose simulation blows up but stays finite is 
   EvalBatch batch;
   batch.ids = {0, 1};
   batch.seeds = {designSeed(5, 0), designSeed(5, 1)};
-  batch.robots = {evoc::testing::ladderRobot(2), evoc::testing::ladderRobot(2, 1.2e4)};
+  batch.robots = {evoc::test::ladderRobot(2), evoc::test::ladderRobot(2, 1.2e4)};
   FitnessSpec nonfiniteOnly; // what `invalid = nonfinite();` (examples/jump.evo) asks for
   auto judged = [&](const Evaluation &e) {
     return e.valid ? judge(e.losses, nonfiniteOnly) : Verdict{false, 0, e.reason};

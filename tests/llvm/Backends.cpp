@@ -8,7 +8,7 @@
 #include "codegen/llvm/CpuBackend.h"
 #include "support/Error.h"
 
-namespace evoc::testing {
+namespace evoc::test {
 
 std::vector<BackendUnderTest> backendsUnderTest(const ir::Module &m, double fastRtol,
                                                 double cudaRtol) {
@@ -37,4 +37,4 @@ bool agrees(double a, double b, double rtol, double floor) {
   return std::fabs(a - b) <= rtol * scale;
 }
 
-} // namespace evoc::testing
+} // namespace evoc::test

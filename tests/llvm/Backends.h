@@ -8,7 +8,7 @@
 #include "codegen/Executable.h"
 #include "ir/IR.h"
 
-namespace evoc::testing {
+namespace evoc::test {
 
 /// One back end under test, with the relative tolerance its f64 results
 /// must meet against the interpreter (0: bit for bit).
@@ -28,4 +28,4 @@ std::vector<BackendUnderTest> backendsUnderTest(const ir::Module &m, double fast
 /// agrees with NaN only; rtol 0 means bit-identical).
 bool agrees(double a, double b, double rtol, double floor = 0);
 
-} // namespace evoc::testing
+} // namespace evoc::test

@@ -23,10 +23,9 @@ struct Workspace {
   std::vector<void *> ptrs;
 };
 
-Workspace fill(const ir::Module &m, const testing::MassSpringIds &ids,
-               const testing::MassSpringRobot &r, const std::vector<double> &x,
-               const std::vector<double> &v, const std::vector<int64_t> &sizes,
-               std::mt19937_64 &rng) {
+Workspace fill(const ir::Module &m, const test::MassSpringIds &ids, const test::MassSpringRobot &r,
+               const std::vector<double> &x, const std::vector<double> &v,
+               const std::vector<int64_t> &sizes, std::mt19937_64 &rng) {
   Workspace w;
   w.f.resize(m.buffers.size());
   w.i.resize(m.buffers.size());
@@ -77,16 +76,16 @@ Workspace fill(const ir::Module &m, const testing::MassSpringIds &ids,
 } // namespace
 
 TEST_CASE("adjoint kernels agree with the interpreter on every back end", "[llvm][agreement]") {
-  testing::MassSpringIds ids;
-  ir::Module m = testing::makeMassSpringModule(ids);
+  test::MassSpringIds ids;
+  ir::Module m = test::makeMassSpringModule(ids);
   autodiff::differentiate(m);
   const int stepAdj = m.findKernel("step.adj"), lossAdj = m.findKernel("loss.adj");
   REQUIRE(stepAdj >= 0);
   REQUIRE(lossAdj >= 0);
-  auto backends = testing::backendsUnderTest(m, 1e-12, 1e-9);
+  auto backends = test::backendsUnderTest(m, 1e-12, 1e-9);
   std::mt19937_64 rng(7);
   for (int robot = 0; robot < 3; ++robot) {
-    testing::MassSpringRobot r = testing::makeRandomRobot(rng, 3 + robot, 3 + 2 * robot);
+    test::MassSpringRobot r = test::makeRandomRobot(rng, 3 + robot, 3 + 2 * robot);
     std::vector<int64_t> sizes(m.sets.size());
     sizes[size_t(ids.point)] = r.nPoints;
     sizes[size_t(ids.spring)] = r.nSprings;
@@ -95,7 +94,7 @@ TEST_CASE("adjoint kernels agree with the interpreter on every back end", "[llvm
     sizes[size_t(ids.wave)] = 10;
     // A state in contact with the ground, mid-gait: run the forward model first.
     std::vector<double> x;
-    testing::rollout(m, ids, *backends[0].exe, r, 60 + 40 * robot, &x);
+    test::rollout(m, ids, *backends[0].exe, r, 60 + 40 * robot, &x);
     std::vector<double> v(x.size());
     for (double &e : v)
       e = 0.3 * std::normal_distribution<double>(0, 1)(rng);
@@ -118,7 +117,7 @@ TEST_CASE("adjoint kernels agree with the interpreter on every back end", "[llvm
             INFO("robot " << robot << ", kernel " << m.kernels[size_t(k)].name << ", back end "
                           << be.name << ", " << m.buffers[b].name << "[" << e
                           << "]: " << got.f[b][e] << " vs interpreter " << ref.f[b][e]);
-            CHECK(testing::agrees(got.f[b][e], ref.f[b][e], be.rtol, scale));
+            CHECK(test::agrees(got.f[b][e], ref.f[b][e], be.rtol, scale));
           }
         }
       }

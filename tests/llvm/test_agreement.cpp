@@ -11,7 +11,7 @@
 #include "ir/Builder.h"
 
 using namespace evoc;
-using evoc::testing::agrees;
+using evoc::test::agrees;
 using ir::Op;
 using ir::ValueId;
 
@@ -214,7 +214,7 @@ TEST_CASE("random kernels agree with the interpreter on every back end", "[llvm]
       all.insert(all.end(), outR.begin(), outR.end());
       return all;
     };
-    auto backends = testing::backendsUnderTest(rm.m, 1e-12, 1e-9);
+    auto backends = test::backendsUnderTest(rm.m, 1e-12, 1e-9);
     const std::vector<double> ref = runOn(*backends[0].exe);
     for (auto &be : backends) {
       if (disc && be.rtol != 0)
@@ -232,18 +232,18 @@ TEST_CASE("random kernels agree with the interpreter on every back end", "[llvm]
 
 TEST_CASE("mass-spring rollouts agree with the interpreter on every back end",
           "[llvm][agreement]") {
-  testing::MassSpringIds ids;
-  ir::Module m = testing::makeMassSpringModule(ids);
-  auto backends = testing::backendsUnderTest(m, 1e-9, 1e-9);
+  test::MassSpringIds ids;
+  ir::Module m = test::makeMassSpringModule(ids);
+  auto backends = test::backendsUnderTest(m, 1e-9, 1e-9);
   std::mt19937_64 rng(42);
   for (int robot = 0; robot < 3; ++robot) {
-    testing::MassSpringRobot r = testing::makeRandomRobot(rng, 3 + robot, 4 + robot);
+    test::MassSpringRobot r = test::makeRandomRobot(rng, 3 + robot, 4 + robot);
     const int64_t T = 300;
     std::vector<double> refX, gotX;
-    const double ref = testing::rollout(m, ids, *backends[0].exe, r, T, &refX);
+    const double ref = test::rollout(m, ids, *backends[0].exe, r, T, &refX);
     REQUIRE(std::isfinite(ref));
     for (auto &be : backends) {
-      const double got = testing::rollout(m, ids, *be.exe, r, T, &gotX);
+      const double got = test::rollout(m, ids, *be.exe, r, T, &gotX);
       INFO("robot " << robot << ", back end " << be.name << ": loss " << got << " vs interpreter "
                     << ref);
       CHECK(agrees(got, ref, be.rtol));
@@ -257,21 +257,21 @@ TEST_CASE("mass-spring rollouts agree with the interpreter on every back end",
 }
 
 TEST_CASE("compiled kernels may be called from several threads at once", "[llvm][threads]") {
-  testing::MassSpringIds ids;
-  ir::Module m = testing::makeMassSpringModule(ids);
+  test::MassSpringIds ids;
+  ir::Module m = test::makeMassSpringModule(ids);
   codegen::CompileOptions opts;
   opts.useCache = false;
   auto exe = codegen::compile(m, codegen::BackendKind::Cpu, opts);
   std::mt19937_64 rng(11);
-  std::vector<testing::MassSpringRobot> robots;
+  std::vector<test::MassSpringRobot> robots;
   for (int i = 0; i < 8; ++i)
-    robots.push_back(testing::makeRandomRobot(rng, 3 + i % 3, 4 + i % 4));
+    robots.push_back(test::makeRandomRobot(rng, 3 + i % 3, 4 + i % 4));
   std::vector<double> serial, parallel(robots.size());
   for (const auto &r : robots)
-    serial.push_back(testing::rollout(m, ids, *exe, r, 200));
+    serial.push_back(test::rollout(m, ids, *exe, r, 200));
   std::vector<std::thread> threads;
   for (size_t i = 0; i < robots.size(); ++i)
-    threads.emplace_back([&, i] { parallel[i] = testing::rollout(m, ids, *exe, robots[i], 200); });
+    threads.emplace_back([&, i] { parallel[i] = test::rollout(m, ids, *exe, robots[i], 200); });
   for (auto &t : threads)
     t.join();
   for (size_t i = 0; i < robots.size(); ++i)

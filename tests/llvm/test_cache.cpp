@@ -39,22 +39,22 @@ void spit(const std::string &p, const std::string &s) {
 
 TEST_CASE("object cache: cold compile writes an entry, warm compile reuses it", "[llvm][cache]") {
   TempDir dir;
-  testing::MassSpringIds ids;
-  ir::Module m = testing::makeMassSpringModule(ids);
+  test::MassSpringIds ids;
+  ir::Module m = test::makeMassSpringModule(ids);
   codegen::CompileOptions opts;
   opts.cacheDir = dir.path.string();
   std::mt19937_64 rng(3);
-  testing::MassSpringRobot robot = testing::makeRandomRobot(rng, 3, 4);
+  test::MassSpringRobot robot = test::makeRandomRobot(rng, 3, 4);
 
   auto cold = codegen::cpu::compileCpu(m, opts);
   CHECK_FALSE(cold->fromCache());
   REQUIRE(fs::exists(cold->cacheEntry()));
-  const double coldLoss = testing::rollout(m, ids, *cold, robot, 100);
+  const double coldLoss = test::rollout(m, ids, *cold, robot, 100);
 
   auto warm = codegen::cpu::compileCpu(m, opts);
   CHECK(warm->fromCache());
   CHECK(warm->cacheEntry() == cold->cacheEntry());
-  CHECK(testing::rollout(m, ids, *warm, robot, 100) == coldLoss);
+  CHECK(test::rollout(m, ids, *warm, robot, 100) == coldLoss);
 
   SECTION("a corrupted object is detected and rebuilt") {
     std::string bytes = slurp(cold->cacheEntry());
@@ -62,7 +62,7 @@ TEST_CASE("object cache: cold compile writes an entry, warm compile reuses it", 
     spit(cold->cacheEntry(), bytes);
     auto rebuilt = codegen::cpu::compileCpu(m, opts);
     CHECK_FALSE(rebuilt->fromCache());
-    CHECK(testing::rollout(m, ids, *rebuilt, robot, 100) == coldLoss);
+    CHECK(test::rollout(m, ids, *rebuilt, robot, 100) == coldLoss);
     CHECK(codegen::cpu::compileCpu(m, opts)->fromCache()); // the rebuild was stored
   }
   SECTION("a truncated entry is detected and rebuilt") {
@@ -106,8 +106,8 @@ TEST_CASE("object cache: folder selection and unwritable folders", "[llvm][cache
   else
     ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
 
-  testing::MassSpringIds ids;
-  ir::Module m = testing::makeMassSpringModule(ids);
+  test::MassSpringIds ids;
+  ir::Module m = test::makeMassSpringModule(ids);
   codegen::CompileOptions opts;
   opts.cacheDir = "/proc/evoc-cannot-write-here";
   auto exe = codegen::cpu::compileCpu(m, opts); // still compiles, just without a cache

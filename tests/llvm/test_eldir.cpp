@@ -48,7 +48,7 @@ void agreeOnRandomRobots(const std::string &file, int rows, int cols, int nRobot
   o.iterations = 0; // one forward + backward
   o.groundHeight = 0.1;
   o.seed = seed;
-  auto backends = testing::backendsUnderTest(m, 1e-9, 1e-9);
+  auto backends = test::backendsUnderTest(m, 1e-9, 1e-9);
   auto ref = runtime::train(info, *backends[0].exe, robots, o);
   for (size_t be = 1; be < backends.size(); ++be) {
     auto got = runtime::train(info, *backends[be].exe, robots, o);
@@ -58,7 +58,7 @@ void agreeOnRandomRobots(const std::string &file, int rows, int cols, int nRobot
       REQUIRE(got[size_t(r)].valid);
       const double lossRtol = backends[be].rtol == 0 ? 0 : 1e-9;
       INFO("loss " << got[size_t(r)].loss << " vs interpreter " << ref[size_t(r)].loss);
-      CHECK(testing::agrees(got[size_t(r)].loss, ref[size_t(r)].loss, lossRtol));
+      CHECK(test::agrees(got[size_t(r)].loss, ref[size_t(r)].loss, lossRtol));
       // Gradient: relative to its largest entry.
       double scale = 0, worst = 0;
       for (const auto &[name, t] : ref[size_t(r)].grad)

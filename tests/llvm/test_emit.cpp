@@ -54,8 +54,8 @@ bool has(const std::string &text, const std::string &re) {
 
 TEST_CASE("--emit llvm: unoptimised IR has the ABI, noalias bodies and loop metadata",
           "[llvm][emit]") {
-  testing::MassSpringIds ids;
-  ir::Module m = testing::makeMassSpringModule(ids);
+  test::MassSpringIds ids;
+  ir::Module m = test::makeMassSpringModule(ids);
   std::string text = codegen::cpu::emitLLVM(m, 0);
   CHECK(has(text, R"(define void @evoc_kernel_0\(ptr %buffers, ptr %sizes, i64 %t\))"));
   CHECK(has(text, R"(define void @evoc_kernel_1\()"));

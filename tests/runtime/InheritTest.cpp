@@ -2,15 +2,15 @@
 // (shared body elements, by provenance key) and which keep their seed.
 #include <catch2/catch.hpp>
 
-#include "Fixtures.h"
+#include "ChainFixture.h"
 #include "core/Inherit.h"
 #include "core/Population.h"
 #include "support/Error.h"
 
 using namespace evoc;
 using namespace evoc::runtime;
-using evoc::testing::chainModule;
-using evoc::testing::ladderRobot;
+using evoc::test::chainModule;
+using evoc::test::ladderRobot;
 
 namespace {
 

@@ -4,14 +4,14 @@
 
 #include <cmath>
 
-#include "Fixtures.h"
+#include "ChainFixture.h"
 #include "core/Population.h"
 #include "support/Error.h"
 
 using namespace evoc;
 using namespace evoc::runtime;
-using evoc::testing::chainModule;
-using evoc::testing::ladderRobot;
+using evoc::test::chainModule;
+using evoc::test::ladderRobot;
 
 TEST_CASE("Set sizes come from the body and derived terms", "[population]") {
   ir::Module m = chainModule();

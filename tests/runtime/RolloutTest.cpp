@@ -6,13 +6,13 @@
 #include <cstring>
 #include <limits>
 
-#include "Fixtures.h"
+#include "ChainFixture.h"
 #include "core/Rollout.h"
 #include "support/Error.h"
 
 using namespace evoc;
 using namespace evoc::runtime;
-using namespace evoc::testing;
+using namespace evoc::test;
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cmath>
 
-#include "Fixtures.h"
+#include "ChainFixture.h"
 #include "autodiff/Differentiate.h"
 #include "core/JsonIO.h"
 #include "core/ThreadPool.h"
@@ -14,7 +14,7 @@
 
 using namespace evoc;
 using namespace evoc::runtime;
-using namespace evoc::testing;
+using namespace evoc::test;
 
 TEST_CASE("Normalised step moves by step / (||g|| + 1e-6) * g", "[optim]") {
   OptimizerConfig c;

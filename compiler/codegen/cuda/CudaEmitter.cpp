@@ -363,8 +363,7 @@ private:
         loc(in.loc);
         line("if (lane == 0) { " + effect(in, ctx) + "; }");
         line("__syncwarp(); // before other lanes read it");
-      } else if ((in.op == Op::LocalAdd || in.op == Op::LocalMax || in.op == Op::LocalMin) &&
-                 lp.reduced.count(in.args[0])) {
+      } else if (ir::isLocalUpdate(in.op) && lp.reduced.count(in.args[0])) {
         loc(in.loc);
         line("if (lane == 0) " + localUpdate(in, ctx));
       } else {
@@ -387,8 +386,7 @@ private:
       for (const auto &ip : bl.insts) {
         if (ip->op == Op::Local)
           inner.insert(ip->result);
-        if ((ip->op == Op::LocalAdd || ip->op == Op::LocalMax || ip->op == Op::LocalMin) &&
-            !inner.count(ip->args[0]))
+        if (ir::isLocalUpdate(ip->op) && !inner.count(ip->args[0]))
           out.insert(ip->args[0]);
         if (ip->op == Op::Loop)
           rec(*ip->body);

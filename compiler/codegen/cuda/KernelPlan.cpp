@@ -2,44 +2,32 @@
 // block reductions of locals and which scatter-adds must be deferred.
 //
 // A scatter-add runs directly in a parallel loop only when its index is
-// provably owned by the loop's element: index = ((e * M1 + r1) * M2 + r2)...
-// with every r in [0, M). All such sites of one buffer in one loop must use
-// the same slice size, so their ranges [e * S, e * S + S) are disjoint between
+// provably owned by the loop's element (ir::IndexAnalysis::ownedSlice):
+// index = ((e * M1 + r1) * M2 + r2)... with every r in [0, M). All such sites of one buffer in one
+// loop must use the same slice size, so their ranges [e * S, e * S + S) are disjoint between
 // iterations. Everything else is recorded and replayed in serial loop order,
 // which also makes every target's sum order that of the interpreter.
 #include "codegen/cuda/KernelPlan.h"
 
 #include <algorithm>
 #include <cstdlib>
-#include <functional>
 #include <optional>
 #include <string>
+
+#include "ir/IndexAnalysis.h"
+#include "ir/Walk.h"
 
 namespace evoc::codegen::cuda {
 namespace {
 
+using ir::Extent;
 using ir::Inst;
 using ir::Op;
 using ir::ValueId;
 
-/// A symbolic positive integer: c * product of sizes of `sets` (sorted).
-struct Extent {
-  int64_t c = 1;
-  std::vector<int> sets;
-  Extent operator*(const Extent &o) const {
-    Extent r{c * o.c, sets};
-    r.sets.insert(r.sets.end(), o.sets.begin(), o.sets.end());
-    std::sort(r.sets.begin(), r.sets.end());
-    return r;
-  }
-  bool operator==(const Extent &o) const { return c == o.c && sets == o.sets; }
-  /// this <= o for every size assignment (sizes >= 1 assumed).
-  bool leq(const Extent &o) const { return sets == o.sets && c <= o.c; }
-};
-
 class Analysis {
 public:
-  Analysis(const ir::Module &m, const ir::Kernel &k) : m_(m) { index(k.body, -1); }
+  Analysis(const ir::Module &m, const ir::Kernel &k) : m_(m), ix_(k.body) {}
 
   KernelPlan run(const ir::Kernel &k) {
     KernelPlan plan;
@@ -60,7 +48,7 @@ public:
         for (const auto &[b, sites] : plan.loops[ip.get()].gathered) {
           bool inv = true;
           for (const Inst *site : sites)
-            inv = inv && bodyInvariant(site->args[0]);
+            inv = inv && ix_.bodyInvariant(m_, site->args[0]);
           plan.groups.push_back({b, ip->set, static_cast<int>(sites.size()), m_.buffers[b].sets,
                                  m_.buffers[b].comps, inv});
         }
@@ -68,154 +56,26 @@ public:
   }
 
 private:
-  void index(const ir::Block &b, int set) {
-    if (b.arg)
-      loopSet_[b.arg] = set;
-    for (const auto &ip : b.insts) {
-      if (ip->result)
-        def_[ip->result] = ip.get();
-      if (ip->op == Op::Loop)
-        index(*ip->body, ip->set);
-    }
-  }
-
-  /// Whether int value v is the same at every step of a rollout.
-  bool bodyInvariant(ValueId v) const {
-    if (loopSet_.count(v))
-      return true;
-    const Inst *d = def(v);
-    if (!d)
-      return false;
-    switch (d->op) {
-    case Op::ConstI:
-    case Op::Size:
-      return true;
-    case Op::IAdd:
-    case Op::ISub:
-    case Op::IMul:
-      return bodyInvariant(d->args[0]) && bodyInvariant(d->args[1]);
-    case Op::Load:
-      return m_.buffers[d->buffer].role == ir::Role::Body &&
-             m_.buffers[d->buffer].elem == ir::Type::I && bodyInvariant(d->args[0]);
-    default:
-      return false;
-    }
-  }
-
-  const Inst *def(ValueId v) const {
-    auto it = def_.find(v);
-    return it == def_.end() ? nullptr : it->second;
-  }
-
-  /// The value of an int expression used as a multiplier, if symbolic.
-  std::optional<Extent> valueExtent(ValueId v) const {
-    const Inst *d = def(v);
-    if (!d)
-      return std::nullopt;
-    if (d->op == Op::ConstI && d->i >= 1)
-      return Extent{d->i, {}};
-    if (d->op == Op::Size)
-      return Extent{1, {d->set}};
-    if (d->op == Op::IMul) {
-      auto a = valueExtent(d->args[0]), b = valueExtent(d->args[1]);
-      if (a && b)
-        return *a * *b;
-    }
-    return std::nullopt;
-  }
-
-  /// B with 0 <= v < B, if provable.
-  std::optional<Extent> bound(ValueId v) const {
-    auto ls = loopSet_.find(v);
-    if (ls != loopSet_.end())
-      return Extent{1, {ls->second}};
-    const Inst *d = def(v);
-    if (!d)
-      return std::nullopt;
-    if (d->op == Op::ConstI && d->i >= 0)
-      return Extent{d->i + 1, {}};
-    if (d->op == Op::IMul)
-      for (int o = 0; o < 2; ++o) {
-        auto x = bound(d->args[o]);
-        auto m = valueExtent(d->args[1 - o]);
-        if (x && m)
-          return *x * *m;
-      }
-    if (d->op == Op::IAdd)
-      for (int o = 0; o < 2; ++o)
-        if (auto s = scaled(d->args[o], d->args[1 - o], [&](ValueId x) { return bound(x); }))
-          return s;
-    return std::nullopt;
-  }
-
-  /// For v = x * M + r with r in [0, M): f(x) * M.
-  template <class Fn> std::optional<Extent> scaled(ValueId mulv, ValueId r, Fn f) const {
-    const Inst *d = def(mulv);
-    if (!d || d->op != Op::IMul)
-      return std::nullopt;
-    auto rb = bound(r);
-    if (!rb)
-      return std::nullopt;
-    for (int o = 0; o < 2; ++o) {
-      auto m = valueExtent(d->args[1 - o]);
-      if (!m || !rb->leq(*m))
-        continue;
-      if (auto x = f(d->args[o]))
-        return *x * *m;
-    }
-    return std::nullopt;
-  }
-
-  /// Slice size S when index v lies in [e * S, e * S + S) for loop element e.
-  std::optional<Extent> owned(ValueId v, ValueId e) const {
-    if (v == e)
-      return Extent{1, {}};
-    const Inst *d = def(v);
-    if (!d)
-      return std::nullopt;
-    auto rec = [&](ValueId x) { return owned(x, e); };
-    if (d->op == Op::IMul)
-      for (int o = 0; o < 2; ++o) {
-        auto m = valueExtent(d->args[1 - o]);
-        auto x = owned(d->args[o], e);
-        if (m && x)
-          return *x * *m;
-      }
-    if (d->op == Op::IAdd)
-      for (int o = 0; o < 2; ++o)
-        if (auto s = scaled(d->args[o], d->args[1 - o], rec))
-          return s;
-    return std::nullopt;
-  }
-
   struct Access {
     const Inst *inst;
     std::optional<Extent> slice;
   };
-
-  static void walk(const ir::Block &b, const std::function<void(const Inst &)> &f) {
-    for (const auto &ip : b.insts) {
-      f(*ip);
-      if (ip->op == Op::Loop)
-        walk(*ip->body, f);
-    }
-  }
 
   LoopPlan planLoop(const Inst &loop, const std::set<ValueId> &topLocals) {
     LoopPlan lp;
     ValueId e = loop.body->arg;
     std::map<int, std::vector<Access>> loads, stores, accs;
     bool serial = false;
-    walk(*loop.body, [&](const Inst &in) {
+    ir::walk(*loop.body, [&](const Inst &in) {
       switch (in.op) {
       case Op::Load:
-        loads[in.buffer].push_back({&in, owned(in.args[0], e)});
+        loads[in.buffer].push_back({&in, ix_.ownedSlice(in.args[0], e)});
         break;
       case Op::Store:
-        stores[in.buffer].push_back({&in, owned(in.args[0], e)});
+        stores[in.buffer].push_back({&in, ix_.ownedSlice(in.args[0], e)});
         break;
       case Op::AccAdd:
-        accs[in.buffer].push_back({&in, owned(in.args[0], e)});
+        accs[in.buffer].push_back({&in, ix_.ownedSlice(in.args[0], e)});
         break;
       case Op::LocalAdd:
       case Op::LocalMax:
@@ -226,7 +86,19 @@ private:
             serial = true; // one slot updated with two different ops
         }
         break;
-      default:
+      case Op::Time:
+      case Op::Size:
+      case Op::Select:
+      case Op::IToF:
+      case Op::Local:
+      case Op::LocalGet:
+      case Op::Loop:
+      EVOC_IR_CASE_CONSTS:
+      EVOC_IR_CASE_FLOAT_BINARY:
+      EVOC_IR_CASE_FLOAT_UNARY:
+      EVOC_IR_CASE_COMPARE:
+      EVOC_IR_CASE_LOGIC:
+      EVOC_IR_CASE_INT:
         break;
       }
     });
@@ -286,7 +158,7 @@ private:
         case Op::Store:
           return;
         case Op::AccAdd:
-          if (!lp.deferred.count(jp.get()) && !innerOwned(jp->args[0], e, j))
+          if (!lp.deferred.count(jp.get()) && !ix_.ownedByPair(jp->args[0], e, j))
             return; // lanes could hit one element
           break;
         case Op::Local:
@@ -305,44 +177,23 @@ private:
             return;
           break;
         }
-        default:
+        case Op::Time:
+        case Op::Size:
+        case Op::Select:
+        case Op::IToF:
+        case Op::Load:
+        case Op::LocalGet:
+        EVOC_IR_CASE_CONSTS:
+        EVOC_IR_CASE_FLOAT_BINARY:
+        EVOC_IR_CASE_FLOAT_UNARY:
+        EVOC_IR_CASE_COMPARE:
+        EVOC_IR_CASE_LOGIC:
+        EVOC_IR_CASE_INT:
           break;
         }
       }
     }
     lp.split = std::move(split);
-  }
-
-  /// Whether index v is injective in (e, j): e's slice times M plus a part
-  /// owned by j below M (w1.adj[u * nin + i]), possibly scaled and offset.
-  bool innerOwned(ValueId v, ValueId e, ValueId j) const {
-    const Inst *d = def(v);
-    if (!d)
-      return false;
-    if (d->op == Op::IMul)
-      for (int o = 0; o < 2; ++o)
-        if (valueExtent(d->args[1 - o]) && innerOwned(d->args[o], e, j))
-          return true;
-    if (d->op != Op::IAdd)
-      return false;
-    for (int o = 0; o < 2; ++o) {
-      const Inst *mul = def(d->args[o]);
-      ValueId r = d->args[1 - o];
-      auto rb = bound(r);
-      if (!mul || mul->op != Op::IMul || !rb)
-        continue;
-      for (int q = 0; q < 2; ++q) {
-        ValueId x = mul->args[q];
-        auto m = valueExtent(mul->args[1 - q]);
-        if (!m || !rb->leq(*m))
-          continue;
-        if (owned(x, e) && owned(r, j))
-          return true;
-        if (innerOwned(x, e, j))
-          return true;
-      }
-    }
-    return false;
   }
 
   /// Finds the deferred sites replayed through incidence lists (LoopPlan).
@@ -380,7 +231,7 @@ private:
       if (rejected.count(b))
         continue;
       std::optional<Extent> s =
-          inner ? owned(site->args[0], inner->body->arg) : std::optional<Extent>();
+          inner ? ix_.ownedSlice(site->args[0], inner->body->arg) : std::optional<Extent>();
       if (!s) {
         rejected.insert(b);
         continue;
@@ -407,7 +258,7 @@ private:
   }
 
   void collectUses(const ir::Block &b, KernelPlan &plan) {
-    walk(b, [&](const Inst &in) {
+    ir::walk(b, [&](const Inst &in) {
       if (in.op == Op::Load)
         plan.loaded.insert(in.buffer);
       if (in.op == Op::Store)
@@ -418,8 +269,7 @@ private:
   }
 
   const ir::Module &m_;
-  std::map<ValueId, const Inst *> def_;
-  std::map<ValueId, int> loopSet_;
+  ir::IndexAnalysis ix_;
 };
 
 } // namespace

@@ -11,10 +11,10 @@
 
 #include "codegen/llvm/InlineSinCos.h"
 #include "codegen/llvm/Jit.h"
-#include "codegen/llvm/LoopFission.h"
 #include "codegen/llvm/LowerToLLVM.h"
 #include "codegen/llvm/ObjectCache.h"
 #include "codegen/llvm/Optimize.h"
+#include "opt/Passes.h"
 
 namespace evoc::codegen::cpu {
 
@@ -58,7 +58,7 @@ std::unique_ptr<llvm::Module> lower(const ir::Module &m, llvm::LLVMContext &ctx,
   std::unique_ptr<llvm::Module> lm;
   if (fp == FpMode::Fast && level >= 2) {
     ir::Module split = ir::clone(m);
-    fissionLoops(split);
+    opt::runPass(split, "fission"); // verified, as every pass; --dump-after=fission shows it
     lm = lowerToLLVM(split, ctx, tm.createDataLayout(), hostTarget().triple, true, nBuffers);
   } else {
     lm = lowerToLLVM(m, ctx, tm.createDataLayout(), hostTarget().triple, fp == FpMode::Fast,

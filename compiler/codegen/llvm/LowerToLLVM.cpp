@@ -29,6 +29,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "ir/Walk.h"
 #include "support/Error.h"
 
 namespace evoc::codegen::cpu {
@@ -43,14 +44,12 @@ using ir::ValueId;
 
 /// Collects the buffers and sets a block (recursively) touches.
 void collectUses(const ir::Block &b, std::vector<bool> &bufs, std::vector<bool> &sets) {
-  for (const auto &in : b.insts) {
-    if (in->buffer >= 0)
-      bufs.at(in->buffer) = true;
-    if (in->set >= 0 && (in->op == Op::Size || in->op == Op::Loop))
-      sets.at(in->set) = true;
-    if (in->body)
-      collectUses(*in->body, bufs, sets);
-  }
+  ir::walk(b, [&](const ir::Inst &in) {
+    if (in.buffer >= 0)
+      bufs.at(in.buffer) = true;
+    if (in.set >= 0 && (in.op == Op::Size || in.op == Op::Loop))
+      sets.at(in.set) = true;
+  });
 }
 
 class KernelLowering {

@@ -25,7 +25,7 @@ std::string kernelSymbol(int k);
 /// so reductions vectorise; without it the results are those of the IR
 /// interpreter bit for bit. The result is verified; a verifier failure is an
 /// internal error. Buffers from index `firstScratch` on are codegen-private
-/// scratch (LoopFission.h) over one set: the exported function allocates
+/// scratch (opt::fissionLoops) over one set: the exported function allocates
 /// them on its stack instead of reading them from `buffers`.
 std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext &ctx,
                                           const llvm::DataLayout &dl, const std::string &triple,

@@ -1,12 +1,12 @@
 // Hand-built test modules: a 2D spring ladder with a linear controller.
-#include "Fixtures.h"
+#include "ChainFixture.h"
 
 #include <cmath>
 
 #include "autodiff/Differentiate.h"
 #include "ir/Builder.h"
 
-namespace evoc::testing {
+namespace evoc::test {
 
 using namespace ir;
 
@@ -204,4 +204,4 @@ std::unique_ptr<codegen::Executable> interp(const Module &m) {
   return codegen::compile(m, codegen::BackendKind::Interp);
 }
 
-} // namespace evoc::testing
+} // namespace evoc::test

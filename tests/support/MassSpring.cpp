@@ -1,12 +1,14 @@
-// A hand-built ELDiR-style module (mass-spring step + MLP controller + loss)
-// plus adjoint-shaped kernels, for the CUDA back-end tests (no irgen needed).
-#include "CudaModels.h"
+// The one hand-built ELDiR-style module (mass-spring step + MLP controller +
+// loss, optionally a kernel of adjoint shapes), random lattice bodies and a
+// rollout on any back end: shared by the LLVM and CUDA tests and the benchmarks.
+#include "MassSpring.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ir/Builder.h"
 
-namespace evoc::cudatest {
+namespace evoc::test {
 
 using ir::Builder;
 using ir::Op;
@@ -174,7 +176,7 @@ void buildAdjoint(ir::Module &m, ir::Kernel &k, const MassSpringIds &d) {
 
 } // namespace
 
-ir::Module makeMassSpringModule(MassSpringIds &d, ir::Precision prec) {
+ir::Module makeMassSpringModule(MassSpringIds &d, ir::Precision prec, bool adjointShapes) {
   using ir::Role;
   using ir::Type;
   ir::Module m;
@@ -206,29 +208,37 @@ ir::Module makeMassSpringModule(MassSpringIds &d, ir::Precision prec) {
   d.w1 = buffer(m, "mlp.w1", Type::F, Role::Param, {d.unit, d.input});
   d.b1 = buffer(m, "mlp.b1", Type::F, Role::Param, {d.unit});
   d.w2 = buffer(m, "mlp.w2", Type::F, Role::Param, {d.spring, d.unit});
+  // The runtime initialises weights as ELDiR does (Xavier-normal, gains 2 and 3).
+  m.buffers[d.w1].init = m.buffers[d.w2].init = "xavier_normal";
+  m.buffers[d.w1].initGain = 2.0;
+  m.buffers[d.w2].initGain = 3.0;
   d.b2 = buffer(m, "mlp.b2", Type::F, Role::Param, {d.spring});
   d.in = buffer(m, "mlp.in", Type::F, Role::Temp, {d.input});
   d.hid = buffer(m, "mlp.hidden", Type::F, Role::Temp, {d.unit});
   d.act = buffer(m, "spring.act", Type::F, Role::Temp, {d.spring});
   d.vinc = buffer(m, "point.vinc", Type::F, Role::Temp, {d.point}, 2);
   d.loss = buffer(m, "loss", Type::F, Role::Output, {});
-  d.hidAdj = buffer(m, "mlp.hidden.adj", Type::F, Role::Adjoint, {d.unit});
-  m.buffers[d.hidAdj].primal = d.hid;
-  d.b1Adj = buffer(m, "mlp.b1.adj", Type::F, Role::Temp, {d.unit});
-  d.w1Adj = buffer(m, "mlp.w1.adj", Type::F, Role::Temp, {d.unit, d.input});
-  d.inAdj = buffer(m, "mlp.in.adj", Type::F, Role::Temp, {d.input});
-  d.cAdj = buffer(m, "centre.adj", Type::F, Role::Temp, {}, 2);
-  d.stats = buffer(m, "stats", Type::F, Role::Temp, {}, 3);
-  d.hidSaved = buffer(m, "saved.hidden", Type::F, Role::State, {d.unit});
-  d.inSaved = buffer(m, "saved.in", Type::F, Role::State, {d.input});
-  d.chain = buffer(m, "chain", Type::F, Role::Adjoint, {d.point}, 2);
-  m.buffers[d.chain].primal = d.x;
+  if (adjointShapes) {
+    d.hidAdj = buffer(m, "mlp.hidden.adj", Type::F, Role::Adjoint, {d.unit});
+    m.buffers[d.hidAdj].primal = d.hid;
+    d.b1Adj = buffer(m, "mlp.b1.adj", Type::F, Role::Temp, {d.unit});
+    d.w1Adj = buffer(m, "mlp.w1.adj", Type::F, Role::Temp, {d.unit, d.input});
+    d.inAdj = buffer(m, "mlp.in.adj", Type::F, Role::Temp, {d.input});
+    d.cAdj = buffer(m, "centre.adj", Type::F, Role::Temp, {}, 2);
+    d.stats = buffer(m, "stats", Type::F, Role::Temp, {}, 3);
+    d.hidSaved = buffer(m, "saved.hidden", Type::F, Role::State, {d.unit});
+    d.inSaved = buffer(m, "saved.in", Type::F, Role::State, {d.input});
+    d.chain = buffer(m, "chain", Type::F, Role::Adjoint, {d.point}, 2);
+    m.buffers[d.chain].primal = d.x;
+  }
   m.files = {"stdlib/physics/mass_spring.evo", "stdlib/controllers/mlp.evo"};
-  m.kernels.resize(3);
-  m.kernels[2].name = "adjoint_shapes";
-  m.kernels[2].kind = ir::KernelKind::StepAdj;
-  m.kernels[2].primal = 0;
-  d.adj = 2;
+  m.kernels.resize(adjointShapes ? 3 : 2);
+  if (adjointShapes) {
+    m.kernels[2].name = "adjoint_shapes";
+    m.kernels[2].kind = ir::KernelKind::StepAdj;
+    m.kernels[2].primal = 0;
+    d.adj = 2;
+  }
   m.kernels[0].name = "step";
   m.kernels[0].kind = ir::KernelKind::Step;
   m.kernels[1].name = "loss";
@@ -237,7 +247,8 @@ ir::Module makeMassSpringModule(MassSpringIds &d, ir::Precision prec) {
   d.lossK = 1;
   buildStep(m, m.kernels[0], d);
   buildLoss(m, m.kernels[1], d);
-  buildAdjoint(m, m.kernels[2], d);
+  if (adjointShapes)
+    buildAdjoint(m, m.kernels[2], d);
   return m;
 }
 
@@ -293,4 +304,51 @@ MassSpringRobot makeRandomRobot(std::mt19937_64 &rng, int rows, int cols, double
   return r;
 }
 
-} // namespace evoc::cudatest
+double rollout(const ir::Module &m, const MassSpringIds &d, const codegen::Executable &exe,
+               const MassSpringRobot &r, int64_t T, std::vector<double> *finalX) {
+  std::vector<int64_t> sizes(m.sets.size());
+  sizes[d.point] = r.nPoints;
+  sizes[d.spring] = r.nSprings;
+  sizes[d.unit] = 32;
+  sizes[d.input] = 12 + 4 * r.nPoints;
+  sizes[d.wave] = 10;
+  std::vector<double> xs[2] = {r.x0, r.x0}, vs[2] = {r.v0, r.v0};
+  std::vector<double> in(size_t(sizes[d.input])), hid(32), act(size_t(r.nSprings)),
+      vinc(size_t(2 * r.nPoints)), loss(1);
+  std::vector<void *> bufs(m.buffers.size(), nullptr);
+  auto set = [&](int b, const void *p) { bufs[size_t(b)] = const_cast<void *>(p); };
+  set(d.sa, r.a.data());
+  set(d.sb, r.b.data());
+  set(d.rest, r.rest.data());
+  set(d.stiff, r.stiff.data());
+  set(d.actu, r.actu.data());
+  set(d.w1, r.w1.data());
+  set(d.b1, r.b1.data());
+  set(d.w2, r.w2.data());
+  set(d.b2, r.b2.data());
+  set(d.in, in.data());
+  set(d.hid, hid.data());
+  set(d.act, act.data());
+  set(d.vinc, vinc.data());
+  for (int64_t t = 0; t + 1 < T; ++t) {
+    int cur = int(t & 1);
+    set(d.x, xs[cur].data());
+    set(d.v, vs[cur].data());
+    set(d.x1, xs[1 - cur].data());
+    set(d.v1, vs[1 - cur].data());
+    // Temps are zeroed by the caller (the IR contract); only vinc is accumulated.
+    std::fill(vinc.begin(), vinc.end(), 0.0);
+    exe.run(d.step, bufs.data(), sizes.data(), t);
+  }
+  const std::vector<double> &last = xs[(T - 1) & 1];
+  std::vector<void *> lb(m.buffers.size(), nullptr);
+  lb[size_t(d.xFirst)] = const_cast<double *>(r.x0.data());
+  lb[size_t(d.xLast)] = const_cast<double *>(last.data());
+  lb[size_t(d.loss)] = loss.data();
+  exe.run(d.lossK, lb.data(), sizes.data(), T - 1);
+  if (finalX)
+    *finalX = last;
+  return loss[0];
+}
+
+} // namespace evoc::test

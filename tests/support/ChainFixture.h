@@ -8,7 +8,7 @@
 #include "core/Robot.h"
 #include "ir/IR.h"
 
-namespace evoc::testing {
+namespace evoc::test {
 
 /// Knobs of the fixture module.
 struct ChainOptions {
@@ -38,4 +38,4 @@ runtime::Robot ladderRobot(int cols, double stiffness = 100.0, double yOffset = 
 /// The interpreter back end (through the codegen factory).
 std::unique_ptr<codegen::Executable> interp(const ir::Module &m);
 
-} // namespace evoc::testing
+} // namespace evoc::test

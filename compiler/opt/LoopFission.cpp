@@ -1,8 +1,9 @@
-// Loop fission for the CPU back end (see LoopFission.h).
+// Loop fission, the CPU back end's pass (see opt/Passes.h).
 //
 // A loop body is distributed into up to three loops over the same set:
 //   1. the reductions: inner loops, locals, and what they need;
-//   2. the expensive elementwise slice (tanh, exp, div, ...) of the rest:
+//   2. the expensive elementwise slice (the ops of cost class ir::kCostly:
+//      tanh, exp, div, ...) of the rest:
 //      pure ops and loads of buffers the loop never writes, which vectorise;
 //   3. everything else (stores, scatter-adds, gathers), as before.
 // A loop this leaves alone but that cannot vectorise (an inner loop or a
@@ -11,17 +12,20 @@
 // Values cross from one loop to a later one through scratch arrays (floats)
 // or are recomputed (pure ops, read-only loads). Legal when no buffer is
 // written in one loop and accessed in another, and no local spans loops.
-#include "codegen/llvm/LoopFission.h"
+#include "opt/Passes.h"
 
 #include <algorithm>
-#include <functional>
 #include <iterator>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
-namespace evoc::codegen::cpu {
+#include "ir/Builder.h"
+#include "ir/IndexAnalysis.h"
+#include "ir/Walk.h"
+
+namespace evoc::opt {
 
 namespace {
 
@@ -30,53 +34,37 @@ using ir::Inst;
 using ir::Op;
 using ir::ValueId;
 
-/// Ops lowered to long instruction sequences (inline tanh) or calls, and
-/// divisions and square roots (single instructions, but with 13-20 cycles of
-/// latency each, in chains, in the spring force): worth a vectorised loop of
-/// their own.
-bool expensive(Op op) {
-  return op == Op::Tanh || op == Op::Exp || op == Op::Log || op == Op::Sin || op == Op::Cos ||
-         op == Op::Pow || op == Op::Div || op == Op::Sqrt;
-}
-
-bool localOp(Op op) {
-  return op == Op::Local || op == Op::LocalAdd || op == Op::LocalMax || op == Op::LocalMin ||
-         op == Op::LocalGet;
-}
-
 /// Buffers written / accessed by an instruction, including inside its loop.
 void access(const Inst &in, std::set<int> &written, std::set<int> &accessed) {
-  if (in.buffer >= 0) {
-    accessed.insert(in.buffer);
-    if (in.op == Op::Store || in.op == Op::AccAdd)
-      written.insert(in.buffer);
-  }
-  if (in.body)
-    for (const auto &i : in.body->insts)
-      access(*i, written, accessed);
+  ir::walk(in, [&](const Inst &i) {
+    if (i.buffer < 0)
+      return;
+    accessed.insert(i.buffer);
+    if (i.op == Op::Store || i.op == Op::AccAdd)
+      written.insert(i.buffer);
+  });
 }
 
 /// Every operand used by an instruction, including inside its loop body.
 void collectArgs(const Inst &in, std::unordered_set<ValueId> &out) {
-  for (ValueId a : in.args)
-    out.insert(a);
-  if (in.body)
-    for (const auto &i : in.body->insts)
-      collectArgs(*i, out);
+  ir::walk(in, [&](const Inst &i) { out.insert(i.args.begin(), i.args.end()); });
 }
 
 class Fission {
 public:
-  Fission(ir::Module &m, ir::Kernel &k) : m_(m), k_(k) {}
+  Fission(ir::Module &m, ir::Kernel &k) : m_(m), k_(k), bld_(m, k) {}
   int run() { return block(k_.body); }
 
 private:
-  ValueId fresh(ir::Type t) {
-    ValueId v = k_.nextValue++;
-    if (k_.valueTypes.size() <= v)
-      k_.valueTypes.resize(v + 1, ir::Type::None);
-    k_.valueTypes[v] = t;
-    return v;
+  /// A new float scratch array over `set` (one value per element).
+  int scratch(int set) {
+    ir::Buffer sb;
+    sb.name = "codegen.fission." + std::to_string(m_.buffers.size());
+    sb.elem = ir::Type::F;
+    sb.role = ir::Role::Temp;
+    sb.sets = {set};
+    m_.buffers.push_back(sb);
+    return int(m_.buffers.size()) - 1;
   }
 
   int block(Block &b) {
@@ -85,19 +73,14 @@ private:
       Inst &in = *b.insts[idx];
       if (in.op != Op::Loop)
         continue;
-      n += block(*in.body); // inner loops first
-      std::vector<std::unique_ptr<Inst>> more = split(in);
-      if (more.empty()) {
-        if (std::unique_ptr<Inst> pre = hoist(in)) { // before the loop
-          b.insts.insert(b.insts.begin() + std::ptrdiff_t(idx), std::move(pre));
-          ++idx;
-          ++n;
-        }
-        continue;
+      n += block(*in.body);               // inner loops first
+      if (size_t added = split(b, idx)) { // loops inserted after it
+        idx += added;
+        ++n;
+      } else if (hoist(b, idx)) { // a loop inserted before it
+        ++idx;
+        ++n;
       }
-      for (auto &l : more)
-        b.insts.insert(b.insts.begin() + std::ptrdiff_t(++idx), std::move(l));
-      n += more.empty() ? 0 : 1;
     }
     return n;
   }
@@ -112,55 +95,25 @@ private:
   // and reach the loop through scratch arrays. The hoisted loop reads only
   // buffers the loop never writes, so it sees what each iteration would
   // have seen; the values are the same operations on the same operands.
-  static bool hoistWorthy(Op op) { return expensive(op); }
 
-  /// Whether index value v is affine in the loop index (no loaded index).
-  bool affineIndex(ValueId v, ValueId arg, const std::unordered_map<ValueId, const Inst *> &defs,
-                   int depth = 0) const {
-    if (v == arg)
-      return true;
-    auto it = defs.find(v);
-    if (it == defs.end())
-      return true; // defined outside the loop: invariant
-    const Inst &d = *it->second;
-    if (depth > 16)
-      return false;
-    if (d.op == Op::ConstI || d.op == Op::Size)
-      return true;
-    if (d.op == Op::IAdd || d.op == Op::ISub || d.op == Op::IMul) {
-      for (ValueId a : d.args)
-        if (!affineIndex(a, arg, defs, depth + 1))
-          return false;
-      return true;
-    }
-    return false;
-  }
-
-  std::unique_ptr<Inst> hoist(Inst &loop) {
+  /// Hoists out of loop b.insts[idx] into a loop inserted before it; returns
+  /// whether it did.
+  bool hoist(Block &b, size_t idx) {
+    Inst &loop = *b.insts[idx];
     Block &body = *loop.body;
     const ValueId arg = body.arg;
-    std::unordered_map<ValueId, const Inst *> defs;
-    std::function<void(const Block &)> collect = [&](const Block &bl) {
-      for (const auto &in : bl.insts) {
-        if (in->result)
-          defs[in->result] = in.get();
-        if (in->body)
-          collect(*in->body);
-      }
-    };
-    collect(body);
+    const ir::IndexAnalysis ix(body); // values defined outside the loop are invariants
     std::set<int> written, ignored;
     bool blocked = false;
     for (const auto &in : body.insts) {
       access(*in, written, ignored);
       if (in->op == Op::Loop)
         blocked = true;
-      else if ((in->op == Op::AccAdd || in->op == Op::Store) &&
-               !affineIndex(in->args[0], arg, defs))
+      else if ((in->op == Op::AccAdd || in->op == Op::Store) && !ix.affine(in->args[0], arg))
         blocked = true;
     }
     if (!blocked)
-      return nullptr;
+      return false;
     // Hoistable: pure ops and loads of never-written buffers whose operands
     // are hoistable, the loop index, or defined outside the loop.
     const size_t n = body.insts.size();
@@ -174,7 +127,7 @@ private:
       for (ValueId a : in.args)
         if (auto d = at.find(a); d != at.end() && !ok[d->second])
           can = false;
-        else if (d == at.end() && a != arg && defs.count(a))
+        else if (d == at.end() && a != arg && ix.def(a))
           can = false; // defined inside a nested loop: not in scope
       ok[i] = can;
       at[in.result] = i;
@@ -189,7 +142,7 @@ private:
       if (!ok[i])
         continue;
       const Inst &in = *body.insts[i];
-      cone[i] = hoistWorthy(in.op) && in.type == ir::Type::F;
+      cone[i] = ir::isCostly(in.op) && in.type == ir::Type::F;
       for (ValueId a : in.args)
         if (auto d = at.find(a); d != at.end() && cone[d->second])
           cone[i] = 1;
@@ -198,8 +151,8 @@ private:
     std::unordered_set<ValueId> live;
     for (size_t i = n; i-- > 0;) {
       const Inst &in = *body.insts[i];
-      bool effect =
-          !in.result || in.body || localOp(in.op) || in.op == Op::Store || in.op == Op::AccAdd;
+      bool effect = !in.result || in.body || ir::isLocalOp(in.op) || in.op == Op::Store ||
+                    in.op == Op::AccAdd;
       if (!effect && !live.count(in.result))
         continue;
       if (cone[i] && in.type == ir::Type::F && in.op != Op::Load) {
@@ -210,7 +163,7 @@ private:
     }
     std::reverse(roots.begin(), roots.end());
     if (roots.empty())
-      return nullptr;
+      return false;
     // The hoisted loop: every hoistable instruction some root needs, cloned
     // in order, then the saves of the roots the loop still uses.
     std::vector<char> need(n, 0);
@@ -223,16 +176,13 @@ private:
             need[d->second] = 1;
     int costly = 0;
     for (size_t i = 0; i < n; ++i)
-      costly += need[i] && hoistWorthy(body.insts[i]->op);
+      costly += need[i] && ir::isCostly(body.insts[i]->op);
     if (costly < 2)
-      return nullptr;
-    auto pre = std::make_unique<Inst>();
-    pre->op = Op::Loop;
-    pre->set = loop.set;
-    pre->loc = loop.loc;
-    pre->body = std::make_unique<Block>();
-    const ValueId idx = pre->body->arg = fresh(ir::Type::I);
-    std::unordered_map<ValueId, ValueId> remap{{arg, idx}};
+      return false;
+    bld_.setInsertPoint(b, idx);
+    bld_.setLoc(loop.loc);
+    const ValueId pidx = bld_.beginLoop(loop.set);
+    std::unordered_map<ValueId, ValueId> remap{{arg, pidx}};
     auto mapped = [&](ValueId v) {
       auto it = remap.find(v);
       return it == remap.end() ? v : it->second;
@@ -241,43 +191,24 @@ private:
       if (!need[i])
         continue;
       const Inst &src = *body.insts[i];
-      auto c = std::make_unique<Inst>();
-      c->op = src.op;
-      c->type = src.type;
-      c->f = src.f;
-      c->i = src.i;
-      c->buffer = src.buffer;
-      c->set = src.set;
-      c->loc = src.loc;
-      for (ValueId a : src.args)
-        c->args.push_back(mapped(a));
-      c->result = remap[src.result] = fresh(src.type);
-      pre->body->insts.push_back(std::move(c));
+      std::unique_ptr<Inst> c = ir::cloneInst(src);
+      for (ValueId &a : c->args)
+        a = mapped(a);
+      c->result = remap[src.result] = bld_.newValue(src.type);
+      bld_.insert(std::move(c));
     }
-    int saved = 0;
+    bld_.setLoc({});
     for (size_t r : roots) {
       Inst &in = *body.insts[r];
-      ir::Buffer sb;
-      sb.name = "codegen.fission." + std::to_string(m_.buffers.size());
-      sb.elem = ir::Type::F;
-      sb.role = ir::Role::Temp;
-      sb.sets = {loop.set};
-      const int buf = int(m_.buffers.size());
-      m_.buffers.push_back(sb);
-      auto save = std::make_unique<Inst>();
-      save->op = Op::Store;
-      save->buffer = buf;
-      save->args = {idx, remap.at(in.result)};
-      pre->body->insts.push_back(std::move(save));
+      const int buf = scratch(loop.set);
+      bld_.store(buf, pidx, remap.at(in.result));
       // The loop loads the value instead of computing it (same result id).
       in.op = Op::Load;
       in.buffer = buf;
       in.args = {arg};
-      ++saved;
     }
-    if (!saved)
-      return nullptr;
-    return pre;
+    bld_.endLoop();
+    return true;
   }
 
   // --- one loop ---------------------------------------------------------
@@ -295,7 +226,7 @@ private:
   /// Whether a value from group `from` is recomputed in a later group (cheap
   /// pure ops and read-only loads) rather than passed through scratch.
   bool recompute(const Inst &in, int /*from*/) const {
-    return recomputable(in) && !expensive(in.op);
+    return recomputable(in) && !ir::isCostly(in.op);
   }
 
   /// The instructions of the rest (group 3) that value-producing
@@ -333,7 +264,7 @@ private:
 
   /// Makes value v available in the loop of group g being built in `out`.
   ValueId materialize(ValueId v, int g, Block &out, std::unordered_map<ValueId, ValueId> &remap,
-                      std::vector<std::unique_ptr<Inst>> (&saves)[4], int setIdx) {
+                      int setIdx) {
     if (auto r = remap.find(v); r != remap.end())
       return r->second;
     auto it = def_.find(v);
@@ -341,46 +272,36 @@ private:
       return v;
     const Inst &src = *insts_[it->second];
     ValueId nv;
-    if (recompute(src, group_[it->second])) { // clone it here
-      auto c = std::make_unique<Inst>();
-      c->op = src.op;
-      c->type = src.type;
-      c->f = src.f;
-      c->i = src.i;
-      c->buffer = src.buffer;
-      c->set = src.set;
-      c->loc = src.loc;
-      for (ValueId a : args_[it->second])
-        c->args.push_back(materialize(a, g, out, remap, saves, setIdx));
-      c->result = nv = fresh(src.type);
-      out.insts.push_back(std::move(c));
+    if (recompute(src, group_[it->second])) { // clone it here, on its original operands
+      std::unique_ptr<Inst> c = ir::cloneInst(src);
+      c->args = args_[it->second];
+      for (ValueId &a : c->args)
+        a = materialize(a, g, out, remap, setIdx);
+      c->result = nv = bld_.newValue(src.type);
+      bld_.setInsertPoint(out);
+      bld_.insert(std::move(c));
     } else { // through a scratch array written by its own loop
-      ir::Buffer sb;
-      sb.name = "codegen.fission." + std::to_string(m_.buffers.size());
-      sb.elem = ir::Type::F;
-      sb.role = ir::Role::Temp;
-      sb.sets = {setIdx};
-      const int buf = int(m_.buffers.size());
-      m_.buffers.push_back(sb);
-      auto save = std::make_unique<Inst>();
-      save->op = Op::Store;
-      save->buffer = buf;
-      save->args = {indexOf_[size_t(group_[it->second])], v};
-      saves[group_[it->second]].push_back(std::move(save));
-      auto load = std::make_unique<Inst>();
-      load->op = Op::Load;
-      load->type = ir::Type::F;
-      load->buffer = buf;
-      load->args = {indexOf_[size_t(g)]};
-      load->result = nv = fresh(ir::Type::F);
-      out.insts.push_back(std::move(load));
+      const int buf = scratch(setIdx);
+      saves_.push_back({group_[it->second], buf, v});
+      bld_.setInsertPoint(out);
+      bld_.setLoc({});
+      nv = bld_.load(buf, indexOf_[size_t(g)]);
     }
     remap[v] = nv;
     return nv;
   }
   ValueId indexOf_[4] = {0, 0, 0, 0}; // the loop index of each group's loop
+  /// Values stored to scratch at the end of their group's loop: (group,
+  /// buffer, value).
+  struct Save {
+    int group, buffer;
+    ValueId value;
+  };
+  std::vector<Save> saves_;
 
-  std::vector<std::unique_ptr<Inst>> split(Inst &loop) {
+  /// Splits loop b.insts[idx] into loops inserted after it; returns how many.
+  size_t split(Block &b, size_t idx) {
+    Inst &loop = *b.insts[idx];
     Block &body = *loop.body;
     const size_t n = body.insts.size();
     insts_.clear();
@@ -404,7 +325,7 @@ private:
     bool hasLoop = false;
     for (size_t i = n; i-- > 0;) {
       const Inst &in = *body.insts[i];
-      if (in.op == Op::Loop || localOp(in.op) || (in.result && need1.count(in.result))) {
+      if (in.op == Op::Loop || ir::isLocalOp(in.op) || (in.result && need1.count(in.result))) {
         group_[i] = 1;
         hasLoop |= in.op == Op::Loop;
         collectArgs(in, need1);
@@ -415,7 +336,7 @@ private:
     bool costly = false;
     for (size_t i = n; i-- > 0;) {
       const Inst &in = *body.insts[i];
-      if (group_[i] != 3 || !expensive(in.op) || !ir::isPure(in.op))
+      if (group_[i] != 3 || !ir::isCostly(in.op) || !ir::isPure(in.op))
         continue;
       std::vector<size_t> members{i};
       if (!slice(i, members))
@@ -425,7 +346,7 @@ private:
       costly = true;
     }
     if (!hasLoop || !costly)
-      return {};
+      return 0;
     // Stores of the slice's results join the slice when no other
     // instruction of the loop touches their buffer.
     for (size_t i = 0; i < n; ++i) {
@@ -454,10 +375,10 @@ private:
         access(*body.insts[i], group_[i] == 1 ? w1 : w3, group_[i] == 1 ? a1 : a3);
     for (int b : w1)
       if (a3.count(b))
-        return {};
+        return 0;
     for (int b : w3)
       if (a1.count(b))
-        return {};
+        return 0;
     bool any3 = false;
     for (size_t i = 0; i < n; ++i) {
       if (group_[i] == 1)
@@ -465,23 +386,22 @@ private:
       any3 |= group_[i] == 3;
       for (ValueId a : body.insts[i]->args)
         if (a != body.arg && !reachable(a, group_[i]))
-          return {};
+          return 0;
     }
 
-    // Build the loops.
-    std::vector<std::unique_ptr<Inst>> loops;
-    std::vector<std::unique_ptr<Inst>> saves[4];
-    std::vector<std::unique_ptr<Inst>> parts[4];
+    // Build the loops, after this one.
+    const int last = any3 ? 3 : 2;
+    Block *out[4] = {nullptr, &body, nullptr, nullptr};
     indexOf_[1] = body.arg;
-    for (int g = 2; g <= (any3 ? 3 : 2); ++g) {
-      auto l = std::make_unique<Inst>();
-      l->op = Op::Loop;
-      l->set = loop.set;
-      l->loc = loop.loc;
-      l->body = std::make_unique<Block>();
-      l->body->arg = indexOf_[g] = fresh(ir::Type::I);
-      loops.push_back(std::move(l));
+    saves_.clear();
+    bld_.setInsertPoint(b, idx + 1);
+    bld_.setLoc(loop.loc);
+    for (int g = 2; g <= last; ++g) {
+      indexOf_[g] = bld_.beginLoop(loop.set);
+      out[g] = b.insts[idx + size_t(g) - 1]->body.get();
+      bld_.endLoop();
     }
+    std::vector<std::unique_ptr<Inst>> kept; // group 1 stays in this loop
     std::unordered_map<ValueId, ValueId> remap[4];
     for (int g = 2; g <= 3; ++g)
       remap[g][body.arg] = indexOf_[g];
@@ -489,25 +409,26 @@ private:
       std::unique_ptr<Inst> in = std::move(body.insts[i]);
       const int g = group_[i];
       if (g == 1) {
-        parts[1].push_back(std::move(in));
+        kept.push_back(std::move(in));
         continue;
       }
-      Block &out = *loops[size_t(g - 2)]->body;
       for (ValueId &a : in->args)
-        a = materialize(a, g, out, remap[g], saves, loop.set);
-      out.insts.push_back(std::move(in));
+        a = materialize(a, g, *out[g], remap[g], loop.set);
+      out[g]->insts.push_back(std::move(in));
     }
-    for (auto &s : saves[1])
-      parts[1].push_back(std::move(s));
-    body.insts = std::move(parts[1]);
-    if (any3) // values the last loop takes from the slice are saved at its end
-      for (auto &s : saves[2])
-        loops[0]->body->insts.push_back(std::move(s));
-    return loops;
+    body.insts = std::move(kept);
+    // Values a later loop takes from an earlier one are saved at its end.
+    bld_.setLoc({});
+    for (const Save &sv : saves_) {
+      bld_.setInsertPoint(*out[sv.group]);
+      bld_.store(sv.buffer, indexOf_[size_t(sv.group)], sv.value);
+    }
+    return size_t(last - 1);
   }
 
   ir::Module &m_;
   ir::Kernel &k_;
+  ir::Builder bld_;
 };
 
 } // namespace
@@ -523,12 +444,10 @@ namespace {
 // force's division depends on the tanh rather than on memory, so the split
 // moves it into the vectorised slice with the tanh.
 void writtenIn(const Block &b, std::set<int> &out) {
-  for (const auto &in : b.insts) {
-    if (in->op == Op::Store || in->op == Op::AccAdd)
-      out.insert(in->buffer);
-    if (in->body)
-      writtenIn(*in->body, out);
-  }
+  ir::walk(b, [&](const Inst &in) {
+    if (in.op == Op::Store || in.op == Op::AccAdd)
+      out.insert(in.buffer);
+  });
 }
 
 void forwardStores(const ir::Module &m, Block &b, std::unordered_map<ValueId, ValueId> &repl) {
@@ -574,4 +493,4 @@ int fissionLoops(ir::Module &m) {
   return n;
 }
 
-} // namespace evoc::codegen::cpu
+} // namespace evoc::opt

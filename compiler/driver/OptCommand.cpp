@@ -1,0 +1,101 @@
+// `evoc opt FILE.ir [--passes=fold,cse,...]`: reads IR in its printed form,
+// runs the named passes in order (by default the whole optimisation
+// pipeline), each verified, and prints the result. The IR is an input as
+// well as an output (MLIR Toy's toyc reads .mlir), so a pass is tested with
+// a small text file and its expected output (tests/opt/text).
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "driver/Driver.h"
+#include "ir/Parser.h"
+#include "ir/Printer.h"
+#include "ir/Verifier.h"
+#include "opt/Passes.h"
+#include "support/Error.h"
+
+namespace evoc::driver {
+namespace {
+
+/// The comma-separated names of --passes; false (after saying why) when one
+/// is empty.
+bool splitPasses(const std::string &list, std::vector<std::string> &out) {
+  std::stringstream ss(list);
+  std::string name;
+  while (std::getline(ss, name, ','))
+    out.push_back(name);
+  if (list.empty() || list.back() == ',')
+    out.push_back("");
+  for (const std::string &n : out)
+    if (n.empty()) {
+      std::fprintf(stderr, "evoc opt: error: --passes takes names separated by commas, got '%s'\n",
+                   list.c_str());
+      return false;
+    }
+  return true;
+}
+
+int runOpt(const std::vector<std::string> &args) {
+  std::string file;
+  std::vector<std::string> passes;
+  bool pipeline = true;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (a.rfind("--passes=", 0) == 0 || a == "--passes") {
+      if (a == "--passes" && i + 1 >= args.size()) {
+        std::fprintf(stderr, "evoc opt: error: --passes needs a value\n");
+        return 2;
+      }
+      if (!splitPasses(a == "--passes" ? args[++i] : a.substr(9), passes))
+        return 2;
+      pipeline = false;
+    } else if (!a.empty() && a[0] != '-' && file.empty()) {
+      file = a;
+    } else {
+      std::fprintf(stderr, "evoc opt: error: unexpected argument '%s'\n", a.c_str());
+      return 2;
+    }
+  }
+  if (file.empty()) {
+    std::fprintf(stderr, "evoc opt: error: no .ir file given\n");
+    return 2;
+  }
+  const std::vector<std::string> known = opt::passNames();
+  for (const std::string &p : passes)
+    if (std::find(known.begin(), known.end(), p) == known.end()) {
+      std::string list;
+      for (const std::string &k : known)
+        list += (list.empty() ? "" : ", ") + k;
+      std::fprintf(stderr, "evoc opt: error: unknown pass '%s' (passes: %s)\n", p.c_str(),
+                   list.c_str());
+      return 2;
+    }
+  std::string text = readText(file);
+  if (text.empty()) {
+    std::fprintf(stderr, "evoc opt: error: cannot read '%s' (or it is empty)\n", file.c_str());
+    return 1;
+  }
+  try {
+    ir::Module m = ir::parse(text);
+    if (std::vector<std::string> errs = ir::verify(m); !errs.empty()) {
+      for (const std::string &e : errs)
+        std::fprintf(stderr, "%s: error: %s\n", file.c_str(), e.c_str());
+      return 1;
+    }
+    if (pipeline)
+      opt::runPasses(m);
+    for (const std::string &p : passes)
+      opt::runPass(m, p);
+    ir::print(m, std::cout);
+  } catch (const Error &e) {
+    std::fprintf(stderr, "%s: error: %s\n", file.c_str(), e.what());
+    return 1;
+  }
+  return 0;
+}
+
+bool registered = addSubcommand({"opt", "run IR passes on a printed .ir file", runOpt});
+
+} // namespace
+} // namespace evoc::driver

@@ -1,0 +1,62 @@
+// The IR toolkit's non-template part: definitions, use replacement, cloning.
+#include "ir/Walk.h"
+
+namespace evoc::ir {
+
+std::unordered_map<ValueId, const Inst *> definitions(const Block &b) {
+  std::unordered_map<ValueId, const Inst *> defs;
+  walk(b, [&](const Inst &in) {
+    if (in.result)
+      defs[in.result] = &in;
+  });
+  return defs;
+}
+
+void replaceUses(Block &b, const std::vector<ValueId> &repl) {
+  walk(b, [&](Inst &in) {
+    for (ValueId &a : in.args)
+      while (a < repl.size() && repl[a] && repl[a] != a)
+        a = repl[a];
+  });
+}
+
+std::unique_ptr<Inst> cloneInst(const Inst &in) {
+  auto c = std::make_unique<Inst>();
+  c->op = in.op;
+  c->type = in.type;
+  c->result = in.result;
+  c->args = in.args;
+  c->f = in.f;
+  c->i = in.i;
+  c->buffer = in.buffer;
+  c->set = in.set;
+  c->loc = in.loc;
+  if (in.body) {
+    c->body = std::make_unique<Block>();
+    cloneBlock(*in.body, *c->body);
+  }
+  return c;
+}
+
+void cloneBlock(const Block &from, Block &to) {
+  to.arg = from.arg;
+  for (const auto &ip : from.insts)
+    to.insts.push_back(cloneInst(*ip));
+}
+
+Kernel cloneKernel(const Kernel &k) {
+  Kernel d;
+  d.name = k.name;
+  d.kind = k.kind;
+  d.windowBegin = k.windowBegin;
+  d.windowEnd = k.windowEnd;
+  d.windowSlot = k.windowSlot;
+  d.windowReduce = k.windowReduce;
+  d.primal = k.primal;
+  d.nextValue = k.nextValue;
+  d.valueTypes = k.valueTypes;
+  cloneBlock(k.body, d.body);
+  return d;
+}
+
+} // namespace evoc::ir
