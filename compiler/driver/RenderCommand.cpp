@@ -166,7 +166,11 @@ int renderEvolveRun(const fs::path &dir, const RenderArgs &a, Experiment *e,
 // + PARAMS.json (robot --design, default 0).
 std::pair<runtime::Robot, json> oneRobot(const RenderArgs &a, int dim) {
   const size_t pick = a.design >= 0 ? size_t(a.design) : 0;
-  auto robots = runtime::readRobotsFile(a.paths[0], dim);
+  json first = json::parse(evolve::readTextFile(a.paths[0]));
+  // BEST.json is one robot entry (points, springs, params, ...), not a list.
+  const json robotsDoc =
+      first.is_object() && !first.contains("robots") ? json{{"robots", json::array({first})}} : first;
+  auto robots = runtime::parseRobotsJson(robotsDoc.dump(), a.paths[0], dim);
   if (pick >= robots.size())
     throw Error(fmt::format("{} holds {} robots; there is no robot {}", a.paths[0], robots.size(),
                             pick));
@@ -176,10 +180,8 @@ std::pair<runtime::Robot, json> oneRobot(const RenderArgs &a, int dim) {
     if (!doc.contains("params") || !doc["params"].is_array() || pick >= doc["params"].size())
       throw Error(fmt::format("{} has no parameter set {} (\"params\": [...])", a.paths[1], pick));
     params = doc["params"][pick];
-  } else {
-    json doc = json::parse(evolve::readTextFile(a.paths[0]));
-    if (doc.contains("params"))
-      params = doc["params"];
+  } else if (first.contains("params")) {
+    params = first["params"];
   }
   return {robots[pick], params};
 }
