@@ -58,8 +58,9 @@ bool parseRenderArgs(const std::vector<std::string> &args, RenderArgs &a) {
     else if (k == "--evo")
       a.evo = v;
     else if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos) {
-      std::fprintf(stderr, "evoc render: error: --design expects a design id (a whole number), "
-                           "got '%s'\n",
+      std::fprintf(stderr,
+                   "evoc render: error: --design expects a design id (a whole number), "
+                   "got '%s'\n",
                    v.c_str());
       return false;
     } else {
@@ -168,12 +169,13 @@ std::pair<runtime::Robot, json> oneRobot(const RenderArgs &a, int dim) {
   const size_t pick = a.design >= 0 ? size_t(a.design) : 0;
   json first = json::parse(evolve::readTextFile(a.paths[0]));
   // BEST.json is one robot entry (points, springs, params, ...), not a list.
-  const json robotsDoc =
-      first.is_object() && !first.contains("robots") ? json{{"robots", json::array({first})}} : first;
+  const json robotsDoc = first.is_object() && !first.contains("robots")
+                             ? json{{"robots", json::array({first})}}
+                             : first;
   auto robots = runtime::parseRobotsJson(robotsDoc.dump(), a.paths[0], dim);
   if (pick >= robots.size())
-    throw Error(fmt::format("{} holds {} robots; there is no robot {}", a.paths[0], robots.size(),
-                            pick));
+    throw Error(
+        fmt::format("{} holds {} robots; there is no robot {}", a.paths[0], robots.size(), pick));
   json params;
   if (a.paths.size() == 2) {
     json doc = json::parse(evolve::readTextFile(a.paths[1]));
@@ -195,7 +197,8 @@ int renderOneRobot(const RenderArgs &a, Experiment *e, std::vector<std::string> 
   m.robot = robot;
   m.times = report::sampleTimes(world.steps, 200);
   if (e && params.is_object())
-    m.frames = reportTrajectory(*e->info, e->session->executable(), e->train)(robot, params, m.times);
+    m.frames =
+        reportTrajectory(*e->info, e->session->executable(), e->train)(robot, params, m.times);
   else
     notes.push_back(params.is_object() ? "no experiment to simulate it with: the rest pose"
                                        : "no weights (\"params\"): the rest pose");
@@ -236,8 +239,8 @@ int runRender(const std::vector<std::string> &args) {
       throw Error("give one run directory, or a ROBOTS.json and a PARAMS.json");
     std::vector<std::string> notes;
     const fs::path evo = !a.evo.empty() ? fs::path(a.evo)
-                         : isDir       ? first / "resolved.evo"
-                                       : first.parent_path() / "resolved.evo";
+                         : isDir        ? first / "resolved.evo"
+                                        : first.parent_path() / "resolved.evo";
     std::unique_ptr<Experiment> e;
     if (fs::exists(evo))
       e = loadExperiment(evo, a.evo.empty(), notes);
@@ -253,8 +256,8 @@ int runRender(const std::vector<std::string> &args) {
         throw Error(fmt::format("'{}' is a training run, and its experiment cannot be "
                                 "compiled, so there is nothing to draw",
                                 first.string()));
-      fs::path out = writeTrainReport(first, *e->session, *e->info, e->train, a.video, a.design,
-                                      notes);
+      fs::path out =
+          writeTrainReport(first, *e->session, *e->info, e->train, a.video, a.design, notes);
       printNotes(notes);
       std::printf("evoc render: %s\n", out.c_str());
       return 0;

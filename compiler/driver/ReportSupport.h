@@ -5,8 +5,8 @@
 #include "codegen/Executable.h"
 #include "core/Layout.h"
 #include "core/Train.h"
-#include "report/Report.h"
 #include "driver/Session.h"
+#include "report/Report.h"
 #include "sema/Program.h"
 
 #include <filesystem>

@@ -77,9 +77,9 @@ fs::path writeTrainReport(const fs::path &dir, const Session &s, const runtime::
                                    validationCaseName(p.commands, train.steps, c).first),
                        robot, times, trainer.caseTrajectory(c, "point.x", times)});
   if (cases == 0)
-    motions.push_back({"the trained body", robot, times,
-                       runtime::trajectory(info, s.executable(), robot, sets[0], train, "point.x",
-                                           times)});
+    motions.push_back(
+        {"the trained body", robot, times,
+         runtime::trajectory(info, s.executable(), robot, sets[0], train, "point.x", times)});
   if (!video.empty()) {
     const int64_t c = videoCase < 0 ? 0 : videoCase;
     if (c >= int64_t(motions.size()))
@@ -90,7 +90,8 @@ fs::path writeTrainReport(const fs::path &dir, const Session &s, const runtime::
   }
   json plots = json::array();
   plots.push_back(report::curvePlot("training loss (batch mean) over iterations", "iteration",
-                                    "loss", {{"loss", series(dir / "log.jsonl", "iteration", "loss")}}));
+                                    "loss",
+                                    {{"loss", series(dir / "log.jsonl", "iteration", "loss")}}));
   auto v = series(dir / "validation.jsonl", "iteration", "total");
   if (!v.empty())
     plots.push_back(report::curvePlot("validation loss (mean over the grid)", "iteration", "loss",

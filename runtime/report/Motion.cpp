@@ -21,8 +21,8 @@ nlohmann::json motionJson(const Motion &m) {
   using nlohmann::json;
   json springs = json::array();
   for (const auto &s : m.robot.springs)
-    springs.push_back({s.a, s.b, std::round(s.rest * 1e5) / 1e5,
-                       std::round(s.actuation * 1e4) / 1e4});
+    springs.push_back(
+        {s.a, s.b, std::round(s.rest * 1e5) / 1e5, std::round(s.actuation * 1e4) / 1e4});
   json frames = json::array();
   for (const auto &f : m.frames) {
     json row = json::array();
@@ -30,12 +30,8 @@ nlohmann::json motionJson(const Motion &m) {
       row.push_back(std::isfinite(v) ? int64_t(std::lround(v * 1e4)) : 0);
     frames.push_back(std::move(row));
   }
-  return {{"label", m.label},
-          {"dim", m.robot.dim},
-          {"springs", springs},
-          {"t", m.times},
-          {"scale", 1e4},
-          {"f", frames}};
+  return {{"label", m.label}, {"dim", m.robot.dim}, {"springs", springs},
+          {"t", m.times},     {"scale", 1e4},       {"f", frames}};
 }
 
 nlohmann::json worldJson(const World &w) {

@@ -44,7 +44,7 @@ struct World {
 struct Motion {
   std::string label;
   runtime::Robot robot;
-  std::vector<int64_t> times;             ///< the steps sampled
+  std::vector<int64_t> times;              ///< the steps sampled
   std::vector<std::vector<double>> frames; ///< point.x at each time
 };
 
@@ -61,13 +61,13 @@ nlohmann::json worldJson(const World &w);
 
 /// What a report is built from.
 struct ReportContext {
-  std::filesystem::path dir;                     ///< the run directory
+  std::filesystem::path dir; ///< the run directory
   World world;
   std::shared_ptr<const evolve::BodyModel> model; ///< expresses genomes; may be null
-  TrajectoryFn trajectory;                       ///< may be empty: rest poses only
-  int bestFrames = 200;   ///< frames of the best robot's animation
-  int galleryFrames = 60; ///< frames of each gallery animation
-  int galleryMax = 120;   ///< gallery entries at most (evenly spread, last kept)
+  TrajectoryFn trajectory;                        ///< may be empty: rest poses only
+  int bestFrames = 200;                           ///< frames of the best robot's animation
+  int galleryFrames = 60;                         ///< frames of each gallery animation
+  int galleryMax = 120; ///< gallery entries at most (evenly spread, last kept)
   /// Extra motions (e.g. one per validation command of a training run).
   std::vector<Motion> extraMotions;
 };
@@ -112,9 +112,9 @@ std::string singleRobotPage(const World &world, const Motion &motion,
                             const std::vector<double> &losses, const std::string &title);
 
 /// A line plot for motionsPage: one series of (index, value) per curve.
-nlohmann::json curvePlot(const std::string &title, const std::string &xLabel,
-                         const std::string &yLabel,
-                         const std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> &series);
+nlohmann::json curvePlot(
+    const std::string &title, const std::string &xLabel, const std::string &yLabel,
+    const std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> &series);
 
 /// The HTML page around a data document (ReportPage.cpp).
 std::string reportHtml(const nlohmann::json &data);

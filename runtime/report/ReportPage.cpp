@@ -1,7 +1,7 @@
 // The report page: HTML and styles around the data document and the script
 // (ReportScript.cpp), all inline, so the one file opens from disk anywhere.
-#include "report/Report.h"
 #include "report/ReportPage.h"
+#include "report/Report.h"
 
 #include <cmath>
 #include <string>
@@ -107,8 +107,12 @@ std::string motionsPage(const World &world, const std::vector<Motion> &motions,
   nlohmann::json ms = nlohmann::json::array();
   for (const Motion &m : motions)
     ms.push_back(motionJson(m));
-  nlohmann::json d = {{"kind", "motions"}, {"title", title},     {"world", worldJson(world)},
-                      {"motions", ms},     {"plots", plots},     {"missing", missing},
+  nlohmann::json d = {{"kind", "motions"},
+                      {"title", title},
+                      {"world", worldJson(world)},
+                      {"motions", ms},
+                      {"plots", plots},
+                      {"missing", missing},
                       {"extra", motions.size() > 1 ? motions.size() : 0}};
   if (!motions.empty())
     d["best"] = 0;

@@ -97,8 +97,8 @@ std::vector<json> readLines(const fs::path &p, std::vector<std::string> &missing
 
 struct RunReport::Impl {
   ReportContext ctx;
-  std::map<int, Generation> gens;           // committed generations read so far
-  std::map<uint64_t, json> galleryMotions;  // design id -> motionJson
+  std::map<int, Generation> gens;          // committed generations read so far
+  std::map<uint64_t, json> galleryMotions; // design id -> motionJson
   std::pair<uint64_t, json> bestMotion{~0ull, json()};
   std::vector<std::string> missing;
 
@@ -147,8 +147,8 @@ void RunReport::Impl::readGenerations(const std::vector<json> &log, int committe
     const fs::path p = ctx.dir / fmt::format("gen_{:04d}", g) / "population.json";
     if (!fs::exists(p)) {
       if (g <= committed)
-        missing.push_back(fmt::format("generation {}: gen_{:04d}/population.json is missing", g,
-                                      g));
+        missing.push_back(
+            fmt::format("generation {}: gen_{:04d}/population.json is missing", g, g));
       continue;
     }
     if (g > committed) {
@@ -237,8 +237,8 @@ json RunReport::Impl::lineageJson(uint64_t bestId) const {
     auto it = parent.find(uint64_t(id));
     if (it == parent.end())
       break;
-    chain.push_back({{"id", id}, {"born", born[uint64_t(id)]},
-                     {"fitness", finiteOrNull(it->second.second)}});
+    chain.push_back(
+        {{"id", id}, {"born", born[uint64_t(id)]}, {"fitness", finiteOrNull(it->second.second)}});
     id = it->second.first;
   }
   std::reverse(chain.begin(), chain.end());
@@ -247,8 +247,7 @@ json RunReport::Impl::lineageJson(uint64_t bestId) const {
 
 // The gallery's generations: the first generation of each distinct best,
 // at most galleryMax of them, evenly spread, the last always kept.
-static std::vector<const Generation *> galleryOf(const std::map<int, Generation> &gens,
-                                                 int most) {
+static std::vector<const Generation *> galleryOf(const std::map<int, Generation> &gens, int most) {
   std::vector<const Generation *> firsts;
   uint64_t prev = ~0ull;
   for (const auto &[g, gen] : gens)
@@ -286,7 +285,6 @@ static json generationsJson(const std::vector<json> &log, const std::map<int, Ge
   return out;
 }
 
-
 json RunReport::Impl::data(const std::vector<json> &log, int committed) {
   json d = {{"kind", "evolve"},
             {"title", fs::absolute(ctx.dir).lexically_normal().filename().string()},
@@ -299,7 +297,9 @@ json RunReport::Impl::data(const std::vector<json> &log, int committed) {
     json m = motionCached(*g, ctx.galleryFrames, galleryMotions);
     if (!m.is_null())
       motions.push_back(m);
-    gallery.push_back({{"g", g->g}, {"id", g->bestId}, {"fitness", g->bestFitness},
+    gallery.push_back({{"g", g->g},
+                       {"id", g->bestId},
+                       {"fitness", g->bestFitness},
                        {"motion", m.is_null() ? json() : json(motions.size() - 1)}});
     if (g->bestEntry.contains("losses"))
       curves.push_back({{"g", g->g}, {"id", g->bestId}, {"losses", g->bestEntry["losses"]}});

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <sstream>
@@ -27,7 +27,8 @@ struct Canvas {
   void put(int x, int y, Rgb c) {
     if (x < 0 || y < 0 || x >= img.width || y >= img.height)
       return;
-    std::copy(c.begin(), c.end(), img.rgb.begin() + (size_t(y) * size_t(img.width) + size_t(x)) * 3);
+    std::copy(c.begin(), c.end(),
+              img.rgb.begin() + (size_t(y) * size_t(img.width) + size_t(x)) * 3);
   }
   void fill(Rgb c) {
     for (int y = 0; y < img.height; ++y)
@@ -115,7 +116,8 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
   // The ground: a polyline with marks every 0.1 (a grid in 3D).
   const double x0 = com[0] - span * 1.5, x1 = com[0] + span * 1.5;
   for (int k = 0; k < 120; ++k) {
-    double a[3] = {x0 + (x1 - x0) * k / 120, com[1], 0}, b[3] = {x0 + (x1 - x0) * (k + 1) / 120, com[1], 0};
+    double a[3] = {x0 + (x1 - x0) * k / 120, com[1], 0},
+           b[3] = {x0 + (x1 - x0) * (k + 1) / 120, com[1], 0};
     a[world.upAxis] = ground(a[0]);
     b[world.upAxis] = ground(b[0]);
     auto p = S(a), q = S(b);
@@ -196,9 +198,8 @@ void writeVideo(const World &world, const Motion &m, const std::filesystem::path
     throw Error("the gait has no frames to write");
   const double seconds = std::max(1e-6, double(m.times.back()) * world.dt);
   const int fps = int(std::clamp(std::lround(double(m.frames.size()) / seconds), 10L, 50L));
-  const std::string filter = ext == ".gif"
-                                 ? "-vf 'split[a][b];[a]palettegen[p];[b][p]paletteuse'"
-                                 : "-pix_fmt yuv420p";
+  const std::string filter =
+      ext == ".gif" ? "-vf 'split[a][b];[a]palettegen[p];[b][p]paletteuse'" : "-pix_fmt yuv420p";
   const std::string cmd =
       fmt::format("ffmpeg -loglevel error -y -f image2pipe -vcodec ppm -framerate {} -i - {} {}",
                   fps, filter, shellQuoted(out.string()));

@@ -51,9 +51,9 @@ const fs::path &smallRun() { // one small run shared by the cases below
   static fs::path dir = [] {
     fs::path d = freshDir("render-run");
     REQUIRE(runEvoc({"run", std::string(EVOC_SOURCE_DIR) + "/examples/eldir_small.evo", "--out",
-                     d.string(), "--set", "evolve.population=6", "--set",
-                     "evolve.generations=3", "--set", "world.steps=200", "--set",
-                     "evolve.learn.iterations=4", "--threads", "2"}) == 0);
+                     d.string(), "--set", "evolve.population=6", "--set", "evolve.generations=3",
+                     "--set", "world.steps=200", "--set", "evolve.learn.iterations=4", "--threads",
+                     "2"}) == 0);
     return d;
   }();
   return dir;
