@@ -78,15 +78,17 @@ bool parseRenderArgs(const std::vector<std::string> &args, RenderArgs &a) {
 
 } // namespace
 
-std::unique_ptr<Experiment> loadExperiment(const fs::path &source, bool resolved,
+std::unique_ptr<Experiment> loadExperiment(const fs::path &source,
                                            std::vector<std::string> &notes) {
   CommonOptions opts;
   opts.warnings = false;
-  std::string tmpPath;
+  std::string tmpPath, text = evolve::readTextFile(source);
+  // A run's resolved.evo ("// evoc run FILE", then every module after a
+  // "// ----- PATH -----" line, imports first) and the --set options as
+  // comments: drop the imports, re-apply the options.
+  const bool resolved =
+      text.rfind("// evoc ", 0) == 0 && text.find("\n// ----- ") != std::string::npos;
   if (resolved) {
-    // resolved.evo holds every module (imports first) and the --set options
-    // as comments: drop the imports, re-apply the options.
-    std::string text = evolve::readTextFile(source);
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line) && line.rfind("//", 0) == 0;)
       if (line.rfind("// --set ", 0) == 0 && line.find('=') != std::string::npos) {
@@ -243,7 +245,7 @@ int runRender(const std::vector<std::string> &args) {
                                         : first.parent_path() / "resolved.evo";
     std::unique_ptr<Experiment> e;
     if (fs::exists(evo))
-      e = loadExperiment(evo, a.evo.empty(), notes);
+      e = loadExperiment(evo, notes);
     else
       notes.push_back(fmt::format("{} is missing, so gaits cannot be recomputed (give the "
                                   "experiment with --evo FILE)",

@@ -32,10 +32,10 @@ struct Experiment {
   report::World world;
 };
 
-/// Compiles `source`: a run's resolved.evo (`resolved`: its imports dropped,
-/// its recorded --set options applied) or a .evo file. Returns null, with a
-/// note, when it does not compile (diagnostics on stderr).
-std::unique_ptr<Experiment> loadExperiment(const std::filesystem::path &source, bool resolved,
+/// Compiles `source`: a run's resolved.evo (told by its header; its imports
+/// dropped, its recorded --set options applied) or a .evo file. Returns
+/// null, with a note, when it does not compile (diagnostics on stderr).
+std::unique_ptr<Experiment> loadExperiment(const std::filesystem::path &source,
                                            std::vector<std::string> &notes);
 
 /// The report of a training run (evoc train, TrainReport.cpp): one gait per

@@ -51,7 +51,7 @@ length (0), blue extending (+1). Green: the trail of the centre of mass. Ground 
 <h2>Differentiability over generations</h2>
 <div id="diff"></div>
 <div id="curves"></div>
-<h2>Gallery: the best of each generation (click to animate)</h2>
+<h2>Gallery: the best of every generation, each new best where it took the lead (click to animate)</h2>
 <div id="gallery"></div>
 <h2>Lineage of the best</h2>
 <div id="lineage"></div>

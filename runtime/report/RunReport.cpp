@@ -101,6 +101,7 @@ struct RunReport::Impl {
   std::map<uint64_t, json> galleryMotions; // design id -> motionJson
   std::pair<uint64_t, json> bestMotion{~0ull, json()};
   std::vector<std::string> missing;
+  std::vector<std::string> gaitNotes; // gaits that failed (cached, so kept across builds)
 
   int readState(); // the last completed generation, -1 when none
   void readGenerations(const std::vector<json> &log, int committed);
@@ -187,9 +188,9 @@ Motion RunReport::Impl::motionOf(const Generation &g, int frames) {
     try {
       m.frames = ctx.trajectory(m.robot, g.bestParams, m.times);
     } catch (const std::exception &err) { // weights that do not fit, a rollout that fails
-      missing.push_back(fmt::format("design {}: its gait could not be computed ({}); the "
-                                    "page shows its rest pose",
-                                    g.bestId, err.what()));
+      gaitNotes.push_back(fmt::format("design {}: its gait could not be computed ({}); the "
+                                      "page shows its rest pose",
+                                      g.bestId, err.what()));
     }
   }
   if (m.frames.size() != m.times.size()) {
@@ -208,7 +209,7 @@ json RunReport::Impl::motionCached(const Generation &g, int frames,
   try {
     m = motionJson(motionOf(g, frames));
   } catch (const std::exception &e) {
-    missing.push_back(fmt::format("design {}: {}", g.bestId, e.what()));
+    gaitNotes.push_back(fmt::format("design {}: {}", g.bestId, e.what()));
   }
   cache.emplace(g.bestId, m);
   return m;
@@ -329,6 +330,7 @@ json RunReport::Impl::data(const std::vector<json> &log, int committed) {
     d["resolved"] = evolve::readTextFile(resolved);
   else
     missing.push_back("resolved.evo is missing");
+  missing.insert(missing.end(), gaitNotes.begin(), gaitNotes.end());
   d["missing"] = missing;
   return d;
 }

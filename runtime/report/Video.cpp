@@ -113,21 +113,27 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
     auto q = project(world, p);
     return std::array<double, 3>{ox + q[0] * scale, oy - q[1] * scale, q[2]};
   };
-  // The ground: a polyline with marks every 0.1 (a grid in 3D).
+  // The ground: a polyline with marks every 0.1; in 3D, lines every 0.1 across too.
   const double x0 = com[0] - span * 1.5, x1 = com[0] + span * 1.5;
-  for (int k = 0; k < 120; ++k) {
-    double a[3] = {x0 + (x1 - x0) * k / 120, com[1], 0},
-           b[3] = {x0 + (x1 - x0) * (k + 1) / 120, com[1], 0};
-    a[world.upAxis] = ground(a[0]);
-    b[world.upAxis] = ground(b[0]);
-    auto p = S(a), q = S(b);
-    cv.line(p[0], p[1], q[0], q[1], 1.2, {107, 91, 62});
+  const int rows = d == 3 ? int(std::ceil(span * 30)) : 0;
+  for (int r = -rows; r <= rows; ++r) {
+    const double y = d == 3 ? std::round(com[1] * 10) / 10 + r * 0.1 : com[1];
+    for (int k = 0; k < 120; ++k) {
+      double a[3] = {x0 + (x1 - x0) * k / 120, y, 0}, b[3] = {x0 + (x1 - x0) * (k + 1) / 120, y, 0};
+      a[world.upAxis] = ground(a[0]);
+      b[world.upAxis] = ground(b[0]);
+      auto p = S(a), q = S(b);
+      cv.line(p[0], p[1], q[0], q[1], r == 0 ? 1.2 : 0.6, {107, 91, 62});
+    }
   }
   for (double x = std::ceil(x0 * 10) / 10; x < x1; x += 0.1) {
-    double a[3] = {x, com[1], 0};
-    a[world.upAxis] = ground(x);
-    auto p = S(a);
-    cv.line(p[0], p[1], p[0] - 6, p[1] + 8, 0.8, {141, 123, 88});
+    double a[3] = {x, com[1] - rows * 0.1, 0}, b[3] = {x, com[1] + rows * 0.1, 0};
+    a[world.upAxis] = b[world.upAxis] = ground(x);
+    auto p = S(a), q = S(b);
+    if (d == 3)
+      cv.line(p[0], p[1], q[0], q[1], 0.6, {141, 123, 88});
+    else
+      cv.line(p[0], p[1], p[0] - 6, p[1] + 8, 0.8, {141, 123, 88});
   }
   // The centre of mass's trail so far.
   for (size_t k = 1; k <= i; ++k) {

@@ -175,6 +175,23 @@ TEST_CASE("evoc render: one robot from best.json", "[render]") {
   REQUIRE(data["motions"].size() == 1);
   CHECK(moves(data["motions"][0]));
   CHECK(data["plots"][0]["series"][0]["pts"].size() == 5);
+  // The same robot as ROBOTS.json + PARAMS.json (the experiment given with --evo).
+  json best = json::parse(readAll(d / "best.json"));
+  fs::path other = freshDir("render-one-files");
+  fs::create_directories(other);
+  std::ofstream(other / "robots.json")
+      << json{{"robots", {{{"points", best["points"]}, {"springs", best["springs"]}}}}}.dump();
+  std::ofstream(other / "params.json") << json{{"params", {best["params"]}}}.dump();
+  std::string err;
+  REQUIRE(
+      runWithErr({"render", (other / "robots.json").string(), (other / "params.json").string(),
+                  "--evo", (d / "resolved.evo").string(), "--out", (other / "page.html").string()},
+                 err) == 0);
+  CHECK(pageData(other / "page.html")["motions"][0]["f"] == data["motions"][0]["f"]);
+  // Without an experiment: the rest pose, and a note saying why.
+  REQUIRE(runWithErr({"render", (other / "robots.json").string()}, err) == 0);
+  CHECK(err.find("resolved.evo is missing") != std::string::npos);
+  CHECK(pageData(other / "robots.html")["motions"][0]["f"].size() == 1);
 }
 
 TEST_CASE("evoc render --video: a GIF with ffmpeg, a clear error without it", "[render]") {
