@@ -338,7 +338,7 @@ function gallery(main) {
     box.appendChild(cell);
     if (e.motion === null || e.motion === undefined) { cap.textContent += ' (no gait)'; return; }
     var m = decode(D.motions[e.motion]);
-    new Player(cv, m, {still: true});
+    new Player(cv, m, {still: true}).seek(Math.floor(m.frames.length / 2)); // mid-stride
     cell.onclick = function () {
       main.load(m); main.playing = true;
       document.getElementById('player-title').textContent = m.label;

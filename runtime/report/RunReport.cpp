@@ -174,7 +174,7 @@ Motion RunReport::Impl::motionOf(const Generation &g, int frames) {
   const json &e = g.bestEntry;
   if (e.contains("robot")) {
     m.robot = runtime::parseRobotsJson(json{{"robots", json::array({e["robot"]})}}.dump(),
-                                       "population.json", ctx.world.dim)
+                                       "population.json", 0)
                   .at(0);
   } else if (ctx.model && e.contains("genome")) {
     m.robot = ctx.model->express(*ctx.model->fromJson(e["genome"])).robot;
