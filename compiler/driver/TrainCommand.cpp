@@ -105,6 +105,19 @@ void writeGaits(const evolve::RunDir &run, runtime::FixedTrainer &trainer,
   }
 }
 
+// DIR/report.html once training is done; a report that fails is worth a
+// warning, never the run.
+void writeReportAtEnd(const std::string &dir, const Session &s, const runtime::ModuleInfo &info,
+                      const runtime::TrainOptions &train) {
+  std::vector<std::string> notes;
+  try {
+    std::string report = writeTrainReport(dir, s, info, train, "", -1, notes).string();
+    std::printf("report: %s\n", report.c_str());
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "evoc train: warning: report.html not written: %s\n", e.what());
+  }
+}
+
 } // namespace
 
 std::pair<std::string, std::string> validationCaseName(const body::CommandSpec &spec, int64_t steps,
@@ -266,18 +279,10 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
     if (start >= iterations)
       checkpoint(iterations);
     writeGaits(run, trainer, robot, p);
-    std::vector<std::string> notes;
-    std::string report;
-    try {
-      report = writeTrainReport(dir, s, info, train, "", -1, notes).string();
-    } catch (const Error &e) {
-      std::fprintf(stderr, "evoc train: warning: report.html not written: %s\n", e.what());
-    }
     std::printf("evoc train: %lld iterations; results: %s/log.jsonl, %s/validation.jsonl, "
                 "%s/weights.json\n",
                 (long long)iterations, dir.c_str(), dir.c_str(), dir.c_str());
-    if (!report.empty())
-      std::printf("report: %s\n", report.c_str());
+    writeReportAtEnd(dir, s, info, train);
     return 0;
   } catch (const Error &e) {
     std::fprintf(stderr, "evoc train: error: %s\n", e.what());

@@ -30,6 +30,7 @@ svg .none { font-size: 12px; fill: #999; }
 .cell:hover canvas { border-color: #333; }
 .chain { font-size: 12px; color: #444; }
 .extra { display: inline-block; margin: 0 14px 10px 0; vertical-align: top; }
+.extra .controls input[type=range] { width: 120px; } .extra h3 { font-size: 12px; width: 320px; }
 pre { background: #f6f6f6; padding: 8px; overflow: auto; max-height: 420px; font-size: 12px; }
 )CSS";
 

@@ -273,6 +273,7 @@ function controls(p, box) {
   p.onload = function () { scrub.max = p.m.frames.length - 1; };
   p.onload();
   p.ondraw = function () { scrub.value = p.i; };
+  p.ondraw();
   bar.appendChild(play); bar.appendChild(document.createTextNode(' speed ')); bar.appendChild(speed);
   bar.appendChild(document.createTextNode(' time ')); bar.appendChild(scrub);
   if (W.dim === 3) bar.appendChild(document.createTextNode('  drag the picture to turn the view'));
