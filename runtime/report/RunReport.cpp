@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
 
 namespace evoc::report {
@@ -29,7 +30,9 @@ struct Generation {
   uint64_t bestId = 0;
   double bestFitness = 0;
   json bestParams;
-  json bestEntry; // the best's population entry (genome, losses, maybe robot)
+  // The best's population entry (genome, losses, maybe robot), shared by the
+  // generations with the same best: one copy per distinct best in memory.
+  std::shared_ptr<const json> bestEntry = std::make_shared<const json>();
   double gradCvMedian = NAN;
   std::vector<std::tuple<uint64_t, int64_t, double>> lineage; // id, parent, fitness
 };
@@ -63,7 +66,7 @@ Generation readGeneration(const json &doc, int g) {
                         ? p["metrics"]["grad_norm_cv"].get<double>()
                         : NAN);
     if (p.at("id").get<uint64_t>() == out.bestId)
-      out.bestEntry = p;
+      out.bestEntry = std::make_shared<const json>(p);
     double f = p.value("fitness", NAN);
     out.lineage.emplace_back(p.at("id").get<uint64_t>(), p.value("parent", int64_t(-1)), f);
   }
@@ -159,7 +162,12 @@ void RunReport::Impl::readGenerations(const std::vector<json> &log, int committe
       continue;
     }
     try {
-      gens.emplace(g, readGeneration(json::parse(evolve::readTextFile(p)), g));
+      Generation gen = readGeneration(json::parse(evolve::readTextFile(p)), g);
+      auto prev = gens.find(g - 1);
+      if (prev != gens.end() && prev->second.bestId == gen.bestId &&
+          !prev->second.bestEntry->empty())
+        gen.bestEntry = prev->second.bestEntry;
+      gens.emplace(g, std::move(gen));
     } catch (const std::exception &e) {
       missing.push_back(fmt::format("generation {}: gen_{:04d}/population.json cannot be read "
                                     "({})",
@@ -171,7 +179,7 @@ void RunReport::Impl::readGenerations(const std::vector<json> &log, int committe
 Motion RunReport::Impl::motionOf(const Generation &g, int frames) {
   Motion m;
   m.label = fmt::format("generation {}: design {} (fitness {:.5g})", g.g, g.bestId, g.bestFitness);
-  const json &e = g.bestEntry;
+  const json &e = *g.bestEntry;
   if (e.contains("robot")) {
     m.robot = runtime::parseRobotsJson(json{{"robots", json::array({e["robot"]})}}.dump(),
                                        "population.json", 0)
@@ -302,8 +310,8 @@ json RunReport::Impl::data(const std::vector<json> &log, int committed) {
                        {"id", g->bestId},
                        {"fitness", g->bestFitness},
                        {"motion", m.is_null() ? json() : json(motions.size() - 1)}});
-    if (g->bestEntry.contains("losses"))
-      curves.push_back({{"g", g->g}, {"id", g->bestId}, {"losses", g->bestEntry["losses"]}});
+    if (g->bestEntry->contains("losses"))
+      curves.push_back({{"g", g->g}, {"id", g->bestId}, {"losses", (*g->bestEntry)["losses"]}});
   }
   d["gallery"] = gallery;
   d["curves"] = curves;
