@@ -98,8 +98,7 @@ fs::path writeTrainReport(const fs::path &dir, const Session &s, const runtime::
                                       {{"total", v}}));
   if (!fs::exists(dir / "state.json"))
     notes.push_back("state.json is missing: the training has not checkpointed yet");
-  const std::string title =
-      fs::absolute(dir).lexically_normal().filename().string() + " (training run)";
+  const std::string title = report::runName(dir) + " (training run)";
   const fs::path out = dir / "report.html";
   evolve::writeFileAtomic(out, report::motionsPage(world, motions, plots, title, notes));
   return out;

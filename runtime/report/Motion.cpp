@@ -34,6 +34,13 @@ nlohmann::json motionJson(const Motion &m) {
           {"t", m.times},     {"scale", 1e4},       {"f", frames}};
 }
 
+std::string runName(const std::filesystem::path &dir) {
+  std::filesystem::path p = std::filesystem::absolute(dir).lexically_normal();
+  if (p.filename().empty())
+    p = p.parent_path();
+  return p.filename().string();
+}
+
 nlohmann::json worldJson(const World &w) {
   nlohmann::json profile = nlohmann::json::array();
   for (const auto &[x, h] : w.profile)

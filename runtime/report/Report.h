@@ -56,6 +56,9 @@ std::vector<int64_t> sampleTimes(int64_t steps, int maxFrames);
 /// coordinates rounded to 1e-4 (as integers), and the times.
 nlohmann::json motionJson(const Motion &m);
 
+/// A run directory's name for a page title ("runs/x/" -> "x").
+std::string runName(const std::filesystem::path &dir);
+
 /// The world as the page reads it.
 nlohmann::json worldJson(const World &w);
 

@@ -296,7 +296,7 @@ static json generationsJson(const std::vector<json> &log, const std::map<int, Ge
 
 json RunReport::Impl::data(const std::vector<json> &log, int committed) {
   json d = {{"kind", "evolve"},
-            {"title", fs::absolute(ctx.dir).lexically_normal().filename().string()},
+            {"title", runName(ctx.dir)},
             {"dir", fs::absolute(ctx.dir).lexically_normal().string()},
             {"world", worldJson(ctx.world)},
             {"generations", generationsJson(log, gens)},
