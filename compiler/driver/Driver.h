@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace evoc {
@@ -70,6 +71,11 @@ bool parseRunArgs(const std::vector<std::string> &rest, const char *command, boo
 /// `evoc train`: trains the fixed body of a program with a `train` block
 /// (also what `evoc run` does with one). `rest`: the options after the common ones.
 int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest);
+
+/// Validation case c of a command grid: its commands as "name = v, ..." and
+/// a file-name stem "case_NN_namev..." (the gait pictures, the report).
+std::pair<std::string, std::string> validationCaseName(const body::CommandSpec &spec, int64_t steps,
+                                                       int64_t c);
 
 /// An `evoc compile --emit KIND` output. `ast` is built in; later layers
 /// register ir, grad-ir, opt-ir, llvm, cuda.

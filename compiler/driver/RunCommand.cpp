@@ -8,6 +8,7 @@
 
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
+#include "driver/ReportSupport.h"
 #include "driver/Session.h"
 #include "evolve/Evolution.h"
 #include "evolve/TrainEvaluate.h"
@@ -126,14 +127,33 @@ int runRun(const std::vector<std::string> &args) {
     int64_t last = train.steps - 1;
     ro.gait = evolve::trainGait(info, s.executable(), train, {0, last / 3, 2 * last / 3, last});
     ro.terrain = train.terrain;
+    // report.html, refreshed after every generation; a report that fails is
+    // worth a warning, never the run.
+    report::ReportContext rc;
+    rc.dir = ro.dir;
+    rc.world = reportWorld(p, train);
+    rc.model = config.body;
+    rc.trajectory = reportTrajectory(info, s.executable(), train);
+    report::RunReport rep(rc);
+    bool warned = false;
+    ro.afterGeneration = [&] {
+      try {
+        rep.write();
+      } catch (const std::exception &e) {
+        if (!warned)
+          std::fprintf(stderr, "evoc run: warning: report.html not written: %s\n", e.what());
+        warned = true;
+      }
+    };
     evolve::RunSummary sum = evolve::runEvolution(
         config, evolve::trainEvaluate(info, s.executable(), train, config.fitness), ro);
     std::printf("evoc run: %d generations, %llu designs in %.1f s; best fitness %.6g "
                 "(design %llu)\n"
-                "results: %s/log.jsonl, %s/best.json; pictures: %s/*.svg\n",
+                "results: %s/log.jsonl, %s/best.json; pictures: %s/*.svg\n"
+                "report: %s/report.html\n",
                 sum.lastGeneration + 1, (unsigned long long)sum.designsEvaluated, sum.seconds,
                 sum.bestFitness, (unsigned long long)sum.bestId, ro.dir.c_str(), ro.dir.c_str(),
-                ro.dir.c_str());
+                ro.dir.c_str(), ro.dir.c_str());
     return 0;
   } catch (const Error &e) {
     std::fprintf(stderr, "evoc run: error: %s\n", e.what());

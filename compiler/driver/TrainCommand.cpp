@@ -5,6 +5,7 @@
 //   DIR/log.jsonl                 one line per iteration: loss, terms, |g|
 //   DIR/validation.jsonl          one line per validation: means per term
 //   DIR/weights.json              the current weights (PARAMS.json format)
+//   DIR/robot.json                the body trained (ROBOTS.json format)
 //   DIR/validation.svg            the validation total over iterations
 //   DIR/gaits/case_NN_*.svg       the gait under each validation case (at the end)
 //   DIR/state.json                checkpoint (weights, optimiser, iteration,
@@ -23,6 +24,7 @@
 #include "core/JsonIO.h"
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
+#include "driver/ReportSupport.h"
 #include "driver/Session.h"
 #include "evolve/BodyModel.h"
 #include "evolve/EvoRng.h"
@@ -93,16 +95,7 @@ void writeGaits(const evolve::RunDir &run, runtime::FixedTrainer &trainer,
   times.erase(std::unique(times.begin(), times.end()), times.end());
   for (int64_t c = 0; c < spec.gridCases(); ++c) {
     auto xs = trainer.caseTrajectory(c, "point.x", times);
-    runtime::CommandTable t = runtime::gridCommands(spec, T, c);
-    std::string label, file = fmt::format("case_{:02d}", c);
-    for (size_t k = 0; k < spec.names.size(); ++k) {
-      std::string value;
-      for (int j = 0; j < spec.width(k); ++j)
-        value += fmt::format("{}{:g}", j ? "," : "", t.values[size_t(spec.column(k) + j)]);
-      label += fmt::format("{}{} = {}", k ? ", " : "", spec.names[k],
-                           spec.width(k) > 1 ? "(" + value + ")" : value);
-      file += fmt::format("_{}{}", spec.names[k], value);
-    }
+    auto [label, file] = validationCaseName(spec, T, c);
     std::vector<evolve::GaitFrame> frames;
     for (size_t k = 0; k < xs.size(); ++k)
       frames.push_back({xs[k], {}, fmt::format("t = {}", times[k])});
@@ -114,7 +107,35 @@ void writeGaits(const evolve::RunDir &run, runtime::FixedTrainer &trainer,
   }
 }
 
+// DIR/report.html once training is done; a report that fails is worth a
+// warning, never the run.
+void writeReportAtEnd(const std::string &dir, const Session &s, const runtime::ModuleInfo &info,
+                      const runtime::TrainOptions &train) {
+  std::vector<std::string> notes;
+  try {
+    std::string report = writeTrainReport(dir, s, info, train, "", -1, notes).string();
+    std::printf("report: %s\n", report.c_str());
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "evoc train: warning: report.html not written: %s\n", e.what());
+  }
+}
+
 } // namespace
+
+std::pair<std::string, std::string> validationCaseName(const body::CommandSpec &spec, int64_t steps,
+                                                       int64_t c) {
+  runtime::CommandTable t = runtime::gridCommands(spec, steps, c);
+  std::string label, file = fmt::format("case_{:02d}", c);
+  for (size_t k = 0; k < spec.names.size(); ++k) {
+    std::string value;
+    for (int j = 0; j < spec.width(k); ++j)
+      value += fmt::format("{}{:g}", j ? "," : "", t.values[size_t(spec.column(k) + j)]);
+    label += fmt::format("{}{} = {}", k ? ", " : "", spec.names[k],
+                         spec.width(k) > 1 ? "(" + value + ")" : value);
+    file += fmt::format("_{}{}", spec.names[k], value);
+  }
+  return {label, file};
+}
 
 int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest) {
   RunArgs a;
@@ -160,6 +181,10 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
       run.lock();
       run.removeStaleTemporaries();
     }
+    // The body trained, for `evoc render` (it may have come from --robot).
+    if (!resume || !std::filesystem::exists(run.path() / "robot.json"))
+      run.writeFile("robot.json",
+                    json{{"robots", json::array({runtime::robotToJson(robot)})}}.dump());
 
     // The log and validation lines so far (a resume keeps those of the
     // completed iterations only).
@@ -259,6 +284,7 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
     std::printf("evoc train: %lld iterations; results: %s/log.jsonl, %s/validation.jsonl, "
                 "%s/weights.json\n",
                 (long long)iterations, dir.c_str(), dir.c_str(), dir.c_str());
+    writeReportAtEnd(dir, s, info, train);
     return 0;
   } catch (const Error &e) {
     std::fprintf(stderr, "evoc train: error: %s\n", e.what());

@@ -125,6 +125,8 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
     s.elapsed += rec.seconds;
     s.generation = g;
     recorder.writeGeneration(s, children, rec, options.gait);
+    if (options.afterGeneration)
+      options.afterGeneration();
 
     genSecondsSum += seconds(t0, Clock::now());
     ++gensThisRun;

@@ -127,6 +127,9 @@ struct RunOptions {
   int forceTty = -1;            ///< -1 detect, 0 plain lines, 1 \r-updated line
   GaitFn gait;                  ///< optional; without it pictures show the rest pose
   runtime::GroundShape terrain; ///< the ground the pictures draw (empty: flat)
+  /// Optional: called after every committed generation (state.json written),
+  /// e.g. to refresh the run's report. It must not write the run's own files.
+  std::function<void()> afterGeneration;
 };
 
 /// What a finished run reports.

@@ -66,18 +66,26 @@ def spring_velocity_change(x, v, a, b, rest, stiff, actu, act):
     return torch.zeros_like(v).index_add(0, a, -imp).index_add(0, b, imp)
 
 
+def robot_tensors(robot):
+    """A ROBOTS.json entry as tensors: points, then per spring its endpoints
+    a and b, rest length, stiffness and actuation amplitude."""
+    import torch
+    f64 = torch.float64
+    spr = robot["springs"]
+    return (torch.tensor(robot["points"], dtype=f64),
+            torch.tensor([int(s[0]) for s in spr], dtype=torch.long),
+            torch.tensor([int(s[1]) for s in spr], dtype=torch.long),
+            torch.tensor([float(s[2]) for s in spr], dtype=f64),
+            torch.tensor([float(s[3]) for s in spr], dtype=f64),
+            torch.tensor([float(s[4]) for s in spr], dtype=f64))
+
+
 def rollout_loss(robot, params, steps, contact):
     """Loss of one robot's rollout of `steps` states; params are leaf tensors."""
     import torch
     f64 = torch.float64
-    pts = torch.tensor(robot["points"], dtype=f64)
-    spr = robot["springs"]
+    pts, a, b, rest, stiff, actu = robot_tensors(robot)
     n = pts.shape[0]
-    a = torch.tensor([int(s[0]) for s in spr], dtype=torch.long)
-    b = torch.tensor([int(s[1]) for s in spr], dtype=torch.long)
-    rest = torch.tensor([float(s[2]) for s in spr], dtype=f64)
-    stiff = torch.tensor([float(s[3]) for s in spr], dtype=f64)
-    actu = torch.tensor([float(s[4]) for s in spr], dtype=f64)
 
     # Initial placement: lift the whole body so that no point is below ground.
     lowest = float(pts[:, 1].min())

@@ -170,14 +170,8 @@ class Field:
 def rollout_loss(robot, params, steps, model, terrain, dim):
     import torch
     f64 = torch.float64
-    pts = torch.tensor(robot["points"], dtype=f64)
-    spr = robot["springs"]
+    pts, a, b, rest, stiff, actu = ref2.robot_tensors(robot)
     n = pts.shape[0]
-    a = torch.tensor([int(s[0]) for s in spr], dtype=torch.long)
-    b = torch.tensor([int(s[1]) for s in spr], dtype=torch.long)
-    rest = torch.tensor([float(s[2]) for s in spr], dtype=f64)
-    stiff = torch.tensor([float(s[3]) for s in spr], dtype=f64)
-    actu = torch.tensor([float(s[4]) for s in spr], dtype=f64)
     ground = Profile(terrain) if dim == 2 else Field(terrain)
 
     # The ground's pieces at horizontal position `at` (a column of x in 2D,

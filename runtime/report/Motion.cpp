@@ -1,0 +1,55 @@
+// Sampled gaits: which steps to keep and how the page stores them compactly.
+#include "report/Report.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace evoc::report {
+
+std::vector<int64_t> sampleTimes(int64_t steps, int maxFrames) {
+  std::vector<int64_t> t;
+  const int64_t last = std::max<int64_t>(0, steps - 1);
+  const int64_t n = std::max(2, maxFrames);
+  const int64_t k = std::max<int64_t>(1, (last + n - 2) / (n - 1));
+  for (int64_t s = 0; s < last; s += k)
+    t.push_back(s);
+  t.push_back(last);
+  return t;
+}
+
+nlohmann::json motionJson(const Motion &m) {
+  using nlohmann::json;
+  json springs = json::array();
+  for (const auto &s : m.robot.springs)
+    springs.push_back(
+        {s.a, s.b, std::round(s.rest * 1e5) / 1e5, std::round(s.actuation * 1e4) / 1e4});
+  json frames = json::array();
+  for (const auto &f : m.frames) {
+    json row = json::array();
+    for (double v : f)
+      row.push_back(std::isfinite(v) ? int64_t(std::lround(v * 1e4)) : 0);
+    frames.push_back(std::move(row));
+  }
+  return {{"label", m.label}, {"dim", m.robot.dim}, {"springs", springs},
+          {"t", m.times},     {"scale", 1e4},       {"f", frames}};
+}
+
+std::string runName(const std::filesystem::path &dir) {
+  std::filesystem::path p = std::filesystem::absolute(dir).lexically_normal();
+  if (p.filename().empty())
+    p = p.parent_path();
+  return p.filename().string();
+}
+
+nlohmann::json worldJson(const World &w) {
+  nlohmann::json profile = nlohmann::json::array();
+  for (const auto &[x, h] : w.terrain.profile)
+    profile.push_back({x, h});
+  nlohmann::json j = {{"dim", w.dim},       {"up", w.upAxis},   {"ground_y", w.groundY},
+                      {"profile", profile}, {"steps", w.steps}, {"dt", w.dt}};
+  if (!w.terrain.field.empty()) // a 3D height field: grid lines and heights h[j * nx + i]
+    j["field"] = {{"xs", w.terrain.field.xs}, {"ys", w.terrain.field.ys}, {"h", w.terrain.field.h}};
+  return j;
+}
+
+} // namespace evoc::report
