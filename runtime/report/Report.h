@@ -35,8 +35,8 @@ struct World {
   int dim = 2;
   int upAxis = 1;
   double groundY = 0.1;
-  runtime::GroundShape terrain;   ///< a terrain (2D profile, 3D field); empty: flat
-  int64_t steps = 1000;           ///< states per rollout
+  runtime::GroundShape terrain; ///< a terrain (2D profile, 3D field); empty: flat
+  int64_t steps = 1000;         ///< states per rollout
   double dt = 0.004;
 };
 
