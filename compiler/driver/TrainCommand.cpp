@@ -137,6 +137,60 @@ std::pair<std::string, std::string> validationCaseName(const body::CommandSpec &
   return {label, file};
 }
 
+namespace {
+
+// The body `evoc train` trains: --robot's one robot, or the program's fixed
+// body.
+runtime::Robot trainedBody(const RunArgs &a, const sema::CheckedProgram &p, uint64_t seed) {
+  if (!a.robot.empty()) {
+    auto robots = runtime::readRobotsFile(a.robot, p.world.dim);
+    if (robots.size() != 1)
+      throw Error(a.robot + " holds " + std::to_string(robots.size()) + " robots; train takes one");
+    return robots.front();
+  }
+  auto model = bodyModel(p);
+  evolve::EvoRng rng(seed);
+  return model->express(*model->sample(rng)).robot;
+}
+
+// Restores a training run from its state.json `st` (checked): the trainer's
+// weights, optimiser and carried episodes, the log and validation lines so
+// far; returns the iteration to continue from.
+int64_t resumeTraining(const json &st, const std::string &dir, const std::string &resolved,
+                       int64_t iterations, runtime::FixedTrainer &trainer, std::string &log,
+                       std::string &vlog) {
+  if (!st.is_object() || st.value("kind", "") != "train" || !st.contains("iteration") ||
+      !st["iteration"].is_number_integer() || !st.contains("params") || !st.contains("optimizer") ||
+      !st["optimizer"].is_array() || !st.contains("log") || !st["log"].is_string() ||
+      !st.contains("validation") || !st["validation"].is_string())
+    throw Error(dir + "/state.json is not the state of a training run (evoc train); it "
+                      "may be damaged");
+  if (st.value("text", std::string()) != resolved)
+    throw Error(dir + " was started with another experiment (its resolved.evo differs); "
+                      "resume it with the same file and --set options");
+  const int64_t start = st["iteration"].get<int64_t>();
+  if (start < 0 || start > iterations)
+    throw Error(dir + "/state.json: iteration " + std::to_string(start) + " is outside 0.." +
+                std::to_string(iterations));
+  json params = {{"params", st["params"]}};
+  auto sets = runtime::parseParamsJson(params.dump(), dir + "/state.json");
+  if (sets.size() != 1)
+    throw Error(dir + "/state.json holds " + std::to_string(sets.size()) +
+                " parameter sets; a training run has one");
+  trainer.setParams(sets[0]);
+  trainer.optimizer().load(st["optimizer"].get<std::vector<double>>());
+  log = st["log"].get<std::string>();
+  vlog = st["validation"].get<std::string>();
+  if (st.contains("carry")) {
+    if (!st["carry"].is_array())
+      throw Error(dir + "/state.json: 'carry' is not a list of episode states");
+    trainer.carry().load(st["carry"].get<std::vector<std::string>>());
+  }
+  return start;
+}
+
+} // namespace
+
 int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest) {
   RunArgs a;
   if (!parseRunArgs(rest, "evoc train", /*robot=*/true, a))
@@ -156,18 +210,7 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
     runtime::TrainOptions train = s.trainOptions();
     train.threads = a.threads;
     runtime::ModuleInfo info(s.module());
-    runtime::Robot robot;
-    if (!a.robot.empty()) {
-      auto robots = runtime::readRobotsFile(a.robot, p.world.dim);
-      if (robots.size() != 1)
-        throw Error(a.robot + " holds " + std::to_string(robots.size()) +
-                    " robots; train takes one");
-      robot = robots.front();
-    } else {
-      auto model = bodyModel(p);
-      evolve::EvoRng rng(train.seed);
-      robot = model->express(*model->sample(rng)).robot;
-    }
+    const runtime::Robot robot = trainedBody(a, p, train.seed);
     const std::vector<std::string> &names = s.module().lossTerms;
     const int64_t iterations = std::max<int64_t>(1, train.iterations);
     const int64_t every = p.train.validateEvery;
@@ -190,36 +233,8 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
     // completed iterations only).
     std::string log, vlog;
     int64_t start = 0;
-    if (resume && run.hasState()) {
-      json st = run.readState();
-      if (!st.is_object() || st.value("kind", "") != "train" || !st.contains("iteration") ||
-          !st["iteration"].is_number_integer() || !st.contains("params") ||
-          !st.contains("optimizer") || !st["optimizer"].is_array() || !st.contains("log") ||
-          !st["log"].is_string() || !st.contains("validation") || !st["validation"].is_string())
-        throw Error(dir + "/state.json is not the state of a training run (evoc train); it "
-                          "may be damaged");
-      if (st.value("text", std::string()) != resolved)
-        throw Error(dir + " was started with another experiment (its resolved.evo differs); "
-                          "resume it with the same file and --set options");
-      start = st["iteration"].get<int64_t>();
-      if (start < 0 || start > iterations)
-        throw Error(dir + "/state.json: iteration " + std::to_string(start) + " is outside 0.." +
-                    std::to_string(iterations));
-      json params = {{"params", st["params"]}};
-      auto sets = runtime::parseParamsJson(params.dump(), dir + "/state.json");
-      if (sets.size() != 1)
-        throw Error(dir + "/state.json holds " + std::to_string(sets.size()) +
-                    " parameter sets; a training run has one");
-      trainer.setParams(sets[0]);
-      trainer.optimizer().load(st["optimizer"].get<std::vector<double>>());
-      log = st["log"].get<std::string>();
-      vlog = st["validation"].get<std::string>();
-      if (st.contains("carry")) {
-        if (!st["carry"].is_array())
-          throw Error(dir + "/state.json: 'carry' is not a list of episode states");
-        trainer.carry().load(st["carry"].get<std::vector<std::string>>());
-      }
-    }
+    if (resume && run.hasState())
+      start = resumeTraining(run.readState(), dir, resolved, iterations, trainer, log, vlog);
     const bool grid = p.commands.gridCases() > 0;
     auto validate = [&](int64_t it) {
       if (!grid)
