@@ -143,7 +143,8 @@ int renderEvolveRun(const fs::path &dir, const RenderArgs &a, Experiment *e,
   if (e) {
     ctx.world = e->world;
     ctx.model = bodyModel(e->session->program());
-    ctx.trajectory = reportTrajectory(*e->info, e->session->executable(), e->train);
+    ctx.trajectory = reportTrajectory(*e->info, e->session->executable(), e->train,
+                                      controllerOutputField(e->session->program()));
   }
   report::RunReport rep(ctx);
   if (!a.video.empty()) {
@@ -199,8 +200,9 @@ int renderOneRobot(const RenderArgs &a, Experiment *e, std::vector<std::string> 
   m.robot = robot;
   m.times = report::sampleTimes(world.steps, 200);
   if (e && params.is_object())
-    m.frames =
-        reportTrajectory(*e->info, e->session->executable(), e->train)(robot, params, m.times);
+    m.frames = reportTrajectory(*e->info, e->session->executable(), e->train,
+                                controllerOutputField(e->session->program()))(robot, params,
+                                                                              m.times, &m.outputs);
   else
     notes.push_back(params.is_object() ? "no experiment to simulate it with: the rest pose"
                                        : "no weights (\"params\"): the rest pose");

@@ -16,12 +16,22 @@ report::World reportWorld(const sema::CheckedProgram &p, const runtime::TrainOpt
   return w;
 }
 
+std::string controllerOutputField(const sema::CheckedProgram &p) {
+  if (!p.controller || p.controller->outputs.empty())
+    return "";
+  const auto *m = ast::dynCast<ast::MemberExpr>(p.controller->outputs[0].target.get());
+  const auto *set = m ? ast::dynCast<ast::NameExpr>(m->base.get()) : nullptr;
+  return set ? set->name + "." + m->member.name : "";
+}
+
 report::TrajectoryFn reportTrajectory(const runtime::ModuleInfo &info,
-                                      const codegen::Executable &exe, runtime::TrainOptions train) {
-  return [&info, &exe, train](const runtime::Robot &robot, const nlohmann::json &params,
-                              const std::vector<int64_t> &times) {
+                                      const codegen::Executable &exe, runtime::TrainOptions train,
+                                      std::string outputField) {
+  return [&info, &exe, train, outputField](
+             const runtime::Robot &robot, const nlohmann::json &params,
+             const std::vector<int64_t> &times, std::vector<std::vector<double>> *outputs) {
     return runtime::trajectory(info, exe, robot, evolve::paramsFromJson(params), train, "point.x",
-                               times);
+                               times, outputField.empty() ? nullptr : outputs, outputField);
   };
 }
 

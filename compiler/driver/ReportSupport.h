@@ -19,10 +19,15 @@ namespace evoc::driver {
 /// The world the report draws: dimension, up axis, ground (or terrain), steps, dt.
 report::World reportWorld(const sema::CheckedProgram &p, const runtime::TrainOptions &train);
 
-/// point.x under saved weights (runtime::trajectory, the pictures' rollout).
-/// `info` and `exe` must outlive the function.
+/// The field the controller writes ("spring.act"), "" without a controller.
+std::string controllerOutputField(const sema::CheckedProgram &p);
+
+/// point.x under saved weights (runtime::trajectory, the pictures' rollout)
+/// and, when asked, the controller's output `outputField` at each sampled
+/// step. `info` and `exe` must outlive the function.
 report::TrajectoryFn reportTrajectory(const runtime::ModuleInfo &info,
-                                      const codegen::Executable &exe, runtime::TrainOptions train);
+                                      const codegen::Executable &exe, runtime::TrainOptions train,
+                                      std::string outputField);
 
 /// A run's experiment compiled again (CPU) for its report.
 struct Experiment {

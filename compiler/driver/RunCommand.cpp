@@ -133,7 +133,7 @@ int runRun(const std::vector<std::string> &args) {
     rc.dir = ro.dir;
     rc.world = reportWorld(p, train);
     rc.model = config.body;
-    rc.trajectory = reportTrajectory(info, s.executable(), train);
+    rc.trajectory = reportTrajectory(info, s.executable(), train, controllerOutputField(p));
     report::RunReport rep(rc);
     bool warned = false;
     ro.afterGeneration = [&] {

@@ -472,11 +472,29 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
   return out;
 }
 
-std::vector<std::vector<double>> Rollout::trajectory(Population &pop, int r,
-                                                     const RolloutConfig &cfg,
-                                                     const std::string &field,
-                                                     const std::vector<int64_t> &times) {
+std::vector<std::vector<double>>
+Rollout::trajectory(Population &pop, int r, const RolloutConfig &cfg, const std::string &field,
+                    const std::vector<int64_t> &times, std::vector<std::vector<double>> *outputs,
+                    const std::string &outputField) {
   prepare(pop, r, cfg, false);
+  // The scratch buffer of the controller's output, read after each step.
+  int ob = -1;
+  if (outputs) {
+    outputs->clear();
+    const ir::Module &m = *info_.module;
+    for (int b = 0; b < int(m.buffers.size()); ++b)
+      if (info_.arena[b] == Arena::Temp &&
+          (m.buffers[b].field.empty() ? m.buffers[b].name : m.buffers[b].field) == outputField)
+        ob = b;
+  }
+  std::vector<int64_t> pending; // requested times whose step output is still to come
+  auto readOutput = [&] {
+    const int64_t n = L_->count[ob];
+    std::vector<double> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+      v[size_t(i)] = loadF(bytesOf(temp_) + L_->offset[ob], i, pop.f32());
+    return v;
+  };
   int f = 0;
   while (f < int(info_.fields.size()) && info_.fields[f].name != field)
     ++f;
@@ -487,13 +505,18 @@ std::vector<std::vector<double>> Rollout::trajectory(Population &pop, int r,
     n *= L_->sizes[s];
   std::vector<std::vector<double>> out;
   size_t next = 0;
-  for (int64_t t = 0; t < T_ && next < times.size(); ++t) {
+  for (int64_t t = 0; t < T_ && (next < times.size() || !pending.empty()); ++t) {
     std::byte *x = slot(t);
     if (t == 0)
       pop.initialState(r, x, cfg.groundHeight, cfg.upAxis, cfg.terrain);
     else
       stepForward(t - 1, slot(t - 1), x);
+    if (ob >= 0 && t > 0)
+      for (; !pending.empty(); pending.pop_back())
+        outputs->push_back(readOutput()); // what the step from t - 1 computed
     while (next < times.size() && times[next] == t) {
+      if (ob >= 0)
+        pending.push_back(t);
       std::vector<double> v(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i)
         v[i] = loadF(x + L_->fieldOffset[f], i, pop.f32());
@@ -501,6 +524,11 @@ std::vector<std::vector<double>> Rollout::trajectory(Population &pop, int r,
       ++next;
     }
   }
+  // The last requested state, if no step left it: the step before it.
+  for (; ob >= 0 && !pending.empty(); pending.pop_back())
+    outputs->push_back(outputs->empty() ? std::vector<double>() : outputs->back());
+  if (ob >= 0 && outputs->size() != out.size())
+    outputs->clear();
   return out;
 }
 

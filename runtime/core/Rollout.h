@@ -79,10 +79,16 @@ public:
   /// the outcome invalid; it never throws for it.
   RolloutOutcome run(Population &pop, int r, const RolloutConfig &cfg, bool backward);
   /// Forward only, returning the state field `field` ("point.x") at each
-  /// requested time (ascending, in [0, T-1]) as doubles.
+  /// requested time (ascending, in [0, T-1]) as doubles. With `outputs`, also
+  /// the step's scratch field `outputField` (the controller's output,
+  /// "spring.act") as the step from each requested state computed it (the
+  /// last state, which no step leaves, repeats the step before); left empty
+  /// when the module has no such scratch buffer.
   std::vector<std::vector<double>> trajectory(Population &pop, int r, const RolloutConfig &cfg,
                                               const std::string &field,
-                                              const std::vector<int64_t> &times);
+                                              const std::vector<int64_t> &times,
+                                              std::vector<std::vector<double>> *outputs = nullptr,
+                                              const std::string &outputField = "");
 
 private:
   void prepare(Population &pop, int r, const RolloutConfig &cfg, bool backward);

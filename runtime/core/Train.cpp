@@ -252,7 +252,9 @@ SimResult simulate(const ir::Module &m, const codegen::Executable &exe,
 std::vector<std::vector<double>> trajectory(const ModuleInfo &info, const codegen::Executable &exe,
                                             const Robot &robot, const ParamSet &params,
                                             const TrainOptions &opts, const std::string &field,
-                                            const std::vector<int64_t> &times) {
+                                            const std::vector<int64_t> &times,
+                                            std::vector<std::vector<double>> *outputs,
+                                            const std::string &outputField) {
   Population pop(info, {robot});
   pop.initParams(0, opts.seed, 0);
   Rollout ro(info, exe);
@@ -266,7 +268,7 @@ std::vector<std::vector<double>> trajectory(const ModuleInfo &info, const codege
                 : drawCommands(*opts.commands, opts.steps, episodeStream(opts.seed, 0, 0, 0));
     bindCommands(rc, *opts.commands, table);
   }
-  return ro.trajectory(pop, 0, rc, field, times);
+  return ro.trajectory(pop, 0, rc, field, times, outputs, outputField);
 }
 
 } // namespace evoc::runtime

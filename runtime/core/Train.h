@@ -152,9 +152,13 @@ SimResult simulate(const ir::Module &m, const codegen::Executable &exe,
 /// (ascending), for rendering a gait. Uses `params` as the controller; an
 /// experiment with commands runs the validation grid's first case (or,
 /// without a grid, one episode drawn from the seed).
+/// With `outputs`, also the controller's output field `outputField` at each
+/// time (Rollout::trajectory).
 std::vector<std::vector<double>> trajectory(const ModuleInfo &info, const codegen::Executable &exe,
                                             const Robot &robot, const ParamSet &params,
                                             const TrainOptions &opts, const std::string &field,
-                                            const std::vector<int64_t> &times);
+                                            const std::vector<int64_t> &times,
+                                            std::vector<std::vector<double>> *outputs = nullptr,
+                                            const std::string &outputField = "");
 
 } // namespace evoc::runtime

@@ -30,8 +30,20 @@ nlohmann::json motionJson(const Motion &m) {
       row.push_back(std::isfinite(v) ? int64_t(std::lround(v * 1e4)) : 0);
     frames.push_back(std::move(row));
   }
-  return {{"label", m.label}, {"dim", m.robot.dim}, {"springs", springs},
-          {"t", m.times},     {"scale", 1e4},       {"f", frames}};
+  json j = {{"label", m.label}, {"dim", m.robot.dim}, {"springs", springs},
+            {"t", m.times},     {"scale", 1e4},       {"f", frames}};
+  // The controller's outputs, to 1e-3, when known for every frame.
+  if (!m.outputs.empty() && m.outputs.size() == m.frames.size()) {
+    json outs = json::array();
+    for (const auto &o : m.outputs) {
+      json row = json::array();
+      for (double v : o)
+        row.push_back(std::isfinite(v) ? int64_t(std::lround(std::clamp(v, -1.0, 1.0) * 1e3)) : 0);
+      outs.push_back(std::move(row));
+    }
+    j["a"] = std::move(outs);
+  }
+  return j;
 }
 
 std::string runName(const std::filesystem::path &dir) {

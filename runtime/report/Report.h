@@ -26,9 +26,12 @@
 namespace evoc::report {
 
 /// point.x of `robot` under `params` (PARAMS.json entry) at `times`
-/// (ascending steps); may throw evoc::Error (the gait is then left out).
+/// (ascending steps), and with `outputs` the controller's output per spring at
+/// each (empty when unknown); may throw evoc::Error (the gait is then left
+/// out).
 using TrajectoryFn = std::function<std::vector<std::vector<double>>(
-    const runtime::Robot &robot, const nlohmann::json &params, const std::vector<int64_t> &times)>;
+    const runtime::Robot &robot, const nlohmann::json &params, const std::vector<int64_t> &times,
+    std::vector<std::vector<double>> *outputs)>;
 
 /// The world the gaits are drawn in.
 struct World {
@@ -46,6 +49,9 @@ struct Motion {
   runtime::Robot robot;
   std::vector<int64_t> times;              ///< the steps sampled
   std::vector<std::vector<double>> frames; ///< point.x at each time
+  /// The controller's output per spring at each time, in [-1, 1] (empty:
+  /// unknown; actuated springs are then coloured by their strain).
+  std::vector<std::vector<double>> outputs;
 };
 
 /// The steps a gait is sampled at: 0, k, 2k, ... and the last state, at most

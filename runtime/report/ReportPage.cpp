@@ -43,9 +43,10 @@ const char *kBody = R"HTML(
 <h2>Gait</h2>
 <div id="player-title"></div>
 <div id="player"></div>
-<div class="legend">Passive springs grey; actuated springs coloured by the controller's output,
-read off their strain ((length / rest - 1) / actuation): red contracting (-1), orange at rest
-length (0), blue extending (+1). Green: the trail of the centre of mass. Ground marks every 0.1.</div>
+<div class="legend">Passive springs grey; actuated springs coloured by the controller's output:
+red -1 (contract), orange 0 (rest length), blue +1 (extend); the gallery and the validation
+players read it off the strain ((length / rest - 1) / actuation). Green: the trail of the centre
+of mass. Ground marks every 0.1.</div>
 <section id="extras-section" hidden><h2>One gait per validation command</h2><div id="extras"></div></section>
 <h2>Fitness and learning</h2>
 <div id="plots"></div>

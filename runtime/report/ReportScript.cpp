@@ -128,12 +128,18 @@ function decode(m) {
   m.size = Math.max(hi[0] - lo[0], hi[1] - lo[1], d === 3 ? hi[2] - lo[2] : 0, 0.05);
   return m;
 }
-function springColour(m, f, s) {
-  var sp = m.springs[s], d = m.dim;
+// Spring s in frame i: the controller's output when the motion has it
+// (m.a, in thousandths), else read off the strain.
+function springColour(m, i, s) {
+  var f = m.frames[i], sp = m.springs[s], d = m.dim;
   if (!sp[3]) return '#9a9a9a';
-  var L = 0;
-  for (var k = 0; k < d; ++k) { var v = f[sp[0] * d + k] - f[sp[1] * d + k]; L += v * v; }
-  var a = Math.max(-1, Math.min(1, (Math.sqrt(L) / sp[2] - 1) / sp[3]));
+  var a;
+  if (m.a && m.a[i] && m.a[i].length > s) a = Math.max(-1, Math.min(1, m.a[i][s] / 1000));
+  else {
+    var L = 0;
+    for (var k = 0; k < d; ++k) { var v = f[sp[0] * d + k] - f[sp[1] * d + k]; L += v * v; }
+    a = Math.max(-1, Math.min(1, (Math.sqrt(L) / sp[2] - 1) / sp[3]));
+  }
   // red (contracted, -1) .. orange (0) .. blue (extended, +1)
   var r, g, b;
   if (a < 0) { r = 230; g = Math.round(140 + 110 * a); b = Math.round(30 + 10 * a); }
@@ -216,7 +222,7 @@ Player.prototype.draw = function () {
   ctx.lineCap = 'round';
   order.forEach(function (k) {
     var s = m.springs[k], a = S(P(s[0])), b = S(P(s[1]));
-    ctx.strokeStyle = springColour(m, f, k); ctx.lineWidth = s[3] ? (self.opts.still ? 1.6 : 3) : 1.2;
+    ctx.strokeStyle = springColour(m, self.i, k); ctx.lineWidth = s[3] ? (self.opts.still ? 1.6 : 3) : 1.2;
     ctx.beginPath(); ctx.moveTo(a[0], a[1]); ctx.lineTo(b[0], b[1]); ctx.stroke();
   });
   ctx.fillStyle = '#333';

@@ -109,8 +109,8 @@ struct RunReport::Impl {
   int readState(); // the last completed generation, -1 when none
   void readGenerations(const std::vector<json> &log, int committed);
   const Generation *generationOfDesign(uint64_t id) const;
-  Motion motionOf(const Generation &g, int frames);
-  json motionCached(const Generation &g, int frames, std::map<uint64_t, json> &cache);
+  Motion motionOf(const Generation &g, int frames, bool outputs);
+  json motionCached(const Generation &g, int frames, bool outputs, std::map<uint64_t, json> &cache);
   json data(const std::vector<json> &log, int committed);
   json lineageJson(uint64_t bestId) const;
 };
@@ -176,7 +176,9 @@ void RunReport::Impl::readGenerations(const std::vector<json> &log, int committe
   }
 }
 
-Motion RunReport::Impl::motionOf(const Generation &g, int frames) {
+// `outputs`: with the controller's outputs (the best's animation, videos;
+// the gallery colours by strain, which keeps the page small).
+Motion RunReport::Impl::motionOf(const Generation &g, int frames, bool outputs) {
   Motion m;
   m.label = fmt::format("generation {}: design {} (fitness {:.5g})", g.g, g.bestId, g.bestFitness);
   const json &e = *g.bestEntry;
@@ -194,7 +196,7 @@ Motion RunReport::Impl::motionOf(const Generation &g, int frames) {
   m.times = sampleTimes(ctx.world.steps, frames);
   if (ctx.trajectory && g.bestParams.is_object()) {
     try {
-      m.frames = ctx.trajectory(m.robot, g.bestParams, m.times);
+      m.frames = ctx.trajectory(m.robot, g.bestParams, m.times, outputs ? &m.outputs : nullptr);
     } catch (const std::exception &err) { // weights that do not fit, a rollout that fails
       gaitNotes.push_back(fmt::format("design {}: its gait could not be computed ({}); the "
                                       "page shows its rest pose",
@@ -208,14 +210,14 @@ Motion RunReport::Impl::motionOf(const Generation &g, int frames) {
   return m;
 }
 
-json RunReport::Impl::motionCached(const Generation &g, int frames,
+json RunReport::Impl::motionCached(const Generation &g, int frames, bool outputs,
                                    std::map<uint64_t, json> &cache) {
   auto it = cache.find(g.bestId);
   if (it != cache.end())
     return it->second;
   json m;
   try {
-    m = motionJson(motionOf(g, frames));
+    m = motionJson(motionOf(g, frames, outputs));
   } catch (const std::exception &e) {
     gaitNotes.push_back(fmt::format("design {}: {}", g.bestId, e.what()));
   }
@@ -303,7 +305,7 @@ json RunReport::Impl::data(const std::vector<json> &log, int committed) {
             {"committed", committed}};
   json motions = json::array(), gallery = json::array(), curves = json::array();
   for (const Generation *g : galleryOf(gens, ctx.galleryMax)) {
-    json m = motionCached(*g, ctx.galleryFrames, galleryMotions);
+    json m = motionCached(*g, ctx.galleryFrames, false, galleryMotions);
     if (!m.is_null())
       motions.push_back(m);
     gallery.push_back({{"g", g->g},
@@ -319,7 +321,7 @@ json RunReport::Impl::data(const std::vector<json> &log, int committed) {
     const Generation &last = gens.rbegin()->second;
     if (bestMotion.first != last.bestId) {
       std::map<uint64_t, json> one;
-      bestMotion = {last.bestId, motionCached(last, ctx.bestFrames, one)};
+      bestMotion = {last.bestId, motionCached(last, ctx.bestFrames, true, one)};
     }
     if (!bestMotion.second.is_null()) {
       motions.push_back(bestMotion.second);
@@ -390,7 +392,7 @@ Motion RunReport::designMotion(uint64_t id, int maxFrames) {
                             "holds no weights for it; the gallery of report.html lists the "
                             "designs it has",
                             id, impl_->ctx.dir.string()));
-  return impl_->motionOf(*g, maxFrames);
+  return impl_->motionOf(*g, maxFrames, true);
 }
 
 } // namespace evoc::report

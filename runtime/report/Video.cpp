@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <unistd.h>
@@ -52,12 +53,13 @@ struct Canvas {
   }
 };
 
-// Controller output read off the strain, as on the page: red -1, orange 0,
-// blue +1; grey for a passive spring.
-Rgb springColour(const runtime::Spring &s, double length) {
+// The controller's output `out` (NaN when unknown: read off the strain), as
+// on the page: red -1, orange 0, blue +1; grey for a passive spring.
+Rgb springColour(const runtime::Spring &s, double length, double out) {
   if (s.actuation == 0)
     return {154, 154, 154};
-  const double a = std::clamp((length / s.rest - 1) / s.actuation, -1.0, 1.0);
+  const double a =
+      std::clamp(std::isnan(out) ? (length / s.rest - 1) / s.actuation : out, -1.0, 1.0);
   if (a < 0)
     return {230, uint8_t(std::lround(140 + 110 * a)), uint8_t(std::lround(30 + 10 * a))};
   return {uint8_t(std::lround(230 - 200 * a)), uint8_t(std::lround(140 - 40 * a)),
@@ -158,8 +160,11 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
     for (int k = 0; k < d; ++k)
       len += std::pow(f[size_t(sp.a * d + k)] - f[size_t(sp.b * d + k)], 2);
     auto p = S(&f[size_t(sp.a * d)]), q = S(&f[size_t(sp.b * d)]);
+    const double out = i < m.outputs.size() && s < m.outputs[i].size()
+                           ? m.outputs[i][s]
+                           : std::numeric_limits<double>::quiet_NaN();
     cv.line(p[0], p[1], q[0], q[1], sp.actuation != 0 ? 1.6 : 0.7,
-            springColour(sp, std::sqrt(len)));
+            springColour(sp, std::sqrt(len), out));
   }
   for (int j = 0; j < n; ++j) {
     auto p = S(&f[size_t(j * d)]);

@@ -5,6 +5,7 @@
 // errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -98,6 +99,21 @@ TEST_CASE("evoc run leaves a report.html; evoc render rewrites it with every par
   const json &best = d["motions"][d["best"].get<size_t>()];
   CHECK(best["f"].size() > 50); // the animation's frames, sampled
   CHECK(best["f"].size() <= 200);
+  // The controller's output per spring at every frame, in thousandths of
+  // [-1, 1]; not all at rest (the MLP drives the springs).
+  REQUIRE(best.contains("a"));
+  REQUIRE(best["a"].size() == best["f"].size());
+  int64_t lo = 0, hi = 0;
+  for (const auto &row : best["a"]) {
+    CHECK(row.size() == best["springs"].size());
+    for (const auto &v : row) {
+      lo = std::min(lo, v.get<int64_t>());
+      hi = std::max(hi, v.get<int64_t>());
+    }
+  }
+  CHECK(lo >= -1000);
+  CHECK(hi <= 1000);
+  CHECK(hi - lo > 100);
   CHECK(moves(best));
   CHECK(!d["gallery"].empty());
   for (const auto &e : d["gallery"])
