@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "GradCheck.h"
+#include "LowerText.h"
 #include "autodiff/Differentiate.h"
 #include "ir/Verifier.h"
 #include "irgen/IRGen.h"
@@ -21,31 +22,7 @@ using namespace evoc::ir;
 
 namespace {
 
-/// Checks, lowers and differentiates the program `text` (written to a
-/// temporary file NAME.evo).
-Module lowerText(const std::string &name, const std::string &text) {
-  auto dir = std::filesystem::temp_directory_path() / "evoc-autodiff-test";
-  std::filesystem::create_directories(dir);
-  std::string path = (dir / (name + ".evo")).string();
-  std::ofstream(path) << text;
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  sema::CheckOptions opts;
-  opts.ignoreEnv = true;
-  opts.stdlibDirs = {std::string(EVOC_SOURCE_DIR) + "/stdlib"};
-  std::optional<Module> m;
-  if (auto prog = sema::checkFile(path, opts, sources, diags))
-    m = irgen::lowerProgram(*prog, sources, diags);
-  std::ostringstream errs;
-  diags.flush(errs);
-  INFO(errs.str());
-  REQUIRE(m);
-  autodiff::differentiate(*m);
-  auto verr = verify(*m);
-  INFO((verr.empty() ? "" : verr[0]));
-  REQUIRE(verr.empty());
-  return std::move(*m);
-}
+using test::lowerText;
 
 /// The ELDiR world in 3D with `physics`, or Fang's 3D world for the fang
 /// model; the controller reaches past the clamp to [-1, 1] for the latter.
