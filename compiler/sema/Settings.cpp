@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 namespace evoc::sema {
@@ -341,13 +342,12 @@ void Checker::checkGround(Expr &e) {
         randomTerrain(uint64_t(arg("seed", 1)), arg("roughness", 0.01), arg("length", 4),
                       int(arg("segments", 40)), arg("height", 0.1));
   }
-  const std::vector<double> heights = field ? w.ground.field.h : [&] {
-    std::vector<double> ys;
-    for (const auto &[x, y] : w.ground.profile)
-      ys.push_back(y);
-    return ys;
-  }();
-  w.ground.height = *std::min_element(heights.begin(), heights.end());
+  // The lowest height (what world.ground.height reports on a terrain).
+  w.ground.height = std::numeric_limits<double>::infinity();
+  for (double h : w.ground.field.h)
+    w.ground.height = std::min(w.ground.height, h);
+  for (const auto &[x, h] : w.ground.profile)
+    w.ground.height = std::min(w.ground.height, h);
 }
 
 void Checker::selectPhysics() {

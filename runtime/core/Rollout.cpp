@@ -487,7 +487,7 @@ Rollout::trajectory(Population &pop, int r, const RolloutConfig &cfg, const std:
           (m.buffers[b].field.empty() ? m.buffers[b].name : m.buffers[b].field) == outputField)
         ob = b;
   }
-  std::vector<int64_t> pending; // requested times whose step output is still to come
+  size_t pending = 0; // requested states whose step output is still to come
   auto readOutput = [&] {
     const int64_t n = L_->count[ob];
     std::vector<double> v(static_cast<size_t>(n));
@@ -505,18 +505,18 @@ Rollout::trajectory(Population &pop, int r, const RolloutConfig &cfg, const std:
     n *= L_->sizes[s];
   std::vector<std::vector<double>> out;
   size_t next = 0;
-  for (int64_t t = 0; t < T_ && (next < times.size() || !pending.empty()); ++t) {
+  for (int64_t t = 0; t < T_ && (next < times.size() || pending > 0); ++t) {
     std::byte *x = slot(t);
     if (t == 0)
       pop.initialState(r, x, cfg.groundHeight, cfg.upAxis, cfg.terrain);
     else
       stepForward(t - 1, slot(t - 1), x);
     if (ob >= 0 && t > 0)
-      for (; !pending.empty(); pending.pop_back())
+      for (; pending > 0; --pending)
         outputs->push_back(readOutput()); // what the step from t - 1 computed
     while (next < times.size() && times[next] == t) {
       if (ob >= 0)
-        pending.push_back(t);
+        ++pending;
       std::vector<double> v(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i)
         v[i] = loadF(x + L_->fieldOffset[f], i, pop.f32());
@@ -525,7 +525,7 @@ Rollout::trajectory(Population &pop, int r, const RolloutConfig &cfg, const std:
     }
   }
   // The last requested state, if no step left it: the step before it.
-  for (; ob >= 0 && !pending.empty(); pending.pop_back())
+  for (; ob >= 0 && pending > 0; --pending)
     outputs->push_back(outputs->empty() ? std::vector<double>() : outputs->back());
   if (ob >= 0 && outputs->size() != out.size())
     outputs->clear();

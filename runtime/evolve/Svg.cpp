@@ -137,7 +137,10 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
     return svg::renderGait3d(robot, frames, style, outlines);
   const size_t n = size_t(robot.numPoints());
   // Shared vertical range; per-panel horizontal range (the body's width).
+  // A panel shows x from its frame's leftmost point (`left`) - pad to
+  // + width + pad.
   double ylo = style.groundY, yhi = style.groundY, width = 0;
+  std::vector<double> left(frames.size(), 0.0);
   for (size_t f = 0; f < frames.size(); ++f) {
     const auto &fr = frames[f];
     double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo;
@@ -147,20 +150,14 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
       ylo = std::min(ylo, fr.points[2 * i + 1]);
       yhi = std::max(yhi, fr.points[2 * i + 1]);
     }
-    if (n > 0)
+    if (n > 0) {
       width = std::max(width, xhi - xlo);
+      left[f] = xlo;
+    }
   }
   const double k = style.pixelsPerUnit, pad = 24, top = style.title.empty() ? 10 : 30;
-  // A panel shows x from its frame's leftmost point - pad to + width + pad.
-  auto panelLeft = [&](const GaitFrame &fr) {
-    double xlo = std::numeric_limits<double>::infinity();
-    for (size_t i = 0; i < n; ++i)
-      xlo = std::min(xlo, fr.points[2 * i]);
-    return n ? xlo : 0.0;
-  };
-  for (const auto &fr : frames) // the terrain in view
-    for (const auto &[x, h] :
-         svg::groundLine(style, panelLeft(fr) - pad / k, panelLeft(fr) + width + pad / k)) {
+  for (double xl : left) // the terrain in view
+    for (const auto &[x, h] : svg::groundLine(style, xl - pad / k, xl + width + pad / k)) {
       ylo = std::min(ylo, h);
       yhi = std::max(yhi, h);
     }
@@ -190,7 +187,7 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
   }
   for (size_t f = 0; f < frames.size(); ++f) {
     const auto &fr = frames[f];
-    const double xlo = panelLeft(fr);
+    const double xlo = left[f];
     const double ox = f * panelW + pad, oy = top + pad;
     auto X = [&](double x) { return ox + (x - xlo) * k; };
     auto Y = [&](double y) { return oy + (yhi - y) * k; };
