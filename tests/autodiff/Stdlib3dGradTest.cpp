@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "GradCheck.h"
-#include "LowerText.h"
+#include "StdlibChecks.h"
 #include "autodiff/Differentiate.h"
 #include "ir/Verifier.h"
 #include "irgen/IRGen.h"
@@ -72,21 +72,9 @@ test::Data robot3(const Module &m, bool contact, bool fang) {
     d.F("spring.stiffness")[s] = fang ? 1e3 : 1e4;
     d.F("spring.actuation")[s] = s % 2 ? 0.1 : 0.0;
   }
-  for (size_t b = 0; b < m.buffers.size(); ++b)
-    if (m.buffers[b].role == Role::State && m.buffers[b].time != TimeRef::Current)
-      for (double &val : d.f[b])
-        val = 0.2 + 0.5 * (u(rng) + 0.5);
+  test::randomizeTimedStates(m, d, rng, u);
   return d;
 }
-
-#define CHECK_GRAD(rep)                                                                            \
-  do {                                                                                             \
-    auto r_ = (rep);                                                                               \
-    INFO(r_.where);                                                                                \
-    CHECK(r_.checked > 0);                                                                         \
-    CHECK(r_.finite);                                                                              \
-    CHECK(r_.maxRelErr < 1e-6);                                                                    \
-  } while (0)
 
 using V3 = std::array<double, 3>;
 

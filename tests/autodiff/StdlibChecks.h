@@ -1,5 +1,7 @@
-// A program text through the front end, irgen and autodiff, for the stdlib
-// gradient checks (StdlibGradTest.cpp, Stdlib3dGradTest.cpp).
+// What the stdlib gradient checks share (StdlibGradTest.cpp,
+// Stdlib3dGradTest.cpp): a program through the front end, irgen and
+// autodiff; random values for the loss's fixed-time states; the check of a
+// gradient-check report.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -7,9 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "GradCheck.h"
 #include "autodiff/Differentiate.h"
 #include "ir/Verifier.h"
 #include "irgen/IRGen.h"
@@ -18,18 +24,16 @@
 
 namespace evoc::test {
 
-/// Checks, lowers and differentiates the program `text` (written to a
-/// temporary file NAME.evo), with the repository's stdlib.
-inline ir::Module lowerText(const std::string &name, const std::string &text) {
-  auto dir = std::filesystem::temp_directory_path() / "evoc-autodiff-test";
-  std::filesystem::create_directories(dir);
-  std::string path = (dir / (name + ".evo")).string();
-  std::ofstream(path) << text;
+/// Checks, lowers, differentiates and verifies the program at `path` with
+/// the repository's stdlib and the `--set` overrides.
+inline ir::Module lowerFile(const std::string &path,
+                            const std::vector<std::pair<std::string, std::string>> &overrides) {
   SourceManager sources;
   DiagnosticEngine diags(sources);
   sema::CheckOptions opts;
   opts.ignoreEnv = true;
   opts.stdlibDirs = {std::string(EVOC_SOURCE_DIR) + "/stdlib"};
+  opts.overrides = overrides;
   std::optional<ir::Module> m;
   if (auto prog = sema::checkFile(path, opts, sources, diags))
     m = irgen::lowerProgram(*prog, sources, diags);
@@ -43,5 +47,35 @@ inline ir::Module lowerText(const std::string &name, const std::string &text) {
   REQUIRE(verr.empty());
   return std::move(*m);
 }
+
+/// The same for the program `text` (written to a temporary file NAME.evo).
+inline ir::Module lowerText(const std::string &name, const std::string &text) {
+  auto dir = std::filesystem::temp_directory_path() / "evoc-autodiff-test";
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / (name + ".evo")).string();
+  std::ofstream(path) << text;
+  return lowerFile(path, {});
+}
+
+/// The loss's inputs (states at fixed times) get their own random values in
+/// [0.2, 0.7], drawn from `u` (on [-0.5, 0.5]) and `rng`.
+inline void randomizeTimedStates(const ir::Module &m, Data &d, std::mt19937 &rng,
+                                 std::uniform_real_distribution<double> &u) {
+  for (size_t b = 0; b < m.buffers.size(); ++b)
+    if (m.buffers[b].role == ir::Role::State && m.buffers[b].time != ir::TimeRef::Current)
+      for (double &val : d.f[b])
+        val = 0.2 + 0.5 * (u(rng) + 0.5);
+}
+
+/// A gradient check's report (test::gradCheck) passes: something checked,
+/// all finite, relative error below 1e-6.
+#define CHECK_GRAD(rep)                                                                            \
+  do {                                                                                             \
+    auto r_ = (rep);                                                                               \
+    INFO(r_.where);                                                                                \
+    CHECK(r_.checked > 0);                                                                         \
+    CHECK(r_.finite);                                                                              \
+    CHECK(r_.maxRelErr < 1e-6);                                                                    \
+  } while (0)
 
 } // namespace evoc::test

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "GradCheck.h"
-#include "LowerText.h"
+#include "StdlibChecks.h"
 #include "autodiff/Differentiate.h"
 #include "ir/Verifier.h"
 #include "irgen/IRGen.h"
@@ -58,22 +58,9 @@ test::Data robot(const Module &m, bool contact) {
     d.F("spring.stiffness")[s] = 3e4;
     d.F("spring.actuation")[s] = s % 2 ? 0.1 : 0.0;
   }
-  // Loss inputs (states at fixed times) get their own random values.
-  for (size_t b = 0; b < m.buffers.size(); ++b)
-    if (m.buffers[b].role == Role::State && m.buffers[b].time != TimeRef::Current)
-      for (double &val : d.f[b])
-        val = 0.2 + 0.5 * (u(rng) + 0.5);
+  test::randomizeTimedStates(m, d, rng, u);
   return d;
 }
-
-#define CHECK_GRAD(rep)                                                                            \
-  do {                                                                                             \
-    auto r_ = (rep);                                                                               \
-    INFO(r_.where);                                                                                \
-    CHECK(r_.checked > 0);                                                                         \
-    CHECK(r_.finite);                                                                              \
-    CHECK(r_.maxRelErr < 1e-6);                                                                    \
-  } while (0)
 
 } // namespace
 
@@ -187,22 +174,8 @@ namespace {
 
 // examples/eldir.evo lowered by irgen with `world.physics` overridden.
 Module lowerExample(const std::string &physics) {
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  sema::CheckOptions opts;
-  opts.ignoreEnv = true;
-  opts.stdlibDirs = {std::string(EVOC_SOURCE_DIR) + "/stdlib"};
-  opts.overrides = {{"world.physics", physics}};
-  std::optional<Module> m;
-  if (auto prog = sema::checkFile(std::string(EVOC_SOURCE_DIR) + "/examples/eldir.evo", opts,
-                                  sources, diags))
-    m = irgen::lowerProgram(*prog, sources, diags);
-  std::ostringstream errs;
-  diags.flush(errs);
-  INFO(errs.str());
-  REQUIRE(m);
-  autodiff::differentiate(*m);
-  return std::move(*m);
+  return test::lowerFile(std::string(EVOC_SOURCE_DIR) + "/examples/eldir.evo",
+                         {{"world.physics", physics}});
 }
 
 nlohmann::json readVectors(const std::string &name) {

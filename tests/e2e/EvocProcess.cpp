@@ -49,8 +49,7 @@ fs::path freshDir(const std::string &name) {
 int runEvocErr(std::vector<std::string> args, std::string &err) {
   fs::path errFile = fs::temp_directory_path() / ("evoc-e2e-stderr-" + std::to_string(getpid()));
   int rc = waitExit(spawnEvoc(std::move(args), errFile.c_str()));
-  std::ifstream in(errFile);
-  err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  err = readText(errFile);
   fs::remove(errFile);
   return rc;
 }
@@ -72,6 +71,18 @@ std::size_t lineCount(const fs::path &file) {
   std::ifstream in(file);
   std::size_t n = 0;
   for (std::string line; std::getline(in, line);)
+    ++n;
+  return n;
+}
+
+std::string readText(const fs::path &file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::size_t countOf(const std::string &text, const std::string &what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
     ++n;
   return n;
 }

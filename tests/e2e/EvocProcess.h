@@ -26,5 +26,9 @@ std::filesystem::path freshDir(const std::string &name);
 std::vector<nlohmann::json> logOf(const std::filesystem::path &dir,
                                   const std::string &file = "log.jsonl");
 std::size_t lineCount(const std::filesystem::path &file);
+/// The whole of a file ("" when it cannot be read).
+std::string readText(const std::filesystem::path &file);
+/// How often `what` occurs in `text` (overlapping occurrences counted).
+std::size_t countOf(const std::string &text, const std::string &what);
 
 } // namespace evoc::test

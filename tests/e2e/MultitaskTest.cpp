@@ -60,6 +60,20 @@ Compiled compileEvo(const std::string &file) {
 
 Robot ladder() { return test::ladder(0.3, 0.1); }
 
+// Training the ladder under `c`'s commands: batches of 3 episodes from seed 3,
+// Adam with lr 0.01.
+TrainOptions batchOptions(const Compiled &c) {
+  TrainOptions o;
+  o.steps = c.prog.world.steps;
+  o.groundHeight = 0.1;
+  o.seed = 3;
+  o.batch = 3;
+  o.commands = &c.prog.commands;
+  o.optimizer.kind = OptimizerKind::Adam;
+  o.optimizer.lr = 0.01;
+  return o;
+}
+
 struct Run {
   double loss;
   std::vector<double> terms, grad;
@@ -175,14 +189,7 @@ TEST_CASE("Multi-task training lowers the batch loss and validates on the grid",
   Compiled c = compileEvo("tests/data/multitask/gradcheck.evo");
   ModuleInfo info(c.m);
   auto cpu = codegen::compile(c.m, codegen::BackendKind::Cpu);
-  TrainOptions o;
-  o.steps = c.prog.world.steps;
-  o.groundHeight = 0.1;
-  o.seed = 3;
-  o.batch = 3;
-  o.commands = &c.prog.commands;
-  o.optimizer.kind = OptimizerKind::Adam;
-  o.optimizer.lr = 0.01;
+  TrainOptions o = batchOptions(c);
   o.optimizer.beta2 = 0.9;
   FixedTrainer tr(info, *cpu, ladder(), o);
   Validation v0 = tr.validate();
@@ -396,14 +403,7 @@ TEST_CASE("Continued episodes start from the previous final states", "[multitask
   CHECK(cont.continues(3, 1));
   CHECK(!cont.continues(3, 3));
 
-  TrainOptions o;
-  o.steps = c.prog.world.steps;
-  o.groundHeight = 0.1;
-  o.seed = 3;
-  o.batch = 3;
-  o.commands = &c.prog.commands;
-  o.optimizer.kind = OptimizerKind::Adam;
-  o.optimizer.lr = 0.01;
+  TrainOptions o = batchOptions(c);
   o.continuation = cont;
   FixedTrainer tr(info, *cpu, ladder(), o);
   REQUIRE(tr.iterate(0).valid);

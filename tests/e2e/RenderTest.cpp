@@ -21,16 +21,9 @@ using nlohmann::json;
 
 namespace {
 
-std::string readAll(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The page's data document (the JSON in <script id="data">).
 json pageData(const fs::path &page) {
-  const std::string html = readAll(page);
+  const std::string html = readText(page);
   const std::string open = "<script id=\"data\" type=\"application/json\">";
   size_t a = html.find(open);
   REQUIRE(a != std::string::npos);
@@ -38,14 +31,6 @@ json pageData(const fs::path &page) {
   size_t b = html.find("</script>", a);
   REQUIRE(b != std::string::npos);
   return json::parse(html.substr(a, b - a));
-}
-
-// evoc's exit status, its stderr into `err`.
-int runWithErr(const std::vector<std::string> &args, std::string &err) {
-  fs::path errFile = fs::temp_directory_path() / "evoc-e2e-render-stderr.txt";
-  int rc = waitExit(spawnEvoc(args, errFile.c_str()));
-  err = readAll(errFile);
-  return rc;
 }
 
 const fs::path &smallRun() { // one small run shared by the cases below
@@ -84,7 +69,7 @@ TEST_CASE("evoc run leaves a report.html; evoc render rewrites it with every par
   CHECK(d["generations"].size() == 3);
   fs::remove(dir / "report.html");
   std::string err;
-  REQUIRE(runWithErr({"render", dir.string()}, err) == 0);
+  REQUIRE(runEvocErr({"render", dir.string()}, err) == 0);
   REQUIRE(fs::exists(dir / "report.html"));
   d = pageData(dir / "report.html");
   CHECK(d["missing"].empty());
@@ -124,9 +109,9 @@ TEST_CASE("evoc run leaves a report.html; evoc render rewrites it with every par
   CHECK(d["lineage"].back()["id"] == d["best_id"]);
   CHECK(d["resolved"].get<std::string>().find("world") != std::string::npos);
   // The same gait is computed again: render is deterministic.
-  const std::string first = readAll(dir / "report.html");
+  const std::string first = readText(dir / "report.html");
   REQUIRE(runEvoc({"render", dir.string()}) == 0);
-  CHECK(readAll(dir / "report.html") == first);
+  CHECK(readText(dir / "report.html") == first);
 }
 
 TEST_CASE("evoc render: partial and killed runs render what is there and say what is missing",
@@ -135,7 +120,7 @@ TEST_CASE("evoc render: partial and killed runs render what is there and say wha
   SECTION("a missing generation") {
     fs::path d = copyRun("render-gap");
     fs::remove(d / "gen_0001" / "population.json");
-    REQUIRE(runWithErr({"render", d.string()}, err) == 0);
+    REQUIRE(runEvocErr({"render", d.string()}, err) == 0);
     CHECK(err.find("generation 1") != std::string::npos);
     json data = pageData(d / "report.html");
     CHECK(data["generations"].size() == 3);
@@ -143,10 +128,10 @@ TEST_CASE("evoc render: partial and killed runs render what is there and say wha
   }
   SECTION("a generation in progress (files written, state.json not yet)") {
     fs::path d = copyRun("render-progress");
-    json state = json::parse(readAll(d / "state.json"));
+    json state = json::parse(readText(d / "state.json"));
     state["generation"] = 1; // as if generation 2 had not committed
     std::ofstream(d / "state.json") << state.dump();
-    REQUIRE(runWithErr({"render", d.string()}, err) == 0);
+    REQUIRE(runEvocErr({"render", d.string()}, err) == 0);
     CHECK(err.find("generation 2 is in progress") != std::string::npos);
     CHECK(pageData(d / "report.html")["generations"].size() == 2);
   }
@@ -156,7 +141,7 @@ TEST_CASE("evoc render: partial and killed runs render what is there and say wha
       fs::remove(d / f);
     for (int g = 0; g < 3; ++g)
       fs::remove_all(d / ("gen_000" + std::to_string(g)));
-    REQUIRE(runWithErr({"render", d.string()}, err) == 0);
+    REQUIRE(runEvocErr({"render", d.string()}, err) == 0);
     CHECK(err.find("no generation has completed") != std::string::npos);
     json data = pageData(d / "report.html");
     CHECK(data["generations"].empty());
@@ -165,21 +150,21 @@ TEST_CASE("evoc render: partial and killed runs render what is there and say wha
   SECTION("a damaged log line") {
     fs::path d = copyRun("render-damaged");
     std::ofstream(d / "log.jsonl", std::ios::app) << "{not json\n";
-    REQUIRE(runWithErr({"render", d.string()}, err) == 0);
+    REQUIRE(runEvocErr({"render", d.string()}, err) == 0);
     CHECK(err.find("log.jsonl line 4 is damaged") != std::string::npos);
   }
 }
 
 TEST_CASE("evoc render: bad arguments are clear errors", "[render]") {
   std::string err;
-  CHECK(runWithErr({"render", "/nonexistent/run"}, err) == 1);
+  CHECK(runEvocErr({"render", "/nonexistent/run"}, err) == 1);
   CHECK(err.find("'/nonexistent/run' does not exist") != std::string::npos);
-  CHECK(runWithErr({"render"}, err) == 2);
+  CHECK(runEvocErr({"render"}, err) == 2);
   CHECK(err.find("usage: evoc render") != std::string::npos);
-  CHECK(runWithErr({"render", smallRun().string(), "--design", "x"}, err) == 2);
-  CHECK(runWithErr({"render", smallRun().string(), "--video", "a.avi"}, err) == 1);
+  CHECK(runEvocErr({"render", smallRun().string(), "--design", "x"}, err) == 2);
+  CHECK(runEvocErr({"render", smallRun().string(), "--video", "a.avi"}, err) == 1);
   CHECK(err.find(".mp4 or .gif") != std::string::npos);
-  CHECK(runWithErr({"render", smallRun().string(), "--video", "/tmp/x.gif", "--design", "999999"},
+  CHECK(runEvocErr({"render", smallRun().string(), "--video", "/tmp/x.gif", "--design", "999999"},
                    err) == 1);
   CHECK(err.find("design 999999") != std::string::npos);
 }
@@ -192,7 +177,7 @@ TEST_CASE("evoc render: one robot from best.json", "[render]") {
   CHECK(moves(data["motions"][0]));
   CHECK(data["plots"][0]["series"][0]["pts"].size() == 5);
   // The same robot as ROBOTS.json + PARAMS.json (the experiment given with --evo).
-  json best = json::parse(readAll(d / "best.json"));
+  json best = json::parse(readText(d / "best.json"));
   fs::path other = freshDir("render-one-files");
   fs::create_directories(other);
   std::ofstream(other / "robots.json")
@@ -200,12 +185,12 @@ TEST_CASE("evoc render: one robot from best.json", "[render]") {
   std::ofstream(other / "params.json") << json{{"params", {best["params"]}}}.dump();
   std::string err;
   REQUIRE(
-      runWithErr({"render", (other / "robots.json").string(), (other / "params.json").string(),
+      runEvocErr({"render", (other / "robots.json").string(), (other / "params.json").string(),
                   "--evo", (d / "resolved.evo").string(), "--out", (other / "page.html").string()},
                  err) == 0);
   CHECK(pageData(other / "page.html")["motions"][0]["f"] == data["motions"][0]["f"]);
   // Without an experiment: the rest pose, and a note saying why.
-  REQUIRE(runWithErr({"render", (other / "robots.json").string()}, err) == 0);
+  REQUIRE(runEvocErr({"render", (other / "robots.json").string()}, err) == 0);
   CHECK(err.find("resolved.evo is missing") != std::string::npos);
   CHECK(pageData(other / "robots.html")["motions"][0]["f"].size() == 1);
 }
@@ -216,7 +201,7 @@ TEST_CASE("evoc render --video: a GIF with ffmpeg, a clear error without it", "[
   const std::string saved = path ? path : "";
   std::string err;
   ::setenv("PATH", "/nonexistent", 1);
-  int rc = runWithErr({"render", d.string(), "--video", (d / "best.gif").string()}, err);
+  int rc = runEvocErr({"render", d.string(), "--video", (d / "best.gif").string()}, err);
   ::setenv("PATH", saved.c_str(), 1);
   CHECK(rc == 1);
   CHECK(err.find("apt-get install ffmpeg") != std::string::npos);
@@ -224,10 +209,10 @@ TEST_CASE("evoc render --video: a GIF with ffmpeg, a clear error without it", "[
     WARN("ffmpeg is not installed: the video itself is not checked");
     return;
   }
-  REQUIRE(runWithErr({"render", d.string(), "--video", (d / "best.gif").string()}, err) == 0);
-  CHECK(readAll(d / "best.gif").substr(0, 4) == "GIF8");
-  REQUIRE(runWithErr({"render", d.string(), "--video", (d / "best.mp4").string()}, err) == 0);
-  CHECK(readAll(d / "best.mp4").find("ftyp") != std::string::npos);
+  REQUIRE(runEvocErr({"render", d.string(), "--video", (d / "best.gif").string()}, err) == 0);
+  CHECK(readText(d / "best.gif").substr(0, 4) == "GIF8");
+  REQUIRE(runEvocErr({"render", d.string(), "--video", (d / "best.mp4").string()}, err) == 0);
+  CHECK(readText(d / "best.mp4").find("ftyp") != std::string::npos);
 }
 
 TEST_CASE("evoc train leaves a report with one gait per validation command", "[render][train]") {

@@ -134,13 +134,6 @@ int walkerCells(const nlohmann::json &n, int mult) {
   return cells;
 }
 
-size_t countOf(const std::string &text, const std::string &what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
-
 } // namespace
 
 TEST_CASE("evoc run: grammar walkers evolve; no body-caused invalid offspring, none trained twice",
@@ -185,18 +178,14 @@ TEST_CASE("evoc run: grammar walkers evolve; no body-caused invalid offspring, n
   CHECK(ids.size() == state["archive"].size());
   // best.svg outlines each cell of each part of the best body, at each time.
   auto best = nlohmann::json::parse(std::ifstream(dir / "best.json"));
-  std::ifstream svgIn(dir / "best.svg");
-  std::string svg((std::istreambuf_iterator<char>(svgIn)), std::istreambuf_iterator<char>());
+  const std::string svg = readText(dir / "best.svg");
   int cells = walkerCells(best["genome"]["root"], 1);
   CHECK(cells >= 5);
   // The gait is drawn at four times (RunCommand.cpp: steps 0, 1/3, 2/3, last).
   CHECK(countOf(svg, "<polygon class=\"part\"") == size_t(4 * cells));
   CHECK(countOf(svg, "<title>trunk</title>") % 5 == 0);
   // Resuming the finished run changes nothing.
-  auto readAll = [](const fs::path &f) {
-    std::ifstream in(f);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
+  auto readAll = [](const fs::path &f) { return readText(f); };
   std::string stateBefore = readAll(dir / "state.json"), logBefore = readAll(dir / "log.jsonl"),
               bestBefore = readAll(dir / "best.json");
   REQUIRE(runEvoc(args({"run", walker, "--resume", dir.string()})) == 0);

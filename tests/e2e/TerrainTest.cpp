@@ -283,9 +283,7 @@ TEST_CASE("evoc run: a lattice experiment on a random terrain runs end to end", 
   auto log = test::logOf(dir);
   REQUIRE(log.size() == 2);
   CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
-  std::ifstream in(dir / "resolved.evo");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CHECK(text.find("terrain_random(seed = 2") != std::string::npos);
+  CHECK(test::readText(dir / "resolved.evo").find("terrain_random(seed = 2") != std::string::npos);
 }
 
 TEST_CASE("evoc run: 3D walkers on a random height field run end to end and draw it",
@@ -302,11 +300,5 @@ TEST_CASE("evoc run: 3D walkers on a random height field run end to end and draw
   REQUIRE(log.size() == 2);
   CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
   // best.svg draws the field as 8 x 8 shaded quads under each of its frames.
-  std::ifstream in(dir / "best.svg");
-  std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t quads = 0;
-  for (size_t p = svg.find("class=\"ground\""); p != std::string::npos;
-       p = svg.find("class=\"ground\"", p + 1))
-    ++quads;
-  CHECK(quads == 4 * 64);
+  CHECK(test::countOf(test::readText(dir / "best.svg"), "class=\"ground\"") == 4 * 64);
 }

@@ -30,13 +30,6 @@ std::vector<std::string> trainArgs(const std::string &flag, const fs::path &dir)
           "--set",     "train.learn.episodes=continued(after = 1, reset_every = 2)"};
 }
 
-std::string readText(const fs::path &p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 } // namespace
 
 TEST_CASE("evoc train: a complete run directory; killed at any commit, --resume equals it",

@@ -14,42 +14,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <functional>
+#include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "JsonFiles.h"
-#include "core/JsonIO.h"
-#include "core/Train.h"
-#include "driver/Session.h"
+#include "ReferenceVectors.h"
 
 using namespace evoc;
 
 namespace {
 
-/// A set of reference vectors: its folder, the robots' dimension and files,
-/// and the evoc program of each model.
-struct Reference {
-  std::string dir;
-  int dim;
-  std::string robots, params;
-  std::string expected; ///< the result files' prefix: PREFIX<model>_T<steps>.json
-  std::function<driver::CommonOptions(const std::string &model, int steps)> program;
-};
-
-/// The program dir/file at `steps`, with world.physics = `physics`
-/// unless empty.
-driver::CommonOptions programFile(const std::string &dir, const std::string &file, int steps,
-                                  const std::string &physics) {
-  driver::CommonOptions opts;
-  opts.check.ignoreEnv = true;
-  opts.file = dir + file;
-  opts.check.overrides = {{"world.steps", std::to_string(steps)}};
-  if (!physics.empty())
-    opts.check.overrides.push_back({"world.physics", physics});
-  return opts;
-}
+using test::checkReference;
+using test::programFile;
+using test::Reference;
 
 const std::string kDir3 = std::string(EVOC_SOURCE_DIR) + "/tests/data/reference3d/";
 const std::string kDirT = std::string(EVOC_SOURCE_DIR) + "/tests/data/reference_terrain/";
@@ -70,84 +45,25 @@ const Reference kTerrain3d{
       return programFile(kDirT, "eldir3d.evo", T, "mass_spring3_" + m);
     }};
 
-using test::flatten;
-using test::readJson;
-
-/// Losses and gradients of the robots `which` (all when empty) with `backend`.
-runtime::SimResult simulate(const Reference &ref, const std::string &backend,
-                            const std::string &model, int steps, const std::vector<size_t> &which) {
-  driver::Session s(ref.program(model, steps), backend);
-  REQUIRE(s.ok());
-  auto allRobots = runtime::readRobotsFile(ref.dir + ref.robots, ref.dim);
-  auto allParams = runtime::readParamsFile(ref.dir + ref.params);
-  REQUIRE(allParams.size() == allRobots.size());
-  std::vector<runtime::Robot> robots;
-  std::vector<runtime::ParamSet> params;
-  for (size_t i = 0; i < allRobots.size(); ++i)
-    if (which.empty() || std::count(which.begin(), which.end(), i)) {
-      robots.push_back(allRobots[i]);
-      params.push_back(allParams[i]);
-    }
-  runtime::SimOptions so = s.trainOptions();
-  so.iterations = 0;
-  so.threads = 2;
-  auto r = runtime::simulate(s.module(), s.executable(), robots, params, so);
-  REQUIRE(r.results.size() == robots.size());
-  return r;
-}
-
-/// Checks `backend` against expected_<model>_T<steps>.json.
-void checkVectors(const Reference &ref, const std::string &backend, const std::string &model,
-                  int steps, const std::vector<size_t> &which = {}) {
-  auto expected =
-      readJson(ref.dir + ref.expected + model + "_T" + std::to_string(steps) + ".json")["results"];
-  auto r = simulate(ref, backend, model, steps, which);
-  for (size_t k = 0; k < r.results.size(); ++k) {
-    const size_t i = which.empty() ? k : which[k];
-    INFO(backend << " " << model << " T=" << steps << " robot " << i);
-    const auto &got = r.results[k];
-    REQUIRE(got.valid);
-    const double want = expected[i]["loss"].get<double>();
-    CHECK(std::abs(got.loss - want) <= 1e-8 * std::abs(want));
-    std::vector<double> all;
-    flatten(expected[i]["grad"], all);
-    double scale = 0;
-    for (double x : all)
-      scale = std::max(scale, std::abs(x));
-    REQUIRE(scale > 0);
-    for (const char *name : {"w1", "b1", "w2", "b2"}) {
-      INFO("gradient " << name);
-      std::vector<double> ref;
-      flatten(expected[i]["grad"][name], ref);
-      const auto &g = got.grad.at(name).data;
-      REQUIRE(g.size() == ref.size());
-      double worst = 0;
-      for (size_t e = 0; e < ref.size(); ++e)
-        worst = std::max(worst, std::abs(g[e] - ref[e]));
-      CHECK(worst <= 1e-6 * scale);
-    }
-  }
-}
-
 } // namespace
 
 TEST_CASE("3D reference vectors, T = 1000, CPU back end", "[vectors][3d][cpu]") {
   for (const char *model : {"noslip", "friction", "fang"})
-    checkVectors(kFlat3d, "cpu", model, 1000);
+    checkReference(kFlat3d, "cpu", model, 1000);
 }
 
 TEST_CASE("3D reference vectors, T = 100, interpreter, the two smallest robots (12 and 16 "
           "points)",
           "[vectors][3d][interp]") {
   for (const char *model : {"noslip", "friction", "fang"})
-    checkVectors(kFlat3d, "interp", model, 100, {0, 1});
+    checkReference(kFlat3d, "interp", model, 100, {0, 1});
 }
 
 TEST_CASE("terrain reference vectors, T = 1000, CPU back end: a 2D profile, a 3D height field",
           "[vectors][terrain][cpu]") {
   for (const char *model : {"noslip", "friction"}) {
-    checkVectors(kTerrain2d, "cpu", model, 1000);
-    checkVectors(kTerrain3d, "cpu", model, 1000);
+    checkReference(kTerrain2d, "cpu", model, 1000);
+    checkReference(kTerrain3d, "cpu", model, 1000);
   }
 }
 
@@ -156,8 +72,8 @@ namespace {
 /// The interpreter and the CPU back end on robots 0-2 of `ref` at T = 100.
 void checkBackendsAgree(const Reference &ref, const std::vector<std::string> &models) {
   for (const std::string &model : models) {
-    auto a = simulate(ref, "interp", model, 100, {0, 1, 2});
-    auto b = simulate(ref, "cpu", model, 100, {0, 1, 2});
+    auto a = test::simulateReference(ref, "interp", model, 100, {0, 1, 2});
+    auto b = test::simulateReference(ref, "cpu", model, 100, {0, 1, 2});
     for (size_t k = 0; k < a.results.size(); ++k) {
       INFO(model << " robot " << k);
       REQUIRE(a.results[k].valid);

@@ -9,32 +9,41 @@
 
 using namespace evoc;
 
+namespace {
+
+/// out[i] = op(in[i]) (tanh, sin, cos) over one set, compiled for the CPU in fast mode.
+std::unique_ptr<codegen::cpu::CpuExecutable> unaryKernel(ir::Precision prec, ir::Op op) {
+  ir::Module m;
+  m.name = "unary";
+  m.precision = prec;
+  int set = ir::addSet(m, "point");
+  ir::Buffer in, out;
+  in.name = "in";
+  in.sets = {set};
+  in.role = ir::Role::State;
+  out = in;
+  out.name = "out";
+  out.role = ir::Role::NextState;
+  int bi = ir::addBuffer(m, in), bo = ir::addBuffer(m, out);
+  m.kernels.resize(1);
+  m.kernels[0].name = "f";
+  {
+    ir::Builder b(m, m.kernels[0]);
+    ir::ValueId i = b.beginLoop(set);
+    b.store(bo, i, b.op(op, {b.load(bi, i)}));
+    b.endLoop();
+  }
+  codegen::CompileOptions opts;
+  opts.useCache = false;
+  return codegen::cpu::compileCpu(m, opts);
+}
+
+} // namespace
+
 TEST_CASE("inline tanh of the fast mode agrees with libm to 1e-15 relative", "[llvm][math]") {
   for (ir::Precision prec : {ir::Precision::F64, ir::Precision::F32}) {
     const bool f64 = prec == ir::Precision::F64;
-    ir::Module m;
-    m.name = "tanh";
-    m.precision = prec;
-    int set = ir::addSet(m, "point");
-    ir::Buffer in, out;
-    in.name = "in";
-    in.sets = {set};
-    in.role = ir::Role::State;
-    out = in;
-    out.name = "out";
-    out.role = ir::Role::NextState;
-    int bi = ir::addBuffer(m, in), bo = ir::addBuffer(m, out);
-    m.kernels.resize(1);
-    m.kernels[0].name = "tanh";
-    {
-      ir::Builder b(m, m.kernels[0]);
-      ir::ValueId i = b.beginLoop(set);
-      b.store(bo, i, b.op(ir::Op::Tanh, {b.load(bi, i)}));
-      b.endLoop();
-    }
-    codegen::CompileOptions opts;
-    opts.useCache = false;
-    auto exe = codegen::cpu::compileCpu(m, opts);
+    auto exe = unaryKernel(prec, ir::Op::Tanh);
     // Dense sweep of [-25, 25], tiny values, both branch boundaries, specials.
     std::vector<double> xs;
     for (int k = -250000; k <= 250000; ++k)
@@ -77,37 +86,6 @@ TEST_CASE("inline tanh of the fast mode agrees with libm to 1e-15 relative", "[l
     }
   }
 }
-
-namespace {
-
-/// out[i] = sin(in[i]) (or cos) over one set, compiled for the CPU in fast mode.
-std::unique_ptr<codegen::cpu::CpuExecutable> unaryKernel(ir::Precision prec, ir::Op op) {
-  ir::Module m;
-  m.name = "sincos";
-  m.precision = prec;
-  int set = ir::addSet(m, "point");
-  ir::Buffer in, out;
-  in.name = "in";
-  in.sets = {set};
-  in.role = ir::Role::State;
-  out = in;
-  out.name = "out";
-  out.role = ir::Role::NextState;
-  int bi = ir::addBuffer(m, in), bo = ir::addBuffer(m, out);
-  m.kernels.resize(1);
-  m.kernels[0].name = "f";
-  {
-    ir::Builder b(m, m.kernels[0]);
-    ir::ValueId i = b.beginLoop(set);
-    b.store(bo, i, b.op(op, {b.load(bi, i)}));
-    b.endLoop();
-  }
-  codegen::CompileOptions opts;
-  opts.useCache = false;
-  return codegen::cpu::compileCpu(m, opts);
-}
-
-} // namespace
 
 TEST_CASE("inline sin and cos of the fast mode agree with libm", "[llvm][math]") {
   // Dense sweep of [-40, 40], a sparse one to 2^21 (the inline range), tiny
