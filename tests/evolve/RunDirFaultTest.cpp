@@ -11,6 +11,8 @@
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>
+
+#include <cstdio>
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -350,6 +352,8 @@ TEST_CASE("fault: two runs claiming one directory: exactly one owns it", "[resum
           bool clear = m.find("Success") == std::string::npos &&
                        (m.find("another evoc process") != std::string::npos ||
                         m.find("already holds an evoc run") != std::string::npos);
+          if (!clear) // for the test's log: the message that was not clear
+            std::fprintf(stderr, "refused with: %s\n", m.c_str());
           ::_exit(clear ? 3 : 4);
         } catch (...) {
           ::_exit(5);
