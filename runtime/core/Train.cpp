@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/Commands.h"
+#include "core/Device.h"
 #include "core/Population.h"
 #include "core/Rng.h"
 #include "core/ThreadPool.h"
@@ -99,7 +100,92 @@ uint64_t episodeStream(uint64_t seed, uint64_t robotId, int64_t iteration, int64
                  uint64_t(episode));
 }
 
-std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable &exe,
+namespace {
+
+// The learning loop of one chunk of robots [first, first + n) on a device:
+// max(1, iterations) forward + backward passes with an optimiser step after
+// each (iterations > 0), the early stops, the best parameters, and one last
+// forward-only pass of the final weights.
+void learn(DeviceBatch &batch, int first, int n, const TrainOptions &opts,
+           std::vector<TrainResult> &results) {
+  const int iters = std::max(1, opts.iterations);
+  std::vector<char> active(size_t(n), 1), improved(size_t(n), 0);
+  std::vector<double> best(size_t(n), std::numeric_limits<double>::infinity());
+  std::vector<IterationResult> out(static_cast<size_t>(n));
+  auto fail = [&](int i, const IterationResult &o) {
+    results[size_t(first + i)].valid = false;
+    results[size_t(first + i)].error = o.error;
+    active[size_t(i)] = 0;
+  };
+  for (int it = 0; it < iters; ++it) {
+    batch.iterate(it, true, active, out);
+    std::fill(improved.begin(), improved.end(), 0);
+    for (int i = 0; i < n; ++i) {
+      if (!active[size_t(i)])
+        continue;
+      TrainResult &res = results[size_t(first + i)];
+      const IterationResult &o = out[size_t(i)];
+      res.robotSteps += o.stepsRun;
+      res.memory = o.memory;
+      if (!o.valid) {
+        fail(i, o);
+        continue;
+      }
+      res.losses.push_back(o.loss);
+      res.gradNorms.push_back(o.gradNorm);
+      if (opts.keepBestParams && o.loss < best[size_t(i)]) {
+        best[size_t(i)] = o.loss;
+        improved[size_t(i)] = 1;
+      }
+      if (it + 1 == iters && opts.keepGrad)
+        res.grad = batch.grads(i);
+      size_t nl = res.losses.size();
+      if (std::abs(o.loss) > opts.stopAbove ||
+          (nl > 1 && std::abs(o.loss - res.losses[nl - 2]) >= opts.stopJump)) {
+        res.stoppedEarly = true;
+        if (opts.keepGrad)
+          res.grad = batch.grads(i);
+        active[size_t(i)] = 0;
+      }
+    }
+    batch.keepBest(improved);
+    if (opts.iterations > 0)
+      batch.update(active);
+  }
+  // SCIENCE.md: the weights after the last update are evaluated once more,
+  // forward only (no gradient is needed), so the last update counts too.
+  if (opts.iterations > 0) {
+    batch.iterate(iters, false, active, out);
+    std::fill(improved.begin(), improved.end(), 0);
+    for (int i = 0; i < n; ++i) {
+      if (!active[size_t(i)])
+        continue;
+      TrainResult &res = results[size_t(first + i)];
+      const IterationResult &o = out[size_t(i)];
+      res.robotSteps += o.stepsRun;
+      if (!o.valid) {
+        fail(i, o);
+        continue;
+      }
+      res.losses.push_back(o.loss);
+      improved[size_t(i)] = opts.keepBestParams && o.loss < best[size_t(i)];
+    }
+    batch.keepBest(improved);
+  }
+  for (int i = 0; i < n; ++i) {
+    TrainResult &res = results[size_t(first + i)];
+    if (opts.keepBestParams && best[size_t(i)] < std::numeric_limits<double>::infinity())
+      res.bestParams = batch.bestParams(i);
+    if (opts.keepParams)
+      res.params = batch.params(i);
+    res.loss = res.losses.empty() || !res.valid ? std::numeric_limits<double>::quiet_NaN()
+                                                : res.losses.back();
+  }
+}
+
+} // namespace
+
+std::vector<TrainResult> train(const ModuleInfo &info, TrainDevice &device,
                                const std::vector<Robot> &robots, const TrainOptions &opts,
                                const std::vector<uint64_t> *ids,
                                const std::vector<ParamSet> *init) {
@@ -119,119 +205,23 @@ std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable
   Population pop(info, robots);
   if (init) // every error a user can cause is raised here, before any thread runs
     for (int r = 0; r < n; ++r)
-      pop.checkParams(r, (*init)[r]);
-
-  const RolloutConfig rc = rolloutConfig(opts);
-
-  std::vector<TrainResult> results(n);
-  ThreadPool pool(std::min(opts.threads > 0 ? opts.threads : defaultThreads(), std::max(n, 1)));
-  std::vector<std::unique_ptr<Rollout>> ws(pool.size());
-  pool.parallelFor(n, [&](int r, int w) {
-    if (!ws[w])
-      ws[w] = std::make_unique<Rollout>(info, exe);
-    Rollout &ro = *ws[w];
-    TrainResult &res = results[r];
-    pop.initParams(r, opts.seed, ids ? (*ids)[r] : uint64_t(r));
-    ro.runInit(pop, r);
-    if (init)
-      pop.setParams(r, (*init)[r]);
-    Optimizer opt(opts.optimizer, pop.layout(r).paramCount);
-    double best = std::numeric_limits<double>::infinity();
-    int iters = std::max(1, opts.iterations);
-    const int64_t batch = std::max<int64_t>(1, opts.batch);
-    const uint64_t id = ids ? (*ids)[r] : uint64_t(r);
-    const int64_t np = pop.layout(r).paramCount;
-    std::vector<double> gsum;
-    EpisodeCarry carry(opts.continuation, batch, pop.layout(r).stateBytes());
-    // One iteration's episodes: the mean loss, the mean gradient left in the
-    // Grad arena (backward) or nothing (forward only).
-    auto episodes = [&](int64_t iter, bool backward) {
-      RolloutOutcome mean;
-      for (int64_t b = 0; b < batch; ++b) {
-        RolloutConfig rcb = rc;
-        CommandTable table;
-        if (opts.commands) {
-          table = drawCommands(*opts.commands, opts.steps, episodeStream(opts.seed, id, iter, b));
-          bindCommands(rcb, *opts.commands, table);
-        }
-        carry.bind(rcb, iter, b);
-        RolloutOutcome o = ro.run(pop, r, rcb, backward);
-        if (batch == 1 || !o.valid)
-          return o;
-        if (b == 0) {
-          mean = o;
-          mean.loss = 0;
-          gsum.assign(size_t(np), 0.0);
-        } else
-          mean.stepsRun += o.stepsRun;
-        mean.loss += o.loss / double(batch);
-        if (backward) {
-          const std::byte *g = pop.arena(r, Arena::Grad);
-          for (int64_t j = 0; j < np; ++j)
-            gsum[size_t(j)] += loadF(g, j, pop.f32());
-        }
-      }
-      if (backward) {
-        std::byte *g = pop.arena(r, Arena::Grad);
-        for (int64_t j = 0; j < np; ++j)
-          storeF(g, j, gsum[size_t(j)] / double(batch), pop.f32());
-      }
-      return mean;
-    };
-    for (int i = 0; i < iters; ++i) {
-      RolloutOutcome o = episodes(i, true);
-      res.robotSteps += o.stepsRun;
-      res.memory = o.memory;
-      if (!o.valid) {
-        res.valid = false;
-        res.error = o.error;
-        break;
-      }
-      res.losses.push_back(o.loss);
-      const std::byte *g = pop.arena(r, Arena::Grad);
-      double ss = 0;
-      for (int64_t j = 0; j < pop.layout(r).paramCount; ++j) {
-        double gj = loadF(g, j, pop.f32());
-        ss += gj * gj;
-      }
-      res.gradNorms.push_back(std::sqrt(ss));
-      if (opts.keepBestParams && o.loss < best) {
-        best = o.loss;
-        res.bestParams = pop.params(r);
-      }
-      if (i + 1 == iters && opts.keepGrad)
-        res.grad = pop.grads(r);
-      size_t nl = res.losses.size();
-      if (std::abs(o.loss) > opts.stopAbove ||
-          (nl > 1 && std::abs(o.loss - res.losses[nl - 2]) >= opts.stopJump)) {
-        res.stoppedEarly = true;
-        if (opts.keepGrad)
-          res.grad = pop.grads(r);
-        break;
-      }
-      if (opts.iterations > 0)
-        opt.update(pop.arena(r, Arena::Param), pop.arena(r, Arena::Grad), pop.f32());
-    }
-    // SCIENCE.md: the weights after the last update are evaluated once more,
-    // forward only (no gradient is needed), so the last update counts too.
-    if (opts.iterations > 0 && res.valid && !res.stoppedEarly) {
-      RolloutOutcome o = episodes(iters, false);
-      res.robotSteps += o.stepsRun;
-      if (!o.valid) {
-        res.valid = false;
-        res.error = o.error;
-      } else {
-        res.losses.push_back(o.loss);
-        if (opts.keepBestParams && o.loss < best)
-          res.bestParams = pop.params(r);
-      }
-    }
-    if (opts.keepParams)
-      res.params = pop.params(r);
-    res.loss = res.losses.empty() || !res.valid ? std::numeric_limits<double>::quiet_NaN()
-                                                : res.losses.back();
-  });
+      pop.checkParams(r, (*init)[size_t(r)]);
+  std::vector<TrainResult> results(static_cast<size_t>(n));
+  for (int first = 0; first < n;) {
+    const int count = std::clamp(device.chunk(pop, first, opts), 1, n - first);
+    std::unique_ptr<DeviceBatch> batch = device.open(pop, first, count, opts, ids, init);
+    learn(*batch, first, count, opts, results);
+    first += count;
+  }
   return results;
+}
+
+std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable &exe,
+                               const std::vector<Robot> &robots, const TrainOptions &opts,
+                               const std::vector<uint64_t> *ids,
+                               const std::vector<ParamSet> *init) {
+  std::unique_ptr<TrainDevice> cpu = cpuDevice(info, exe, opts.threads);
+  return train(info, *cpu, robots, opts, ids, init);
 }
 
 SimResult simulate(const ir::Module &m, const codegen::Executable &exe,

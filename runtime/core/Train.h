@@ -32,6 +32,8 @@
 
 namespace evoc::runtime {
 
+class TrainDevice; // core/Device.h
+
 /// How an iteration's episodes start (sema::Episodes): from the body's
 /// initial state, or, from iteration `after` on, from the final state of the
 /// same batch element in the previous iteration, all but one in every
@@ -130,6 +132,14 @@ struct TrainResult {
 /// checked against the module before anything runs: evoc::Error naming the
 /// robot and field). Invalid robots (NaN/inf) are reported, never thrown.
 std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable &exe,
+                               const std::vector<Robot> &robots, const TrainOptions &opts,
+                               const std::vector<uint64_t> *ids = nullptr,
+                               const std::vector<ParamSet> *init = nullptr);
+
+/// The same on any device (core/Device.h): robots are trained in the chunks
+/// the device says fit, each with one learning loop over the whole chunk;
+/// the CPU device gives bit-identical results to the overload above.
+std::vector<TrainResult> train(const ModuleInfo &info, TrainDevice &device,
                                const std::vector<Robot> &robots, const TrainOptions &opts,
                                const std::vector<uint64_t> *ids = nullptr,
                                const std::vector<ParamSet> *init = nullptr);
