@@ -114,8 +114,8 @@ private:
       RolloutConfig rcb = rc_;
       CommandTable table;
       if (opts_.commands) {
-        table = drawCommands(*opts_.commands, opts_.steps,
-                             episodeStream(opts_.seed, R.id, iter, b));
+        table =
+            drawCommands(*opts_.commands, opts_.steps, episodeStream(opts_.seed, R.id, iter, b));
         bindCommands(rcb, *opts_.commands, table);
       }
       R.carry.bind(rcb, iter, b);
@@ -167,8 +167,8 @@ public:
   std::unique_ptr<DeviceBatch> open(Population &pop, int first, int n, const TrainOptions &o,
                                     const std::vector<uint64_t> *ids,
                                     const std::vector<ParamSet> *init) override {
-    return std::make_unique<CpuBatch>(info_, exe_, o.threads > 0 ? o.threads : threads_, pop,
-                                      first, n, o, ids, init);
+    return std::make_unique<CpuBatch>(info_, exe_, o.threads > 0 ? o.threads : threads_, pop, first,
+                                      n, o, ids, init);
   }
 
 private:

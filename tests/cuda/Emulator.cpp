@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -74,6 +75,8 @@ using LaunchFn = void (*)(void *, int, void *const *, const long long *, char *c
 class EmulatedDevice final : public codegen::cuda::DeviceApi {
 public:
   EmulatedDevice(void *lib, LaunchFn launch) : lib_(lib), launch_(launch) {}
+  codegen::cuda::DeviceMemory memory() override { return {free_, free_}; }
+  void setFree(int64_t bytes) { free_ = bytes; }
   uint64_t alloc(size_t n) override {
     // Poisoned like fresh device memory: nothing may rely on zeroes.
     char *p = new char[n + 64];
@@ -101,6 +104,7 @@ public:
 private:
   void *lib_;
   LaunchFn launch_;
+  int64_t free_ = -1;
 };
 
 } // namespace
@@ -120,7 +124,11 @@ EmulatedExecutable::EmulatedExecutable(const ir::Module &m, const std::string &w
   // A fresh name per instance: a library with thread_local data may stay
   // loaded after dlclose, and dlopen of the same path would return it.
   static std::atomic<int> counter{0};
-  std::string stem = workDir + "/emu_" + m.name + "_" +
+  std::string name = m.name; // a module compiled from a file is named by its path
+  for (char &c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  std::string stem = workDir + "/emu_" + name + "_" +
                      (m.precision == ir::Precision::F64 ? "f64_" : "f32_") +
                      std::to_string(counter++);
   std::string src = stem + ".cpp", so = stem + ".so";
@@ -175,6 +183,8 @@ void EmulatedExecutable::runBatch(int k, int nRobots, void *const *const *buffer
   s_->launch(s_->fns[k], nRobots, table.data(), reinterpret_cast<const long long *>(sizes),
              scratchPtrs.data(), t, 0);
 }
+
+void EmulatedExecutable::setFreeMemory(int64_t bytes) { s_->device->setFree(bytes); }
 
 codegen::cuda::DeviceApi &EmulatedExecutable::device() const { return *s_->device; }
 

@@ -24,6 +24,9 @@ public:
   void runBatch(int k, int nRobots, void *const *const *buffers, const int64_t *sizes,
                 int64_t t) const override;
   std::string deviceName() const override { return "CPU emulation"; }
+  /// The free (and total) memory the emulated device reports; -1: unknown
+  /// (the default), as a driver that cannot tell.
+  void setFreeMemory(int64_t bytes);
   /// Host memory and emulated launches (for CudaRollout).
   codegen::cuda::DeviceApi &device() const override;
 

@@ -753,7 +753,8 @@ private:
 std::string kernelSymbol(int k) { return "evoc_k" + std::to_string(k); }
 
 std::string emitCuda(const ir::Module &m) {
-  return Emitter(m).run() + emitRolloutKernels(m, rolloutInfo(m));
+  const RolloutInfo info = rolloutInfo(m);
+  return Emitter(m).run() + emitRolloutKernels(m, info) + emitTrainKernels(m, info);
 }
 
 } // namespace evoc::codegen::cuda

@@ -359,6 +359,12 @@ void CudaRollout::backward() {
   p.dev->launch("evoc_rollout_backward", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T - 2, 0);
 }
 
+void CudaRollout::launch(const std::string &symbol, uint64_t scratch, int64_t a, int64_t b) {
+  p_->dev->launch(symbol, p_->nR, p_->stepTable, p_->dSizes, scratch, a, b);
+}
+
+DeviceApi &CudaRollout::device() const { return *p_->dev; }
+
 void CudaRollout::zeroGradients() { p_->zeroRegion(Grads); }
 
 int64_t CudaRollout::deviceBytes() const { return p_->total; }

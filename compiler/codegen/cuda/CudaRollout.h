@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "codegen/cuda/CudaBackend.h"
@@ -43,6 +44,12 @@ public:
   /// t = T-2 to 0 in one launch. Param adjoints accumulate: zeroGradients().
   void backward();
   void zeroGradients();
+  /// Launches `symbol` (a kernel with the rollout kernels' signature, such
+  /// as the training kernels of TrainKernels.h) over every robot with this
+  /// rollout's buffer table and sizes; `scratch`, `a`, `b` as the kernel asks.
+  void launch(const std::string &symbol, uint64_t scratch, int64_t a, int64_t b);
+  /// The device the rollout lives on.
+  DeviceApi &device() const;
   /// Bytes of device memory held.
   int64_t deviceBytes() const;
   /// The bytes the constructor would allocate for these robots, computed

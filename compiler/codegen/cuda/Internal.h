@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/cuda/DeviceApi.h"
 #include "ir/IR.h"
 
 namespace evoc::codegen::cuda {
@@ -13,9 +14,6 @@ namespace evoc::codegen::cuda {
 /// The helpers every generated translation unit starts with (after the
 /// typedef of F and EVOC_BLOCK): evoc_min/max, reductions, scan, broadcast.
 const char *cudaHelpers();
-
-/// The symbol of the __global__ function of kernel `k` ("evoc_k3").
-std::string kernelSymbol(int k);
 
 /// Options NVRTC compiles generated sources with (part of the cache key).
 std::vector<std::string> nvrtcOptions(const std::string &arch, bool cubin);
@@ -48,59 +46,12 @@ std::string defaultCacheDir();
 
 namespace evoc::codegen::cuda {
 
-/// The state fields of a module's Step kernel, as the fused rollout kernels
-/// and CudaRollout bind them: a field's State (time Current) and NextState
-/// buffers point into one tape of T states; their adjoints into two slots.
-struct RolloutField {
-  std::string name;
-  int cur = -1, next = -1;       // State (Current) / NextState buffer
-  int adjCur = -1, adjNext = -1; // their adjoints in the step's adjoint
-};
-
-/// What the fused rollout needs to know about a module.
-struct RolloutInfo {
-  int step = -1, stepAdj = -1; // kernel indices (-1: none)
-  std::vector<RolloutField> fields;
-  std::vector<int> stepZero; // zeroed before every step: Temps
-  std::vector<int> adjZero;  // before every step adjoint: Temps and their adjoints
-};
-
-/// Finds the Step kernel, its adjoint and their state fields.
-RolloutInfo rolloutInfo(const ir::Module &m);
-
 /// CUDA source of evoc_rollout_forward / evoc_rollout_backward for `m`
 /// (empty when the module has no Step kernel). Appended by emitCuda.
 std::string emitRolloutKernels(const ir::Module &m, const RolloutInfo &info);
 
-/// A device's memory in bytes; -1 where it cannot tell.
-struct DeviceMemory {
-  int64_t free = -1, total = -1;
-};
-
-/// Device memory and launches, behind which the real driver or a CPU
-/// emulation sits (tests). Addresses are device addresses as integers.
-class DeviceApi {
-public:
-  virtual ~DeviceApi() = default;
-  /// Free and total memory now (the driver: cuMemGetInfo); unknown by default.
-  virtual DeviceMemory memory() { return {}; }
-  virtual uint64_t alloc(size_t bytes) = 0;
-  virtual void free(uint64_t p) = 0;
-  virtual void upload(uint64_t dst, const void *src, size_t n) = 0;
-  virtual void download(void *dst, uint64_t src, size_t n) = 0;
-  virtual void zero(uint64_t dst, size_t n) = 0;
-  /// Launches `symbol` over `grid` blocks with the one kernel signature
-  /// (tables, sizes, scratch table, a, b) and waits for it.
-  virtual void launch(const std::string &symbol, int grid, uint64_t buffers, uint64_t sizes,
-                      uint64_t scratch, int64_t a, int64_t b) = 0;
-};
-
-/// Refuses (evoc::Error) an allocation of `needed` bytes that exceeds the
-/// free memory `mem` reports, with a sentence saying what needs it (`what`,
-/// "the CUDA rollout of 1000 robots x 1000 steps"), how much, how much is
-/// free, and which settings to lower (`lower`). Nothing when it fits or the
-/// free memory is unknown.
-void checkDeviceMemory(const DeviceMemory &mem, int64_t needed, const std::string &what,
-                       const std::string &lower);
+/// CUDA source of the training kernels (TrainKernels.h) for `m` (empty when
+/// the module has no differentiated step). Appended by emitCuda.
+std::string emitTrainKernels(const ir::Module &m, const RolloutInfo &info);
 
 } // namespace evoc::codegen::cuda

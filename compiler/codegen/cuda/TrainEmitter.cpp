@@ -1,0 +1,201 @@
+// CUDA source of the training kernels (TrainKernels.h): per robot, the
+// gradient norm, the optimiser step over its parameter buffers in buffer
+// order, the copy of its parameters to the best slot, and the scan of its
+// state tapes for the first value beyond world.state_limit. The arithmetic
+// follows runtime/core/Optimizer.cpp in double, whatever F is.
+#include <sstream>
+#include <vector>
+
+#include "codegen/cuda/Internal.h"
+#include "codegen/cuda/TrainKernels.h"
+
+namespace evoc::codegen::cuda {
+namespace {
+
+/// Elements of buffer b for the robot whose sizes are in `sizes`.
+std::string lengthExpr(const ir::Module &m, int b) {
+  const ir::Buffer &B = m.buffers[b];
+  std::string e = "(" + std::to_string(B.comps) + "LL";
+  for (int s : B.sets)
+    e += " * sizes[" + std::to_string(s) + "]";
+  return e + ")";
+}
+
+/// The module's parameters and their gradients, in buffer order.
+std::vector<std::pair<int, int>> paramsAndGrads(const ir::Module &m) {
+  std::vector<std::pair<int, int>> out;
+  for (size_t b = 0; b < m.buffers.size(); ++b) {
+    if (m.buffers[b].role != ir::Role::Param)
+      continue;
+    int g = -1;
+    for (size_t a = 0; a < m.buffers.size(); ++a)
+      if (m.buffers[a].role == ir::Role::Adjoint && m.buffers[a].primal == int(b))
+        g = int(a);
+    out.push_back({int(b), g});
+  }
+  return out;
+}
+
+const char *kRecord = R"(
+// Training kernels (runtime/cuda; the record is TrainKernels.h's TrainRecord).
+struct evoc_train_record {
+  double step, lr, beta1, beta2, eps, state_limit, t, b1t, b2t;
+  double grad_norm, grad_bad, bad_time, bad_field, bad_value;
+  unsigned long long moments, best;
+};
+static __device__ double evoc_block_sum(double x, double *sh) {
+  const int tid = threadIdx.x;
+  sh[tid] = x;
+  __syncthreads();
+  for (int s = EVOC_BLOCK / 2; s > 0; s >>= 1) {
+    if (tid < s) sh[tid] += sh[tid + s];
+    __syncthreads();
+  }
+  double r = sh[0];
+  __syncthreads();
+  return r;
+}
+)";
+
+} // namespace
+
+std::string emitTrainKernels(const ir::Module &m, const RolloutInfo &info) {
+  if (info.step < 0 || info.stepAdj < 0)
+    return "";
+  const auto pg = paramsAndGrads(m);
+  for (const auto &[p, g] : pg)
+    if (g < 0)
+      return ""; // a parameter without a gradient: nothing to train on the GPU
+  std::ostringstream o;
+  const std::string nb = std::to_string(m.buffers.size()), ns = std::to_string(m.sets.size());
+  o << kRecord;
+  auto header = [&](const char *name) {
+    o << "extern \"C\" __global__ void __launch_bounds__(EVOC_BLOCK)\n"
+      << name << "(void *const *evoc_buffers, const long long *evoc_sizes, "
+      << "char *const *evoc_scratch, long long evoc_a, long long evoc_b) {\n"
+      << "  const int *mask = (const int *)evoc_a;\n"
+      << "  if (mask && !mask[blockIdx.x]) return;\n"
+      << "  void *const *table = evoc_buffers + (long long)blockIdx.x * " << nb << ";\n"
+      << "  const long long *sizes = evoc_sizes + (long long)blockIdx.x * " << ns << ";\n"
+      << "  evoc_train_record *R = (evoc_train_record *)evoc_scratch + blockIdx.x;\n"
+      << "  const int tid = threadIdx.x;\n"
+      << "  (void)table; (void)sizes; (void)R; (void)tid;\n";
+  };
+  // Calls `body` inside a loop over each parameter buffer's elements, with
+  // p (the parameter), g (its gradient), i (the element) and j (the index
+  // in the robot's concatenated parameters) in scope.
+  auto eachParam = [&](const std::string &body) {
+    o << "  long long base = 0;\n";
+    for (const auto &[p, g] : pg)
+      o << "  {\n"
+        << "    F *p = (F *)table[" << p << "];\n"
+        << "    const F *g = (const F *)table[" << g << "];\n"
+        << "    const long long n = " << lengthExpr(m, p) << ";\n"
+        << "    for (long long i = tid; i < n; i += EVOC_BLOCK) {\n"
+        << "      const long long j = base + i;\n"
+        << "      (void)p; (void)g; (void)j;\n"
+        << "      " << body << "\n"
+        << "    }\n"
+        << "    base += n;\n"
+        << "  }\n";
+  };
+
+  header(kTrainNorm);
+  o << "  __shared__ double sh[EVOC_BLOCK];\n"
+    << "  double ss = 0, bad = 0;\n";
+  eachParam("const double x = (double)g[i]; ss += x * x; if (!isfinite(x)) bad = 1;");
+  o << "  ss = evoc_block_sum(ss, sh);\n"
+    << "  bad = evoc_block_sum(bad, sh);\n"
+    << "  if (tid == 0) { R->grad_norm = sqrt(ss); R->grad_bad = bad > 0 ? 1 : 0; }\n"
+    << "}\n";
+
+  header(kTrainUpdate);
+  o << "  __shared__ double evoc_t[3];\n"
+    << "  if (tid == 0) {\n"
+    << "    evoc_t[0] = R->step / (R->grad_norm + 1e-6);\n"
+    << "    evoc_t[1] = R->b1t * R->beta1;\n"
+    << "    evoc_t[2] = R->b2t * R->beta2;\n"
+    << "  }\n"
+    << "  __syncthreads();\n"
+    << "  const double scale = evoc_t[0], b1t = evoc_t[1], b2t = evoc_t[2];\n"
+    << "  double *mom = (double *)R->moments;\n"
+    << "  long long np = 0;\n";
+  for (const auto &[p, g] : pg)
+    o << "  np += " << lengthExpr(m, p) << ";\n";
+  o << "  (void)mom; (void)np;\n"
+    << "  if (evoc_b == " << kNormalizedStep << ") {\n";
+  eachParam("p[i] = (F)((double)p[i] - scale * (double)g[i]);");
+  o << "  } else if (evoc_b == " << kAdam << ") {\n";
+  eachParam("const double gi = (double)g[i];\n"
+            "      mom[j] = R->beta1 * mom[j] + (1 - R->beta1) * gi;\n"
+            "      mom[np + j] = R->beta2 * mom[np + j] + (1 - R->beta2) * gi * gi;\n"
+            "      const double mh = mom[j] / (1 - b1t), vh = mom[np + j] / (1 - b2t);\n"
+            "      p[i] = (F)((double)p[i] - R->lr * mh / (sqrt(vh) + R->eps));");
+  o << "  } else {\n";
+  eachParam("p[i] = (F)((double)p[i] - R->lr * (double)g[i]);");
+  o << "  }\n"
+    << "  __syncthreads();\n"
+    << "  if (tid == 0) {\n"
+    << "    R->t += 1;\n"
+    << "    if (evoc_b == " << kAdam << ") { R->b1t = b1t; R->b2t = b2t; }\n"
+    << "  }\n"
+    << "}\n";
+
+  header(kTrainKeepBest);
+  o << "  F *best = (F *)R->best;\n";
+  eachParam("best[j] = p[i];");
+  o << "}\n";
+
+  // The first (time, field, element) whose value is NaN, infinite or beyond
+  // the limit, as the CPU rollout reports it (it checks every state).
+  header(kTrainCheck);
+  o << "  __shared__ long long kk[EVOC_BLOCK];\n"
+    << "  __shared__ double vv[EVOC_BLOCK];\n"
+    << "  const double limit = R->state_limit;\n"
+    << "  const long long T = evoc_b;\n"
+    << "  long long key = -1; double val = 0;\n";
+  int nf = 0;
+  for (const RolloutField &f : info.fields) {
+    int any = f.cur >= 0 ? f.cur : f.next;
+    if (m.buffers[any].elem != ir::Type::F) {
+      ++nf;
+      continue;
+    }
+    o << "  { // field " << f.name << "\n"
+      << "    const F *tape = (const F *)table[" << any << "];\n"
+      << "    const long long n = " << lengthExpr(m, any) << ";\n"
+      << "    for (long long t = 0; t < T; ++t) {\n"
+      << "      if (key >= 0 && key < (t * " << info.fields.size() << " + " << nf
+      << ") * 4294967296LL) break; // an earlier state is bad already\n"
+      << "      for (long long i = tid; i < n; i += EVOC_BLOCK) {\n"
+      << "        const double x = (double)tape[t * n + i];\n"
+      << "        if (!(fabs(x) <= limit)) {\n"
+      << "          const long long k = (t * " << info.fields.size() << " + " << nf
+      << ") * 4294967296LL + i;\n"
+      << "          if (key < 0 || k < key) { key = k; val = x; }\n"
+      << "          break;\n"
+      << "        }\n"
+      << "      }\n"
+      << "    }\n"
+      << "  }\n";
+    ++nf;
+  }
+  o << "  kk[tid] = key; vv[tid] = val;\n"
+    << "  __syncthreads();\n"
+    << "  for (int s = EVOC_BLOCK / 2; s > 0; s >>= 1) {\n"
+    << "    if (tid < s && kk[tid + s] >= 0 && (kk[tid] < 0 || kk[tid + s] < kk[tid])) {\n"
+    << "      kk[tid] = kk[tid + s]; vv[tid] = vv[tid + s];\n"
+    << "    }\n"
+    << "    __syncthreads();\n"
+    << "  }\n"
+    << "  if (tid == 0) {\n"
+    << "    const long long k = kk[0] < 0 ? -1 : kk[0] / 4294967296LL;\n"
+    << "    R->bad_time = k < 0 ? -1.0 : (double)(k / " << info.fields.size() << ");\n"
+    << "    R->bad_field = k < 0 ? -1.0 : (double)(k % " << info.fields.size() << ");\n"
+    << "    R->bad_value = vv[0];\n"
+    << "  }\n"
+    << "}\n";
+  return o.str();
+}
+
+} // namespace evoc::codegen::cuda

@@ -1,0 +1,33 @@
+// The GPU training device: every robot of a chunk trained at once by the
+// CUDA back end's fused rollout kernels (CudaRollout) and training kernels
+// (TrainKernels.h). Per generation the chunk's bodies, parameters and initial
+// states are uploaded once; per learning iteration one forward and one
+// backward launch sequence over all robots, the gradient norms and the
+// optimiser step stay on the device; the losses, norms and validity come back
+// each iteration, the parameters only when the learning loop asks for them
+// (the best of each robot, at the end).
+//
+// A population that does not fit in the device's free memory is trained in
+// chunks that do (TrainDevice::chunk), automatically.
+#pragma once
+
+#include <memory>
+
+#include "codegen/cuda/CudaBackend.h"
+#include "core/Device.h"
+
+namespace evoc::runtime::cuda {
+
+/// The device of a module compiled by the CUDA back end (or its CPU
+/// emulation in tests). Throws evoc::Error, when a batch is opened, for what
+/// the GPU path does not run yet: commands, batches of episodes, continued
+/// episodes and per-step losses (use --backend cpu for those).
+std::unique_ptr<TrainDevice> cudaDevice(const ModuleInfo &info,
+                                        const codegen::cuda::CudaExecutable &exe);
+
+/// The device memory training `count` robots from `first` on would take
+/// (rollout tapes, tables, training records, Adam moments, best parameters).
+int64_t cudaTrainBytes(const ModuleInfo &info, const Population &pop, int first, int count,
+                       const TrainOptions &o);
+
+} // namespace evoc::runtime::cuda
