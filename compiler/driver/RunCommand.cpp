@@ -9,6 +9,7 @@
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/ReportSupport.h"
+#include "core/Device.h"
 #include "driver/Session.h"
 #include "evolve/Evolution.h"
 #include "evolve/TrainEvaluate.h"
@@ -70,6 +71,10 @@ int runRun(const std::vector<std::string> &args) {
     train.threads = a.threads;
     runtime::ModuleInfo info(s.module());
     evolve::EvolutionConfig config = evolutionConfig(p, train);
+
+    // The device refuses what it cannot train before the run directory exists.
+    std::shared_ptr<runtime::TrainDevice> device = s.trainDevice(info, a.threads);
+    device->check(train);
 
     evolve::RunOptions ro;
     ro.resume = !a.resume.empty();
@@ -146,7 +151,7 @@ int runRun(const std::vector<std::string> &args) {
       }
     };
     evolve::RunSummary sum = evolve::runEvolution(
-        config, evolve::trainEvaluate(info, s.executable(), train, config.fitness), ro);
+        config, evolve::trainEvaluate(info, device, train, config.fitness), ro);
     std::printf("evoc run: %d generations, %llu designs in %.1f s; best fitness %.6g "
                 "(design %llu)\n"
                 "results: %s/log.jsonl, %s/best.json; pictures: %s/*.svg\n"

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <iostream>
 
+#include "core/Device.h"
+#include "cuda/CudaDevice.h"
 #include "driver/Pipeline.h"
 #include "support/Error.h"
 
@@ -23,8 +25,16 @@ Session::Session(const CommonOptions &opts, const std::string &backend, bool req
   if (!module_)
     return;
   auto t0 = std::chrono::steady_clock::now();
+  kind_ = kind;
   exe_ = codegen::compile(*module_, kind);
   compileSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::shared_ptr<runtime::TrainDevice> Session::trainDevice(const runtime::ModuleInfo &info,
+                                                           int threads) const {
+  if (kind_ == codegen::BackendKind::Cuda) // compile() gave the CUDA back end's executable
+    return runtime::cuda::cudaDevice(info, static_cast<const codegen::cuda::CudaExecutable &>(*exe_));
+  return runtime::cpuDevice(info, *exe_, threads);
 }
 
 runtime::TrainOptions Session::trainOptions() const {

@@ -27,6 +27,11 @@ public:
   const sema::CheckedProgram &program() const { return *program_; }
   const ir::Module &module() const { return *module_; }
   const codegen::Executable &executable() const { return *exe_; }
+  /// The device `evoc run` and `evoc sim` train on: the GPU for --backend
+  /// cuda (runtime/cuda), else the CPU's thread pool (`threads` <= 0: every
+  /// core). `info` must be of module() and outlive the device.
+  std::shared_ptr<runtime::TrainDevice> trainDevice(const runtime::ModuleInfo &info,
+                                                    int threads) const;
   /// Steps, optimiser, seed, ground height and checkpointing from the file.
   runtime::TrainOptions trainOptions() const;
   /// Seconds the back end took to compile.
@@ -38,6 +43,7 @@ private:
   std::optional<sema::CheckedProgram> program_;
   std::optional<ir::Module> module_;
   std::unique_ptr<codegen::Executable> exe_;
+  codegen::BackendKind kind_ = codegen::BackendKind::Cpu;
   double compileSeconds_ = 0;
 };
 

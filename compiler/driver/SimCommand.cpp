@@ -15,6 +15,7 @@
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
+#include "core/Device.h"
 #include "driver/Session.h"
 #include "evolve/EvoRng.h"
 #include "support/Diagnostics.h"
@@ -149,7 +150,10 @@ int runSim(const std::vector<std::string> &args) {
       params = runtime::readParamsFile(a.params);
     runtime::SimResult r;
     try {
-      r = runtime::simulate(s.module(), s.executable(), robots, params, so);
+      runtime::ModuleInfo info(s.module());
+      std::shared_ptr<runtime::TrainDevice> device = s.trainDevice(info, so.threads);
+      device->check(so);
+      r = runtime::simulate(info, *device, robots, params, so);
     } catch (const Error &e) {
       // A parameter set that does not fit its robot: name the file it came from.
       std::string m = e.what();

@@ -67,6 +67,10 @@ public:
   virtual ~TrainDevice() = default;
   /// "cpu (2 threads)", "NVIDIA H200 (sm_90)".
   virtual std::string name() const = 0;
+  /// Throws evoc::Error, with a sentence naming the setting, when this
+  /// device cannot train an experiment with these options (before anything
+  /// is uploaded or written). Nothing by default.
+  virtual void check(const TrainOptions &) const {}
   /// How many robots from `first` on are trained together next (>= 1): as
   /// many as fit in the device's memory (the CPU: all of them).
   virtual int chunk(const Population &pop, int first, const TrainOptions &o) const = 0;

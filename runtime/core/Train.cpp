@@ -228,9 +228,15 @@ SimResult simulate(const ir::Module &m, const codegen::Executable &exe,
                    const std::vector<Robot> &robots,
                    const std::optional<std::vector<ParamSet>> &params, const SimOptions &opts) {
   ModuleInfo info(m);
+  std::unique_ptr<TrainDevice> cpu = cpuDevice(info, exe, opts.threads);
+  return simulate(info, *cpu, robots, params, opts);
+}
+
+SimResult simulate(const ModuleInfo &info, TrainDevice &device, const std::vector<Robot> &robots,
+                   const std::optional<std::vector<ParamSet>> &params, const SimOptions &opts) {
   auto t0 = std::chrono::steady_clock::now();
   SimResult out;
-  out.results = train(info, exe, robots, opts, nullptr, params ? &*params : nullptr);
+  out.results = train(info, device, robots, opts, nullptr, params ? &*params : nullptr);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   int64_t steps = 0;
   for (const auto &r : out.results)

@@ -157,6 +157,9 @@ struct SimResult {
 SimResult simulate(const ir::Module &m, const codegen::Executable &exe,
                    const std::vector<Robot> &robots,
                    const std::optional<std::vector<ParamSet>> &params, const SimOptions &opts);
+/// The same on any training device.
+SimResult simulate(const ModuleInfo &info, TrainDevice &device, const std::vector<Robot> &robots,
+                   const std::optional<std::vector<ParamSet>> &params, const SimOptions &opts);
 
 /// The state field `field` (e.g. "point.x") of one robot at the given times
 /// (ascending), for rendering a gait. Uses `params` as the controller; an

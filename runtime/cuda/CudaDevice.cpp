@@ -323,12 +323,16 @@ public:
     return count; // one robot that does not fit is refused by CudaRollout, with the numbers
   }
 
-  std::unique_ptr<DeviceBatch> open(Population &pop, int first, int n, const TrainOptions &o,
-                                    const std::vector<uint64_t> *ids,
-                                    const std::vector<ParamSet> *init) override {
+  void check(const TrainOptions &o) const override {
     if (std::string what = unsupported(info_, o); !what.empty())
       throw Error("--backend cuda does not train experiments with " + what +
                   " yet; use --backend cpu (the default)");
+  }
+
+  std::unique_ptr<DeviceBatch> open(Population &pop, int first, int n, const TrainOptions &o,
+                                    const std::vector<uint64_t> *ids,
+                                    const std::vector<ParamSet> *init) override {
+    check(o);
     return std::make_unique<CudaBatch>(info_, exe_, pop, first, n, o, ids, init);
   }
 

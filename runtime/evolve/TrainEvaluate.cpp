@@ -1,6 +1,7 @@
 // EvaluateFn / GaitFn on top of runtime::train and runtime::trajectory.
 #include "evolve/TrainEvaluate.h"
 
+#include "core/Device.h"
 #include "core/Inherit.h"
 #include "core/JsonIO.h"
 #include "core/Population.h"
@@ -46,15 +47,15 @@ std::vector<runtime::ParamSet> inheritedInit(const runtime::ModuleInfo &info,
 
 } // namespace
 
-EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executable &exe,
-                         runtime::TrainOptions opts) {
-  return [&info, &exe, opts](const EvalBatch &batch) {
+EvaluateFn trainEvaluate(const runtime::ModuleInfo &info,
+                         std::shared_ptr<runtime::TrainDevice> device, runtime::TrainOptions opts) {
+  return [&info, device, opts](const EvalBatch &batch) {
     std::vector<int64_t> copied(batch.robots.size(), 0);
     std::vector<runtime::ParamSet> init;
     if (!batch.inherit.empty())
       init = inheritedInit(info, opts, batch, copied);
     auto results = std::make_shared<std::vector<runtime::TrainResult>>(runtime::train(
-        info, exe, batch.robots, opts, &batch.ids, batch.inherit.empty() ? nullptr : &init));
+        info, *device, batch.robots, opts, &batch.ids, batch.inherit.empty() ? nullptr : &init));
     if (results->size() != batch.robots.size())
       throw Error(fmt::format("the trainer returned {} results for {} robots", results->size(),
                               batch.robots.size()));
@@ -82,14 +83,25 @@ EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executa
 }
 
 EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executable &exe,
+                         runtime::TrainOptions opts) {
+  return trainEvaluate(info, runtime::cpuDevice(info, exe, opts.threads), opts);
+}
+
+EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executable &exe,
                          runtime::TrainOptions opts, const FitnessSpec &fitness) {
+  return trainEvaluate(info, runtime::cpuDevice(info, exe, opts.threads), opts, fitness);
+}
+
+EvaluateFn trainEvaluate(const runtime::ModuleInfo &info,
+                         std::shared_ptr<runtime::TrainDevice> device, runtime::TrainOptions opts,
+                         const FitnessSpec &fitness) {
   for (const InvalidRule &r : fitness.invalid) {
     if (r.kind == InvalidRule::Kind::LossAbove)
       opts.stopAbove = std::min(opts.stopAbove, r.threshold);
     else
       opts.stopJump = std::min(opts.stopJump, r.threshold);
   }
-  return trainEvaluate(info, exe, opts);
+  return trainEvaluate(info, std::move(device), opts);
 }
 
 runtime::ParamSet paramsFromJson(const nlohmann::json &j) {

@@ -4,6 +4,8 @@
 // (evoc_evolve_train) so the engine itself needs no compiler or back end.
 #pragma once
 
+#include <memory>
+
 #include "evolve/Evolution.h"
 
 #include "core/Layout.h"
@@ -31,6 +33,14 @@ EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executa
 /// unchanged and its remaining iterations are saved.
 EvaluateFn trainEvaluate(const runtime::ModuleInfo &info, const codegen::Executable &exe,
                          runtime::TrainOptions opts, const FitnessSpec &fitness);
+
+/// Both of the above on any training device (core/Device.h): the CPU's
+/// thread pool (what the overloads above use) or a GPU (runtime/cuda).
+EvaluateFn trainEvaluate(const runtime::ModuleInfo &info,
+                         std::shared_ptr<runtime::TrainDevice> device, runtime::TrainOptions opts);
+EvaluateFn trainEvaluate(const runtime::ModuleInfo &info,
+                         std::shared_ptr<runtime::TrainDevice> device, runtime::TrainOptions opts,
+                         const FitnessSpec &fitness);
 
 /// A GaitFn: the robot's "point.x" at `times` (e.g. 0, T/3, 2T/3, T-1) under
 /// the given trained parameters (PARAMS.json entry format). Returns no frames
