@@ -83,26 +83,16 @@ std::map<std::string, double> initGains(const ast::ControllerDecl *ctl, std::str
   return gains;
 }
 
-} // namespace
+/// One item of the controller's input vector.
+struct InputItem {
+  const ast::Expr *e;
+  int comps;
+  const ast::SetDecl *set; // per-element item, or null
+};
 
-void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
-  const ast::ControllerDecl *ctl = prog.controller;
-  ir::Module &m = L.module();
-  ir::Builder &b = L.b();
-  const std::string prefix = ctl->name.name + ".";
-  std::string scheme;
-  auto gains = initGains(ctl, scheme);
-  for (const auto &let : ctl->lets)
-    L.bindLet(let.get());
-
-  // The input vector: its extent first (a set "input"), then its values.
-  struct Item {
-    const ast::Expr *e;
-    int comps;
-    const ast::SetDecl *set; // per-element item, or null
-  };
-  std::vector<Item> items;
-  Extent inputs;
+/// The controller's input items and the extent of the input vector.
+std::vector<InputItem> inputItems(const ast::ControllerDecl *ctl, Lowerer &L, Extent &inputs) {
+  std::vector<InputItem> items;
   for (const auto &e : ctl->inputs) {
     auto *call = ast::dynCast<ast::CallExpr>(e.get());
     if (call && call->builtin == ast::Builtin::SinWaves) {
@@ -130,36 +120,72 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
       inputs.base += items.back().comps;
     }
   }
-  int inputSet = addSet(m, "input", inputs);
-  int inBuf = ensureBuffer(m, {.name = prefix + "in", .role = ir::Role::Temp, .sets = {inputSet}});
+  return items;
+}
 
-  // Store the inputs. Per-element items are interleaved per element: for
-  // consecutive items over one set, element i's values are contiguous. The
-  // order is recorded as the set's layout (which entry belongs to which body
-  // element: weight inheritance reads it).
+/// The values of an input item that is not per element: sin_waves(..),
+/// repeat(..) or an expression.
+Val itemValues(const sema::CheckedProgram &prog, Lowerer &L, const InputItem &it) {
+  ir::Builder &b = L.b();
+  Val v;
+  if (auto *call = ast::dynCast<ast::CallExpr>(it.e);
+      call && call->builtin == ast::Builtin::SinWaves) {
+    ValueId omega = b.constF(10);
+    for (const auto &na : call->namedArgs)
+      if (na.name.name == "omega")
+        omega = L.expr(na.value.get()).at(0);
+    ValueId phase = b.mul(b.mul(omega, b.op(Op::IToF, {b.time()})), b.constF(prog.world.dt));
+    for (int j = 0; j < it.comps; ++j)
+      v.push_back(b.op(Op::Sin, {b.add(phase, b.constF(2 * M_PI * j / it.comps))}));
+  } else if (call && call->builtin == ast::Builtin::Repeat) {
+    Val one = L.expr(call->args[1].get());
+    for (int j = 0; j < it.comps; ++j)
+      v.push_back(one[j % one.size()]);
+  } else {
+    v = L.expr(it.e);
+  }
+  return v;
+}
+
+/// Stores the items [k, end), consecutive items over set `sid`, in one loop
+/// over the set at `offset`: element i's values are contiguous. Returns the
+/// values per element.
+int storeSetGroup(Lowerer &L, const std::vector<InputItem> &items, size_t k, size_t end, int sid,
+                  int inBuf, const Extent &offset) {
+  ir::Builder &b = L.b();
+  int group = 0;
+  for (size_t g = k; g < end; ++g)
+    group += items[g].comps;
+  ValueId base = offset.emit(b);
+  ValueId i = b.beginLoop(sid);
+  auto old = L.setContext(items[k].set, i);
+  ValueId row = b.op(Op::IAdd, {base, b.op(Op::IMul, {i, b.constI(group)})});
+  int within = 0;
+  for (size_t g = k; g < end; ++g) {
+    Val v = L.expr(items[g].e);
+    for (int c = 0; c < items[g].comps; ++c)
+      b.store(inBuf, b.op(Op::IAdd, {row, b.constI(within + c)}), v[v.size() == 1 ? 0 : c]);
+    within += items[g].comps;
+  }
+  L.setContext(old.first, old.second);
+  b.endLoop();
+  return group;
+}
+
+/// Stores the inputs into `inBuf`. Per-element items are interleaved per
+/// element: for consecutive items over one set, element i's values are
+/// contiguous. Returns the order as the input set's layout (which entry
+/// belongs to which body element: weight inheritance reads it).
+std::vector<std::pair<int, int64_t>> storeInputs(const sema::CheckedProgram &prog, Lowerer &L,
+                                                 const std::vector<InputItem> &items, int inBuf) {
+  ir::Builder &b = L.b();
   Extent offset;
   std::vector<std::pair<int, int64_t>> layout;
   for (size_t k = 0; k < items.size();) {
-    const Item &it = items[k];
+    const InputItem &it = items[k];
     L.at(it.e->range);
     if (!it.set) {
-      Val v;
-      if (auto *call = ast::dynCast<ast::CallExpr>(it.e);
-          call && call->builtin == ast::Builtin::SinWaves) {
-        ValueId omega = b.constF(10);
-        for (const auto &na : call->namedArgs)
-          if (na.name.name == "omega")
-            omega = L.expr(na.value.get()).at(0);
-        ValueId phase = b.mul(b.mul(omega, b.op(Op::IToF, {b.time()})), b.constF(prog.world.dt));
-        for (int j = 0; j < it.comps; ++j)
-          v.push_back(b.op(Op::Sin, {b.add(phase, b.constF(2 * M_PI * j / it.comps))}));
-      } else if (call && call->builtin == ast::Builtin::Repeat) {
-        Val one = L.expr(call->args[1].get());
-        for (int j = 0; j < it.comps; ++j)
-          v.push_back(one[j % one.size()]);
-      } else {
-        v = L.expr(it.e);
-      }
+      Val v = itemValues(prog, L, it);
       ValueId base = offset.emit(b);
       for (int c = 0; c < it.comps; ++c)
         b.store(inBuf, b.op(Op::IAdd, {base, b.constI(c)}), v[v.size() == 1 ? 0 : c]);
@@ -173,59 +199,78 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
     }
     // A group of consecutive items over one set.
     size_t end = k;
-    int group = 0;
     while (end < items.size() && items[end].set == it.set)
-      group += items[end++].comps;
+      ++end;
     int sid = L.setId(it.set);
-    ValueId base = offset.emit(b);
-    ValueId i = b.beginLoop(sid);
-    auto old = L.setContext(it.set, i);
-    ValueId row = b.op(Op::IAdd, {base, b.op(Op::IMul, {i, b.constI(group)})});
-    int within = 0;
-    for (size_t g = k; g < end; ++g) {
-      Val v = L.expr(items[g].e);
-      for (int c = 0; c < items[g].comps; ++c)
-        b.store(inBuf, b.op(Op::IAdd, {row, b.constI(within + c)}), v[v.size() == 1 ? 0 : c]);
-      within += items[g].comps;
-    }
-    L.setContext(old.first, old.second);
-    b.endLoop();
+    int group = storeSetGroup(L, items, k, end, sid, inBuf, offset);
     offset.terms.push_back({sid, group});
     layout.push_back({sid, group});
     k = end;
   }
+  return layout;
+}
+
+/// The controller's weights: buffer name prefix, init scheme and gains.
+struct Weights {
+  std::string prefix;
+  std::string scheme;
+  std::map<std::string, double> gains;
+};
+
+/// One dense layer: out[o] = act(sum_i w[o, i] * in[i] + bias[o]), with its
+/// Param buffers w<layer><suffix> and b<layer><suffix>.
+void denseLayer(Lowerer &L, const Weights &wt, int layer, const std::string &suffix, int outSet,
+                int inSet, int inValues, int outValues, const ast::Ident &act) {
+  ir::Module &m = L.module();
+  ir::Builder &b = L.b();
+  std::string w = fmt::format("w{}{}", layer, suffix);
+  std::string bias = fmt::format("b{}{}", layer, suffix);
+  ir::Buffer wb{.name = wt.prefix + w,
+                .role = ir::Role::Param,
+                .sets = {outSet, inSet},
+                .field = w,
+                .differentiable = true,
+                .init = wt.scheme};
+  wb.initGain = wt.gains.count(w) ? wt.gains.at(w) : 1.0;
+  int W = ensureBuffer(m, wb);
+  int B = ensureBuffer(m, {.name = wt.prefix + bias,
+                           .role = ir::Role::Param,
+                           .sets = {outSet},
+                           .field = bias,
+                           .differentiable = true});
+  ValueId o = b.beginLoop(outSet);
+  ValueId acc = b.local(0);
+  ValueId rowStart = b.op(Op::IMul, {o, b.size(inSet)});
+  ValueId i = b.beginLoop(inSet);
+  b.localUpdate(Op::LocalAdd, acc,
+                b.mul(b.load(W, b.op(Op::IAdd, {rowStart, i})), b.load(inValues, i)));
+  b.endLoop();
+  ValueId pre = b.add(b.localGet(acc), b.load(B, o));
+  b.store(outValues, o, activate(L, act, pre));
+  b.endLoop();
+}
+
+} // namespace
+
+void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
+  const ast::ControllerDecl *ctl = prog.controller;
+  ir::Module &m = L.module();
+  Weights wt;
+  wt.prefix = ctl->name.name + ".";
+  wt.gains = initGains(ctl, wt.scheme);
+  for (const auto &let : ctl->lets)
+    L.bindLet(let.get());
+
+  // The input vector: its extent first (a set "input"), then its values.
+  Extent inputs;
+  std::vector<InputItem> items = inputItems(ctl, L, inputs);
+  int inputSet = addSet(m, "input", inputs);
+  int inBuf =
+      ensureBuffer(m, {.name = wt.prefix + "in", .role = ir::Role::Temp, .sets = {inputSet}});
+  auto layout = storeInputs(prog, L, items, inBuf);
   m.sets[inputSet].layout = layout;
 
-  // Dense layers: out[o] = act(sum_i w[o, i] * in[i] + bias[o]).
-  auto dense = [&](int layer, const std::string &suffix, int outSet, int inSet, int inValues,
-                   int outValues, const ast::Ident &act) {
-    std::string w = fmt::format("w{}{}", layer, suffix);
-    std::string bias = fmt::format("b{}{}", layer, suffix);
-    ir::Buffer wb{.name = prefix + w,
-                  .role = ir::Role::Param,
-                  .sets = {outSet, inSet},
-                  .field = w,
-                  .differentiable = true,
-                  .init = scheme};
-    wb.initGain = gains.count(w) ? gains[w] : 1.0;
-    int W = ensureBuffer(m, wb);
-    int B = ensureBuffer(m, {.name = prefix + bias,
-                             .role = ir::Role::Param,
-                             .sets = {outSet},
-                             .field = bias,
-                             .differentiable = true});
-    ValueId o = b.beginLoop(outSet);
-    ValueId acc = b.local(0);
-    ValueId rowStart = b.op(Op::IMul, {o, b.size(inSet)});
-    ValueId i = b.beginLoop(inSet);
-    b.localUpdate(Op::LocalAdd, acc,
-                  b.mul(b.load(W, b.op(Op::IAdd, {rowStart, i})), b.load(inValues, i)));
-    b.endLoop();
-    ValueId pre = b.add(b.localGet(acc), b.load(B, o));
-    b.store(outValues, o, activate(L, act, pre));
-    b.endLoop();
-  };
-
+  // The hidden layers, then one dense layer per output.
   int prevSet = inputSet, prevBuf = inBuf;
   for (size_t h = 0; h < ctl->hidden.size(); ++h) {
     const auto &spec = ctl->hidden[h];
@@ -233,8 +278,9 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
     int unitSet =
         addSet(m, h == 0 ? "unit" : fmt::format("unit{}", h + 1), Extent{spec.unitsValue, {}});
     int hb = ensureBuffer(
-        m, {.name = prefix + fmt::format("h{}", h + 1), .role = ir::Role::Temp, .sets = {unitSet}});
-    dense(int(h) + 1, "", unitSet, prevSet, prevBuf, hb, spec.activation);
+        m,
+        {.name = wt.prefix + fmt::format("h{}", h + 1), .role = ir::Role::Temp, .sets = {unitSet}});
+    denseLayer(L, wt, int(h) + 1, "", unitSet, prevSet, prevBuf, hb, spec.activation);
     prevSet = unitSet;
     prevBuf = hb;
   }
@@ -245,8 +291,8 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
     L.at(out.target->range);
     // One output: w<L+1>, b<L+1>; several: suffixed by the field they write.
     std::string suffix = ctl->outputs.size() > 1 ? "_" + out.field->name.name : "";
-    dense(int(ctl->hidden.size()) + 1, suffix, L.setId(out.field->owner), prevSet, prevBuf,
-          L.fieldBuffer(out.field), out.activation);
+    denseLayer(L, wt, int(ctl->hidden.size()) + 1, suffix, L.setId(out.field->owner), prevSet,
+               prevBuf, L.fieldBuffer(out.field), out.activation);
   }
 }
 

@@ -49,23 +49,8 @@ Type Typer::call(CallExpr &c) {
   for (const auto &b : kBuiltins)
     if (fname == b.name)
       bi = &b;
-  if (!bi) {
-    auto d = C.names.find(fname);
-    if (d != C.names.end() && d->second->kind == DeclKind::Fn)
-      return fnCall(c, *cast<FnDecl>(d->second));
-    if (d != C.names.end()) {
-      diags.error(c.callee.range, q(fname) + " is not a function")
-          .note(d->second->name.range, q(fname) + " is declared here");
-      return err();
-    }
-    std::vector<std::string> cands;
-    for (const auto &b : kBuiltins)
-      cands.push_back(b.name);
-    for (auto *f : C.fns)
-      cands.push_back(f->name.name);
-    C.undefined(c.callee.range, "function", fname, cands);
-    return err();
-  }
+  if (!bi)
+    return userCall(c);
   c.ref = CallRef::Builtin;
   c.builtin = bi->id;
   int n = int(c.args.size());
@@ -93,31 +78,69 @@ Type Typer::call(CallExpr &c) {
   for (auto &t : ts)
     if (t.isError())
       return err();
-  // Reductions over a set.
   if (bi->id == Builtin::Sum || bi->id == Builtin::Mean ||
-      ((bi->id == Builtin::Min || bi->id == Builtin::Max) && n == 1)) {
-    if (bi->id == Builtin::Min)
-      c.builtin = Builtin::ReduceMin;
-    if (bi->id == Builtin::Max)
-      c.builtin = Builtin::ReduceMax;
-    if (!ts[0].isField() || !ts[0].isNumeric()) {
-      diags.error(c.args[0]->range, fname + "(x) reduces a field over its set, and this is " +
-                                        typeToString(ts[0]) +
-                                        (n == 1 && (fname == "min" || fname == "max")
-                                             ? "; for two values write " + fname + "(a, b)"
-                                             : ""));
-      return err();
-    }
-    if (cx.ctx == Ctx::Fn) {
-      diags.error(c.range, "a fn cannot reduce over a set");
-      return err();
-    }
-    Type r = ts[0];
-    r.set = nullptr;
-    if (r.kind == TypeKind::Int)
-      r.kind = TypeKind::Scalar;
-    return r;
+      ((bi->id == Builtin::Min || bi->id == Builtin::Max) && n == 1))
+    return reduction(c, ts[0]);
+  return elementwise(c, ts);
+}
+
+Type Typer::userCall(CallExpr &c) {
+  const std::string &fname = c.callee.name;
+  auto d = C.names.find(fname);
+  if (d != C.names.end() && d->second->kind == DeclKind::Fn)
+    return fnCall(c, *cast<FnDecl>(d->second));
+  if (d != C.names.end()) {
+    diags.error(c.callee.range, q(fname) + " is not a function")
+        .note(d->second->name.range, q(fname) + " is declared here");
+    return err();
   }
+  std::vector<std::string> cands;
+  for (const auto &b : kBuiltins)
+    cands.push_back(b.name);
+  for (auto *f : C.fns)
+    cands.push_back(f->name.name);
+  C.undefined(c.callee.range, "function", fname, cands);
+  return err();
+}
+
+Type Typer::reduction(CallExpr &c, const Type &arg) {
+  const std::string &fname = c.callee.name;
+  const int n = int(c.args.size());
+  if (c.builtin == Builtin::Min)
+    c.builtin = Builtin::ReduceMin;
+  if (c.builtin == Builtin::Max)
+    c.builtin = Builtin::ReduceMax;
+  if (!arg.isField() || !arg.isNumeric()) {
+    diags.error(c.args[0]->range, fname + "(x) reduces a field over its set, and this is " +
+                                      typeToString(arg) +
+                                      (n == 1 && (fname == "min" || fname == "max")
+                                           ? "; for two values write " + fname + "(a, b)"
+                                           : ""));
+    return err();
+  }
+  if (cx.ctx == Ctx::Fn) {
+    diags.error(c.range, "a fn cannot reduce over a set");
+    return err();
+  }
+  Type r = arg;
+  r.set = nullptr;
+  if (r.kind == TypeKind::Int)
+    r.kind = TypeKind::Scalar;
+  return r;
+}
+
+bool Typer::scalarArg(const CallExpr &c, const std::vector<Type> &ts, size_t i) {
+  if (!isScalarLike(ts[i])) {
+    diags.error(c.args[i]->range, "argument " + std::to_string(i + 1) + " of " + q(c.callee.name) +
+                                      " must be a scalar, not " + typeToString(ts[i]));
+    return false;
+  }
+  return true;
+}
+
+Type Typer::elementwise(CallExpr &c, const std::vector<Type> &ts) {
+  const std::string &fname = c.callee.name;
+  const Builtin id = c.builtin;
   const SetDecl *set = nullptr;
   for (size_t i = 0; i < ts.size(); ++i) {
     if (!ts[i].isNumeric()) {
@@ -127,15 +150,7 @@ Type Typer::call(CallExpr &c) {
     if (!combine(Type{ts[i].kind, 1, set}, ts[i], c.range, set))
       return err();
   }
-  auto argScalar = [&](size_t i) {
-    if (!isScalarLike(ts[i])) {
-      diags.error(c.args[i]->range, "argument " + std::to_string(i + 1) + " of " + q(fname) +
-                                        " must be a scalar, not " + typeToString(ts[i]));
-      return false;
-    }
-    return true;
-  };
-  switch (bi->id) {
+  switch (id) {
   case Builtin::Norm:
     if (ts[0].kind != TypeKind::Vec) {
       diags.error(c.args[0]->range,
@@ -153,41 +168,21 @@ Type Typer::call(CallExpr &c) {
   case Builtin::Vec2:
   case Builtin::Vec3:
     for (size_t i = 0; i < ts.size(); ++i)
-      if (!argScalar(i))
+      if (!scalarArg(c, ts, i))
         return err();
-    if (bi->id == Builtin::Vec3 && C.out.world.dim == 2 && C.haveWorld)
+    if (id == Builtin::Vec3 && C.out.world.dim == 2 && C.haveWorld)
       diags.error(c.range, "vec3 in a dim = 2 world; use vec2");
     // vec2(..) stays allowed in 3D: a horizontal position (x, y), as the
     // ground_* built-ins read it; declared vec2 fields and parameters are
     // refused (resolveType).
-    return {TypeKind::Vec, bi->id == Builtin::Vec2 ? 2 : 3, set};
+    return {TypeKind::Vec, id == Builtin::Vec2 ? 2 : 3, set};
   case Builtin::GroundHeight:
   case Builtin::GroundNormal:
   case Builtin::GroundGap:
-  case Builtin::GroundSpeed: {
-    // The horizontal position is x in 2D and (x, y) in 3D; points and
-    // velocities are vectors of the world's dimension.
-    const int dim = C.out.world.dim;
-    const bool point = bi->id == Builtin::GroundGap || bi->id == Builtin::GroundSpeed;
-    const std::string horiz = dim == 2 ? "a scalar x" : "a vec2 (x, y)";
-    if (point && !(ts[0].kind == TypeKind::Vec && ts[0].width == dim)) {
-      diags.error(c.args[0]->range, q(fname) + " takes a vec" + std::to_string(dim) + " and " +
-                                        horiz + ": " + fname + "(p, at)");
-      return err();
-    }
-    const Type &at = ts[point ? 1 : 0];
-    if (dim == 2 ? !argScalar(point ? 1 : 0) : !(at.kind == TypeKind::Vec && at.width == 2)) {
-      if (dim == 3)
-        diags.error(c.args[point ? 1 : 0]->range, q(fname) + " in 3D reads the ground under " +
-                                                      horiz + ", not " + typeToString(at));
-      return err();
-    }
-    if (bi->id == Builtin::GroundNormal)
-      return {TypeKind::Vec, dim, set};
-    return {TypeKind::Scalar, 1, set};
-  }
+  case Builtin::GroundSpeed:
+    return groundCall(c, ts, set);
   case Builtin::Clamp:
-    if (!argScalar(1) || !argScalar(2))
+    if (!scalarArg(c, ts, 1) || !scalarArg(c, ts, 2))
       return err();
     [[fallthrough]];
   default: {
@@ -196,7 +191,7 @@ Type Typer::call(CallExpr &c) {
     Type r = ts[0];
     if (r.kind == TypeKind::Int)
       r.kind = TypeKind::Scalar;
-    if ((bi->id == Builtin::Min || bi->id == Builtin::Max || bi->id == Builtin::Pow) &&
+    if ((id == Builtin::Min || id == Builtin::Max || id == Builtin::Pow) &&
         !(isScalarLike(ts[1]) || (ts[1].kind == TypeKind::Vec && ts[1].width == ts[0].width &&
                                   ts[0].kind == TypeKind::Vec))) {
       diags.error(c.range, q(fname) + " of " + typeToString(ts[0]) + " and " + typeToString(ts[1]) +
@@ -212,6 +207,31 @@ Type Typer::call(CallExpr &c) {
     return r;
   }
   }
+}
+
+Type Typer::groundCall(CallExpr &c, const std::vector<Type> &ts, const SetDecl *set) {
+  const std::string &fname = c.callee.name;
+  const Builtin id = c.builtin;
+  // The horizontal position is x in 2D and (x, y) in 3D; points and
+  // velocities are vectors of the world's dimension.
+  const int dim = C.out.world.dim;
+  const bool point = id == Builtin::GroundGap || id == Builtin::GroundSpeed;
+  const std::string horiz = dim == 2 ? "a scalar x" : "a vec2 (x, y)";
+  if (point && !(ts[0].kind == TypeKind::Vec && ts[0].width == dim)) {
+    diags.error(c.args[0]->range, q(fname) + " takes a vec" + std::to_string(dim) + " and " +
+                                      horiz + ": " + fname + "(p, at)");
+    return err();
+  }
+  const Type &at = ts[point ? 1 : 0];
+  if (dim == 2 ? !scalarArg(c, ts, point ? 1 : 0) : !(at.kind == TypeKind::Vec && at.width == 2)) {
+    if (dim == 3)
+      diags.error(c.args[point ? 1 : 0]->range, q(fname) + " in 3D reads the ground under " +
+                                                    horiz + ", not " + typeToString(at));
+    return err();
+  }
+  if (id == Builtin::GroundNormal)
+    return {TypeKind::Vec, dim, set};
+  return {TypeKind::Scalar, 1, set};
 }
 
 Type Typer::sinWaves(CallExpr &c) {

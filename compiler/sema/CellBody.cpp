@@ -48,6 +48,151 @@ std::string fmtNum(double v) {
   return buf;
 }
 
+/// `cell = square;` (2D) or `cell = cube;` (3D): the world's kind of cell.
+void checkCellKind(Checker &C, const Expr &e, int dim) {
+  auto n = C.evalName(e, "cell");
+  const char *mine = dim == 2 ? "square" : "cube";
+  if (!n)
+    return; // evalName reported it
+  if ((*n == "cube" || *n == "square") && *n != mine) {
+    C.diags.error(e.range, q(*n) + " cells are " + (*n == "cube" ? "3D" : "2D") +
+                               ", but world.dim is " + std::to_string(dim) + "; a " +
+                               std::to_string(dim) + "D body is made of '" + mine + "' cells");
+  } else if (*n != mine) {
+    std::string c = closest(*n, {"square", "cube"});
+    C.diags.error(e.range, "unknown cell " + q(*n) +
+                               (c.empty() ? "; cells are 'square' (2D) and 'cube' (3D)"
+                                          : "; did you mean '" + c + "'?"));
+  }
+}
+
+/// `origin = (x, y[, z]);`: the position of grid corner (0, 0).
+void checkCellOrigin(Checker &C, const Expr &e, body::CellBodySpec &spec) {
+  auto *t = dynCast<TupleExpr>(&e);
+  if (!t || int(t->elems.size()) != spec.dim) {
+    C.diags.error(e.range,
+                  "'origin' is the position of grid corner (0, 0): " + std::to_string(spec.dim) +
+                      " numbers, e.g. " + (spec.dim == 2 ? "(0.5, 0.1)" : "(0.5, 0.5, 0.1)"));
+    return;
+  }
+  std::vector<double> o;
+  for (auto &c : t->elems)
+    if (auto v = C.evalNumber(*c, "origin"))
+      o.push_back(*v);
+  if (o.size() == t->elems.size())
+    spec.origin = o;
+}
+
+/// A cell's grid index: a whole number within kMaxCellIndex.
+std::optional<int> cellIndex(Checker &C, const Expr &x) {
+  auto v = C.evalNumber(x, "cells");
+  if (!v)
+    return std::nullopt;
+  if (std::floor(*v) != *v || std::fabs(*v) > double(kMaxCellIndex)) {
+    C.diags.error(x.range, "a cell's grid index is a whole number from -" +
+                               std::to_string(kMaxCellIndex) + " to " +
+                               std::to_string(kMaxCellIndex) + ", not " + fmtNum(*v));
+    return std::nullopt;
+  }
+  return int(*v);
+}
+
+/// A cell's actuation template, a name from kTemplates (the cube-only ones
+/// in 3D only).
+std::optional<body::CellTemplate> cellTemplate(Checker &C, const Expr &te, int dim) {
+  const bool cube = dim == 3;
+  std::optional<body::CellTemplate> tpl;
+  auto *tn = dynCast<NameExpr>(&te);
+  if (!tn) {
+    C.diags.error(te.range, "a cell's actuation template is a name: " + templateList(dim));
+    return tpl;
+  }
+  std::vector<std::string> names;
+  bool cubeOnly = false;
+  for (const auto &x : kTemplates) {
+    if (tn->name == x.name) {
+      if (x.cubeOnly && !cube)
+        cubeOnly = true;
+      else
+        tpl = x.value;
+    }
+    if (cube || !x.cubeOnly)
+      names.push_back(x.name);
+  }
+  if (cubeOnly) {
+    C.diags.error(te.range, "the template " + q(tn->name) +
+                                " is for cube cells (3D); a square cell's template is " +
+                                templateList(2));
+  } else if (!tpl) {
+    std::string c = closest(tn->name, names);
+    C.diags.error(te.range, "unknown actuation template " + q(tn->name) +
+                                (c.empty() ? "; expected " + templateList(dim)
+                                           : "; did you mean '" + c + "'?"));
+  }
+  return tpl;
+}
+
+/// `cells = [(i, j, template), ...];` (3D: (i, j, k, template)): each
+/// position once, into spec.cells.
+void checkCellList(Checker &C, const Expr &e, body::CellBodySpec &spec) {
+  const bool cube = spec.dim == 3;
+  const std::string form = cube ? "(i, j, k, template)" : "(i, j, template)";
+  const std::string example = cube ? "(0, 0, 0, leg)" : "(0, 0, vertical)";
+  auto *list = dynCast<ListExpr>(&e);
+  if (!list) {
+    C.diags.error(e.range, "'cells' is a list of " + form + ": [" + example + ", " +
+                               (cube ? "(1, 0, 0, none)" : "(1, 0, none)") + ", ...]");
+    return;
+  }
+  if (list->elems.empty()) {
+    C.diags.error(e.range, "a cells body needs at least one cell");
+    return;
+  }
+  if (list->elems.size() > kMaxCells) {
+    C.diags.error(e.range, "a cells body of " + std::to_string(list->elems.size()) +
+                               " cells is above the limit of " + std::to_string(kMaxCells));
+    return;
+  }
+  const size_t arity = cube ? 4 : 3;
+  std::map<std::array<int, 3>, SourceRange> seen;
+  for (auto &ce : list->elems) {
+    auto *t = dynCast<TupleExpr>(ce.get());
+    if (!t || t->elems.size() != arity) {
+      C.diags.error(ce->range, "a cell is " + form + ", e.g. " + example);
+      continue;
+    }
+    std::optional<int> idx[3];
+    bool indexOk = true;
+    for (size_t a = 0; a + 1 < arity; ++a) {
+      idx[a] = cellIndex(C, *t->elems[a]);
+      indexOk = indexOk && idx[a].has_value();
+    }
+    if (!cube)
+      idx[2] = 0;
+    std::optional<body::CellTemplate> tpl = cellTemplate(C, *t->elems[arity - 1], spec.dim);
+    // A repeated position is reported even when the cell has other errors.
+    if (indexOk) {
+      std::array<int, 3> key{*idx[0], *idx[1], *idx[2]};
+      auto [it, fresh] = seen.emplace(key, ce->range);
+      if (!fresh) {
+        std::string at = std::to_string(key[0]) + ", " + std::to_string(key[1]) +
+                         (cube ? ", " + std::to_string(key[2]) : "");
+        C.diags.error(ce->range, "cell (" + at + ") is given twice")
+            .note(it->second, "the first one is here");
+        continue;
+      }
+    }
+    if (!indexOk || !tpl)
+      continue;
+    body::CellSpec cs;
+    cs.i = *idx[0];
+    cs.j = *idx[1];
+    cs.k = *idx[2];
+    cs.actuated = *tpl;
+    spec.cells.push_back(cs);
+  }
+}
+
 } // namespace
 
 void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
@@ -72,21 +217,7 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
     if (!e)
       continue;
     if (k == "cell") {
-      auto n = evalName(*e, k);
-      const char *mine = spec.dim == 2 ? "square" : "cube";
-      if (!n)
-        continue; // evalName reported it
-      if ((*n == "cube" || *n == "square") && *n != mine) {
-        diags.error(e->range, q(*n) + " cells are " + (*n == "cube" ? "3D" : "2D") +
-                                  ", but world.dim is " + std::to_string(spec.dim) + "; a " +
-                                  std::to_string(spec.dim) + "D body is made of '" + mine +
-                                  "' cells");
-      } else if (*n != mine) {
-        std::string c = closest(*n, {"square", "cube"});
-        diags.error(e->range, "unknown cell " + q(*n) +
-                                  (c.empty() ? "; cells are 'square' (2D) and 'cube' (3D)"
-                                             : "; did you mean '" + c + "'?"));
-      }
+      checkCellKind(*this, *e, spec.dim);
     } else if (k == "edge" || k == "stiffness") {
       if (auto v = evalNumber(*e, k)) {
         if (!(*v > 0))
@@ -102,115 +233,9 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
           spec.actuation = *v;
       }
     } else if (k == "origin") {
-      auto *t = dynCast<TupleExpr>(e);
-      if (!t || int(t->elems.size()) != spec.dim) {
-        diags.error(e->range,
-                    "'origin' is the position of grid corner (0, 0): " + std::to_string(spec.dim) +
-                        " numbers, e.g. " + (spec.dim == 2 ? "(0.5, 0.1)" : "(0.5, 0.5, 0.1)"));
-        continue;
-      }
-      std::vector<double> o;
-      for (auto &c : t->elems)
-        if (auto v = evalNumber(*c, "origin"))
-          o.push_back(*v);
-      if (o.size() == t->elems.size())
-        spec.origin = o;
+      checkCellOrigin(*this, *e, spec);
     } else if (k == "cells") {
-      const bool cube = spec.dim == 3;
-      const std::string form = cube ? "(i, j, k, template)" : "(i, j, template)";
-      const std::string example = cube ? "(0, 0, 0, leg)" : "(0, 0, vertical)";
-      auto *list = dynCast<ListExpr>(e);
-      if (!list) {
-        diags.error(e->range, "'cells' is a list of " + form + ": [" + example + ", " +
-                                  (cube ? "(1, 0, 0, none)" : "(1, 0, none)") + ", ...]");
-        continue;
-      }
-      if (list->elems.empty()) {
-        diags.error(e->range, "a cells body needs at least one cell");
-        continue;
-      }
-      if (list->elems.size() > kMaxCells) {
-        diags.error(e->range, "a cells body of " + std::to_string(list->elems.size()) +
-                                  " cells is above the limit of " + std::to_string(kMaxCells));
-        continue;
-      }
-      const size_t arity = cube ? 4 : 3;
-      std::map<std::array<int, 3>, SourceRange> seen;
-      for (auto &ce : list->elems) {
-        auto *t = dynCast<TupleExpr>(ce.get());
-        if (!t || t->elems.size() != arity) {
-          diags.error(ce->range, "a cell is " + form + ", e.g. " + example);
-          continue;
-        }
-        auto index = [&](const Expr &x) -> std::optional<int> {
-          auto v = evalNumber(x, "cells");
-          if (!v)
-            return std::nullopt;
-          if (std::floor(*v) != *v || std::fabs(*v) > double(kMaxCellIndex)) {
-            diags.error(x.range, "a cell's grid index is a whole number from -" +
-                                     std::to_string(kMaxCellIndex) + " to " +
-                                     std::to_string(kMaxCellIndex) + ", not " + fmtNum(*v));
-            return std::nullopt;
-          }
-          return int(*v);
-        };
-        std::optional<int> idx[3];
-        bool indexOk = true;
-        for (size_t a = 0; a + 1 < arity; ++a) {
-          idx[a] = index(*t->elems[a]);
-          indexOk = indexOk && idx[a].has_value();
-        }
-        if (!cube)
-          idx[2] = 0;
-        std::optional<body::CellTemplate> tpl;
-        const Expr &te = *t->elems[arity - 1];
-        if (auto *tn = dynCast<NameExpr>(&te)) {
-          std::vector<std::string> names;
-          bool cubeOnly = false;
-          for (const auto &x : kTemplates) {
-            if (tn->name == x.name) {
-              if (x.cubeOnly && !cube)
-                cubeOnly = true;
-              else
-                tpl = x.value;
-            }
-            if (cube || !x.cubeOnly)
-              names.push_back(x.name);
-          }
-          if (cubeOnly) {
-            diags.error(te.range, "the template " + q(tn->name) +
-                                      " is for cube cells (3D); a square cell's template is " +
-                                      templateList(2));
-          } else if (!tpl) {
-            std::string c = closest(tn->name, names);
-            diags.error(te.range, "unknown actuation template " + q(tn->name) +
-                                      (c.empty() ? "; expected " + templateList(spec.dim)
-                                                 : "; did you mean '" + c + "'?"));
-          }
-        } else {
-          diags.error(te.range, "a cell's actuation template is a name: " + templateList(spec.dim));
-        }
-        // A repeated position is reported even when the cell has other errors.
-        if (indexOk) {
-          std::array<int, 3> key{*idx[0], *idx[1], *idx[2]};
-          auto [it, fresh] = seen.emplace(key, ce->range);
-          if (!fresh) {
-            std::string at = std::to_string(key[0]) + ", " + std::to_string(key[1]) +
-                             (cube ? ", " + std::to_string(key[2]) : "");
-            diags.error(ce->range, "cell (" + at + ") is given twice")
-                .note(it->second, "the first one is here");
-            continue;
-          }
-        }
-        if (!indexOk || !tpl)
-          continue;
-        body::CellSpec cs;
-        cs.i = *idx[0];
-        cs.j = *idx[1];
-        cs.k = *idx[2];
-        cs.actuated = *tpl;
-        spec.cells.push_back(cs);
-      }
+      checkCellList(*this, *e, spec);
     }
   }
   if (!bd.body.find("cells"))

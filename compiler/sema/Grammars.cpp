@@ -300,261 +300,325 @@ void analyse(Checker &c, Checker::GrammarInfo &gi, const std::vector<std::vector
   }
 }
 
+/// One grammar being checked: its symbols and limits, and what the steps
+/// have gathered so far.
+struct GrammarDraft {
+  Checker &C;
+  const GrammarDecl &g;
+  Checker::GrammarInfo gi;
+  BodyGrammar bg;
+  std::map<std::string, int> symIdx;     ///< symbol -> index in gi.spec.symbols
+  std::vector<const Production *> prods; ///< parallel to gi.spec.symbols
+  std::vector<std::string> symNames;
+  std::vector<const SymbolLimit *> limitAst;
+  std::vector<std::vector<AltAst>> altAst;
+
+  /// The index of a symbol used by name; reports an undefined one (-1).
+  int symbolRef(const Ident &id) {
+    auto it = symIdx.find(id.name);
+    if (it == symIdx.end()) {
+      C.undefined(id.range, "symbol", id.name, symNames);
+      return -1;
+    }
+    return it->second;
+  }
+};
+
+/// One alternative being checked: its part and what it binds.
+struct AltDraft {
+  const Alternative &alt;
+  const body::PartSpec &ps;
+  body::AlternativeSpec as;
+  AltAst aa;
+  GrammarAlternative ga;
+  std::map<int, SourceRange> bound; ///< port index -> where it is bound
+
+  /// The index of a port of the part; reports an unknown one (-1).
+  int portRef(Checker &C, const Ident &id) const {
+    for (size_t k = 0; k < ps.ports.size(); ++k)
+      if (ps.ports[k].name == id.name)
+        return int(k);
+    std::vector<std::string> portNames;
+    for (auto &po : ps.ports)
+      portNames.push_back(po.name);
+    std::string c = closest(id.name, portNames);
+    C.diags.error(id.range, "part " + q(ps.name) + " has no port " + q(id.name) +
+                                (c.empty() ? "" : "; did you mean '" + c + "'?"));
+    return -1;
+  }
+};
+
+/// The productions: one symbol each (a second production of one is reported).
+void collectGrammarSymbols(GrammarDraft &d) {
+  for (auto &p : d.g.productions) {
+    auto [it, fresh] = d.symIdx.emplace(p.lhs.name, int(d.prods.size()));
+    if (!fresh) {
+      d.C.diags
+          .error(p.lhs.range, "symbol " + q(p.lhs.name) +
+                                  " has two productions; join them "
+                                  "with '|'")
+          .note(d.prods[size_t(it->second)]->lhs.range, "the first one is here");
+      continue;
+    }
+    d.prods.push_back(&p);
+    d.symNames.push_back(p.lhs.name);
+    d.gi.spec.symbols.push_back({p.lhs.name, {}, -1});
+  }
+}
+
+/// `start = SYMBOL;`
+void checkGrammarStart(GrammarDraft &d) {
+  const Setting *st = d.g.body.find("start");
+  if (!st) {
+    d.C.diags.error(d.g.name.range, "grammar " + q(d.bg.name) + " needs 'start = SYMBOL;'");
+  } else if (Expr *e = d.C.single(*st, "start")) {
+    if (auto n = d.C.evalName(*e, "start")) {
+      d.bg.start = *n;
+      if (!d.symIdx.count(*n))
+        d.C.undefined(e->range, "symbol", *n, d.symNames);
+      else
+        d.gi.spec.start = d.symIdx[*n];
+    }
+  }
+}
+
+/// `limit Sym = N;`: at most one per symbol, not negative.
+void checkGrammarLimits(GrammarDraft &d) {
+  auto &symbols = d.gi.spec.symbols;
+  d.limitAst.assign(symbols.size(), nullptr);
+  for (const auto &l : d.g.limits) {
+    int s = d.symbolRef(l.symbol);
+    auto v = d.C.evalInt(*l.value, "limit " + l.symbol.name);
+    if (s < 0 || !v)
+      continue;
+    if (d.limitAst[size_t(s)]) {
+      d.C.diags.error(l.symbol.range, "symbol " + q(l.symbol.name) + " has two limits")
+          .note(d.limitAst[size_t(s)]->range, "the first one is here");
+      continue;
+    }
+    if (*v < 0) {
+      d.C.diags.error(l.value->range, "a limit counts nodes: it must not be negative");
+      continue;
+    }
+    d.limitAst[size_t(s)] = &l;
+    symbols[size_t(s)].limit = int(*v);
+  }
+}
+
+/// Whether the part's mirror maps the tied pair's first port onto its second.
+bool mirrorTies(const body::PartSpec &ps, const std::vector<int> &ports) {
+  const auto &pa = ps.ports[size_t(ports[0])].points;
+  const auto &pbp = ps.ports[size_t(ports[1])].points;
+  bool ok = !ps.mirror.empty() && pa.size() == pbp.size() && ports[0] != ports[1];
+  if (ok) {
+    std::vector<int> img;
+    for (int i : pa)
+      img.push_back(ps.mirror[size_t(i)]);
+    std::vector<int> rev(img.rbegin(), img.rend());
+    ok = img == pbp || rev == pbp;
+  }
+  return ok;
+}
+
+/// One port binding `port: Sym` (or a tied pair `[p, q]: Sym`) of an alternative.
+void checkBinding(GrammarDraft &d, AltDraft &a, const PortBinding &pb) {
+  std::vector<int> ps2 = {a.portRef(d.C, pb.port)};
+  if (pb.tied)
+    ps2.push_back(a.portRef(d.C, pb.port2));
+  if (std::count(ps2.begin(), ps2.end(), -1))
+    return;
+  bool twice = false;
+  for (size_t k = 0; k < ps2.size(); ++k) {
+    const Ident &id = k ? pb.port2 : pb.port;
+    auto [it, fresh] = a.bound.emplace(ps2[k], id.range);
+    if (!fresh) {
+      d.C.diags.error(id.range, "port " + q(id.name) + " is bound twice")
+          .note(it->second, "it is first bound here");
+      twice = true;
+    }
+  }
+  if (twice)
+    return;
+  if (pb.symbol.name == "_") {
+    if (pb.optional)
+      d.C.diags.error(pb.symbol.range, "'_' leaves a port empty; '_?' means nothing more");
+    for (size_t k = 0; k < ps2.size(); ++k)
+      a.ga.ports.push_back({k ? pb.port2.name : pb.port.name, ""});
+    return;
+  }
+  int sym = d.symbolRef(pb.symbol);
+  if (sym < 0)
+    return;
+  if (sym == d.gi.spec.start) {
+    d.C.diags.error(pb.symbol.range,
+                    "the start symbol " + q(pb.symbol.name) +
+                        " is the root and has no attach port, so it cannot be bound at a "
+                        "port; give the root a symbol of its own");
+    return;
+  }
+  if (pb.tied && !mirrorTies(a.ps, ps2)) {
+    d.C.diags.error(pb.range, "the tied pair [" + pb.port.name + ", " + pb.port2.name +
+                                  "] needs a mirror of part " + q(a.ps.name) + " that maps port " +
+                                  q(pb.port.name) + " onto port " + q(pb.port2.name) +
+                                  (a.ps.mirror.empty() ? "; the part declares no 'mirror'" : ""));
+    return;
+  }
+  a.as.bindings.push_back({ps2, sym, pb.optional});
+  a.aa.bindings.push_back(&pb);
+  for (size_t k = 0; k < ps2.size(); ++k)
+    a.ga.ports.push_back({k ? pb.port2.name : pb.port.name, pb.symbol.name});
+}
+
+/// The attach port: written, or implied by the one port left unbound (the
+/// start symbol's alternatives have none).
+void checkAttachPort(Checker &C, AltDraft &a, bool isStart) {
+  const Alternative &alt = a.alt;
+  const body::PartSpec &ps = a.ps;
+  if (isStart) {
+    if (!alt.attach.name.empty())
+      C.diags.error(alt.attach.range, "the start symbol's alternatives have no attach port: "
+                                      "the root is not attached to anything");
+    if (alt.hasAngle)
+      C.diags.error(alt.angleRange, "the root has no attach port, so no angle");
+    if (alt.hasTurn)
+      C.diags.error(alt.turnRange, "the root has no attach port, so no turn");
+  } else if (!alt.attach.name.empty()) {
+    a.as.attach = a.portRef(C, alt.attach);
+    if (a.as.attach >= 0 && a.bound.count(a.as.attach))
+      C.diags
+          .error(alt.attach.range,
+                 "port " + q(alt.attach.name) + " is both the attach port and bound")
+          .note(a.bound[a.as.attach], "it is bound here");
+  } else {
+    std::vector<int> free;
+    for (int k = 0; k < int(ps.ports.size()); ++k)
+      if (!a.bound.count(k))
+        free.push_back(k);
+    if (free.size() == 1) {
+      a.as.attach = free[0];
+    } else {
+      std::string list;
+      for (int k : free)
+        list += std::string(list.empty() ? "" : ", ") + ps.ports[size_t(k)].name;
+      C.diags.error(alt.part.range,
+                    "which port of part " + q(ps.name) + " attaches to the parent? write " +
+                        q(ps.name + "<PORT>") +
+                        (free.empty() ? "; every port is bound" : " with one of " + list));
+    }
+  }
+}
+
+/// `angle = LO .. HI` at the attach port: only where the port leaves the
+/// placement free.
+void checkAttachAngle(Checker &C, AltDraft &a) {
+  const Alternative &alt = a.alt;
+  const body::PartSpec &ps = a.ps;
+  if (!alt.hasAngle || a.as.attach < 0)
+    return;
+  size_t n = ps.ports[size_t(a.as.attach)].points.size();
+  bool free = ps.dim == 2 ? n == 1 : n <= 2;
+  // lo == hi fixes the angle (the lattice grammar's 180-degree turn).
+  if (!(alt.angleLo <= alt.angleHi))
+    C.diags.error(alt.angleRange, "the angle range " + fmt(alt.angleLo) + " .. " +
+                                      fmt(alt.angleHi) + " is empty; the low end comes first");
+  else if (!free)
+    C.diags.error(alt.angleRange,
+                  "port " + q(ps.ports[size_t(a.as.attach)].name) + " has " + std::to_string(n) +
+                      " points, which fix the placement; an angle " +
+                      "applies only to a port of one point" + (ps.dim == 3 ? " or two" : ""));
+  else {
+    a.as.hasAngle = true;
+    a.as.angleLo = alt.angleLo;
+    a.as.angleHi = alt.angleHi;
+  }
+}
+
+/// `turn = K` at the attach port: a fixed turn, the orientation a port of
+/// n >= 3 points leaves to a gene (which of its points the child's first
+/// attach point meets).
+void checkAttachTurn(Checker &C, AltDraft &a) {
+  const Alternative &alt = a.alt;
+  const body::PartSpec &ps = a.ps;
+  if (!alt.hasTurn || a.as.attach < 0)
+    return;
+  size_t n = ps.ports[size_t(a.as.attach)].points.size();
+  if (n < 3)
+    C.diags.error(alt.turnRange, "port " + q(ps.ports[size_t(a.as.attach)].name) + " has " +
+                                     std::to_string(n) + " point" + (n == 1 ? "" : "s") +
+                                     ", so it has no turns; a turn applies to a port of three or "
+                                     "more points");
+  else if (!(alt.turn >= 0 && alt.turn < double(n) && alt.turn == std::floor(alt.turn)))
+    C.diags.error(alt.turnRange, "port " + q(ps.ports[size_t(a.as.attach)].name) + " has " +
+                                     std::to_string(n) + " points, so a turn is 0 .. " +
+                                     std::to_string(n - 1) + ", not " + fmt(alt.turn));
+  else
+    a.as.fixedTurn = int(alt.turn);
+}
+
+/// One alternative of symbol `si`: its part, bindings, attach port, angle,
+/// turn and weight, into the spec, altAst and `rule`.
+void checkAlternative(GrammarDraft &d, size_t si, const Alternative &alt, GrammarRule &rule) {
+  Checker &C = d.C;
+  int pi = C.partIndex(alt.part.name);
+  if (pi < 0) {
+    std::vector<std::string> c;
+    for (auto *pd : C.parts)
+      c.push_back(pd->name.name);
+    C.undefined(alt.part.range, "part", alt.part.name, c);
+    return;
+  }
+  AltDraft a{alt, C.out.partSpecs[size_t(pi)], {}, {}, {}, {}};
+  a.ga.part = alt.part.name;
+  auto &usedParts = d.gi.usedParts;
+  auto used = std::find(usedParts.begin(), usedParts.end(), pi);
+  a.as.part = int(used - usedParts.begin());
+  if (used == usedParts.end())
+    usedParts.push_back(pi);
+  a.aa.alt = &alt;
+  for (auto &pb : alt.ports)
+    checkBinding(d, a, pb);
+  checkAttachPort(C, a, int(si) == d.gi.spec.start);
+  checkAttachAngle(C, a);
+  checkAttachTurn(C, a);
+  if (alt.weight) {
+    if (auto w = C.evalNumber(*alt.weight, "weight")) {
+      if (*w <= 0)
+        C.diags.error(alt.weight->range, "a production weight must be positive");
+      else
+        a.as.weight = a.ga.weight = *w;
+    }
+  }
+  d.gi.spec.symbols[si].alternatives.push_back(std::move(a.as));
+  d.altAst[si].push_back(std::move(a.aa));
+  rule.alternatives.push_back(std::move(a.ga));
+}
+
 } // namespace
 
 void Checker::checkGrammars() {
   for (auto *g : grammars) {
     const int errorsBefore = diags.errorCount();
-    GrammarInfo gi;
-    gi.decl = g;
-    body::GrammarSpec &spec = gi.spec;
-    spec.name = g->name.name;
-    BodyGrammar bg;
-    bg.name = g->name.name;
+    GrammarDraft d{*this, *g, {}, {}, {}, {}, {}, {}, {}};
+    d.gi.decl = g;
+    d.gi.spec.name = g->name.name;
+    d.bg.name = g->name.name;
     checkKnownKeys(g->body, "grammar", {"start"});
-    std::map<std::string, int> symIdx;
-    std::vector<const Production *> prods;
-    std::vector<std::string> symNames;
-    for (auto &p : g->productions) {
-      auto [it, fresh] = symIdx.emplace(p.lhs.name, int(prods.size()));
-      if (!fresh) {
-        diags
-            .error(p.lhs.range, "symbol " + q(p.lhs.name) +
-                                    " has two productions; join them "
-                                    "with '|'")
-            .note(prods[size_t(it->second)]->lhs.range, "the first one is here");
-        continue;
-      }
-      prods.push_back(&p);
-      symNames.push_back(p.lhs.name);
-      spec.symbols.push_back({p.lhs.name, {}, -1});
-    }
-    auto symbolRef = [&](const Ident &id) -> int {
-      auto it = symIdx.find(id.name);
-      if (it == symIdx.end()) {
-        undefined(id.range, "symbol", id.name, symNames);
-        return -1;
-      }
-      return it->second;
-    };
-    const Setting *st = g->body.find("start");
-    if (!st) {
-      diags.error(g->name.range, "grammar " + q(bg.name) + " needs 'start = SYMBOL;'");
-    } else if (Expr *e = single(*st, "start")) {
-      if (auto n = evalName(*e, "start")) {
-        bg.start = *n;
-        if (!symIdx.count(*n))
-          undefined(e->range, "symbol", *n, symNames);
-        else
-          spec.start = symIdx[*n];
-      }
-    }
-    std::map<std::string, SourceRange> limitSeen;
-    std::vector<const SymbolLimit *> limitAst(spec.symbols.size(), nullptr);
-    for (const auto &l : g->limits) {
-      int s = symbolRef(l.symbol);
-      auto v = evalInt(*l.value, "limit " + l.symbol.name);
-      if (s < 0 || !v)
-        continue;
-      if (limitAst[size_t(s)]) {
-        diags.error(l.symbol.range, "symbol " + q(l.symbol.name) + " has two limits")
-            .note(limitAst[size_t(s)]->range, "the first one is here");
-        continue;
-      }
-      if (*v < 0) {
-        diags.error(l.value->range, "a limit counts nodes: it must not be negative");
-        continue;
-      }
-      limitAst[size_t(s)] = &l;
-      spec.symbols[size_t(s)].limit = int(*v);
-    }
-
-    std::vector<std::vector<AltAst>> altAst(spec.symbols.size());
-    for (size_t si = 0; si < prods.size(); ++si) {
-      const Production &p = *prods[si];
-      const bool isStart = int(si) == spec.start;
+    collectGrammarSymbols(d);
+    checkGrammarStart(d);
+    checkGrammarLimits(d);
+    d.altAst.resize(d.gi.spec.symbols.size());
+    for (size_t si = 0; si < d.prods.size(); ++si) {
       GrammarRule rule;
-      rule.symbol = p.lhs.name;
-      for (auto &alt : p.alternatives) {
-        GrammarAlternative ga;
-        ga.part = alt.part.name;
-        int pi = partIndex(alt.part.name);
-        if (pi < 0) {
-          std::vector<std::string> c;
-          for (auto *pd : parts)
-            c.push_back(pd->name.name);
-          undefined(alt.part.range, "part", alt.part.name, c);
-          continue;
-        }
-        const body::PartSpec &ps = out.partSpecs[size_t(pi)];
-        std::vector<std::string> portNames;
-        for (auto &po : ps.ports)
-          portNames.push_back(po.name);
-        auto portRef = [&](const Ident &id) -> int {
-          for (size_t k = 0; k < ps.ports.size(); ++k)
-            if (ps.ports[k].name == id.name)
-              return int(k);
-          std::string c = closest(id.name, portNames);
-          diags.error(id.range, "part " + q(ps.name) + " has no port " + q(id.name) +
-                                    (c.empty() ? "" : "; did you mean '" + c + "'?"));
-          return -1;
-        };
-        body::AlternativeSpec as;
-        auto used = std::find(gi.usedParts.begin(), gi.usedParts.end(), pi);
-        as.part = int(used - gi.usedParts.begin());
-        if (used == gi.usedParts.end())
-          gi.usedParts.push_back(pi);
-        AltAst aa;
-        aa.alt = &alt;
-        std::map<int, SourceRange> bound;
-        for (auto &pb : alt.ports) {
-          std::vector<int> ps2 = {portRef(pb.port)};
-          if (pb.tied)
-            ps2.push_back(portRef(pb.port2));
-          if (std::count(ps2.begin(), ps2.end(), -1))
-            continue;
-          bool twice = false;
-          for (size_t k = 0; k < ps2.size(); ++k) {
-            const Ident &id = k ? pb.port2 : pb.port;
-            auto [it, fresh] = bound.emplace(ps2[k], id.range);
-            if (!fresh) {
-              diags.error(id.range, "port " + q(id.name) + " is bound twice")
-                  .note(it->second, "it is first bound here");
-              twice = true;
-            }
-          }
-          if (twice)
-            continue;
-          if (pb.symbol.name == "_") {
-            if (pb.optional)
-              diags.error(pb.symbol.range, "'_' leaves a port empty; '_?' means nothing more");
-            for (size_t k = 0; k < ps2.size(); ++k)
-              ga.ports.push_back({k ? pb.port2.name : pb.port.name, ""});
-            continue;
-          }
-          int sym = symbolRef(pb.symbol);
-          if (sym < 0)
-            continue;
-          if (sym == spec.start) {
-            diags.error(pb.symbol.range,
-                        "the start symbol " + q(pb.symbol.name) +
-                            " is the root and has no attach port, so it cannot be bound at a "
-                            "port; give the root a symbol of its own");
-            continue;
-          }
-          if (pb.tied) {
-            const auto &pa = ps.ports[size_t(ps2[0])].points;
-            const auto &pbp = ps.ports[size_t(ps2[1])].points;
-            bool ok = !ps.mirror.empty() && pa.size() == pbp.size() && ps2[0] != ps2[1];
-            if (ok) {
-              std::vector<int> img;
-              for (int i : pa)
-                img.push_back(ps.mirror[size_t(i)]);
-              std::vector<int> rev(img.rbegin(), img.rend());
-              ok = img == pbp || rev == pbp;
-            }
-            if (!ok) {
-              diags.error(pb.range,
-                          "the tied pair [" + pb.port.name + ", " + pb.port2.name +
-                              "] needs a mirror of part " + q(ps.name) + " that maps port " +
-                              q(pb.port.name) + " onto port " + q(pb.port2.name) +
-                              (ps.mirror.empty() ? "; the part declares no 'mirror'" : ""));
-              continue;
-            }
-          }
-          as.bindings.push_back({ps2, sym, pb.optional});
-          aa.bindings.push_back(&pb);
-          for (size_t k = 0; k < ps2.size(); ++k)
-            ga.ports.push_back({k ? pb.port2.name : pb.port.name, pb.symbol.name});
-        }
-        // The attach port: written, or implied by the one port left unbound.
-        if (isStart) {
-          if (!alt.attach.name.empty())
-            diags.error(alt.attach.range, "the start symbol's alternatives have no attach port: "
-                                          "the root is not attached to anything");
-          if (alt.hasAngle)
-            diags.error(alt.angleRange, "the root has no attach port, so no angle");
-          if (alt.hasTurn)
-            diags.error(alt.turnRange, "the root has no attach port, so no turn");
-        } else if (!alt.attach.name.empty()) {
-          as.attach = portRef(alt.attach);
-          if (as.attach >= 0 && bound.count(as.attach))
-            diags
-                .error(alt.attach.range,
-                       "port " + q(alt.attach.name) + " is both the attach port and bound")
-                .note(bound[as.attach], "it is bound here");
-        } else {
-          std::vector<int> free;
-          for (int k = 0; k < int(ps.ports.size()); ++k)
-            if (!bound.count(k))
-              free.push_back(k);
-          if (free.size() == 1) {
-            as.attach = free[0];
-          } else {
-            std::string list;
-            for (int k : free)
-              list += std::string(list.empty() ? "" : ", ") + ps.ports[size_t(k)].name;
-            diags.error(alt.part.range,
-                        "which port of part " + q(ps.name) + " attaches to the parent? write " +
-                            q(ps.name + "<PORT>") +
-                            (free.empty() ? "; every port is bound" : " with one of " + list));
-          }
-        }
-        if (alt.hasAngle && as.attach >= 0) {
-          size_t n = ps.ports[size_t(as.attach)].points.size();
-          bool free = ps.dim == 2 ? n == 1 : n <= 2;
-          // lo == hi fixes the angle (the lattice grammar's 180-degree turn).
-          if (!(alt.angleLo <= alt.angleHi))
-            diags.error(alt.angleRange, "the angle range " + fmt(alt.angleLo) + " .. " +
-                                            fmt(alt.angleHi) +
-                                            " is empty; the low end comes first");
-          else if (!free)
-            diags.error(alt.angleRange,
-                        "port " + q(ps.ports[size_t(as.attach)].name) + " has " +
-                            std::to_string(n) + " points, which fix the placement; an angle " +
-                            "applies only to a port of one point" + (ps.dim == 3 ? " or two" : ""));
-          else {
-            as.hasAngle = true;
-            as.angleLo = alt.angleLo;
-            as.angleHi = alt.angleHi;
-          }
-        }
-        if (alt.hasTurn && as.attach >= 0) {
-          // A fixed turn: the orientation a port of n >= 3 points leaves to
-          // a gene (which of its points the child's first attach point meets).
-          size_t n = ps.ports[size_t(as.attach)].points.size();
-          if (n < 3)
-            diags.error(alt.turnRange,
-                        "port " + q(ps.ports[size_t(as.attach)].name) + " has " +
-                            std::to_string(n) + " point" + (n == 1 ? "" : "s") +
-                            ", so it has no turns; a turn applies to a port of three or more "
-                            "points");
-          else if (!(alt.turn >= 0 && alt.turn < double(n) && alt.turn == std::floor(alt.turn)))
-            diags.error(alt.turnRange, "port " + q(ps.ports[size_t(as.attach)].name) + " has " +
-                                           std::to_string(n) + " points, so a turn is 0 .. " +
-                                           std::to_string(n - 1) + ", not " + fmt(alt.turn));
-          else
-            as.fixedTurn = int(alt.turn);
-        }
-        if (alt.weight) {
-          if (auto w = evalNumber(*alt.weight, "weight")) {
-            if (*w <= 0)
-              diags.error(alt.weight->range, "a production weight must be positive");
-            else
-              as.weight = ga.weight = *w;
-          }
-        }
-        spec.symbols[si].alternatives.push_back(std::move(as));
-        altAst[si].push_back(std::move(aa));
-        rule.alternatives.push_back(std::move(ga));
-      }
-      bg.rules.push_back(std::move(rule));
+      rule.symbol = d.prods[si]->lhs.name;
+      for (auto &alt : d.prods[si]->alternatives)
+        checkAlternative(d, si, alt, rule);
+      d.bg.rules.push_back(std::move(rule));
     }
-    if (diags.errorCount() == errorsBefore && spec.start >= 0)
-      analyse(*this, gi, altAst, limitAst);
-    gi.ok = diags.errorCount() == errorsBefore;
-    out.grammars.push_back(std::move(bg));
-    grammarInfos.push_back(std::move(gi));
+    if (diags.errorCount() == errorsBefore && d.gi.spec.start >= 0)
+      analyse(*this, d.gi, d.altAst, d.limitAst);
+    d.gi.ok = diags.errorCount() == errorsBefore;
+    out.grammars.push_back(std::move(d.bg));
+    grammarInfos.push_back(std::move(d.gi));
   }
 }
 

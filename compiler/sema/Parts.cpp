@@ -163,376 +163,459 @@ bool Checker::compileScalar(const Expr &e, const std::map<std::string, int> &par
   }
 }
 
+namespace {
+
+/// One part being checked: the checker, its declaration and what the steps
+/// have gathered so far.
+struct PartDraft {
+  Checker &C;
+  PartDecl &pd;
+  Part part;
+  body::PartSpec spec;
+  Checker::PartExtra ex;
+  std::map<std::string, int> paramIdx; ///< param name -> index in spec.params
+  std::vector<double> defaults;        ///< each param's default
+
+  /// A point index of this part; reports one out of range.
+  std::optional<int> pointIndex(const Expr &e, const std::string &what) const {
+    const int np = int(part.points.size());
+    auto v = C.evalInt(e, what);
+    if (!v)
+      return std::nullopt;
+    if (*v < 0 || *v >= np) {
+      C.diags.error(e.range, "point index " + std::to_string(*v) + " is out of range; part " +
+                                 q(part.name) + " has points 0.." + std::to_string(np - 1));
+      return std::nullopt;
+    }
+    return int(*v);
+  }
+  /// A spring index of this part (once its springs are checked).
+  std::optional<int> springIndex(const Expr &e, const std::string &what) const {
+    const int ns = int(spec.springs.size());
+    auto v = C.evalInt(e, what);
+    if (!v)
+      return std::nullopt;
+    if (*v < 0 || *v >= ns) {
+      C.diags.error(e.range, "spring index " + std::to_string(*v) + " is out of range; part " +
+                                 q(part.name) + " has springs 0.." + std::to_string(ns - 1));
+      return std::nullopt;
+    }
+    return int(*v);
+  }
+  /// A positive number; reports zero or less.
+  std::optional<double> positive(const Expr &e, const std::string &what) const {
+    auto v = C.evalNumber(e, what);
+    if (v && !(*v > 0)) {
+      C.diags.error(e.range, (what == "stiffness" ? q(what) : what) + " must be positive");
+      return std::nullopt;
+    }
+    return v;
+  }
+};
+
+/// Params: `param len = 1 in 0.5 .. 2;`, into spec.params and the defaults.
+void checkPartParams(PartDraft &d) {
+  for (const auto &prm : d.pd.params) {
+    if (d.paramIdx.count(prm.name.name)) {
+      d.C.diags.error(prm.name.range, "param " + q(prm.name.name) + " is declared twice");
+      continue;
+    }
+    auto init = d.C.evalNumber(*prm.init, "param " + prm.name.name);
+    auto lo = d.C.evalNumber(*prm.lo, "param " + prm.name.name);
+    auto hi = d.C.evalNumber(*prm.hi, "param " + prm.name.name);
+    if (!init || !lo || !hi)
+      continue;
+    if (!(*lo < *hi)) {
+      d.C.diags.error(prm.lo->range, "param " + q(prm.name.name) + " has an empty range " +
+                                         fmt(*lo) + " .. " + fmt(*hi) +
+                                         "; the low end comes first");
+      continue;
+    }
+    if (*init < *lo || *init > *hi) {
+      d.C.diags.error(prm.init->range, "the default " + fmt(*init) + " of param " +
+                                           q(prm.name.name) + " is outside its range " + fmt(*lo) +
+                                           " .. " + fmt(*hi));
+      continue;
+    }
+    d.paramIdx[prm.name.name] = int(d.spec.params.size());
+    d.spec.params.push_back({prm.name.name, *init, *lo, *hi});
+    d.defaults.push_back(*init);
+  }
+}
+
+/// One point's coordinates, compiled over the params and evaluated at their
+/// defaults; false (reported) if any coordinate is not usable.
+bool checkPartPoint(PartDraft &d, const TupleExpr &t) {
+  std::vector<double> xs;
+  std::vector<body::Scalar> coords;
+  for (auto &c : t.elems) {
+    body::Scalar sc;
+    if (!d.C.compileScalar(*c, d.paramIdx, sc, "a point coordinate"))
+      continue;
+    double v = body::evalScalar(sc, d.defaults.data());
+    if (!std::isfinite(v)) {
+      d.C.diags.error(c->range, "this coordinate is not a finite number at the params' defaults");
+      continue;
+    }
+    xs.push_back(v);
+    coords.push_back(std::move(sc));
+  }
+  if (xs.size() != t.elems.size())
+    return false;
+  d.part.points.push_back(xs);
+  d.spec.points.push_back(std::move(coords));
+  return true;
+}
+
+/// Points: `points = [(0, 0), (1, 0), ...];`, and the part's dimension.
+/// False (reported) when the part has no list of points at all.
+bool checkPartPoints(PartDraft &d) {
+  const Setting *pts = d.pd.body.find("points");
+  if (!pts) {
+    d.C.diags.error(d.pd.name.range, "part " + q(d.part.name) +
+                                         " has no points; add "
+                                         "'points = [(0, 0), (1, 0), ...];'");
+    return false;
+  }
+  const int dim = d.C.haveWorld ? d.C.out.world.dim : 0;
+  int firstDim = 0;
+  auto *list = pts->values.size() == 1 ? dynCast<ListExpr>(pts->values[0].get()) : nullptr;
+  if (!list) {
+    d.C.diags.error(pts->range, "points must be a list of coordinates: [(0, 0), (1, 0), ...]");
+    return false;
+  }
+  for (auto &pe : list->elems) {
+    auto *t = dynCast<TupleExpr>(pe.get());
+    if (!t) {
+      d.C.diags.error(pe->range, "a point is a tuple of coordinates, e.g. (0.5, 1)");
+      continue;
+    }
+    int n = int(t->elems.size());
+    if (firstDim == 0)
+      firstDim = n;
+    if ((dim && n != dim) || n != firstDim || n < 2 || n > 3) {
+      d.C.diags.error(pe->range, "a point has " + std::to_string(dim ? dim : firstDim) +
+                                     " coordinates here, not " + std::to_string(n));
+      continue;
+    }
+    checkPartPoint(d, *t);
+  }
+  d.spec.dim = dim ? dim : (firstDim ? firstDim : 2);
+  return true;
+}
+
+/// The part's own `stiffness` and `actuation` (defaults of its springs).
+void checkPartMaterial(PartDraft &d) {
+  if (const Setting *s = d.pd.body.find("stiffness"))
+    if (Expr *e = d.C.single(*s, "stiffness"))
+      d.ex.stiffness = d.positive(*e, "stiffness");
+  if (const Setting *s = d.pd.body.find("actuation"))
+    if (Expr *e = d.C.single(*s, "actuation"))
+      if (auto v = d.C.evalNumber(*e, "actuation")) {
+        if (*v < 0)
+          d.C.diags.error(e->range, "'actuation' must not be negative");
+        else
+          d.ex.actuation = v;
+      }
+}
+
+/// Springs: (a, b) or (a, b, stiffness).
+void checkPartSprings(PartDraft &d) {
+  const Setting *sp = d.pd.body.find("springs");
+  if (!sp)
+    return;
+  auto *sl = sp->values.size() == 1 ? dynCast<ListExpr>(sp->values[0].get()) : nullptr;
+  if (!sl) {
+    d.C.diags.error(sp->range, "springs must be a list of point index pairs: [(0, 1), (1, 2)]");
+    return;
+  }
+  for (auto &se : sl->elems) {
+    auto *t = dynCast<TupleExpr>(se.get());
+    if (!t || t->elems.size() < 2 || t->elems.size() > 3) {
+      d.C.diags.error(se->range, "a spring is a pair of point indices, e.g. (0, 1), or a "
+                                 "triple with its stiffness, (0, 1, 1e4)");
+      continue;
+    }
+    auto a = d.pointIndex(*t->elems[0], "a spring endpoint");
+    auto b = d.pointIndex(*t->elems[1], "a spring endpoint");
+    std::optional<double> k;
+    if (t->elems.size() == 3 && !(k = d.positive(*t->elems[2], "a spring's stiffness")))
+      continue;
+    if (!a || !b)
+      continue;
+    if (*a == *b) {
+      d.C.diags.error(se->range, "a spring joins two different points");
+      continue;
+    }
+    for (auto &[x, y] : d.part.springs)
+      if ((x == *a && y == *b) || (x == *b && y == *a))
+        d.C.diags.warning(se->range, "spring (" + std::to_string(*a) + ", " + std::to_string(*b) +
+                                         ") is listed twice");
+    d.part.springs.push_back({*a, *b});
+    d.ex.springStiffness.push_back(k);
+    body::SpringSpec ss;
+    ss.a = *a;
+    ss.b = *b;
+    ss.stiffness = k ? *k : d.ex.stiffness ? *d.ex.stiffness : 3e4;
+    ss.actuation = d.ex.actuation ? *d.ex.actuation : 0.1;
+    d.spec.springs.push_back(ss);
+  }
+}
+
+/// Actuators: all springs by default, `all`, `none` or a list of indices.
+std::vector<bool> checkPartActuators(PartDraft &d) {
+  std::vector<bool> actuatable(d.spec.springs.size(), true);
+  const Setting *s = d.pd.body.find("actuators");
+  if (!s)
+    return actuatable;
+  Expr *e = d.C.single(*s, "actuators");
+  auto *l = e ? dynCast<ListExpr>(e) : nullptr;
+  auto *n = e ? dynCast<NameExpr>(e) : nullptr;
+  if (n && (n->name == "all" || n->name == "none")) {
+    std::fill(actuatable.begin(), actuatable.end(), n->name == "all");
+  } else if (l) {
+    std::fill(actuatable.begin(), actuatable.end(), false);
+    for (auto &ie : l->elems)
+      if (auto i = d.springIndex(*ie, "an actuator"))
+        actuatable[size_t(*i)] = true;
+  } else if (e) {
+    d.C.diags.error(e->range, "actuators is all, none or a list of spring indices, e.g. [0, 2]");
+  }
+  return actuatable;
+}
+
+/// Groups: `side(2, 3)`, one actuation gene each; `geneOf`: spring -> gene.
+void checkPartGroups(PartDraft &d, const std::vector<bool> &actuatable, std::vector<int> &geneOf) {
+  const Setting *g = d.pd.body.find("groups");
+  if (!g)
+    return;
+  std::set<std::string> names;
+  for (auto &v : g->values) {
+    auto *call = dynCast<CallExpr>(v.get());
+    if (!call || call->args.empty() || !call->namedArgs.empty()) {
+      d.C.diags.error(v->range, "a group is a name and its springs, e.g. side(2, 3)");
+      continue;
+    }
+    call->ref = CallRef::Setting;
+    if (!names.insert(call->callee.name).second) {
+      d.C.diags.error(call->callee.range, "group " + q(call->callee.name) + " is declared twice");
+      continue;
+    }
+    body::GeneSpec gene;
+    gene.name = call->callee.name;
+    for (auto &a : call->args) {
+      auto i = d.springIndex(*a, "a group's spring");
+      if (!i)
+        continue;
+      if (!actuatable[size_t(*i)]) {
+        d.C.diags.error(a->range, "spring " + std::to_string(*i) + " of group " + q(gene.name) +
+                                      " is not an actuator (see 'actuators')");
+        continue;
+      }
+      if (geneOf[size_t(*i)] >= 0) {
+        d.C.diags.error(a->range, "spring " + std::to_string(*i) + " is in two groups");
+        continue;
+      }
+      geneOf[size_t(*i)] = int(d.spec.genes.size());
+      gene.springs.push_back(*i);
+    }
+    d.spec.genes.push_back(std::move(gene));
+  }
+}
+
+/// Actuators and groups: one actuation gene per group and per actuated
+/// spring outside the groups.
+void checkPartGenes(PartDraft &d) {
+  const int ns = int(d.spec.springs.size());
+  std::vector<bool> actuatable = checkPartActuators(d);
+  std::vector<int> geneOf(size_t(ns), -1);
+  checkPartGroups(d, actuatable, geneOf);
+  for (int i = 0; i < ns; ++i) {
+    if (!actuatable[size_t(i)])
+      continue;
+    if (geneOf[size_t(i)] < 0) {
+      geneOf[size_t(i)] = int(d.spec.genes.size());
+      d.spec.genes.push_back({"s" + std::to_string(i), {i}});
+    }
+    d.spec.springs[size_t(i)].gene = geneOf[size_t(i)];
+  }
+}
+
+/// Ports: `left(2, 0)`, a name and its points.
+void checkPartPorts(PartDraft &d) {
+  const Setting *po = d.pd.body.find("ports");
+  if (!po)
+    return;
+  std::map<std::string, SourceRange> seen;
+  for (auto &v : po->values) {
+    auto *call = dynCast<CallExpr>(v.get());
+    if (!call || call->args.empty() || !call->namedArgs.empty()) {
+      d.C.diags.error(v->range, "a port is a name and its points, e.g. left(2, 0)");
+      continue;
+    }
+    call->ref = CallRef::Setting;
+    auto [it, fresh] = seen.emplace(call->callee.name, call->callee.range);
+    if (!fresh) {
+      d.C.diags.error(call->callee.range, "port " + q(call->callee.name) + " is declared twice")
+          .note(it->second, "the first one is here");
+      continue;
+    }
+    Port port;
+    port.name = call->callee.name;
+    for (auto &a : call->args)
+      if (auto i = d.pointIndex(*a, "a port point")) {
+        if (std::count(port.points.begin(), port.points.end(), *i))
+          d.C.diags.error(a->range,
+                          "port " + q(port.name) + " lists point " + std::to_string(*i) + " twice");
+        else
+          port.points.push_back(*i);
+      }
+    d.spec.ports.push_back({port.name, port.points});
+    d.part.ports.push_back(port);
+  }
+}
+
+/// Why the point permutation `m` is not a reflection of the part (its points
+/// at the params' defaults, its springs), or "" if it is one.
+std::string whyNotReflection(const Part &part, const std::vector<int> &m, int dim) {
+  const int np = int(part.points.size());
+  std::string why;
+  std::vector<int> seenAt(size_t(np), -1);
+  for (int i = 0; i < np && why.empty(); ++i) {
+    if (seenAt[size_t(m[i])] >= 0)
+      why = "points " + std::to_string(seenAt[size_t(m[i])]) + " and " + std::to_string(i) +
+            " both map to point " + std::to_string(m[i]) + ", so it is not a permutation";
+    seenAt[size_t(m[i])] = i;
+  }
+  for (int i = 0; i < np && why.empty(); ++i)
+    if (m[size_t(m[i])] != i)
+      why = "point " + std::to_string(i) + " maps to " + std::to_string(m[i]) + ", which maps to " +
+            std::to_string(m[size_t(m[i])]) + "; a reflection maps each point back";
+  double size = 0;
+  for (int i = 0; i < np; ++i)
+    for (int j = 0; j < np; ++j)
+      size = std::max(size, dist(part.points[i], part.points[j]));
+  const double tol = 1e-9 * std::max(size, 1e-300);
+  for (int i = 0; i < np && why.empty(); ++i)
+    for (int j = i + 1; j < np && why.empty(); ++j) {
+      double d0 = dist(part.points[i], part.points[j]);
+      double d1 = dist(part.points[m[i]], part.points[m[j]]);
+      if (std::fabs(d0 - d1) > tol)
+        why = "points " + std::to_string(i) + " and " + std::to_string(j) + " are " + fmt(d0) +
+              " apart, their images " + std::to_string(m[i]) + " and " + std::to_string(m[j]) +
+              " " + fmt(d1) + " (at the params' defaults)";
+    }
+  if (why.empty()) {
+    // Distances kept: an isometry; it must turn the part over.
+    std::vector<int> simplex = spanningSimplex(part.points, dim);
+    if (!simplex.empty()) {
+      double v0 = orientedVolume(part.points, simplex);
+      std::vector<int> image;
+      for (int i : simplex)
+        image.push_back(m[size_t(i)]);
+      double v1 = orientedVolume(part.points, image);
+      if (std::fabs(v0) > 1e-9 * std::pow(size, dim) && v0 * v1 > 0)
+        why = "it keeps the part's orientation: a rotation, not a reflection";
+    }
+  }
+  std::set<std::pair<int, int>> springSet;
+  for (auto &[a, b] : part.springs)
+    springSet.insert({std::min(a, b), std::max(a, b)});
+  for (size_t k = 0; k < part.springs.size() && why.empty(); ++k) {
+    auto [a, b] = part.springs[k];
+    int ma = m[size_t(a)], mb = m[size_t(b)];
+    if (!springSet.count({std::min(ma, mb), std::max(ma, mb)}))
+      why = "it maps spring (" + std::to_string(a) + ", " + std::to_string(b) + ") to (" +
+            std::to_string(ma) + ", " + std::to_string(mb) + "), which is not a spring";
+  }
+  return why;
+}
+
+/// Mirror: a permutation that is a reflection of the part.
+void checkPartMirror(PartDraft &d) {
+  const Setting *mi = d.pd.body.find("mirror");
+  if (!mi)
+    return;
+  const int np = int(d.part.points.size());
+  Expr *e = d.C.single(*mi, "mirror");
+  auto *l = e ? dynCast<ListExpr>(e) : nullptr;
+  std::vector<int> m;
+  if (e && !l)
+    d.C.diags.error(e->range, "mirror is a list giving each point's image, e.g. [1, 0, 3, 2]");
+  else if (l && int(l->elems.size()) != np)
+    d.C.diags.error(e->range, "mirror gives " + std::to_string(l->elems.size()) +
+                                  " images, but part " + q(d.part.name) + " has " +
+                                  std::to_string(np) + " points");
+  else if (l) {
+    for (auto &ie : l->elems)
+      if (auto i = d.pointIndex(*ie, "a mirror image"))
+        m.push_back(*i);
+  }
+  if (!(l && int(m.size()) == np && np > 0))
+    return;
+  std::string why = whyNotReflection(d.part, m, d.spec.dim);
+  if (!why.empty())
+    d.C.diags.error(e->range, "mirror of part " + q(d.part.name) + " is not a reflection: " + why);
+  else
+    d.spec.mirror = m;
+}
+
+/// Cells: convex solids for the overlap test (default: the convex hull).
+void checkPartCells(PartDraft &d) {
+  const Setting *ce = d.pd.body.find("cells");
+  if (!ce)
+    return;
+  Expr *e = d.C.single(*ce, "cells");
+  auto *l = e ? dynCast<ListExpr>(e) : nullptr;
+  if (e && !l)
+    d.C.diags.error(e->range, "cells is a list of point tuples, e.g. [(0, 1, 2)]");
+  const int need = d.spec.dim == 2 ? 3 : 4;
+  for (size_t c = 0; l && c < l->elems.size(); ++c) {
+    auto *t = dynCast<TupleExpr>(l->elems[c].get());
+    if (!t || int(t->elems.size()) < need) {
+      d.C.diags.error(l->elems[c]->range, "a cell lists at least " + std::to_string(need) +
+                                              " points in " + std::to_string(d.spec.dim) +
+                                              "D, e.g. (0, 1, 2" + (need == 4 ? ", 3" : "") + ")");
+      continue;
+    }
+    std::vector<int> cell;
+    for (auto &ie : t->elems)
+      if (auto i = d.pointIndex(*ie, "a cell point")) {
+        if (std::count(cell.begin(), cell.end(), *i))
+          d.C.diags.error(ie->range, "a cell lists point " + std::to_string(*i) + " twice");
+        else
+          cell.push_back(*i);
+      }
+    d.spec.cells.push_back(cell);
+  }
+}
+
+} // namespace
+
 void Checker::checkParts() {
   for (auto *pd : parts) {
     const int errorsBefore = diags.errorCount();
-    Part part;
-    part.name = pd->name.name;
-    part.decl = pd;
-    body::PartSpec spec;
-    spec.name = part.name;
-    PartExtra ex;
+    PartDraft d{*this, *pd, {}, {}, {}, {}, {}};
+    d.part.name = pd->name.name;
+    d.part.decl = pd;
+    d.spec.name = d.part.name;
     checkKnownKeys(pd->body, "part",
                    {"points", "springs", "stiffness", "actuation", "actuators", "groups", "ports",
                     "mirror", "cells"});
-
-    // Params: `param len = 1 in 0.5 .. 2;`
-    std::map<std::string, int> paramIdx;
-    std::vector<double> defaults;
-    for (const auto &prm : pd->params) {
-      if (paramIdx.count(prm.name.name)) {
-        diags.error(prm.name.range, "param " + q(prm.name.name) + " is declared twice");
-        continue;
-      }
-      auto init = evalNumber(*prm.init, "param " + prm.name.name);
-      auto lo = evalNumber(*prm.lo, "param " + prm.name.name);
-      auto hi = evalNumber(*prm.hi, "param " + prm.name.name);
-      if (!init || !lo || !hi)
-        continue;
-      if (!(*lo < *hi)) {
-        diags.error(prm.lo->range, "param " + q(prm.name.name) + " has an empty range " + fmt(*lo) +
-                                       " .. " + fmt(*hi) + "; the low end comes first");
-        continue;
-      }
-      if (*init < *lo || *init > *hi) {
-        diags.error(prm.init->range, "the default " + fmt(*init) + " of param " + q(prm.name.name) +
-                                         " is outside its range " + fmt(*lo) + " .. " + fmt(*hi));
-        continue;
-      }
-      paramIdx[prm.name.name] = int(spec.params.size());
-      spec.params.push_back({prm.name.name, *init, *lo, *hi});
-      defaults.push_back(*init);
-    }
-
-    const Setting *pts = pd->body.find("points");
-    if (!pts) {
-      diags.error(pd->name.range, "part " + q(part.name) +
-                                      " has no points; add "
-                                      "'points = [(0, 0), (1, 0), ...];'");
+    checkPartParams(d);
+    if (!checkPartPoints(d))
       continue;
-    }
-    const int dim = haveWorld ? out.world.dim : 0;
-    int firstDim = 0;
-    auto *list = pts->values.size() == 1 ? dynCast<ListExpr>(pts->values[0].get()) : nullptr;
-    if (!list) {
-      diags.error(pts->range, "points must be a list of coordinates: [(0, 0), (1, 0), ...]");
-      continue;
-    }
-    for (auto &pe : list->elems) {
-      auto *t = dynCast<TupleExpr>(pe.get());
-      if (!t) {
-        diags.error(pe->range, "a point is a tuple of coordinates, e.g. (0.5, 1)");
-        continue;
-      }
-      int n = int(t->elems.size());
-      if (firstDim == 0)
-        firstDim = n;
-      if ((dim && n != dim) || n != firstDim || n < 2 || n > 3) {
-        diags.error(pe->range, "a point has " + std::to_string(dim ? dim : firstDim) +
-                                   " coordinates here, not " + std::to_string(n));
-        continue;
-      }
-      std::vector<double> xs;
-      std::vector<body::Scalar> coords;
-      for (auto &c : t->elems) {
-        body::Scalar sc;
-        if (!compileScalar(*c, paramIdx, sc, "a point coordinate"))
-          continue;
-        double v = body::evalScalar(sc, defaults.data());
-        if (!std::isfinite(v)) {
-          diags.error(c->range, "this coordinate is not a finite number at the params' defaults");
-          continue;
-        }
-        xs.push_back(v);
-        coords.push_back(std::move(sc));
-      }
-      if (int(xs.size()) != n)
-        continue;
-      part.points.push_back(xs);
-      spec.points.push_back(std::move(coords));
-    }
-    spec.dim = dim ? dim : (firstDim ? firstDim : 2);
-    int np = int(part.points.size());
-    auto pointIndex = [&](const Expr &e, const std::string &what) -> std::optional<int> {
-      auto v = evalInt(e, what);
-      if (!v)
-        return std::nullopt;
-      if (*v < 0 || *v >= np) {
-        diags.error(e.range, "point index " + std::to_string(*v) + " is out of range; part " +
-                                 q(part.name) + " has points 0.." + std::to_string(np - 1));
-        return std::nullopt;
-      }
-      return int(*v);
-    };
-    auto positive = [&](const Expr &e, const std::string &what) -> std::optional<double> {
-      auto v = evalNumber(e, what);
-      if (v && !(*v > 0)) {
-        diags.error(e.range, (what == "stiffness" ? q(what) : what) + " must be positive");
-        return std::nullopt;
-      }
-      return v;
-    };
-    if (const Setting *s = pd->body.find("stiffness"))
-      if (Expr *e = single(*s, "stiffness"))
-        ex.stiffness = positive(*e, "stiffness");
-    if (const Setting *s = pd->body.find("actuation"))
-      if (Expr *e = single(*s, "actuation"))
-        if (auto v = evalNumber(*e, "actuation")) {
-          if (*v < 0)
-            diags.error(e->range, "'actuation' must not be negative");
-          else
-            ex.actuation = v;
-        }
-
-    // Springs: (a, b) or (a, b, stiffness).
-    if (const Setting *sp = pd->body.find("springs")) {
-      auto *sl = sp->values.size() == 1 ? dynCast<ListExpr>(sp->values[0].get()) : nullptr;
-      if (!sl)
-        diags.error(sp->range, "springs must be a list of point index pairs: [(0, 1), (1, 2)]");
-      else
-        for (auto &se : sl->elems) {
-          auto *t = dynCast<TupleExpr>(se.get());
-          if (!t || t->elems.size() < 2 || t->elems.size() > 3) {
-            diags.error(se->range, "a spring is a pair of point indices, e.g. (0, 1), or a "
-                                   "triple with its stiffness, (0, 1, 1e4)");
-            continue;
-          }
-          auto a = pointIndex(*t->elems[0], "a spring endpoint");
-          auto b = pointIndex(*t->elems[1], "a spring endpoint");
-          std::optional<double> k;
-          if (t->elems.size() == 3 && !(k = positive(*t->elems[2], "a spring's stiffness")))
-            continue;
-          if (!a || !b)
-            continue;
-          if (*a == *b) {
-            diags.error(se->range, "a spring joins two different points");
-            continue;
-          }
-          for (auto &[x, y] : part.springs)
-            if ((x == *a && y == *b) || (x == *b && y == *a))
-              diags.warning(se->range, "spring (" + std::to_string(*a) + ", " + std::to_string(*b) +
-                                           ") is listed twice");
-          part.springs.push_back({*a, *b});
-          ex.springStiffness.push_back(k);
-          body::SpringSpec ss;
-          ss.a = *a;
-          ss.b = *b;
-          ss.stiffness = k ? *k : ex.stiffness ? *ex.stiffness : 3e4;
-          ss.actuation = ex.actuation ? *ex.actuation : 0.1;
-          spec.springs.push_back(ss);
-        }
-    }
-    const int ns = int(spec.springs.size());
-    auto springIndex = [&](const Expr &e, const std::string &what) -> std::optional<int> {
-      auto v = evalInt(e, what);
-      if (!v)
-        return std::nullopt;
-      if (*v < 0 || *v >= ns) {
-        diags.error(e.range, "spring index " + std::to_string(*v) + " is out of range; part " +
-                                 q(part.name) + " has springs 0.." + std::to_string(ns - 1));
-        return std::nullopt;
-      }
-      return int(*v);
-    };
-
-    // Actuators (all by default) and groups: one actuation gene each.
-    std::vector<bool> actuatable(size_t(ns), true);
-    if (const Setting *s = pd->body.find("actuators")) {
-      Expr *e = single(*s, "actuators");
-      auto *l = e ? dynCast<ListExpr>(e) : nullptr;
-      auto *n = e ? dynCast<NameExpr>(e) : nullptr;
-      if (n && (n->name == "all" || n->name == "none")) {
-        std::fill(actuatable.begin(), actuatable.end(), n->name == "all");
-      } else if (l) {
-        std::fill(actuatable.begin(), actuatable.end(), false);
-        for (auto &ie : l->elems)
-          if (auto i = springIndex(*ie, "an actuator"))
-            actuatable[size_t(*i)] = true;
-      } else if (e) {
-        diags.error(e->range, "actuators is all, none or a list of spring indices, e.g. [0, 2]");
-      }
-    }
-    std::vector<int> geneOf(size_t(ns), -1);
-    if (const Setting *g = pd->body.find("groups")) {
-      std::set<std::string> names;
-      for (auto &v : g->values) {
-        auto *call = dynCast<CallExpr>(v.get());
-        if (!call || call->args.empty() || !call->namedArgs.empty()) {
-          diags.error(v->range, "a group is a name and its springs, e.g. side(2, 3)");
-          continue;
-        }
-        call->ref = CallRef::Setting;
-        if (!names.insert(call->callee.name).second) {
-          diags.error(call->callee.range, "group " + q(call->callee.name) + " is declared twice");
-          continue;
-        }
-        body::GeneSpec gene;
-        gene.name = call->callee.name;
-        for (auto &a : call->args) {
-          auto i = springIndex(*a, "a group's spring");
-          if (!i)
-            continue;
-          if (!actuatable[size_t(*i)]) {
-            diags.error(a->range, "spring " + std::to_string(*i) + " of group " + q(gene.name) +
-                                      " is not an actuator (see 'actuators')");
-            continue;
-          }
-          if (geneOf[size_t(*i)] >= 0) {
-            diags.error(a->range, "spring " + std::to_string(*i) + " is in two groups");
-            continue;
-          }
-          geneOf[size_t(*i)] = int(spec.genes.size());
-          gene.springs.push_back(*i);
-        }
-        spec.genes.push_back(std::move(gene));
-      }
-    }
-    for (int i = 0; i < ns; ++i) {
-      if (!actuatable[size_t(i)])
-        continue;
-      if (geneOf[size_t(i)] < 0) {
-        geneOf[size_t(i)] = int(spec.genes.size());
-        spec.genes.push_back({"s" + std::to_string(i), {i}});
-      }
-      spec.springs[size_t(i)].gene = geneOf[size_t(i)];
-    }
-
-    if (const Setting *po = pd->body.find("ports")) {
-      std::map<std::string, SourceRange> seen;
-      for (auto &v : po->values) {
-        auto *call = dynCast<CallExpr>(v.get());
-        if (!call || call->args.empty() || !call->namedArgs.empty()) {
-          diags.error(v->range, "a port is a name and its points, e.g. left(2, 0)");
-          continue;
-        }
-        call->ref = CallRef::Setting;
-        auto [it, fresh] = seen.emplace(call->callee.name, call->callee.range);
-        if (!fresh) {
-          diags.error(call->callee.range, "port " + q(call->callee.name) + " is declared twice")
-              .note(it->second, "the first one is here");
-          continue;
-        }
-        Port port;
-        port.name = call->callee.name;
-        for (auto &a : call->args)
-          if (auto i = pointIndex(*a, "a port point")) {
-            if (std::count(port.points.begin(), port.points.end(), *i))
-              diags.error(a->range,
-                          "port " + q(port.name) + " lists point " + std::to_string(*i) + " twice");
-            else
-              port.points.push_back(*i);
-          }
-        spec.ports.push_back({port.name, port.points});
-        part.ports.push_back(port);
-      }
-    }
-
-    // Mirror: a permutation that is a reflection of the part.
-    if (const Setting *mi = pd->body.find("mirror")) {
-      Expr *e = single(*mi, "mirror");
-      auto *l = e ? dynCast<ListExpr>(e) : nullptr;
-      std::vector<int> m;
-      if (e && !l)
-        diags.error(e->range, "mirror is a list giving each point's image, e.g. [1, 0, 3, 2]");
-      else if (l && int(l->elems.size()) != np)
-        diags.error(e->range, "mirror gives " + std::to_string(l->elems.size()) +
-                                  " images, but part " + q(part.name) + " has " +
-                                  std::to_string(np) + " points");
-      else if (l) {
-        for (auto &ie : l->elems)
-          if (auto i = pointIndex(*ie, "a mirror image"))
-            m.push_back(*i);
-      }
-      if (l && int(m.size()) == np && np > 0) {
-        std::string why;
-        std::vector<int> seenAt(size_t(np), -1);
-        for (int i = 0; i < np && why.empty(); ++i) {
-          if (seenAt[size_t(m[i])] >= 0)
-            why = "points " + std::to_string(seenAt[size_t(m[i])]) + " and " + std::to_string(i) +
-                  " both map to point " + std::to_string(m[i]) + ", so it is not a permutation";
-          seenAt[size_t(m[i])] = i;
-        }
-        for (int i = 0; i < np && why.empty(); ++i)
-          if (m[size_t(m[i])] != i)
-            why = "point " + std::to_string(i) + " maps to " + std::to_string(m[i]) +
-                  ", which maps to " + std::to_string(m[size_t(m[i])]) +
-                  "; a reflection maps each point back";
-        double size = 0;
-        for (int i = 0; i < np; ++i)
-          for (int j = 0; j < np; ++j)
-            size = std::max(size, dist(part.points[i], part.points[j]));
-        const double tol = 1e-9 * std::max(size, 1e-300);
-        for (int i = 0; i < np && why.empty(); ++i)
-          for (int j = i + 1; j < np && why.empty(); ++j) {
-            double d0 = dist(part.points[i], part.points[j]);
-            double d1 = dist(part.points[m[i]], part.points[m[j]]);
-            if (std::fabs(d0 - d1) > tol)
-              why = "points " + std::to_string(i) + " and " + std::to_string(j) + " are " +
-                    fmt(d0) + " apart, their images " + std::to_string(m[i]) + " and " +
-                    std::to_string(m[j]) + " " + fmt(d1) + " (at the params' defaults)";
-          }
-        if (why.empty()) {
-          // Distances kept: an isometry; it must turn the part over.
-          std::vector<int> simplex = spanningSimplex(part.points, spec.dim);
-          if (!simplex.empty()) {
-            double v0 = orientedVolume(part.points, simplex);
-            std::vector<int> image;
-            for (int i : simplex)
-              image.push_back(m[size_t(i)]);
-            double v1 = orientedVolume(part.points, image);
-            if (std::fabs(v0) > 1e-9 * std::pow(size, spec.dim) && v0 * v1 > 0)
-              why = "it keeps the part's orientation: a rotation, not a reflection";
-          }
-        }
-        std::set<std::pair<int, int>> springSet;
-        for (auto &[a, b] : part.springs)
-          springSet.insert({std::min(a, b), std::max(a, b)});
-        for (size_t k = 0; k < part.springs.size() && why.empty(); ++k) {
-          auto [a, b] = part.springs[k];
-          int ma = m[size_t(a)], mb = m[size_t(b)];
-          if (!springSet.count({std::min(ma, mb), std::max(ma, mb)}))
-            why = "it maps spring (" + std::to_string(a) + ", " + std::to_string(b) + ") to (" +
-                  std::to_string(ma) + ", " + std::to_string(mb) + "), which is not a spring";
-        }
-        if (!why.empty())
-          diags.error(e->range, "mirror of part " + q(part.name) + " is not a reflection: " + why);
-        else
-          spec.mirror = m;
-      }
-    }
-
-    // Cells: convex solids for the overlap test (default: the convex hull).
-    if (const Setting *ce = pd->body.find("cells")) {
-      Expr *e = single(*ce, "cells");
-      auto *l = e ? dynCast<ListExpr>(e) : nullptr;
-      if (e && !l)
-        diags.error(e->range, "cells is a list of point tuples, e.g. [(0, 1, 2)]");
-      const int need = spec.dim == 2 ? 3 : 4;
-      for (size_t c = 0; l && c < l->elems.size(); ++c) {
-        auto *t = dynCast<TupleExpr>(l->elems[c].get());
-        if (!t || int(t->elems.size()) < need) {
-          diags.error(l->elems[c]->range, "a cell lists at least " + std::to_string(need) +
-                                              " points in " + std::to_string(spec.dim) +
-                                              "D, e.g. (0, 1, 2" + (need == 4 ? ", 3" : "") + ")");
-          continue;
-        }
-        std::vector<int> cell;
-        for (auto &ie : t->elems)
-          if (auto i = pointIndex(*ie, "a cell point")) {
-            if (std::count(cell.begin(), cell.end(), *i))
-              diags.error(ie->range, "a cell lists point " + std::to_string(*i) + " twice");
-            else
-              cell.push_back(*i);
-          }
-        spec.cells.push_back(cell);
-      }
-    }
-
-    ex.defaults = part.points;
-    ex.ok = diags.errorCount() == errorsBefore;
-    out.parts.push_back(std::move(part));
-    out.partSpecs.push_back(std::move(spec));
-    partExtras.push_back(std::move(ex));
+    checkPartMaterial(d);
+    checkPartSprings(d);
+    checkPartGenes(d);
+    checkPartPorts(d);
+    checkPartMirror(d);
+    checkPartCells(d);
+    d.ex.defaults = d.part.points;
+    d.ex.ok = diags.errorCount() == errorsBefore;
+    out.parts.push_back(std::move(d.part));
+    out.partSpecs.push_back(std::move(d.spec));
+    partExtras.push_back(std::move(d.ex));
   }
 }
 

@@ -43,6 +43,299 @@ bool assignable(const Type &value, const Type &target) {
   return value == target || (value.kind == TypeKind::Int && target.kind == TypeKind::Scalar);
 }
 
+/// Set names are unique in a physics.
+void checkSetNames(Checker &C, const PhysicsDecl &p) {
+  std::map<std::string, SetDecl *> sets;
+  for (auto &s : p.sets) {
+    auto [it, fresh] = sets.emplace(s->name.name, s.get());
+    if (!fresh)
+      C.diags
+          .error(s->name.range,
+                 "set " + q(s->name.name) + " is declared twice in physics " + q(p.name.name))
+          .note(it->second->name.range, "the first one is here");
+  }
+}
+
+/// One set's members: unique names, endpoints into sets without endpoints,
+/// fields of number types with constant initial values.
+void checkSetMembers(Checker &C, const PhysicsDecl &p, SetDecl &s) {
+  std::map<std::string, SourceRange> members;
+  auto addMember = [&](const Ident &id) {
+    auto [it, fresh] = members.emplace(id.name, id.range);
+    if (!fresh)
+      C.diags.error(id.range, q(id.name) + " is declared twice in set " + q(s.name.name))
+          .note(it->second, "the first one is here");
+  };
+  for (auto &e : s.endpoints) {
+    addMember(e.name);
+    const SetDecl *t = p.findSet(e.setName.name);
+    if (!t) {
+      std::vector<std::string> c;
+      for (auto &o : p.sets)
+        c.push_back(o->name.name);
+      C.undefined(e.setName.range, "set", e.setName.name, c);
+    } else if (!t->endpoints.empty()) {
+      C.diags.error(e.setName.range, "endpoint " + q(e.name.name) +
+                                         " must point into a set "
+                                         "without endpoints (like point), not " +
+                                         q(t->name.name));
+    }
+    e.target = t;
+  }
+  for (auto &f : s.fields) {
+    addMember(f->name);
+    resolveType(C, f->type);
+    if (f->type.resolved.kind == TypeKind::Bool)
+      C.diags.error(f->type.name.range, "fields hold numbers (scalar, vec2, vec3), not bool");
+    if (f->init) {
+      C.evalNumber(*f->init, s.name.name + "." + f->name.name);
+      f->init->type = Type::scalar();
+    }
+  }
+}
+
+/// What checking the step gathers: the temps accumulated, the inputs read
+/// and the states written (cx points at the first two).
+struct StepDraft {
+  explicit StepDraft(const PhysicsDecl &p) {
+    cx.ctx = Ctx::Step;
+    cx.physics = &p;
+    cx.accumulated = &accumulated;
+    cx.inputsRead = &inputsRead;
+    cx.scopes.emplace_back();
+  }
+  StepDraft(const StepDraft &) = delete;
+  StepDraft &operator=(const StepDraft &) = delete;
+
+  ExprCtx cx;
+  std::set<const FieldDecl *> accumulated;
+  std::map<const FieldDecl *, SourceRange> inputsRead;
+  std::map<const FieldDecl *, SourceRange> stateWrites;
+};
+
+/// The target of a step assignment: elem.field (owner: the loop's set) or
+/// elem.endpoint.field (owner: the endpoint's set); shapeOk if either.
+struct AssignTarget {
+  const SetDecl *owner = nullptr;
+  const EndpointDecl *through = nullptr;
+  bool shapeOk = false;
+};
+
+AssignTarget assignTarget(const ForStmt &loop, const MemberExpr *m) {
+  AssignTarget t;
+  if (!m)
+    return t;
+  if (auto *n = dynCast<NameExpr>(m->base.get())) {
+    if (n->name == loop.var.name) {
+      t.owner = loop.set;
+      t.shapeOk = true;
+    }
+  } else if (auto *mm = dynCast<MemberExpr>(m->base.get())) {
+    auto *n = dynCast<NameExpr>(mm->base.get());
+    if (n && n->name == loop.var.name) {
+      t.through = loop.set->findEndpoint(mm->member.name);
+      if (t.through) {
+        t.owner = t.through->target;
+        t.shapeOk = true;
+      }
+    }
+  }
+  return t;
+}
+
+/// The assignment's operator against the field's kind: `=` sets a state of
+/// the loop's own element once per step, `+=` / `-=` accumulate into a temp.
+/// False (reported) if the assignment is refused.
+bool checkAssignKind(Checker &C, StepDraft &d, AssignStmt &as, const FieldDecl &f,
+                     const AssignTarget &t, std::set<const FieldDecl *> &accumulatedHere) {
+  std::string fname = q(t.owner->name.name + "." + f.name.name);
+  if (as.op == AssignOp::Set) {
+    if (f.kind == FieldKind::Temp) {
+      C.diags.error(as.opRange, "temp " + fname + " only accumulates; use += or -=");
+      return false;
+    }
+    if (f.kind != FieldKind::State) {
+      C.diags.error(as.target->range, std::string("cannot assign ") + fieldKindSpelling(f.kind) +
+                                          " field " + fname +
+                                          " in a step; only states change over time");
+      return false;
+    }
+    if (t.through) {
+      C.diags.error(as.target->range, "a state is written only for the loop's own element; "
+                                      "write " +
+                                          fname + " in 'for _ in " + t.owner->name.name + "'");
+      return false;
+    }
+    auto [it, fresh] = d.stateWrites.emplace(&f, as.target->range);
+    if (!fresh) {
+      C.diags.error(as.target->range, "state " + fname + " is written twice in one step")
+          .note(it->second, "it is first written here");
+      return false;
+    }
+    as.ref = AssignRef::NextState;
+    return true;
+  }
+  if (f.kind != FieldKind::Temp) {
+    C.diags.error(as.opRange,
+                  std::string("'") + (as.op == AssignOp::AddTo ? "+=" : "-=") +
+                      "' accumulates into temp fields; " + fname + " is " +
+                      (f.kind == FieldKind::Input ? "an " : "a ") + fieldKindSpelling(f.kind) +
+                      " field" +
+                      (f.kind == FieldKind::State ? " (assign its next value with '=')" : ""));
+    return false;
+  }
+  as.ref = AssignRef::Accumulate;
+  accumulatedHere.insert(&f);
+  return true;
+}
+
+/// One assignment in a loop of the step: its value, its target's shape and
+/// field, the operator, and the value's type against the field's.
+void checkStepAssign(Checker &C, StepDraft &d, const ForStmt &loop, AssignStmt &as,
+                     std::set<const FieldDecl *> &accumulatedHere) {
+  ExprCtx &cx = d.cx;
+  Type vt = C.check(*as.value, cx);
+  auto *m = dynCast<MemberExpr>(as.target.get());
+  AssignTarget t = assignTarget(loop, m);
+  if (!t.shapeOk && m && isa<MemberExpr>(m->base.get()) &&
+      (m->member.name == "x" || m->member.name == "y" || m->member.name == "z")) {
+    C.diags.error(as.target->range, "a step assigns whole fields, not components; write "
+                                    "the vector, e.g. " +
+                                        loop.var.name + ".f = vec2(..., ...)");
+    return;
+  }
+  if (!t.shapeOk) {
+    C.diags.error(as.target->range, "a step assigns a field of the loop's element (" +
+                                        loop.var.name + ".f) or of an endpoint (" + loop.var.name +
+                                        ".a.f)");
+    return;
+  }
+  // Type the target without counting it as a read.
+  auto *savedAcc = cx.accumulated;
+  auto *savedIn = cx.inputsRead;
+  cx.accumulated = nullptr;
+  cx.inputsRead = nullptr;
+  Type tt = C.check(*as.target, cx);
+  cx.accumulated = savedAcc;
+  cx.inputsRead = savedIn;
+  if (tt.isError() || !t.owner)
+    return;
+  const FieldDecl *f = m->field;
+  if (!f)
+    return;
+  as.field = f;
+  as.through = t.through;
+  if (!checkAssignKind(C, d, as, *f, t, accumulatedHere))
+    return;
+  if (!assignable(vt, f->type.resolved))
+    C.diags.error(as.value->range, q(t.owner->name.name + "." + f->name.name) + " is " +
+                                       typeToString(f->type.resolved) + ", but the value is " +
+                                       typeToString(vt));
+}
+
+/// One loop of the step, `for p in point { ... }`: lets and assignments.
+void checkStepLoop(Checker &C, StepDraft &d, const PhysicsDecl &p, ForStmt &loop) {
+  ExprCtx &cx = d.cx;
+  loop.set = p.findSet(loop.setName.name);
+  if (!loop.set) {
+    std::vector<std::string> c;
+    for (auto &o : p.sets)
+      c.push_back(o->name.name);
+    C.undefined(loop.setName.range, "set", loop.setName.name, c);
+    return;
+  }
+  Scope ls;
+  ls.loop = &loop;
+  cx.scopes.push_back(std::move(ls));
+  std::set<const FieldDecl *> accumulatedHere;
+  for (auto &inner : loop.body) {
+    if (auto *let = dynCast<LetStmt>(inner.get())) {
+      C.checkLet(*let, cx);
+      continue;
+    }
+    if (isa<ForStmt>(inner.get())) {
+      C.diags.error(inner->range, "loops do not nest; follow endpoints instead (s.a.x)");
+      continue;
+    }
+    auto *as = dynCast<AssignStmt>(inner.get());
+    if (!as) {
+      C.diags.error(inner->range, "a step has no 'return'; it assigns next states");
+      continue;
+    }
+    checkStepAssign(C, d, loop, *as, accumulatedHere);
+  }
+  C.warnUnused(cx.scopes.back());
+  cx.scopes.pop_back();
+  d.accumulated.insert(accumulatedHere.begin(), accumulatedHere.end());
+}
+
+/// The step's top level: lets, and loops holding the assignments.
+void checkStep(Checker &C, StepDraft &d, const PhysicsDecl &p) {
+  for (auto &st : p.step) {
+    if (auto *let = dynCast<LetStmt>(st.get())) {
+      C.checkLet(*let, d.cx);
+      continue;
+    }
+    auto *loop = dynCast<ForStmt>(st.get());
+    if (!loop) {
+      C.diags.error(st->range,
+                    isa<ReturnStmt>(st.get())
+                        ? "a step has no 'return'; it assigns next states in loops"
+                        : "assignments in a step go inside a loop: for p in point { ... }");
+      continue;
+    }
+    checkStepLoop(C, d, p, *loop);
+  }
+  C.warnUnused(d.cx.scopes.back());
+}
+
+/// Warns of states the step never writes and temps nothing accumulates into.
+void warnIdleFields(Checker &C, const PhysicsDecl &p, const StepDraft &d) {
+  for (auto &s : p.sets)
+    for (auto &f : s->fields) {
+      std::string fname = q(s->name.name + "." + f->name.name);
+      if (f->kind == FieldKind::State && !d.stateWrites.count(f.get()))
+        C.diags.warning(f->name.range, "state " + fname +
+                                           " is never written by the step, so it "
+                                           "never changes; declare it 'body' if it is constant");
+      if (f->kind == FieldKind::Temp && !d.accumulated.count(f.get()))
+        C.diags.warning(f->name.range,
+                        "nothing accumulates into temp " + fname + ", so it is always zero");
+    }
+}
+
+/// Inputs read by the step must be written by the controller's outputs.
+/// With controllers declared but none selected, the selection was reported.
+void checkInputsWritten(Checker &C, const PhysicsDecl &p, const StepDraft &d) {
+  if (&p != C.out.world.physics || !C.haveWorld ||
+      (!C.out.evolve.learn.controller && !C.controllers.empty()))
+    return;
+  for (auto &[f, where] : d.inputsRead) {
+    const ControllerDecl *c = C.out.evolve.learn.controller;
+    bool written = false;
+    if (c)
+      for (auto &o : c->outputs)
+        if (auto *m = dynCast<MemberExpr>(o.target.get()))
+          if (auto *n = dynCast<NameExpr>(m->base.get()))
+            if (n->name == f->owner->name.name && m->member.name == f->name.name)
+              written = true;
+    if (written)
+      continue;
+    std::string fname = q(f->owner->name.name + "." + f->name.name);
+    if (c)
+      C.diags
+          .error(where, "input " + fname + " is read here, but controller " + q(c->name.name) +
+                            " has no output that writes it")
+          .note(c->name.range, "add 'outputs = " + f->owner->name.name + "." + f->name.name +
+                                   " tanh;' to this controller");
+    else
+      C.diags.error(where, "input " + fname +
+                               " is read here, but no controller writes it; "
+                               "declare a controller with 'outputs = " +
+                               f->owner->name.name + "." + f->name.name + " tanh;'");
+  }
+}
+
 } // namespace
 
 const PhysicsDecl *Checker::learningPhysics() const {
@@ -200,245 +493,16 @@ void Checker::checkFns() {
 
 void Checker::checkPhysics(PhysicsDecl &p) {
   const int errorsBefore = diags.errorCount();
-  // Sets, endpoints and fields.
-  std::map<std::string, SetDecl *> sets;
-  for (auto &s : p.sets) {
-    auto [it, fresh] = sets.emplace(s->name.name, s.get());
-    if (!fresh)
-      diags
-          .error(s->name.range,
-                 "set " + q(s->name.name) + " is declared twice in physics " + q(p.name.name))
-          .note(it->second->name.range, "the first one is here");
-  }
-  for (auto &s : p.sets) {
-    std::map<std::string, SourceRange> members;
-    auto addMember = [&](const Ident &id) {
-      auto [it, fresh] = members.emplace(id.name, id.range);
-      if (!fresh)
-        diags.error(id.range, q(id.name) + " is declared twice in set " + q(s->name.name))
-            .note(it->second, "the first one is here");
-    };
-    for (auto &e : s->endpoints) {
-      addMember(e.name);
-      const SetDecl *t = p.findSet(e.setName.name);
-      if (!t) {
-        std::vector<std::string> c;
-        for (auto &o : p.sets)
-          c.push_back(o->name.name);
-        undefined(e.setName.range, "set", e.setName.name, c);
-      } else if (!t->endpoints.empty()) {
-        diags.error(e.setName.range, "endpoint " + q(e.name.name) +
-                                         " must point into a set "
-                                         "without endpoints (like point), not " +
-                                         q(t->name.name));
-      }
-      e.target = t;
-    }
-    for (auto &f : s->fields) {
-      addMember(f->name);
-      resolveType(*this, f->type);
-      if (f->type.resolved.kind == TypeKind::Bool)
-        diags.error(f->type.name.range, "fields hold numbers (scalar, vec2, vec3), not bool");
-      if (f->init) {
-        ExprCtx cx;
-        cx.ctx = Ctx::Setting;
-        evalNumber(*f->init, s->name.name + "." + f->name.name);
-        f->init->type = Type::scalar();
-      }
-    }
-  }
-
-  // The step.
-  ExprCtx cx;
-  cx.ctx = Ctx::Step;
-  cx.physics = &p;
-  std::set<const FieldDecl *> accumulated;
-  std::map<const FieldDecl *, SourceRange> inputsRead;
-  std::map<const FieldDecl *, SourceRange> stateWrites;
-  cx.accumulated = &accumulated;
-  cx.inputsRead = &inputsRead;
-  cx.scopes.emplace_back();
-  for (auto &st : p.step) {
-    if (auto *let = dynCast<LetStmt>(st.get())) {
-      checkLet(*let, cx);
-      continue;
-    }
-    auto *loop = dynCast<ForStmt>(st.get());
-    if (!loop) {
-      diags.error(st->range,
-                  isa<ReturnStmt>(st.get())
-                      ? "a step has no 'return'; it assigns next states in loops"
-                      : "assignments in a step go inside a loop: for p in point { ... }");
-      continue;
-    }
-    loop->set = p.findSet(loop->setName.name);
-    if (!loop->set) {
-      std::vector<std::string> c;
-      for (auto &o : p.sets)
-        c.push_back(o->name.name);
-      undefined(loop->setName.range, "set", loop->setName.name, c);
-      continue;
-    }
-    Scope ls;
-    ls.loop = loop;
-    cx.scopes.push_back(std::move(ls));
-    std::set<const FieldDecl *> accumulatedHere;
-    for (auto &inner : loop->body) {
-      if (auto *let = dynCast<LetStmt>(inner.get())) {
-        checkLet(*let, cx);
-        continue;
-      }
-      if (isa<ForStmt>(inner.get())) {
-        diags.error(inner->range, "loops do not nest; follow endpoints instead (s.a.x)");
-        continue;
-      }
-      auto *as = dynCast<AssignStmt>(inner.get());
-      if (!as) {
-        diags.error(inner->range, "a step has no 'return'; it assigns next states");
-        continue;
-      }
-      Type vt = check(*as->value, cx);
-      // The target: elem.field or elem.endpoint.field.
-      auto *m = dynCast<MemberExpr>(as->target.get());
-      const SetDecl *owner = nullptr;
-      const EndpointDecl *through = nullptr;
-      bool shapeOk = false;
-      if (m) {
-        if (auto *n = dynCast<NameExpr>(m->base.get())) {
-          if (n->name == loop->var.name) {
-            owner = loop->set;
-            shapeOk = true;
-          }
-        } else if (auto *mm = dynCast<MemberExpr>(m->base.get())) {
-          auto *n = dynCast<NameExpr>(mm->base.get());
-          if (n && n->name == loop->var.name) {
-            through = loop->set->findEndpoint(mm->member.name);
-            if (through) {
-              owner = through->target;
-              shapeOk = true;
-            }
-          }
-        }
-      }
-      if (!shapeOk && m && isa<MemberExpr>(m->base.get()) &&
-          (m->member.name == "x" || m->member.name == "y" || m->member.name == "z")) {
-        diags.error(as->target->range, "a step assigns whole fields, not components; write "
-                                       "the vector, e.g. " +
-                                           loop->var.name + ".f = vec2(..., ...)");
-        continue;
-      }
-      if (!shapeOk) {
-        diags.error(as->target->range, "a step assigns a field of the loop's element (" +
-                                           loop->var.name + ".f) or of an endpoint (" +
-                                           loop->var.name + ".a.f)");
-        continue;
-      }
-      // Type the target without counting it as a read.
-      auto *savedAcc = cx.accumulated;
-      auto *savedIn = cx.inputsRead;
-      cx.accumulated = nullptr;
-      cx.inputsRead = nullptr;
-      Type tt = check(*as->target, cx);
-      cx.accumulated = savedAcc;
-      cx.inputsRead = savedIn;
-      if (tt.isError() || !owner)
-        continue;
-      const FieldDecl *f = m->field;
-      if (!f)
-        continue;
-      as->field = f;
-      as->through = through;
-      std::string fname = q(owner->name.name + "." + f->name.name);
-      if (as->op == AssignOp::Set) {
-        if (f->kind == FieldKind::Temp) {
-          diags.error(as->opRange, "temp " + fname + " only accumulates; use += or -=");
-          continue;
-        }
-        if (f->kind != FieldKind::State) {
-          diags.error(as->target->range, std::string("cannot assign ") +
-                                             fieldKindSpelling(f->kind) + " field " + fname +
-                                             " in a step; only states change over time");
-          continue;
-        }
-        if (through) {
-          diags.error(as->target->range, "a state is written only for the loop's own element; "
-                                         "write " +
-                                             fname + " in 'for _ in " + owner->name.name + "'");
-          continue;
-        }
-        auto [it, fresh] = stateWrites.emplace(f, as->target->range);
-        if (!fresh) {
-          diags.error(as->target->range, "state " + fname + " is written twice in one step")
-              .note(it->second, "it is first written here");
-          continue;
-        }
-        as->ref = AssignRef::NextState;
-      } else {
-        if (f->kind != FieldKind::Temp) {
-          diags.error(as->opRange,
-                      std::string("'") + (as->op == AssignOp::AddTo ? "+=" : "-=") +
-                          "' accumulates into temp fields; " + fname + " is " +
-                          (f->kind == FieldKind::Input ? "an " : "a ") +
-                          fieldKindSpelling(f->kind) + " field" +
-                          (f->kind == FieldKind::State ? " (assign its next value with '=')" : ""));
-          continue;
-        }
-        as->ref = AssignRef::Accumulate;
-        accumulatedHere.insert(f);
-      }
-      if (!assignable(vt, f->type.resolved))
-        diags.error(as->value->range, fname + " is " + typeToString(f->type.resolved) +
-                                          ", but the value is " + typeToString(vt));
-    }
-    warnUnused(cx.scopes.back());
-    cx.scopes.pop_back();
-    accumulated.insert(accumulatedHere.begin(), accumulatedHere.end());
-  }
-  warnUnused(cx.scopes.back());
+  checkSetNames(*this, p);
+  for (auto &s : p.sets)
+    checkSetMembers(*this, p, *s);
+  StepDraft d(p);
+  checkStep(*this, d, p);
   if (p.stepRange.begin.line == 0)
     diags.error(p.name.range, "physics " + q(p.name.name) + " has no 'step { ... }'");
   else if (diags.errorCount() == errorsBefore)
-    for (auto &s : p.sets)
-      for (auto &f : s->fields) {
-        std::string fname = q(s->name.name + "." + f->name.name);
-        if (f->kind == FieldKind::State && !stateWrites.count(f.get()))
-          diags.warning(f->name.range, "state " + fname +
-                                           " is never written by the step, so it "
-                                           "never changes; declare it 'body' if it is constant");
-        if (f->kind == FieldKind::Temp && !accumulated.count(f.get()))
-          diags.warning(f->name.range,
-                        "nothing accumulates into temp " + fname + ", so it is always zero");
-      }
-
-  // Inputs read by the step must be written by the controller's outputs.
-  // With controllers declared but none selected, the selection was reported.
-  if (&p != out.world.physics || !haveWorld ||
-      (!out.evolve.learn.controller && !controllers.empty()))
-    return;
-  for (auto &[f, where] : inputsRead) {
-    const ControllerDecl *c = out.evolve.learn.controller;
-    bool written = false;
-    if (c)
-      for (auto &o : c->outputs)
-        if (auto *m = dynCast<MemberExpr>(o.target.get()))
-          if (auto *n = dynCast<NameExpr>(m->base.get()))
-            if (n->name == f->owner->name.name && m->member.name == f->name.name)
-              written = true;
-    if (written)
-      continue;
-    std::string fname = q(f->owner->name.name + "." + f->name.name);
-    if (c)
-      diags
-          .error(where, "input " + fname + " is read here, but controller " + q(c->name.name) +
-                            " has no output that writes it")
-          .note(c->name.range, "add 'outputs = " + f->owner->name.name + "." + f->name.name +
-                                   " tanh;' to this controller");
-    else
-      diags.error(where, "input " + fname +
-                             " is read here, but no controller writes it; "
-                             "declare a controller with 'outputs = " +
-                             f->owner->name.name + "." + f->name.name + " tanh;'");
-  }
+    warnIdleFields(*this, p, d);
+  checkInputsWritten(*this, p, d);
 }
 
 } // namespace evoc::sema

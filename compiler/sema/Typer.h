@@ -32,6 +32,17 @@ public:
   ast::Type binary(ast::BinaryExpr &b);
   ast::Type ifExpr(ast::IfExpr &f);
   ast::Type call(ast::CallExpr &c);
+  /// A call of a name that is no builtin: a fn, or reported.
+  ast::Type userCall(ast::CallExpr &c);
+  /// sum / mean / min / max of one field: reduced over its set.
+  ast::Type reduction(ast::CallExpr &c, const ast::Type &arg);
+  /// The other builtins on numbers (`ts`: the argument types), element-wise
+  /// over one set.
+  ast::Type elementwise(ast::CallExpr &c, const std::vector<ast::Type> &ts);
+  /// ground_height / ground_normal / ground_gap / ground_speed.
+  ast::Type groundCall(ast::CallExpr &c, const std::vector<ast::Type> &ts, const ast::SetDecl *set);
+  /// Whether argument i is a scalar; reports it if not.
+  bool scalarArg(const ast::CallExpr &c, const std::vector<ast::Type> &ts, size_t i);
   ast::Type repeat(ast::CallExpr &c);
   ast::Type sinWaves(ast::CallExpr &c);
   ast::Type fnCall(ast::CallExpr &c, const ast::FnDecl &fn);

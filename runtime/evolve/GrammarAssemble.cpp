@@ -135,65 +135,258 @@ geom::Affine linear(const geom::Affine &a) {
   return r;
 }
 
-} // namespace
+/// A child's attach points and the parent's port points they meet: the
+/// parent's port reversed (the child lands outside), shifted by the turn.
+struct PortMatch {
+  int n = 0;                    ///< points on each side
+  std::vector<int> tgt;         ///< parent point met by each attach point
+  std::vector<double> local;    ///< the child's points, part coordinates
+  std::vector<double> src, dst; ///< attach points (child), targets (parent a0)
+};
 
-namespace grammar {
+/// The child's placement a0 that moves its attach points onto the parent's
+/// port (`residual`: how far off the fit is). The orientation the port leaves
+/// free starts from the parent's, turned by the child's angle.
+geom::Affine childFrame(int dim, const Instance &par, const GrammarNode &cn, const PortMatch &pm,
+                        double &residual) {
+  const int n = pm.n;
+  const auto &src = pm.src, &dst = pm.dst;
+  geom::Affine turnBy = geom::rotation(dim, cn.angle * M_PI / 180);
+  geom::Affine base = geom::compose(linear(par.a0), turnBy);
+  bool free = dim == 2 ? n == 1 : n <= 2;
+  geom::Affine a0;
+  residual = 0;
+  if (free && n == 1) {
+    a0 = base;
+    double y[3];
+    geom::apply(a0, &src[0], y);
+    for (int c = 0; c < dim; ++c)
+      a0.t[c] = dst[c] - y[c];
+  } else if (free) { // 3D, two points: least rotation from the parent's frame, then angle
+    std::vector<double> rotated(src.size());
+    geom::Affine pl = linear(par.a0);
+    for (int k = 0; k < n; ++k)
+      geom::apply(pl, &src[k * 3], &rotated[k * 3]);
+    geom::Affine f = geom::compose(geom::fit(3, rotated.data(), dst.data(), n, 1, &residual), pl);
+    double u[3], len = 0;
+    for (int c = 0; c < 3; ++c)
+      u[c] = dst[3 + c] - dst[c], len += u[c] * u[c];
+    len = std::sqrt(len);
+    for (double &x : u)
+      x /= len > 0 ? len : 1;
+    geom::Affine spin = geom::axisRotation(u, cn.angle * M_PI / 180);
+    geom::Affine toC = geom::identity(3), fromC = geom::identity(3);
+    for (int c = 0; c < 3; ++c)
+      toC.t[c] = -dst[c], fromC.t[c] = dst[c];
+    a0 = geom::compose(fromC, geom::compose(spin, geom::compose(toC, f)));
+  } else {
+    a0 = geom::fit(dim, src.data(), dst.data(), n, 1, &residual);
+  }
+  return a0;
+}
 
-Assembly assemble(const GrammarBody &body, const GrammarGenome &g, bool stopAtOverlap) {
-  const auto &s = body.spec();
-  const int dim = s.dim;
-  const double tol = 1e-6 * s.scale;
-  Assembly as;
-  Phenotype &ph = as.ph;
-  ph.robot.dim = dim;
-  auto fail = [&](std::string why) {
-    ph.valid = false;
-    ph.reason = std::move(why);
-    return std::move(as);
-  };
-  PointGrid grid(dim, tol);
-  std::unordered_map<uint64_t, int> springIndex;
-  std::vector<PlacedCells> cells;
+/// The placement of one genome, step by step: each step that can fail
+/// returns why (nullopt: it did not).
+class Assembler {
+public:
+  Assembler(const GrammarBody &body, const GrammarGenome &g, bool stopAtOverlap)
+      : s_(body.spec()), g_(g), dim_(s_.dim), tol_(1e-6 * s_.scale), stopAtOverlap_(stopAtOverlap),
+        grid_(dim_, tol_) {
+    as_.ph.robot.dim = dim_;
+  }
 
-  // Places instance `in` (a0, w, local set; glued gids set): merges its
-  // points, adds its springs, tests its cells. False on an overlap.
-  auto place = [&](Instance &in) -> bool {
-    const auto &p = partOf(s, *in.node);
+  Assembly run() {
+    if (auto why = placeAll()) {
+      as_.ph.valid = false;
+      as_.ph.reason = std::move(*why);
+    }
+    return std::move(as_);
+  }
+
+private:
+  using Failure = std::optional<std::string>;
+
+  /// The root, then breadth first every bound child, then the checks of the
+  /// whole body and the lift.
+  Failure placeAll() {
+    if (auto why = placeRoot())
+      return why;
+    for (size_t q = 0; q < as_.inst.size(); ++q) {
+      const GrammarNode &pn = *as_.inst[q].node;
+      for (size_t b = 0; b < altOf(s_, pn).bindings.size(); ++b)
+        if (auto why = placeChild(q, b))
+          return why;
+    }
+    addOutlines();
+    if (auto why = checkWhole())
+      return why;
+    lift();
+    return std::nullopt;
+  }
+
+  Failure placeRoot() {
+    Instance root;
+    root.node = &g_.root;
+    root.a0 = geom::identity(dim_);
+    root.w = geom::identity(dim_);
+    root.local = localPoints(s_, g_.root);
+    root.gid.assign(partOf(s_, g_.root).points.size(), -1);
+    as_.inst.push_back(std::move(root));
+    if (!place(as_.inst.back()) && stopAtOverlap_)
+      return overlapReason();
+    return std::nullopt;
+  }
+
+  /// The child at binding b of instance q (if the genome has one): fitted to
+  /// the parent's port, once or as a mirrored tied pair.
+  Failure placeChild(size_t q, size_t b) {
+    const GrammarNode &pn = *as_.inst[q].node;
+    const auto &pa = altOf(s_, pn);
+    const auto &pp = s_.grammar.parts[pa.part];
+    const GrammarNode *cn = pn.children[b].get();
+    if (!cn)
+      return std::nullopt;
+    const auto &bind = pa.bindings[b];
+    const auto &ca = altOf(s_, *cn);
+    const auto &cp = s_.grammar.parts[ca.part];
+    const auto &port = pp.ports[bind.ports[0]].points;
+    if (ca.attach < 0 || ca.attach >= int(cp.ports.size()))
+      return fmt::format("node {}: its alternative has no attach port", cn->id);
+    const auto &attach = cp.ports[ca.attach].points;
+    PortMatch pm;
+    pm.n = int(port.size());
+    const int n = pm.n;
+    if (int(attach.size()) != n || n == 0)
+      return fmt::format("node {}: attach port {} has {} points, parent port {} has {}", cn->id,
+                         cp.ports[ca.attach].name, attach.size(), pp.ports[bind.ports[0]].name, n);
+    // Parent port points reversed (the child lands outside), shifted by turn.
+    pm.tgt.resize(n);
+    const int turn = ca.fixedTurn >= 0 ? ca.fixedTurn : cn->turn;
+    for (int k = 0; k < n; ++k)
+      pm.tgt[k] = port[n - 1 - ((k + turn) % n)];
+    const Instance &par = as_.inst[q];
+    pm.local = localPoints(s_, *cn);
+    pm.src.resize(n * dim_);
+    pm.dst.resize(n * dim_);
+    for (int k = 0; k < n; ++k) {
+      for (int c = 0; c < dim_; ++c)
+        pm.src[k * dim_ + c] = pm.local[attach[k] * dim_ + c];
+      geom::apply(par.a0, &par.local[pm.tgt[k] * dim_], &pm.dst[k * dim_]);
+    }
+    double residual = 0;
+    geom::Affine a0 = childFrame(dim_, par, *cn, pm, residual);
+    if (!(residual <= tol_))
+      return fmt::format("node {}: part {} does not fit port {} of node {} (residual {:g})", cn->id,
+                         cp.name, pp.ports[bind.ports[0]].name, pn.id, residual);
+    int copies = int(bind.ports.size());
+    geom::Affine reflect;
+    if (copies == 2)
+      if (auto why = parentReflection(pn, pp, par, reflect))
+        return why;
+    for (int copy = 0; copy < copies; ++copy) {
+      Instance in;
+      const Instance &pr = as_.inst[q]; // re-read: push_back may move the vector
+      in.node = cn;
+      in.parent = int(q);
+      in.copy = copies == 2 ? pr.copy * 2 + copy : pr.copy;
+      in.path = pr.path;
+      in.path.push_back(int(b));
+      in.a0 = a0;
+      in.w = copy == 0 ? pr.w : geom::compose(pr.w, reflect);
+      in.local = pm.local;
+      in.gid.assign(cp.points.size(), -1);
+      for (int k = 0; k < n; ++k)
+        in.gid[attach[k]] = pr.gid[copy == 0 ? pm.tgt[k] : pp.mirror[pm.tgt[k]]];
+      as_.inst.push_back(std::move(in));
+      if (!place(as_.inst.back()) && stopAtOverlap_)
+        return overlapReason();
+    }
+    return std::nullopt;
+  }
+
+  /// For a tied pair: the parent's reflection in the unmirrored frame,
+  /// a0_p M a0_p^-1, into `reflect`.
+  Failure parentReflection(const GrammarNode &pn, const body::PartSpec &pp, const Instance &par,
+                           geom::Affine &reflect) const {
+    if (pp.mirror.size() != pp.points.size())
+      return fmt::format("node {}: part {} has a tied pair but no mirror", pn.id, pp.name);
+    std::vector<double> mirrored(par.local.size());
+    for (size_t i = 0; i < pp.points.size(); ++i)
+      for (int c = 0; c < dim_; ++c)
+        mirrored[i * dim_ + c] = par.local[pp.mirror[i] * dim_ + c];
+    double mres = 0;
+    geom::Affine m =
+        geom::fit(dim_, par.local.data(), mirrored.data(), int(pp.points.size()), -1, &mres);
+    if (!(mres <= tol_))
+      return fmt::format("node {}: the mirror of part {} is not a reflection at these "
+                         "parameters (residual {:g})",
+                         pn.id, pp.name, mres);
+    reflect = geom::compose(par.a0, geom::compose(m, geom::inverseOrthogonal(par.a0)));
+    return std::nullopt;
+  }
+
+  /// Places instance `in` (a0, w, local set; glued gids set): merges its
+  /// points, adds its springs, tests its cells. False on an overlap.
+  bool place(Instance &in) {
+    const auto &p = partOf(s_, *in.node);
     geom::Affine a = geom::compose(in.w, in.a0);
     int np = int(p.points.size());
-    in.world.resize(np * dim);
+    in.world.resize(np * dim_);
     for (int i = 0; i < np; ++i)
-      geom::apply(a, &in.local[i * dim], &in.world[i * dim]);
+      geom::apply(a, &in.local[i * dim_], &in.world[i * dim_]);
     uint64_t keyBase = (in.node->id << 20) | (uint64_t(in.copy & 0xff) << 12);
+    mergePoints(in, np, keyBase);
+    addSprings(in, p, keyBase);
+    cells_.push_back(cellsOf(p, in, dim_));
+    int j = int(as_.inst.size()) - 1;
+    for (int i = 0; i < j; ++i)
+      if (penetrate(as_.inst[i], cells_[i], in, cells_[j], dim_, tol_)) {
+        if (as_.overlapLater < 0)
+          as_.overlapEarlier = i, as_.overlapLater = j;
+        return false;
+      }
+    return true;
+  }
+
+  /// Each point of `in` not glued yet: merged into a coincident phenotype
+  /// point (not one of its own), or a new one.
+  void mergePoints(Instance &in, int np, uint64_t keyBase) {
+    Phenotype &ph = as_.ph;
     for (int i = 0; i < np; ++i) {
       if (in.gid[i] >= 0)
         continue;
-      const double *x = &in.world[i * dim];
-      int found = grid.find(x, tol, ph.robot.points, [&](int id) {
+      const double *x = &in.world[i * dim_];
+      int found = grid_.find(x, tol_, ph.robot.points, [&](int id) {
         return std::find(in.gid.begin(), in.gid.end(), id) != in.gid.end();
       });
       if (found < 0) {
         found = ph.robot.numPoints();
-        ph.robot.points.insert(ph.robot.points.end(), x, x + dim);
+        ph.robot.points.insert(ph.robot.points.end(), x, x + dim_);
         ph.pointKeys.push_back(keyBase | uint64_t(i));
-        grid.insert(x, found);
+        grid_.insert(x, found);
       }
       in.gid[i] = found;
     }
+  }
+
+  /// The springs of `in` between distinct points; the first placed spring
+  /// between two points wins.
+  void addSprings(const Instance &in, const body::PartSpec &p, uint64_t keyBase) {
+    Phenotype &ph = as_.ph;
     for (size_t si = 0; si < p.springs.size(); ++si) {
       const auto &sp = p.springs[si];
       int ga = in.gid[sp.a], gb = in.gid[sp.b];
       if (ga == gb)
         continue;
       uint64_t k = (uint64_t(std::min(ga, gb)) << 32) | uint64_t(std::max(ga, gb));
-      if (springIndex.count(k))
+      if (springIndex_.count(k))
         continue; // the first placed spring between two points wins
-      springIndex[k] = ph.robot.numSprings();
+      springIndex_[k] = ph.robot.numSprings();
       runtime::Spring rs;
       rs.a = ga, rs.b = gb;
       double d2 = 0;
-      for (int c = 0; c < dim; ++c) {
-        double d = ph.robot.points[ga * dim + c] - ph.robot.points[gb * dim + c];
+      for (int c = 0; c < dim_; ++c) {
+        double d = ph.robot.points[ga * dim_ + c] - ph.robot.points[gb * dim_ + c];
         d2 += d * d;
       }
       rs.rest = std::sqrt(d2);
@@ -202,175 +395,74 @@ Assembly assemble(const GrammarBody &body, const GrammarGenome &g, bool stopAtOv
       ph.robot.springs.push_back(rs);
       ph.springKeys.push_back(keyBase | uint64_t(si));
     }
-    cells.push_back(cellsOf(p, in, dim));
-    int j = int(as.inst.size()) - 1;
-    for (int i = 0; i < j; ++i)
-      if (penetrate(as.inst[i], cells[i], in, cells[j], dim, tol)) {
-        if (as.overlapLater < 0)
-          as.overlapEarlier = i, as.overlapLater = j;
-        return false;
-      }
-    return true;
-  };
-
-  auto overlapReason = [&]() {
-    const auto &a = *as.inst[as.overlapEarlier].node, &b = *as.inst[as.overlapLater].node;
-    return fmt::format("part {} (node {}) penetrates part {} (node {})", partOf(s, b).name, b.id,
-                       partOf(s, a).name, a.id);
-  };
-
-  {
-    Instance root;
-    root.node = &g.root;
-    root.a0 = geom::identity(dim);
-    root.w = geom::identity(dim);
-    root.local = localPoints(s, g.root);
-    root.gid.assign(partOf(s, g.root).points.size(), -1);
-    as.inst.push_back(std::move(root));
-    if (!place(as.inst.back()) && stopAtOverlap)
-      return fail(overlapReason());
   }
-  for (size_t q = 0; q < as.inst.size(); ++q) {
-    const GrammarNode &pn = *as.inst[q].node;
-    const auto &pa = altOf(s, pn);
-    const auto &pp = s.grammar.parts[pa.part];
-    for (size_t b = 0; b < pa.bindings.size(); ++b) {
-      const GrammarNode *cn = pn.children[b].get();
-      if (!cn)
-        continue;
-      const auto &bind = pa.bindings[b];
-      const auto &ca = altOf(s, *cn);
-      const auto &cp = s.grammar.parts[ca.part];
-      const auto &port = pp.ports[bind.ports[0]].points;
-      if (ca.attach < 0 || ca.attach >= int(cp.ports.size()))
-        return fail(fmt::format("node {}: its alternative has no attach port", cn->id));
-      const auto &attach = cp.ports[ca.attach].points;
-      int n = int(port.size());
-      if (int(attach.size()) != n || n == 0)
-        return fail(fmt::format("node {}: attach port {} has {} points, parent port {} has {}",
-                                cn->id, cp.ports[ca.attach].name, attach.size(),
-                                pp.ports[bind.ports[0]].name, n));
-      // Parent port points reversed (the child lands outside), shifted by turn.
-      std::vector<int> tgt(n);
-      const int turn = ca.fixedTurn >= 0 ? ca.fixedTurn : cn->turn;
-      for (int k = 0; k < n; ++k)
-        tgt[k] = port[n - 1 - ((k + turn) % n)];
-      const Instance &par = as.inst[q];
-      std::vector<double> local = localPoints(s, *cn);
-      std::vector<double> src(n * dim), dst(n * dim);
-      for (int k = 0; k < n; ++k) {
-        for (int c = 0; c < dim; ++c)
-          src[k * dim + c] = local[attach[k] * dim + c];
-        geom::apply(par.a0, &par.local[tgt[k] * dim], &dst[k * dim]);
+
+  std::string overlapReason() const {
+    const auto &a = *as_.inst[as_.overlapEarlier].node, &b = *as_.inst[as_.overlapLater].node;
+    return fmt::format("part {} (node {}) penetrates part {} (node {})", partOf(s_, b).name, b.id,
+                       partOf(s_, a).name, a.id);
+  }
+
+  /// Outlines: each cell of each part, in polygon order, as phenotype points.
+  void addOutlines() {
+    for (size_t i = 0; i < as_.inst.size(); ++i)
+      for (const auto &cell : cells_[i].local) {
+        PartOutline o;
+        o.part = partOf(s_, *as_.inst[i].node).name;
+        for (int l : cell)
+          o.points.push_back(as_.inst[i].gid[l]);
+        as_.ph.outlines.push_back(std::move(o));
       }
-      // Orientation the port leaves free starts from the parent's, turned by angle.
-      geom::Affine turnBy = geom::rotation(dim, cn->angle * M_PI / 180);
-      geom::Affine base = geom::compose(linear(par.a0), turnBy);
-      bool free = dim == 2 ? n == 1 : n <= 2;
-      geom::Affine a0;
-      double residual = 0;
-      if (free && n == 1) {
-        a0 = base;
-        double y[3];
-        geom::apply(a0, &src[0], y);
-        for (int c = 0; c < dim; ++c)
-          a0.t[c] = dst[c] - y[c];
-      } else if (free) { // 3D, two points: least rotation from the parent's frame, then angle
-        std::vector<double> rotated(src.size());
-        geom::Affine pl = linear(par.a0);
-        for (int k = 0; k < n; ++k)
-          geom::apply(pl, &src[k * 3], &rotated[k * 3]);
-        geom::Affine f =
-            geom::compose(geom::fit(3, rotated.data(), dst.data(), n, 1, &residual), pl);
-        double u[3], len = 0;
-        for (int c = 0; c < 3; ++c)
-          u[c] = dst[3 + c] - dst[c], len += u[c] * u[c];
-        len = std::sqrt(len);
-        for (double &x : u)
-          x /= len > 0 ? len : 1;
-        geom::Affine spin = geom::axisRotation(u, cn->angle * M_PI / 180);
-        geom::Affine toC = geom::identity(3), fromC = geom::identity(3);
-        for (int c = 0; c < 3; ++c)
-          toC.t[c] = -dst[c], fromC.t[c] = dst[c];
-        a0 = geom::compose(fromC, geom::compose(spin, geom::compose(toC, f)));
-      } else {
-        a0 = geom::fit(dim, src.data(), dst.data(), n, 1, &residual);
-      }
-      if (!(residual <= tol))
-        return fail(fmt::format("node {}: part {} does not fit port {} of node {} (residual {:g})",
-                                cn->id, cp.name, pp.ports[bind.ports[0]].name, pn.id, residual));
-      int copies = int(bind.ports.size());
-      geom::Affine reflect;
-      if (copies == 2) {
-        // The parent's reflection in the unmirrored frame: a0_p M a0_p^-1.
-        if (pp.mirror.size() != pp.points.size())
-          return fail(
-              fmt::format("node {}: part {} has a tied pair but no mirror", pn.id, pp.name));
-        std::vector<double> mirrored(par.local.size());
-        for (size_t i = 0; i < pp.points.size(); ++i)
-          for (int c = 0; c < dim; ++c)
-            mirrored[i * dim + c] = par.local[pp.mirror[i] * dim + c];
-        double mres = 0;
-        geom::Affine m =
-            geom::fit(dim, par.local.data(), mirrored.data(), int(pp.points.size()), -1, &mres);
-        if (!(mres <= tol))
-          return fail(fmt::format("node {}: the mirror of part {} is not a reflection at these "
-                                  "parameters (residual {:g})",
-                                  pn.id, pp.name, mres));
-        reflect = geom::compose(par.a0, geom::compose(m, geom::inverseOrthogonal(par.a0)));
-      }
-      for (int copy = 0; copy < copies; ++copy) {
-        Instance in;
-        const Instance &pr = as.inst[q]; // re-read: push_back may move the vector
-        in.node = cn;
-        in.parent = int(q);
-        in.copy = copies == 2 ? pr.copy * 2 + copy : pr.copy;
-        in.path = pr.path;
-        in.path.push_back(int(b));
-        in.a0 = a0;
-        in.w = copy == 0 ? pr.w : geom::compose(pr.w, reflect);
-        in.local = local;
-        in.gid.assign(cp.points.size(), -1);
-        for (int k = 0; k < n; ++k)
-          in.gid[attach[k]] = pr.gid[copy == 0 ? tgt[k] : pp.mirror[tgt[k]]];
-        as.inst.push_back(std::move(in));
-        if (!place(as.inst.back()) && stopAtOverlap)
-          return fail(overlapReason());
-      }
+  }
+
+  /// The whole body: finite, no overlap, within max_points and max_springs.
+  Failure checkWhole() const {
+    const auto &robot = as_.ph.robot;
+    for (double x : robot.points)
+      if (!std::isfinite(x))
+        return "a point coordinate is not finite";
+    if (as_.overlapLater >= 0)
+      return overlapReason();
+    int np = robot.numPoints();
+    if (s_.maxPoints > 0 && np > s_.maxPoints)
+      return fmt::format("{} points exceed max_points {}", np, s_.maxPoints);
+    if (s_.maxSprings > 0 && robot.numSprings() > s_.maxSprings)
+      return fmt::format("{} springs exceed max_springs {}", robot.numSprings(), s_.maxSprings);
+    return std::nullopt;
+  }
+
+  /// Lift: lowest point (last axis) on the ground, first axis starting at 0.
+  void lift() {
+    auto &pts = as_.ph.robot.points;
+    const int np = as_.ph.robot.numPoints();
+    double lo0 = 1e300, loUp = 1e300;
+    for (int i = 0; i < np; ++i) {
+      lo0 = std::min(lo0, pts[i * dim_]);
+      loUp = std::min(loUp, pts[i * dim_ + dim_ - 1]);
+    }
+    for (int i = 0; i < np; ++i) {
+      pts[i * dim_] -= lo0;
+      pts[i * dim_ + dim_ - 1] += s_.groundY - loUp;
     }
   }
-  // Outlines: each cell of each part, in polygon order, as phenotype points.
-  for (size_t i = 0; i < as.inst.size(); ++i)
-    for (const auto &cell : cells[i].local) {
-      PartOutline o;
-      o.part = partOf(s, *as.inst[i].node).name;
-      for (int l : cell)
-        o.points.push_back(as.inst[i].gid[l]);
-      ph.outlines.push_back(std::move(o));
-    }
-  auto &pts = ph.robot.points;
-  for (double x : pts)
-    if (!std::isfinite(x))
-      return fail("a point coordinate is not finite");
-  if (as.overlapLater >= 0)
-    return fail(overlapReason());
-  int np = ph.robot.numPoints();
-  if (s.maxPoints > 0 && np > s.maxPoints)
-    return fail(fmt::format("{} points exceed max_points {}", np, s.maxPoints));
-  if (s.maxSprings > 0 && ph.robot.numSprings() > s.maxSprings)
-    return fail(
-        fmt::format("{} springs exceed max_springs {}", ph.robot.numSprings(), s.maxSprings));
-  // Lift: lowest point (last axis) on the ground, first axis starting at 0.
-  double lo0 = 1e300, loUp = 1e300;
-  for (int i = 0; i < np; ++i) {
-    lo0 = std::min(lo0, pts[i * dim]);
-    loUp = std::min(loUp, pts[i * dim + dim - 1]);
-  }
-  for (int i = 0; i < np; ++i) {
-    pts[i * dim] -= lo0;
-    pts[i * dim + dim - 1] += s.groundY - loUp;
-  }
-  return as;
+
+  const body::GrammarBodySpec &s_;
+  const GrammarGenome &g_;
+  const int dim_;
+  const double tol_;
+  const bool stopAtOverlap_;
+  Assembly as_;
+  PointGrid grid_;
+  std::unordered_map<uint64_t, int> springIndex_;
+  std::vector<PlacedCells> cells_;
+};
+
+} // namespace
+
+namespace grammar {
+
+Assembly assemble(const GrammarBody &body, const GrammarGenome &g, bool stopAtOverlap) {
+  return Assembler(body, g, stopAtOverlap).run();
 }
 
 } // namespace grammar
