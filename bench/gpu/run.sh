@@ -7,8 +7,14 @@
 #
 #   bench/gpu/run.sh                     # POPULATION=1000 STEPS=1000 by default
 #   POPULATION=200 STEPS=300 bench/gpu/run.sh   # a quicker look
-#   SKIP_AGREEMENT=1 bench/gpu/run.sh            # skip the CPU-vs-CUDA check (and
-#                                                # building the front end and LLVM)
+#   SKIP_AGREEMENT=1 SKIP_RUN=1 bench/gpu/run.sh # skip the CPU-vs-CUDA checks and the
+#                                                # evoc run part (and building the front
+#                                                # end and LLVM)
+#   GENERATIONS=3 CPU_POPULATION=32              # the evoc run part's settings
+#
+# The evoc run part trains the paper's experiment with the engine on the GPU
+# (--backend cuda: every body of a generation at once), and the same file on
+# the CPU back end for the speed-up in designs per second.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build-gpu-bench}
@@ -25,6 +31,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 fi
 TARGETS="evoc_bench_gpu evoc_cuda_tests"
 [ "${SKIP_AGREEMENT:-0}" = 1 ] || TARGETS="$TARGETS evoc_cuda_examples_tests"
+[ "${SKIP_RUN:-0}" = 1 ] || TARGETS="$TARGETS evoc"
 ninja -C "$BUILD" -j "$(nproc)" $TARGETS >"$OUT/build.log" 2>&1 ||
   { tail -40 "$OUT/build.log"; exit 1; }
 
@@ -46,6 +53,32 @@ if [ "${SKIP_AGREEMENT:-0}" != 1 ]; then
     tail -2 "$OUT/agreement.log"
   fi
   grep -q "skipped, no GPU" "$OUT/agreement.log" && echo "NOTE: the agreement check was skipped: no GPU"
+fi
+
+if [ "${SKIP_RUN:-0}" != 1 ]; then
+  # The evolution engine on the GPU training device: the paper's experiment
+  # at population P for G generations, the CPU back end on the same file
+  # (a smaller population, same bodies per design) for the speed-up, and the
+  # grammar example's first generation on both back ends, design by design.
+  G=${GENERATIONS:-3}
+  CPU_P=${CPU_POPULATION:-32}
+  BACKEND=${RUN_BACKEND:-cuda} # RUN_BACKEND=cpu tries this part without a GPU
+  echo "== evoc run examples/eldir.evo --backend $BACKEND: population $P, $G generations, T = $T"
+  rm -rf "$OUT/run-gpu" "$OUT/run-cpu" "$OUT/grammar-gpu" "$OUT/grammar-cpu"
+  "$BUILD/evoc" run examples/eldir.evo --backend "$BACKEND" --out "$OUT/run-gpu" \
+    --set evolve.population="$P" --set evolve.generations="$G" --set world.steps="$T" |
+    tee "$OUT/run-gpu.txt" || echo "WARNING: evoc run --backend $BACKEND failed"
+  echo "== evoc run examples/eldir.evo --backend cpu: population $CPU_P, 1 generation"
+  "$BUILD/evoc" run examples/eldir.evo --backend cpu --out "$OUT/run-cpu" \
+    --set evolve.population="$CPU_P" --set evolve.generations=1 --set world.steps="$T" |
+    tee "$OUT/run-cpu.txt" || echo "WARNING: evoc run --backend cpu failed"
+  echo "== grammar bodies (examples/grammar_walker.evo, generation 0): $BACKEND vs cpu"
+  "$BUILD/evoc" run examples/grammar_walker.evo --backend "$BACKEND" --out "$OUT/grammar-gpu" \
+    --set evolve.generations=1 >/dev/null || echo "WARNING: grammar run on $BACKEND failed"
+  "$BUILD/evoc" run examples/grammar_walker.evo --backend cpu --out "$OUT/grammar-cpu" \
+    --set evolve.generations=1 >/dev/null || echo "WARNING: grammar run on cpu failed"
+  python3 bench/gpu/compare_runs.py "$OUT/run-gpu" "$OUT/run-cpu" "$OUT/grammar-gpu" \
+    "$OUT/grammar-cpu" | tee "$OUT/runs.txt" || echo "WARNING: the run comparison failed"
 fi
 
 echo "== evoc (fused CUDA rollout)"

@@ -2,6 +2,7 @@
 // the pipeline after the front end.
 #include <iostream>
 
+#include "codegen/cuda/CudaBackend.h"
 #include "codegen/llvm/CpuBackend.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
@@ -9,9 +10,6 @@
 #include "support/Diagnostics.h"
 #include "support/Error.h"
 #include "support/SourceManager.h"
-#ifdef EVOC_HAVE_CUDA
-#include "codegen/cuda/CudaBackend.h"
-#endif
 
 namespace evoc::driver {
 namespace {
@@ -58,19 +56,20 @@ int emitLLVM(const sema::CheckedProgram &p, const SourceManager &src, const Comm
   return 0;
 }
 
+// The CUDA source is emitted everywhere; PTX needs NVRTC, and without the
+// toolkit at build time emitPtx says so (an evoc::Error).
 int emitCudaKind(const sema::CheckedProgram &p, const SourceManager &src, const CommonOptions &o,
                  std::ostream &out, bool ptx) {
-#ifdef EVOC_HAVE_CUDA
   auto m = stage(p, src, o, Stage::Opt, out);
   if (!m)
     return 1;
-  out << (ptx ? codegen::cuda::emitPtx(*m) : codegen::cuda::emitCuda(*m));
+  try {
+    out << (ptx ? codegen::cuda::emitPtx(*m) : codegen::cuda::emitCuda(*m));
+  } catch (const Error &e) {
+    std::cerr << "evoc: error: " << e.what() << "\n";
+    return 1;
+  }
   return 0;
-#else
-  std::cerr << "evoc: error: this evoc was built without the CUDA back end "
-               "(no CUDA toolkit under /usr/local/cuda at build time)\n";
-  return 1;
-#endif
 }
 
 [[maybe_unused]] bool registered =

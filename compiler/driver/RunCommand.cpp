@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <memory>
 
+#include "core/Device.h"
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/ReportSupport.h"
-#include "core/Device.h"
 #include "driver/Session.h"
 #include "evolve/Evolution.h"
 #include "evolve/TrainEvaluate.h"

@@ -33,7 +33,8 @@ Session::Session(const CommonOptions &opts, const std::string &backend, bool req
 std::shared_ptr<runtime::TrainDevice> Session::trainDevice(const runtime::ModuleInfo &info,
                                                            int threads) const {
   if (kind_ == codegen::BackendKind::Cuda) // compile() gave the CUDA back end's executable
-    return runtime::cuda::cudaDevice(info, static_cast<const codegen::cuda::CudaExecutable &>(*exe_));
+    return runtime::cuda::cudaDevice(info,
+                                     static_cast<const codegen::cuda::CudaExecutable &>(*exe_));
   return runtime::cpuDevice(info, *exe_, threads);
 }
 

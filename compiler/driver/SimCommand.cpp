@@ -10,12 +10,12 @@
 
 #include <fmt/format.h>
 
+#include "core/Device.h"
 #include "core/JsonIO.h"
 #include "core/Train.h"
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
-#include "core/Device.h"
 #include "driver/Session.h"
 #include "evolve/EvoRng.h"
 #include "support/Diagnostics.h"

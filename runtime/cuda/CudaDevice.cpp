@@ -108,8 +108,7 @@ public:
       if (R.badTime >= 0) {
         why = stateError(R);
         res.stepsRun = int64_t(R.badTime); // as the CPU, which stops there
-      }
-      else if (!std::isfinite(res.loss))
+      } else if (!std::isfinite(res.loss))
         why = "the loss is NaN or infinite";
       else if (backward && R.gradBad > 0)
         why = "the gradient is NaN or infinite";

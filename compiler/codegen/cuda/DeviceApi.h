@@ -34,7 +34,6 @@ struct RolloutInfo {
 /// Finds the Step kernel, its adjoint and their state fields.
 RolloutInfo rolloutInfo(const ir::Module &m);
 
-
 /// A device's memory in bytes; -1 where it cannot tell.
 struct DeviceMemory {
   int64_t free = -1, total = -1;

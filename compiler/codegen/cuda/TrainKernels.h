@@ -20,7 +20,7 @@ namespace evoc::codegen::cuda {
 /// source declares the same struct, in the same order, as evoc_train_record).
 struct TrainRecord {
   double step = 0, lr = 0, beta1 = 0, beta2 = 0, eps = 0; // optimiser settings
-  double stateLimit = 0;                                   // world.state_limit
+  double stateLimit = 0;                                  // world.state_limit
   double t = 0, b1t = 1, b2t = 1; // optimiser state: steps taken, beta1^t, beta2^t
   double gradNorm = 0;            // out (norm kernel): ||gradient||
   double gradBad = 0;             // out (norm kernel): 1 when a gradient entry is NaN / inf
