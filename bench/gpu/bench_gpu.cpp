@@ -19,7 +19,7 @@
 #include "MassSpring.h"
 #include "autodiff/Differentiate.h"
 #include "codegen/cuda/CudaBackend.h"
-#include "codegen/cuda/CudaRollout.h"
+#include "cuda/CudaRollout.h"
 #include "evolve/Lattice.h"
 #include "opt/Passes.h"
 #include "support/Error.h"
@@ -171,7 +171,7 @@ void run(const Args &a, ir::Precision prec, const std::vector<test::MassSpringRo
                     bench::kernelFlops(m, m.findKernel("step.adj"), s.data());
     sizes.insert(sizes.end(), s.begin(), s.end());
   }
-  auto upload = [&](codegen::cuda::CudaRollout &ro) {
+  auto upload = [&](runtime::cuda::CudaRollout &ro) {
     using Field = std::vector<double> test::MassSpringRobot::*;
     for (auto [b, f] : std::vector<std::pair<int, Field>>{{d.x, &test::MassSpringRobot::x0},
                                                           {d.v, &test::MassSpringRobot::v0},
@@ -199,12 +199,12 @@ void run(const Args &a, ir::Precision prec, const std::vector<test::MassSpringRo
     ro.uploadAll(d.sb, bb.data());
   };
   { // warm-up: module load, first launches, clocks
-    codegen::cuda::CudaRollout warm(*exe, m, P, sizes.data(), 3);
+    runtime::cuda::CudaRollout warm(*exe, m, P, sizes.data(), 3);
     upload(warm);
     warm.forward();
     warm.backward();
   }
-  codegen::cuda::CudaRollout ro(*exe, m, P, sizes.data(), a.steps);
+  runtime::cuda::CudaRollout ro(*exe, m, P, sizes.data(), a.steps);
   upload(ro);
   double fwd = 0, bwd = 0;
   for (int it = 0; it < a.iterations; ++it) {

@@ -11,11 +11,11 @@
 
 #include <fmt/format.h>
 
-#include "codegen/cuda/CudaRollout.h"
 #include "codegen/cuda/DeviceApi.h"
 #include "codegen/cuda/TrainKernels.h"
 #include "core/ThreadPool.h"
 #include "core/Train.h"
+#include "cuda/CudaRollout.h"
 #include "support/Error.h"
 
 namespace evoc::runtime::cuda {
@@ -71,7 +71,7 @@ public:
         info2_(cg::rolloutInfo(*info.module)) {
     initialise(ids, init);
     std::vector<int64_t> sizes = chunkSizes(pop, first, n);
-    ro_ = std::make_unique<cg::CudaRollout>(exe, m_, n, sizes.data(), o.steps);
+    ro_ = std::make_unique<CudaRollout>(exe, m_, n, sizes.data(), o.steps);
     dev_ = &ro_->device();
     allocateRecords();
     uploadRobots();
@@ -288,7 +288,7 @@ private:
   int first_, n_;
   TrainOptions opts_;
   cg::RolloutInfo info2_; // the fused rollout's fields (the check kernel's numbering)
-  std::unique_ptr<cg::CudaRollout> ro_;
+  std::unique_ptr<CudaRollout> ro_;
   cg::DeviceApi *dev_ = nullptr;
   uint64_t records_ = 0, mask_ = 0;
   std::vector<uint64_t> best_;
@@ -345,7 +345,7 @@ private:
 int64_t cudaTrainBytes(const ModuleInfo &info, const Population &pop, int first, int count,
                        const TrainOptions &o) {
   std::vector<int64_t> sizes = chunkSizes(pop, first, count);
-  return cg::CudaRollout::deviceBytesNeeded(*info.module, count, sizes.data(), o.steps) +
+  return CudaRollout::deviceBytesNeeded(*info.module, count, sizes.data(), o.steps) +
          recordBytes(pop, first, count, o);
 }
 

@@ -5,6 +5,7 @@
 // compiles too, whether or not an example uses it.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,7 @@
 
 #include "codegen/cuda/CudaBackend.h"
 #include "codegen/cuda/KernelPlan.h"
+#include "cuda/CudaRollout.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
 #include "support/Diagnostics.h"
@@ -65,6 +67,16 @@ TEST_CASE("every example's CUDA compiles to CUBIN for sm_80 and sm_90", "[cuda][
       CHECK(bin.compare(0, 4,
                         "\x7f"
                         "ELF") == 0);
+    }
+    // The GPU training device's layout (runtime/cuda) takes its tape fields
+    // from the runtime's module contract; the fused kernels bind theirs from
+    // the back end's analysis: they agree (CudaRollout asserts it), and the
+    // training kernels are there for the device to launch.
+    CHECK(src.find("evoc_train_update") != std::string::npos);
+    if (std::none_of(m.kernels.begin(), m.kernels.end(),
+                     [](const ir::Kernel &k) { return k.kind == ir::KernelKind::LossStep; })) {
+      std::vector<int64_t> sizes(2 * m.sets.size(), 5); // two robots
+      CHECK(runtime::cuda::CudaRollout::deviceBytesNeeded(m, 2, sizes.data(), 10) > 0);
     }
     // The block schedule: no loop of the step or its adjoint falls back to serial.
     for (const char *k : {"step", "step.adj"}) {

@@ -9,7 +9,7 @@
 #include "Harness.h"
 #include "RolloutCheck.h"
 #include "autodiff/Differentiate.h"
-#include "codegen/cuda/CudaRollout.h"
+#include "cuda/CudaRollout.h"
 #include "ir/Interpreter.h"
 #include "opt/Passes.h"
 #include "support/Error.h"

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,5 +65,20 @@ public:
 /// free memory is unknown.
 void checkDeviceMemory(const DeviceMemory &mem, int64_t needed, const std::string &what,
                        const std::string &lower);
+
+/// The per-robot device scratch the module's kernels need (their records and
+/// incidence lists): the most any one kernel needs, for given set sizes.
+class KernelScratch {
+public:
+  explicit KernelScratch(const ir::Module &m);
+  ~KernelScratch();
+  KernelScratch(const KernelScratch &) = delete;
+  KernelScratch &operator=(const KernelScratch &) = delete;
+  int64_t maxBytes(const int64_t *sizes) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> p_;
+};
 
 } // namespace evoc::codegen::cuda

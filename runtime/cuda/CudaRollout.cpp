@@ -1,18 +1,21 @@
 // CudaRollout: device memory layout of a population (regions that are zeroed
 // together are contiguous), the step and loss pointer tables, and the
 // forward / backward launch sequence of the fused rollout kernels.
-#include "codegen/cuda/CudaRollout.h"
+#include "cuda/CudaRollout.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
 
-#include "codegen/cuda/Internal.h"
-#include "codegen/cuda/KernelPlan.h"
+#include "codegen/cuda/CudaBackend.h"
+#include "core/Layout.h"
 #include "support/Error.h"
 
-namespace evoc::codegen::cuda {
+namespace evoc::runtime::cuda {
+
+using namespace codegen::cuda;
+
 namespace {
 
 /// Where a buffer lives; regions zeroed at the same moment are contiguous.
@@ -27,7 +30,8 @@ struct CudaRollout::Impl {
   const ir::Module &m;
   int nR, nB, nS;
   int64_t T;
-  RolloutInfo info;
+  ModuleInfo mi;    // the module's contract with the runtime (core/Layout.h)
+  RolloutInfo info; // its step, step adjoint and tape fields, from mi
   std::vector<int> lossK, lossAdjK;
   std::vector<int64_t> sizes;    // nR * nS
   std::vector<int> fieldOf;      // buffer -> field index (tape or adjoint tape), -1
@@ -41,7 +45,7 @@ struct CudaRollout::Impl {
 
   Impl(DeviceApi *d, const ir::Module &mod, int n, const int64_t *sz, int64_t steps)
       : dev(d), m(mod), nR(n), nB(static_cast<int>(mod.buffers.size())),
-        nS(static_cast<int>(mod.sets.size())), T(steps), info(rolloutInfo(mod)),
+        nS(static_cast<int>(mod.sets.size())), T(steps), mi(mod), info(tapeFields(mi)),
         sizes(sz, sz + static_cast<size_t>(n) * mod.sets.size()) {
     if (info.step < 0)
       throw Error("the CUDA rollout needs a module with a step kernel.");
@@ -125,21 +129,74 @@ struct CudaRollout::Impl {
     }
   }
 
+  // The fields whose State / NextState buffers the Step kernel uses: each
+  // one tape of T states (their adjoints in the step adjoint: two slots).
+  // The fused kernels the back end generated bind the same buffers
+  // (checked: codegen's rolloutInfo must agree, or the kernels would write
+  // where this layout put something else).
+  static RolloutInfo tapeFields(const ModuleInfo &mi) {
+    const ir::Module &m = *mi.module;
+    RolloutInfo info;
+    info.step = mi.step;
+    info.stepAdj = mi.stepAdj;
+    for (const StateField &F : mi.fields) {
+      if (F.stepReads < 0 && F.stepWrites < 0)
+        continue;
+      RolloutField f{F.name, F.stepReads, F.stepWrites};
+      if (mi.stepAdj >= 0)
+        for (int b : mi.used[size_t(mi.stepAdj)]) {
+          const ir::Buffer &B = m.buffers[size_t(b)];
+          if (B.role == ir::Role::Adjoint && B.primal == f.cur && f.cur >= 0)
+            f.adjCur = b;
+          if (B.role == ir::Role::Adjoint && B.primal == f.next && f.next >= 0)
+            f.adjNext = b;
+        }
+      info.fields.push_back(f);
+    }
+    const RolloutInfo gen = rolloutInfo(m);
+    bool same = gen.step == info.step && gen.stepAdj == info.stepAdj &&
+                gen.fields.size() == info.fields.size();
+    for (size_t f = 0; same && f < info.fields.size(); ++f) {
+      const RolloutField &a = gen.fields[f], &b = info.fields[f];
+      same = a.name == b.name && a.cur == b.cur && a.next == b.next && a.adjCur == b.adjCur &&
+             a.adjNext == b.adjNext;
+    }
+    EVOC_ASSERT(same, "CudaRollout: the fused kernels bind other tape buffers than the layout");
+    return info;
+  }
+
+  // Regions by the runtime's arenas: tapes for the step's state fields,
+  // gradients (of parameters and bodies), outputs, and what is zeroed before
+  // a sweep (temps and every other adjoint); bodies, parameters and states
+  // no step writes persist.
   void classify() {
     region.assign(nB, Persistent);
     for (int b = 0; b < nB; ++b) {
-      const ir::Buffer &B = m.buffers[b];
-      bool tapeField = fieldOf[b] >= 0 &&
-                       (b == info.fields[fieldOf[b]].cur || b == info.fields[fieldOf[b]].next);
-      if (tapeField)
+      const int f = fieldOf[b];
+      if (f >= 0 && (b == info.fields[f].cur || b == info.fields[f].next)) {
         region[b] = Tapes;
-      else if (B.role == ir::Role::Output)
+        continue;
+      }
+      switch (mi.arena[size_t(b)]) {
+      case Arena::Output:
         region[b] = Outputs;
-      else if (B.role == ir::Role::Adjoint && (m.buffers[B.primal].role == ir::Role::Param ||
-                                               m.buffers[B.primal].role == ir::Role::Body))
+        break;
+      case Arena::Grad:
+      case Arena::BodyAdj:
         region[b] = Grads;
-      else if (B.role == ir::Role::Temp || B.role == ir::Role::Adjoint)
+        break;
+      case Arena::Temp:
+      case Arena::TempAdj:
+      case Arena::OutputAdj:
+      case Arena::StateAdj:
         region[b] = Zeroed; // temps, their adjoints, adjoint tapes, loss.adj, pinned adjoints
+        break;
+      case Arena::Body:
+      case Arena::Param:
+      case Arena::State:
+      case Arena::Command:
+        break;
+      }
     }
   }
 
@@ -185,16 +242,10 @@ struct CudaRollout::Impl {
         off[i] = off[o];
         len[i] = bytes(b, r);
       }
-    int64_t scratchPerRobot = 0;
     scratchOff.assign(static_cast<size_t>(nR), 0);
-    std::vector<KernelPlan> plans;
-    for (const ir::Kernel &k : m.kernels)
-      plans.push_back(planKernel(m, k));
+    const KernelScratch scratch(m);
     for (int r = 0; r < nR; ++r) {
-      scratchPerRobot = 0;
-      for (const KernelPlan &p : plans)
-        scratchPerRobot =
-            std::max(scratchPerRobot, scratchBytes(p, m.precision, sizes.data() + size_t(r) * nS));
+      const int64_t scratchPerRobot = scratch.maxBytes(sizes.data() + size_t(r) * nS);
       scratchOff[r] = top;
       top += align64(scratchPerRobot + 8);
     }
@@ -374,21 +425,4 @@ int64_t CudaRollout::deviceBytesNeeded(const ir::Module &m, int nRobots, const i
   return Impl(nullptr, m, nRobots, sizes, T).total;
 }
 
-void checkDeviceMemory(const DeviceMemory &mem, int64_t needed, const std::string &what,
-                       const std::string &lower) {
-  if (mem.free < 0 || needed <= mem.free)
-    return;
-  auto gib = [](int64_t b) { return double(b) / double(1ull << 30); };
-  char msg[200];
-  if (mem.total >= 0)
-    std::snprintf(msg, sizeof msg,
-                  "needs %.2f GiB of GPU memory, but the GPU has %.2f GiB free "
-                  "(of %.2f GiB)",
-                  gib(needed), gib(mem.free), gib(mem.total));
-  else
-    std::snprintf(msg, sizeof msg, "needs %.2f GiB of GPU memory, but the GPU has %.2f GiB free",
-                  gib(needed), gib(mem.free));
-  throw Error(what + " " + msg + "; " + lower + ".");
-}
-
-} // namespace evoc::codegen::cuda
+} // namespace evoc::runtime::cuda

@@ -9,9 +9,13 @@
 #include <vector>
 
 #include "codegen/cuda/CudaBackend.h"
+#include "codegen/cuda/DeviceApi.h"
 #include "ir/IR.h"
 
-namespace evoc::codegen::cuda {
+namespace evoc::runtime::cuda {
+
+using codegen::cuda::CudaExecutable;
+using codegen::cuda::DeviceApi;
 
 /// Device memory of `nRobots` robots (ragged: sizes differ per robot) and
 /// the T-state tapes of the step's state fields (full tape: T states of every
@@ -63,4 +67,4 @@ private:
   std::unique_ptr<Impl> p_;
 };
 
-} // namespace evoc::codegen::cuda
+} // namespace evoc::runtime::cuda
