@@ -36,9 +36,11 @@ struct Fixture {
   std::vector<runtime::Robot> robots;
 };
 
-ir::Module compileFile(const fs::path &file) {
+ir::Module compileFile(const fs::path &file, const std::string &precision = "") {
   driver::CommonOptions o;
   o.file = file.string();
+  if (!precision.empty())
+    o.check.overrides.push_back({"world.precision", precision});
   SourceManager sources;
   DiagnosticEngine diags(sources);
   auto prog = driver::loadChecked(o, sources, diags);
@@ -198,6 +200,26 @@ TEST_CASE("the GPU training device (emulated) gives the CPU's verdicts", "[cuda]
     CHECK(cpu[1].stoppedEarly);
     checkSame(cpu, dev, 1e-9);
   }
+}
+
+TEST_CASE("the GPU training device (emulated) learns in f32 as the CPU device does",
+          "[cuda][train]") {
+  Fixture &f = fixture(); // its bodies
+  ir::Module m = compileFile(fs::path(EVOC_SOURCE_DIR) / "examples" / "eldir_small.evo", "f32");
+  REQUIRE(m.precision == ir::Precision::F32);
+  runtime::ModuleInfo info(m);
+  auto cpu = codegen::compile(m, codegen::BackendKind::Cpu);
+  fs::path dir = fs::temp_directory_path() / ("evoc-train-f32-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  test::EmulatedExecutable emu(m, dir.string());
+  auto gpu = runtime::cuda::cudaDevice(info, emu);
+  runtime::TrainOptions o = options();
+  o.optimizer.kind = runtime::OptimizerKind::Adam;
+  o.optimizer.lr = 0.01;
+  auto c = runtime::train(info, *cpu, f.robots, o);
+  auto g = runtime::train(info, *gpu, f.robots, o);
+  checkSame(c, g, 1e-4); // float sums in another order
+  fs::remove_all(dir);
 }
 
 TEST_CASE("the GPU training device refuses what it does not run yet", "[cuda][train]") {
