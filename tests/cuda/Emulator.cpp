@@ -150,8 +150,8 @@ EmulatedExecutable::EmulatedExecutable(const ir::Module &m, const std::string &w
     s_->fns.push_back(dlsym(s_->lib, ("evoc_k" + std::to_string(k)).c_str()));
     if (!s_->fns.back())
       throw std::runtime_error("emulator: missing kernel symbol");
-    s_->plans.push_back(codegen::cuda::planKernel(m, m.kernels[k]));
   }
+  s_->plans = codegen::cuda::planModule(m);
   s_->prec = m.precision;
   s_->nBuffers = m.buffers.size();
   s_->nSets = m.sets.size();

@@ -74,7 +74,8 @@ std::string quote(const std::string &s) {
 
 class Emitter {
 public:
-  explicit Emitter(const ir::Module &m) : m_(m), f64_(m.precision == ir::Precision::F64) {}
+  Emitter(const ir::Module &m, const std::vector<KernelPlan> &plans)
+      : m_(m), plans_(plans), f64_(m.precision == ir::Precision::F64) {}
 
   std::string run() {
     prelude();
@@ -140,7 +141,7 @@ private:
   // ---- kernels ---------------------------------------------------------
   void kernel(int k) {
     const ir::Kernel &kn = m_.kernels[k];
-    plan_ = planKernel(m_, kn);
+    plan_ = plans_[size_t(k)];
     siteIndex_.clear();
     usedGroups_.clear();
     for (size_t i = 0; i < plan_.sites.size(); ++i)
@@ -737,6 +738,7 @@ private:
   }
 
   const ir::Module &m_;
+  const std::vector<KernelPlan> &plans_; // planModule(m_)
   bool f64_;
   std::ostringstream out_;
   int indent_ = 0;
@@ -752,9 +754,11 @@ private:
 
 std::string kernelSymbol(int k) { return "evoc_k" + std::to_string(k); }
 
-std::string emitCuda(const ir::Module &m) {
-  const RolloutInfo info = rolloutInfo(m);
-  return Emitter(m).run() + emitRolloutKernels(m, info) + emitTrainKernels(m, info);
+std::string emitCuda(const ir::Module &m) { return emitCuda(m, planModule(m)); }
+
+std::string emitCuda(const ir::Module &m, const std::vector<KernelPlan> &plans) {
+  const RolloutInfo info = rolloutInfo(m, plans);
+  return Emitter(m, plans).run() + emitRolloutKernels(m, info) + emitTrainKernels(m, info);
 }
 
 } // namespace evoc::codegen::cuda

@@ -107,18 +107,18 @@ public:
       bufs_.push_back(
           {b.sets, b.comps, b.elem == ir::Type::I ? 4 : (prec_ == ir::Precision::F64 ? 8 : 4)});
     nSets_ = static_cast<int>(m.sets.size());
-    for (const ir::Kernel &k : m.kernels) {
-      KernelPlan p = planKernel(m, k);
+    std::vector<KernelPlan> plans = planModule(m);
+    for (KernelPlan &p : plans) {
       KernelMeta km;
       std::set<int> in = p.loaded, out = p.stored;
       out.insert(p.accumulated.begin(), p.accumulated.end());
       in.insert(out.begin(), out.end()); // keep the elements a kernel leaves alone
       km.in.assign(in.begin(), in.end());
       km.out.assign(out.begin(), out.end());
-      km.plan = std::move(p);
+      km.plan = p;
       kernels_.push_back(std::move(km));
     }
-    std::string src = emitCuda(m);
+    std::string src = emitCuda(m, plans);
     auto [arch, cubin] = pickArch(dev_.major, dev_.minor);
     std::string image =
         cachedCompile(src, "evoc_" + m.name, arch, cubin, opts.cacheDir, opts.useCache);

@@ -17,8 +17,7 @@ struct KernelScratch::Impl {
 
 KernelScratch::KernelScratch(const ir::Module &m) : p_(std::make_unique<Impl>()) {
   p_->precision = m.precision;
-  for (const ir::Kernel &k : m.kernels)
-    p_->plans.push_back(planKernel(m, k));
+  p_->plans = planModule(m);
 }
 
 KernelScratch::~KernelScratch() = default;

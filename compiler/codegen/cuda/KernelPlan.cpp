@@ -276,6 +276,14 @@ private:
 
 KernelPlan planKernel(const ir::Module &m, const ir::Kernel &k) { return Analysis(m, k).run(k); }
 
+std::vector<KernelPlan> planModule(const ir::Module &m) {
+  std::vector<KernelPlan> plans;
+  plans.reserve(m.kernels.size());
+  for (const ir::Kernel &k : m.kernels)
+    plans.push_back(planKernel(m, k));
+  return plans;
+}
+
 int64_t scratchBytes(const KernelPlan &p, ir::Precision prec, const int64_t *sizes) {
   int64_t fbytes = prec == ir::Precision::F64 ? 8 : 4, total = 0;
   for (const RecordSite &s : p.sites) {

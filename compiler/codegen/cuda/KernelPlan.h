@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
+#include "codegen/cuda/DeviceApi.h"
 #include "ir/IR.h"
 
 namespace evoc::codegen::cuda {
@@ -73,6 +75,16 @@ struct KernelPlan {
 
 /// Plans kernel `k` of `m`. Pure analysis, no side effects.
 KernelPlan planKernel(const ir::Module &m, const ir::Kernel &k);
+
+/// Every kernel's plan, in kernel order: what the emitters, the executable
+/// and the scratch sizes use, computed once per module.
+std::vector<KernelPlan> planModule(const ir::Module &m);
+
+/// emitCuda with the module's plans already made (planModule).
+std::string emitCuda(const ir::Module &m, const std::vector<KernelPlan> &plans);
+
+/// rolloutInfo with the module's plans already made.
+RolloutInfo rolloutInfo(const ir::Module &m, const std::vector<KernelPlan> &plans);
 
 /// Bytes of per-robot device scratch the kernel needs for its records
 /// (index as int64 and value as the module's float, each array 8-aligned),

@@ -17,8 +17,8 @@ namespace {
 
 std::string fieldOf(const ir::Buffer &b) { return b.field.empty() ? b.name : b.field; }
 
-std::set<int> usedBuffers(const ir::Module &m, int k) {
-  KernelPlan p = planKernel(m, m.kernels[k]);
+std::set<int> usedBuffers(const std::vector<KernelPlan> &plans, int k) {
+  const KernelPlan &p = plans[size_t(k)];
   std::set<int> u = p.loaded;
   u.insert(p.stored.begin(), p.stored.end());
   u.insert(p.accumulated.begin(), p.accumulated.end());
@@ -36,7 +36,9 @@ std::string bytesExpr(const ir::Module &m, int b) {
 
 } // namespace
 
-RolloutInfo rolloutInfo(const ir::Module &m) {
+RolloutInfo rolloutInfo(const ir::Module &m) { return rolloutInfo(m, planModule(m)); }
+
+RolloutInfo rolloutInfo(const ir::Module &m, const std::vector<KernelPlan> &plans) {
   RolloutInfo info;
   for (size_t k = 0; k < m.kernels.size(); ++k)
     if (m.kernels[k].kind == ir::KernelKind::Step && info.step < 0)
@@ -53,9 +55,9 @@ RolloutInfo rolloutInfo(const ir::Module &m) {
     info.fields.push_back({name});
     return info.fields.back();
   };
-  std::set<int> used = usedBuffers(m, info.step);
+  std::set<int> used = usedBuffers(plans, info.step);
   if (info.stepAdj >= 0) {
-    std::set<int> ua = usedBuffers(m, info.stepAdj);
+    std::set<int> ua = usedBuffers(plans, info.stepAdj);
     used.insert(ua.begin(), ua.end());
   }
   for (int b : used) {
@@ -73,11 +75,11 @@ RolloutInfo rolloutInfo(const ir::Module &m) {
         if (m.buffers[b].primal == f.next && f.next >= 0)
           f.adjNext = static_cast<int>(b);
       }
-  for (int b : usedBuffers(m, info.step))
+  for (int b : usedBuffers(plans, info.step))
     if (m.buffers[b].role == ir::Role::Temp)
       info.stepZero.push_back(b);
   if (info.stepAdj >= 0)
-    for (int b : usedBuffers(m, info.stepAdj)) {
+    for (int b : usedBuffers(plans, info.stepAdj)) {
       const ir::Buffer &B = m.buffers[b];
       if (B.role == ir::Role::Temp ||
           (B.role == ir::Role::Adjoint && m.buffers[B.primal].role == ir::Role::Temp))
