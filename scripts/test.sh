@@ -5,13 +5,20 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 # Test-only: Debian's chromium for the browser test of report.html
 # (tests/browser; it skips where chromium is missing or cannot start).
+SUDO=""
+[ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO=sudo
 if ! command -v chromium >/dev/null 2>&1; then
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO=sudo
   { $SUDO apt-get update -qq &&
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium; } ||
     echo "test: could not install chromium; the browser test will be skipped" >&2
 fi
+# Test-only too: clang-tidy for scripts/tidy.sh.
+if ! command -v clang-tidy >/dev/null 2>&1; then
+  { $SUDO apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends clang-tidy; } ||
+    echo "test: could not install clang-tidy; the tidy checks will be skipped" >&2
+fi
 ./scripts/lint.sh
 ./scripts/build.sh
+./scripts/tidy.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"
