@@ -126,6 +126,49 @@ struct Item {
   std::string svg;
 };
 
+/// A part outline in frame `fr`: a face of 3 or 4 points shaded by its
+/// normal, a larger point set drawn as its silhouette (X, Y: the panel's
+/// projection).
+template <class PX, class PY>
+Item outlineItem(const PartOutline &o, const GaitFrame &fr, const View &view, const PX &X,
+                 const PY &Y) {
+  Vec c{0, 0, 0}, nrm{0, 0, 0};
+  for (size_t a = 0; a < o.points.size(); ++a) {
+    const Vec p = pointOf(fr, o.points[a]);
+    const Vec q = pointOf(fr, o.points[(a + 1) % o.points.size()]);
+    for (int d = 0; d < 3; ++d)
+      c[size_t(d)] += p[size_t(d)] / double(o.points.size());
+    // Newell's normal of the polygon.
+    nrm[0] += (p[1] - q[1]) * (p[2] + q[2]);
+    nrm[1] += (p[2] - q[2]) * (p[0] + q[0]);
+    nrm[2] += (p[0] - q[0]) * (p[1] + q[1]);
+  }
+  std::string pts, fill = "#4a7fb5";
+  double opacity = 0.12;
+  if (o.points.size() <= 4) {
+    const double len = std::sqrt(dot(nrm, nrm));
+    const double lit = len > 0 ? std::fabs(dot(nrm, kLight)) / len : 0.5;
+    const int shade = int(std::lround(110 + 120 * lit));
+    fill = fmt::format("rgb({},{},{})", shade / 2, shade * 3 / 4, shade);
+    opacity = 0.35;
+    for (int p : o.points)
+      pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", X(pointOf(fr, p)),
+                         Y(pointOf(fr, p)));
+  } else {
+    std::vector<std::array<double, 2>> proj;
+    for (int p : o.points)
+      proj.push_back({X(pointOf(fr, p)), Y(pointOf(fr, p))});
+    for (const auto &q : hull(proj))
+      pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", q[0], q[1]);
+  }
+  return {view.depth(c), 0,
+          fmt::format("<polygon class=\"part\" points=\"{}\" fill=\"{}\" "
+                      "fill-opacity=\"{:.2f}\" stroke=\"#4a7fb5\" "
+                      "stroke-opacity=\"0.5\" stroke-width=\"1\"><title>{}</title>"
+                      "</polygon>\n",
+                      pts, fill, opacity, escape(o.part))};
+}
+
 } // namespace
 
 std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
@@ -213,45 +256,9 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
     std::vector<Item> items;
     // Part outlines: a face of 3 or 4 points is shaded by its normal; a
     // part given as a point set is drawn as its silhouette.
-    for (const auto &o : outlines) {
-      if (o.points.size() < 3)
-        continue;
-      Vec c{0, 0, 0}, nrm{0, 0, 0};
-      for (size_t a = 0; a < o.points.size(); ++a) {
-        const Vec p = pointOf(fr, o.points[a]);
-        const Vec q = pointOf(fr, o.points[(a + 1) % o.points.size()]);
-        for (int d = 0; d < 3; ++d)
-          c[size_t(d)] += p[size_t(d)] / double(o.points.size());
-        // Newell's normal of the polygon.
-        nrm[0] += (p[1] - q[1]) * (p[2] + q[2]);
-        nrm[1] += (p[2] - q[2]) * (p[0] + q[0]);
-        nrm[2] += (p[0] - q[0]) * (p[1] + q[1]);
-      }
-      std::string pts, fill = "#4a7fb5";
-      double opacity = 0.12;
-      if (o.points.size() <= 4) {
-        const double len = std::sqrt(dot(nrm, nrm));
-        const double lit = len > 0 ? std::fabs(dot(nrm, kLight)) / len : 0.5;
-        const int shade = int(std::lround(110 + 120 * lit));
-        fill = fmt::format("rgb({},{},{})", shade / 2, shade * 3 / 4, shade);
-        opacity = 0.35;
-        for (int p : o.points)
-          pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", X(pointOf(fr, p)),
-                             Y(pointOf(fr, p)));
-      } else {
-        std::vector<std::array<double, 2>> proj;
-        for (int p : o.points)
-          proj.push_back({X(pointOf(fr, p)), Y(pointOf(fr, p))});
-        for (const auto &q : hull(proj))
-          pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", q[0], q[1]);
-      }
-      items.push_back({view.depth(c), 0,
-                       fmt::format("<polygon class=\"part\" points=\"{}\" fill=\"{}\" "
-                                   "fill-opacity=\"{:.2f}\" stroke=\"#4a7fb5\" "
-                                   "stroke-opacity=\"0.5\" stroke-width=\"1\"><title>{}</title>"
-                                   "</polygon>\n",
-                                   pts, fill, opacity, escape(o.part))});
-    }
+    for (const auto &o : outlines)
+      if (o.points.size() >= 3)
+        items.push_back(outlineItem(o, fr, view, X, Y));
     for (size_t s = 0; s < robot.springs.size(); ++s) {
       const auto &sp = robot.springs[s];
       const Vec a = pointOf(fr, sp.a), b = pointOf(fr, sp.b);
