@@ -116,18 +116,8 @@ struct Experiment {
 #ifdef EVOC_BENCH_WITH_DRIVER
 Experiment fromEvo(const std::string &file) {
   auto t0 = std::chrono::steady_clock::now();
-  driver::CommonOptions o;
-  o.file = std::string(EVOC_SOURCE_DIR) + "/" + file;
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  auto prog = driver::loadChecked(o, sources, diags);
-  if (!prog)
-    throw Error("cannot compile " + o.file);
-  auto m = driver::buildModule(*prog, sources, diags);
-  diags.flush(std::cerr);
-  if (!m)
-    throw Error("cannot lower " + o.file);
-  return {file, std::move(*m), bench::since(t0)};
+  ir::Module m = driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/" + file).module;
+  return {file, std::move(m), bench::since(t0)};
 }
 #endif
 

@@ -5,15 +5,35 @@
 #include <iostream>
 
 #include "autodiff/Differentiate.h"
+#include "driver/Driver.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "irgen/IRGen.h"
 #include "opt/Passes.h"
 #include "support/Diagnostics.h"
+#include "support/Error.h"
+#include "support/SourceManager.h"
 
 namespace evoc::driver {
 
 const char *version() { return EVOC_VERSION; } // CMake's project version
+
+CompiledFile compileFile(const std::string &file,
+                         const std::vector<std::pair<std::string, std::string>> &overrides) {
+  CommonOptions o;
+  o.file = file;
+  o.check.overrides = overrides;
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  std::optional<sema::CheckedProgram> prog = loadChecked(o, sources, diags);
+  std::optional<ir::Module> m;
+  if (prog)
+    m = buildModule(*prog, sources, diags);
+  diags.flush(std::cerr);
+  if (!prog || !m)
+    throw Error(file + " does not compile (the errors are above)");
+  return {std::move(*prog), std::move(*m)};
+}
 
 std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
                                       const SourceManager &sources, DiagnosticEngine &diags,

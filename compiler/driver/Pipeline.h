@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "codegen/Executable.h"
 #include "ir/IR.h"
@@ -38,6 +40,19 @@ struct PipelineOptions {
 std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
                                       const SourceManager &sources, DiagnosticEngine &diags,
                                       const PipelineOptions &opts = {});
+
+/// A checked program and its module (Stage::Opt), for tools and tests that
+/// compile a .evo file without the command line.
+struct CompiledFile {
+  sema::CheckedProgram program;
+  ir::Module module;
+};
+
+/// loadChecked + buildModule of `file` with `--set` overrides (key, value);
+/// diagnostics go to stderr. Throws evoc::Error naming the file when it does
+/// not check or lower.
+CompiledFile compileFile(const std::string &file,
+                         const std::vector<std::pair<std::string, std::string>> &overrides = {});
 
 /// `evoc`'s version, part of every compiled-code cache key.
 const char *version();

@@ -25,16 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 ir::Module compileExample(const fs::path &file) {
-  driver::CommonOptions o;
-  o.file = file.string();
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  auto prog = driver::loadChecked(o, sources, diags);
-  REQUIRE(prog);
-  auto m = driver::buildModule(*prog, sources, diags);
-  diags.flush(std::cerr);
-  REQUIRE(m);
-  return std::move(*m);
+  return driver::compileFile(file.string()).module;
 }
 
 } // namespace

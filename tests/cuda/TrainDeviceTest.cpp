@@ -37,18 +37,9 @@ struct Fixture {
 };
 
 ir::Module compileFile(const fs::path &file, const std::string &precision = "") {
-  driver::CommonOptions o;
-  o.file = file.string();
-  if (!precision.empty())
-    o.check.overrides.push_back({"world.precision", precision});
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  auto prog = driver::loadChecked(o, sources, diags);
-  REQUIRE(prog);
-  auto m = driver::buildModule(*prog, sources, diags);
-  diags.flush(std::cerr);
-  REQUIRE(m);
-  return std::move(*m);
+  if (precision.empty())
+    return driver::compileFile(file.string()).module;
+  return driver::compileFile(file.string(), {{"world.precision", precision}}).module;
 }
 
 // eldir_small's module (friction contact, MLP, displacement), compiled once

@@ -46,16 +46,8 @@ sema::CheckedProgram checkEvo(const std::string &file) {
 }
 
 Compiled compileEvo(const std::string &file) {
-  driver::CommonOptions o;
-  o.file = std::string(EVOC_SOURCE_DIR) + "/" + file;
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  auto prog = driver::loadChecked(o, sources, diags);
-  REQUIRE(prog);
-  auto m = driver::buildModule(*prog, sources, diags);
-  diags.flush(std::cerr);
-  REQUIRE(m);
-  return {std::move(*prog), std::move(*m)};
+  driver::CompiledFile c = driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/" + file);
+  return {std::move(c.program), std::move(c.module)};
 }
 
 Robot ladder() { return test::ladder(0.3, 0.1); }
@@ -493,15 +485,9 @@ TEST_CASE("A vector command equals its components as scalar commands", "[multita
   replace("d[t - 5].y", "dy[t - 5]");
   const std::string path = (std::filesystem::temp_directory_path() / "evoc-scalar-cmds.evo");
   std::ofstream(path) << text;
-  driver::CommonOptions o;
-  o.file = path;
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  auto prog = driver::loadChecked(o, sources, diags);
-  diags.flush(std::cerr);
-  REQUIRE(prog);
-  auto m = driver::buildModule(*prog, sources, diags);
-  REQUIRE(m);
+  driver::CompiledFile c = driver::compileFile(path);
+  const auto *prog = &c.program;
+  const ir::Module *m = &c.module;
   REQUIRE(prog->commands.columns() == 3);
 
   ModuleInfo vi(vec.m), si(*m);

@@ -142,17 +142,13 @@ namespace {
 // differences of the loss.
 void checkOnTerrain(const std::string &file, const Robot &body, const std::string &physics,
                     const std::function<void(double, double, double, double)> &spans) {
-  driver::CommonOptions o;
-  o.file = std::string(EVOC_SOURCE_DIR) + "/tests/data/terrain/" + file;
+  std::vector<std::pair<std::string, std::string>> overrides;
   if (!physics.empty())
-    o.check.overrides.push_back({"world.physics", physics});
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  auto prog = driver::loadChecked(o, sources, diags);
-  REQUIRE(prog);
-  auto m = driver::buildModule(*prog, sources, diags);
-  diags.flush(std::cerr);
-  REQUIRE(m);
+    overrides.push_back({"world.physics", physics});
+  driver::CompiledFile c =
+      driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/tests/data/terrain/" + file, overrides);
+  const auto *prog = &c.program;
+  const ir::Module *m = &c.module;
   ModuleInfo info(*m);
   auto cpu = codegen::compile(*m, codegen::BackendKind::Cpu);
   auto interp = codegen::compile(*m, codegen::BackendKind::Interp);

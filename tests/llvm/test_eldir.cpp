@@ -20,16 +20,7 @@ using namespace evoc;
 namespace {
 
 ir::Module compileEvo(const std::string &file) {
-  driver::CommonOptions o;
-  o.file = std::string(EVOC_SOURCE_DIR) + "/" + file;
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  auto prog = driver::loadChecked(o, sources, diags);
-  REQUIRE(prog);
-  auto m = driver::buildModule(*prog, sources, diags);
-  diags.flush(std::cerr);
-  REQUIRE(m);
-  return std::move(*m);
+  return driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/" + file).module;
 }
 
 void agreeOnRandomRobots(const std::string &file, int rows, int cols, int nRobots, uint64_t seed) {
