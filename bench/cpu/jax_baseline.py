@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""JAX baseline of the ELDiR rollout (bench/torch_baseline.py's workload, in JAX).
+
+The robots of `evoc_cpu_bench --dump-robots DIR`, padded to the largest of the batch
+(bench/cpu/peers_common.py), the SCIENCE.md step (MLP controller with 10 sine inputs,
+4 inputs per point and 2 constants, 32 tanh units; springs; semi-implicit Euler;
+noslip ground), T states: one robot's rollout is a lax.scan over the T - 1 updates,
+its loss differentiated by value_and_grad, vmapped over the robots and jitted, in f64.
+--remat wraps the scan body in jax.checkpoint (the backward recomputes each step from
+its state instead of keeping its temporaries); --shard N splits the batch over N host
+devices (XLA_FLAGS=--xla_force_host_platform_device_count=N, a 1-D jax.sharding mesh).
+
+First checks that its per-robot losses equal `evoc sim examples/eldir.evo`'s on the
+same robots and weights to 1e-9 relative (exit 1 otherwise), then times one jitted
+forward + backward (after a warm-up call that compiles it; best of --repeats).
+
+    python3 bench/cpu/jax_baseline.py DIR/robots_6x10.json [--robots N] [--steps 1000]
+        [--remat] [--shard N] [--check-steps 100] [--no-check] [--repeats 1]
+"""
+import argparse
+import math
+import os
+import sys
+import time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("robots")
+ap.add_argument("--robots", dest="limit", type=int, default=0, help="first N robots of the file")
+ap.add_argument("--steps", type=int, default=1000)
+ap.add_argument("--remat", action="store_true")
+ap.add_argument("--shard", type=int, default=1, help="host devices to split the batch over")
+ap.add_argument("--check-steps", type=int, default=100)
+ap.add_argument("--no-check", action="store_true")
+ap.add_argument("--repeats", type=int, default=1)
+args = ap.parse_args()
+if args.shard > 1:  # before jax is imported
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               f" --xla_force_host_platform_device_count={args.shard}")
+
+try:
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+except ImportError:
+    print("jax_baseline: JAX is not installed (pip install jax)")
+    sys.exit(0)
+jax.config.update("jax_enable_x64", True)
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peers_common import DAMPING, DT, GRAVITY, GROUND, NSINE, Batch, check, report  # noqa: E402
+
+
+def robot_loss(params, body, T, remat):
+    """One robot's loss: -(mean over its points of x[T-1].x - x[0].x)."""
+    w1, b1, w2, b2 = params
+    x0, pmask, a, b, rest, stiff, actu = body
+    n = pmask.sum()
+    m = pmask[:, None]
+    phases = 2 * math.pi * jnp.arange(NSINE, dtype=jnp.float64) / NSINE
+    damp = math.exp(-DT * DAMPING)
+    ones = jnp.ones(2, dtype=jnp.float64)
+
+    def step(carry, t):
+        x, v = carry
+        c = (x * m).sum(0) / n
+        waves = jnp.sin(10 * t * DT + phases)
+        feats = jnp.concatenate([0.05 * (x - c), 0.05 * v], 1) * m  # [P, 4]
+        inp = jnp.concatenate([waves, feats.reshape(-1), ones])
+        h = jnp.tanh(w1 @ inp + b1)
+        act = jnp.tanh(w2 @ h + b2)
+        d = x[a] - x[b]
+        L = jnp.sqrt((d * d).sum(1)) + 1e-4
+        target = rest * (1 + actu * act)
+        imp = (DT * (L - target) * stiff / L)[:, None] * d
+        vinc = jnp.zeros_like(x).at[a].add(-imp).at[b].add(imp)
+        vn = damp * v + vinc + jnp.array([0.0, DT * GRAVITY])
+        ny = x[:, 1] + DT * vn[:, 1]
+        hit = (ny < GROUND) & (vn[:, 1] < -1e-4)
+        # the divisor only where hit (where vn.y < -1e-4): no 0 divisor, no NaN gradient
+        toi = -(x[:, 1] - GROUND) / jnp.where(hit, vn[:, 1], -1.0)
+        dt_i = jnp.where(hit, toi, DT)[:, None]
+        xn = x + dt_i * vn
+        vn = jnp.where(hit[:, None], 0.0, vn)
+        return (xn, vn), None
+
+    if remat:
+        step = jax.checkpoint(step)
+    ts = jnp.arange(T - 1, dtype=jnp.float64)
+    (x, _), _ = lax.scan(step, (x0, jnp.zeros_like(x0)), ts)
+    return -((x[:, 0] - x0[:, 0]) * pmask).sum() / n
+
+
+def make(T, remat, sharding):
+    vg = jax.vmap(jax.value_and_grad(lambda p, body: robot_loss(p, body, T, remat)))
+    loss = jax.vmap(lambda p, body: robot_loss(p, body, T, remat))
+    if sharding is None:
+        return jax.jit(vg), jax.jit(loss)
+    return (jax.jit(vg, in_shardings=sharding, out_shardings=sharding),
+            jax.jit(loss, in_shardings=sharding, out_shardings=sharding))
+
+
+def main():
+    batch = Batch(args.robots, args.limit)
+    params_np = batch.init_params()
+    body_np = (batch.x0, batch.pmask, batch.a, batch.b, batch.rest, batch.stiff, batch.actu)
+    sharding = None
+    if args.shard > 1:
+        devs = jax.devices()[: args.shard]
+        if len(devs) < args.shard or batch.B % args.shard:
+            sys.exit(f"jax_baseline: --shard {args.shard}: {len(devs)} devices, {batch.B} robots "
+                     "(the robots must divide evenly)")
+        mesh = jax.sharding.Mesh(np.array(devs), ("robots",))
+        sharding = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("robots"))
+    put = (lambda t: jax.device_put(t, sharding)) if sharding is not None else jnp.asarray
+    params = tuple(put(p) for p in params_np)
+    body = tuple(put(p) for p in body_np)
+
+    if not args.no_check:
+        cT = min(args.check_steps, args.steps)
+        vgc, _ = make(cT, args.remat, sharding)
+
+        def run(T):
+            loss, grads = vgc(params, body)
+            return np.asarray(loss), tuple(np.asarray(g) for g in grads)
+
+        check("jax", batch, params_np, run, cT)
+
+    vg, _ = make(args.steps, args.remat, sharding)
+    t0 = time.perf_counter()
+    out = vg(params, body)
+    jax.block_until_ready(out)
+    compile_s = time.perf_counter() - t0
+    best = float("inf")
+    for _ in range(max(1, args.repeats)):
+        t0 = time.perf_counter()
+        loss, grads = vg(params, body)
+        jax.block_until_ready((loss, grads))
+        best = min(best, time.perf_counter() - t0)
+    gnorm = float(jnp.sqrt(sum((g * g).sum() for g in grads)))
+    if not math.isfinite(gnorm):
+        sys.exit("jax_baseline: the gradient is not finite")
+    desc = (f"jax {jax.__version__} ({len(jax.devices())} cpu devices, shard {args.shard}, "
+            f"remat {int(args.remat)}; first call with compile {compile_s:.2f} s)")
+    report("jax", desc, batch, args.steps, best, remat=int(args.remat), shard=args.shard)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""What the JAX and Taichi baselines share (numpy only): the robots, the weights, the
+check against `evoc sim`, the output lines.
+
+The conventions are bench/torch_baseline.py's: the constants of SCIENCE.md's
+reference rollout (noslip ground), robots from `evoc_cpu_bench --dump-robots DIR`
+(DIR/robots_6x10.json, DIR/robots_13x22.json), padded to the largest robot of the
+batch, the controller's inputs ordered [10 sines, per point (0.05 (x - c), 0.05 v),
+2 ones], Xavier-normal weights (times 2 for W1, 3 for W2), biases 0, T states
+(T - 1 updates), one forward + backward, robot-steps = robots * (T - 1).
+
+Padding differs from the torch baseline in one place: a padded spring joins points
+0 and 1 (stiffness 0, actuation 0, rest 1) instead of point 0 with itself, so that
+|d| is never 0 (its derivative would be 0/0 = NaN under JAX and Taichi autodiff);
+with stiffness 0 its impulse and every derivative through it are exactly 0.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+DT, GROUND, GRAVITY, DAMPING, UNITS = 0.004, 0.1, -4.8, 15.0, 32
+NSINE = 10
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EVOC = os.environ.get("EVOC", os.path.join(REPO, "build", "evoc"))
+# The .evo file whose rollout bench/torch_baseline.py mirrors: the paper's experiment,
+# noslip ground (examples/eldir_small.evo is the public framework's friction ground).
+# Its lattice size does not matter to `evoc sim --robots`: the bodies come from the JSON.
+EVO_FILE = os.path.join(REPO, "examples", "eldir.evo")
+
+
+class Batch:
+    """Robots padded to P points and S springs (numpy, f64)."""
+
+    def __init__(self, path, limit=0):
+        robots = json.load(open(path))
+        if isinstance(robots, dict):  # evoc sim's ROBOTS.json: {"robots": [...]}
+            robots = robots["robots"]
+        if limit > 0:
+            robots = robots[:limit]
+        self.robots = robots
+        B = self.B = len(robots)
+        P = self.P = max(len(r["points"]) for r in robots)
+        S = self.S = max(len(r["springs"]) for r in robots)
+        self.npts = np.array([len(r["points"]) for r in robots], dtype=np.int64)
+        self.nspr = np.array([len(r["springs"]) for r in robots], dtype=np.int64)
+        self.x0 = np.zeros((B, P, 2))
+        self.pmask = np.zeros((B, P))
+        self.a = np.zeros((B, S), dtype=np.int32)
+        self.b = np.ones((B, S), dtype=np.int32)
+        self.rest = np.ones((B, S))
+        self.stiff = np.zeros((B, S))
+        self.actu = np.zeros((B, S))
+        for i, r in enumerate(robots):
+            pts = np.array(r["points"], dtype=np.float64)
+            pts[:, 1] += max(0.0, GROUND - pts[:, 1].min())  # no point starts below ground
+            self.x0[i, : len(pts)] = pts
+            self.pmask[i, : len(pts)] = 1
+            for s, (sa, sb, sr, sk, sact) in enumerate(r["springs"]):
+                self.a[i, s], self.b[i, s] = sa, sb
+                self.rest[i, s], self.stiff[i, s], self.actu[i, s] = sr, sk, sact
+        self.nin = 12 + 4 * P
+
+    def init_params(self, seed=1):
+        """Padded weights [B, 32, 12 + 4P], [B, 32], [B, S, 32], [B, S]. The columns of
+        padded points and the rows of padded springs are 0 (they are unused)."""
+        rng = np.random.default_rng(seed)
+        B, P, S = self.B, self.P, self.S
+        w1 = np.zeros((B, UNITS, self.nin))
+        w2 = np.zeros((B, S, UNITS))
+        for i in range(B):
+            n, s = int(self.npts[i]), int(self.nspr[i])
+            nin = 12 + 4 * n
+            w = rng.standard_normal((UNITS, nin)) * 2 * math.sqrt(2 / (UNITS + nin))
+            w1[i, :, self.cols(i)] = w.T
+            w2[i, :s] = rng.standard_normal((s, UNITS)) * 3 * math.sqrt(2 / (UNITS + s))
+        return w1, np.zeros((B, UNITS)), w2, np.zeros((B, S))
+
+    def cols(self, i):
+        """The padded W1 columns of robot i's own inputs, in evoc's order."""
+        n = int(self.npts[i])
+        return np.r_[0 : NSINE + 4 * n, NSINE + 4 * self.P : NSINE + 4 * self.P + 2]
+
+    def params_json(self, w1, b1, w2, b2):
+        out = []
+        for i in range(self.B):
+            s = int(self.nspr[i])
+            out.append({"w1": w1[i][:, self.cols(i)].tolist(), "b1": b1[i].tolist(),
+                        "w2": w2[i, :s].tolist(), "b2": b2[i, :s].tolist()})
+        return {"params": out}
+
+
+def evoc_losses(batch, params, steps, tmp):
+    """evoc's per-robot losses for these robots and weights: `evoc sim` (CPU back end)."""
+    rpath, ppath, opath = (os.path.join(tmp, f) for f in ("robots.json", "params.json", "out.json"))
+    json.dump({"robots": batch.robots}, open(rpath, "w"))
+    json.dump(batch.params_json(*params), open(ppath, "w"))
+    cmd = [EVOC, "sim", EVO_FILE, "--robots", rpath, "--params", ppath, "--steps", str(steps),
+           "--out", opath]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"check: `{' '.join(cmd)}` failed ({p.returncode}):\n{p.stderr}")
+    res = json.load(open(opath))["results"]
+    losses = np.array([r["loss"] if r["loss"] is not None else np.nan for r in res])
+    grads = [r["grad"] for r in res]
+    return losses, grads, cmd
+
+
+def flat_grad(batch, i, g):
+    """Robot i's gradient (padded arrays gw1, gb1, gw2, gb2) as evoc lays it out, flat."""
+    gw1, gb1, gw2, gb2 = (np.asarray(a[i]) for a in g)
+    s = int(batch.nspr[i])
+    return np.concatenate([gw1[:, batch.cols(i)].ravel(), gb1.ravel(), gw2[:s].ravel(),
+                           gb2[:s].ravel()])
+
+
+def check(name, batch, params, fn, steps, tol=1e-9, grad_tol=1e-7):
+    """Compare fn(steps) = (per-robot losses, padded gradients) with `evoc sim`'s on the
+    same robots and weights; exits 1 when the largest relative difference of a loss is
+    above tol, or that of a robot's gradient (2-norm of the difference over the 2-norm of
+    evoc's, all four parameter arrays together) above grad_tol."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ref, ref_grads, cmd = evoc_losses(batch, params, steps, tmp)
+    ours, grads = fn(steps)
+    ours = np.asarray(ours, dtype=np.float64)
+    rel = np.abs(ours - ref) / np.maximum(np.abs(ref), 1e-300)
+    worst = float(np.max(rel)) if np.all(np.isfinite(rel)) else float("inf")
+    grel = []
+    for i in range(batch.B):
+        e = np.concatenate([np.asarray(ref_grads[i][k], dtype=np.float64).ravel()
+                            for k in ("w1", "b1", "w2", "b2")])
+        o = flat_grad(batch, i, grads)
+        grel.append(np.linalg.norm(o - e) / max(np.linalg.norm(e), 1e-300))
+    gworst = float(np.max(grel)) if np.all(np.isfinite(grel)) else float("inf")
+    ok = worst <= tol and gworst <= grad_tol
+    print(f"check {name} vs evoc sim ({os.path.relpath(EVO_FILE, REPO)}, {batch.B} robots, T = {steps}): "
+          f"max relative difference of the loss {worst:.3e} (tolerance {tol:g}), of the gradient "
+          f"{gworst:.3e} (tolerance {grad_tol:g}): {'PASS' if ok else 'FAIL'}; "
+          f"loss of robot 0 {ours[0]:.15g} (ours) vs {ref[0]:.15g} (evoc)")
+    if not ok:
+        for i in range(batch.B):
+            print(f"  robot {i}: loss ours {ours[i]:.17g} evoc {ref[i]:.17g} rel {rel[i]:.3e}; "
+                  f"gradient rel {grel[i]:.3e}")
+        sys.exit(1)
+    return worst, gworst
+
+
+def report(system, desc, batch, steps, seconds, **tags):
+    rs = batch.B * (steps - 1) / seconds
+    print(f"{desc}: {batch.B} robots (padded to {batch.P} points, {batch.S} springs), T = {steps}, "
+          f"forward + backward: {seconds:.3f} s = {rs:.0f} robot-steps/s")
+    extra = "".join(f" {k}={v}" for k, v in tags.items())
+    print(f"RESULT system={system}{extra} robots={batch.B} steps={steps} seconds={seconds:.6f} "
+          f"robot_steps_per_s={rs:.1f}")
