@@ -17,7 +17,7 @@
 #   ROBOTS=8 STEPS=200 REPEATS=1 WORKLOADS=6x10 bench/cpu/compare.sh
 #
 # Environment: ROBOTS, STEPS, REPEATS, WORKLOADS ("6x10 13x22"), BUILD (build/),
-# EVOC, EVOC_ALT, EVOC_CPU_BENCH, PYTHON (/work/venv/bin/python; jax and taichi are
+# EVOC, EVOC_ALT, EVOC_CPU_BENCH, PYTHON (.venv/ or /work/venv/ when present, else python3; jax and taichi are
 # pip-installed into its environment when missing), SHARD (host devices for JAX's
 # sharded variants; default: the number of cores), KEEP=1 keeps the work folder.
 set -euo pipefail
@@ -27,7 +27,10 @@ BUILD=${BUILD:-$ROOT/build}
 export EVOC=${EVOC:-$BUILD/evoc}
 EVOC_ALT=${EVOC_ALT:-}
 BENCH=${EVOC_CPU_BENCH:-$BUILD/bench/evoc_cpu_bench}
-PYTHON=${PYTHON:-/work/venv/bin/python}
+if [ -z "${PYTHON:-}" ]; then # a virtual environment for the baselines, else the system's
+  PYTHON=python3
+  for v in "$ROOT/.venv" /work/venv; do [ -x "$v/bin/python" ] && PYTHON=$v/bin/python && break; done
+fi
 ROBOTS=${ROBOTS:-16}
 STEPS=${STEPS:-1000}
 REPEATS=${REPEATS:-3}
