@@ -37,14 +37,14 @@ REPEATS=${REPEATS:-3}
 WORKLOADS=${WORKLOADS:-"6x10 13x22"}
 SHARD=${SHARD:-$(nproc)}
 
+PYTHON=$(command -v "$PYTHON" || echo "$PYTHON")
 for f in "$EVOC" "$BENCH" "$PYTHON"; do
   [ -x "$f" ] || { echo "compare.sh: $f is not there (build first, or set EVOC / EVOC_CPU_BENCH / PYTHON)" >&2; exit 2; }
 done
-PIP=$(dirname "$PYTHON")/pip
 for pkg in jax taichi; do
   if ! "$PYTHON" -c "import $pkg" >/dev/null 2>&1; then
     echo "installing $pkg into $("$PYTHON" -c 'import sys; print(sys.prefix)')" >&2
-    "$PIP" install -q "$pkg"
+    "$PYTHON" -m pip install -q "$pkg"
   fi
 done
 "$PYTHON" -c "import torch" 2>/dev/null || { echo "compare.sh: torch is missing from $PYTHON's environment" >&2; exit 2; }
