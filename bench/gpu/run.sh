@@ -6,6 +6,9 @@
 # batched PyTorch CUDA baseline on the same bodies; prints a summary.
 #
 #   bench/gpu/run.sh                     # POPULATION=1000 STEPS=1000 by default
+#   PREBUILT=.device bench/gpu/run.sh    # with the bundle of bench/gpu/bundle.sh (the
+#                                        # device tool's GPU machines have no LLVM, ANTLR,
+#                                        # fmt or Catch2 to build with)
 #   POPULATION=200 STEPS=300 bench/gpu/run.sh   # a quicker look
 #   SKIP_AGREEMENT=1 SKIP_RUN=1 bench/gpu/run.sh # skip the CPU-vs-CUDA checks and the
 #                                                # evoc run part (and building the front
@@ -25,15 +28,29 @@ mkdir -p "$OUT"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total \
   --format=csv,noheader || echo "(nvidia-smi not found)"
 
-if [ ! -f "$BUILD/build.ninja" ]; then
+if [ -n "${PREBUILT:-}" ]; then
+  # A bundle from bench/gpu/bundle.sh: libraries unpacked under /tmp, the
+  # binaries used as they are. The tests find examples/ and stdlib/ through
+  # the source path compiled into them: make it point here.
+  LIBS=/tmp/evoc-libs
+  mkdir -p "$LIBS"
+  for f in "$PREBUILT"/debs/*.deb; do dpkg -x "$f" "$LIBS"; done
+  export LD_LIBRARY_PATH="$LIBS/usr/lib/x86_64-linux-gnu:$LIBS/lib/x86_64-linux-gnu:$LIBS/usr/lib/llvm-19/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  SRC=$(cat "$PREBUILT/source-dir")
+  if [ "$SRC" != "$PWD" ] && [ ! -e "$SRC" ]; then mkdir -p "$(dirname "$SRC")" && ln -s "$PWD" "$SRC"; fi
+  BUILD=$PREBUILT/build
+  echo "prebuilt from commit $(cat "$PREBUILT/commit"), sources at $SRC"
+elif [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 ||
     { tail -30 "$OUT/cmake.log"; exit 1; }
 fi
 TARGETS="evoc_bench_gpu evoc_cuda_tests"
 [ "${SKIP_AGREEMENT:-0}" = 1 ] || TARGETS="$TARGETS evoc_cuda_examples_tests"
 [ "${SKIP_RUN:-0}" = 1 ] || TARGETS="$TARGETS evoc"
-ninja -C "$BUILD" -j "$(nproc)" $TARGETS >"$OUT/build.log" 2>&1 ||
-  { tail -40 "$OUT/build.log"; exit 1; }
+if [ -z "${PREBUILT:-}" ]; then
+  ninja -C "$BUILD" -j "$(nproc)" $TARGETS >"$OUT/build.log" 2>&1 ||
+    { tail -40 "$OUT/build.log"; exit 1; }
+fi
 
 echo "== CUDA tests (NVRTC, emulation, GPU agreement)"
 if ! "$BUILD/tests/cuda/evoc_cuda_tests" >"$OUT/tests.log" 2>&1; then

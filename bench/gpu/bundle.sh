@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Prepares, on this (CPU) machine, what bench/gpu/run.sh needs on a GPU machine
+# of the `device` tool, which has CUDA, CMake, ninja and Python but none of
+# LLVM 19, ANTLR, fmt, nlohmann-json or Catch2 (and nothing can be fetched
+# there): a Release build of the GPU benchmark, the CUDA tests and evoc,
+# stripped, and the Debian packages of the shared libraries they load that
+# the GPU machine lacks, in .device/ (git-ignored; about 45 MB, under the
+# tool's 64 MiB carry limit). Then, on the GPU machine:
+#
+#   run(carry=[".device"], command="OUT_DIR=$OUT PREBUILT=.device bash bench/gpu/run.sh")
+#
+# run.sh unpacks the packages under /tmp (never into /), points
+# LD_LIBRARY_PATH at them and uses the prebuilt binaries instead of building.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD_DIR:-build-gpu-bench}
+OUT=.device
+if [ ! -f "$BUILD/build.ninja" ]; then
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+BINS="bench/gpu/evoc_bench_gpu tests/cuda/evoc_cuda_tests tests/cuda/evoc_cuda_examples_tests evoc"
+TARGETS="evoc_bench_gpu evoc_cuda_tests evoc_cuda_examples_tests evoc"
+ninja -C "$BUILD" -j "$(nproc)" $TARGETS
+rm -rf "$OUT"
+mkdir -p "$OUT/debs" "$OUT/build"
+for b in $BINS; do
+  mkdir -p "$OUT/build/$(dirname "$b")"
+  strip -o "$OUT/build/$b" "$BUILD/$b"
+done
+# The packages of every library the binaries load that is not part of the
+# GPU machine's base image (libc, libstdc++, zlib, ... are; CUDA's NVRTC is).
+(cd "$OUT/debs" && apt-get download -q libllvm19 libz3-4 libicu72 libxml2 libedit2 libffi8 \
+  libbsd0 libmd0 libtinfo6 libantlr4-runtime4.9 libfmt9 >/dev/null)
+git rev-parse HEAD >"$OUT/commit"
+pwd >"$OUT/source-dir" # compiled into the binaries (examples/, stdlib/)
+du -sh "$OUT"
+echo "bundle: $OUT ready; on the GPU machine: PREBUILT=$OUT bash bench/gpu/run.sh"
