@@ -3,11 +3,14 @@
 # of the `device` tool, which has CUDA, CMake, ninja and Python but none of
 # LLVM 19, ANTLR, fmt, nlohmann-json or Catch2 (and nothing can be fetched
 # there): a Release build of the GPU benchmark, the CUDA tests and evoc,
-# stripped, and the Debian packages of the shared libraries they load that
+# stripped (build.tgz), and the Debian packages of the shared libraries they load that
 # the GPU machine lacks, in .device/ (git-ignored; about 45 MB, under the
 # tool's 64 MiB carry limit). Then, on the GPU machine:
 #
-#   run(carry=[".device"], command="OUT_DIR=$OUT PREBUILT=.device bash bench/gpu/run.sh")
+#   run(carry=[".device"], timeout_s=540, command="PREBUILT=.device bash bench/gpu/run.sh;
+#       tar -C /tmp/gpu-bench -czf $OUT/gpu-bench.tgz --exclude='run-*' --exclude='grammar-*' .")
+#
+# (the working tree, shared/ and .device travel together: about 60 of the 64 MiB allowed).
 #
 # run.sh unpacks the packages under /tmp (never into /), points
 # LD_LIBRARY_PATH at them and uses the prebuilt binaries instead of building.
@@ -27,6 +30,7 @@ for b in $BINS; do
   mkdir -p "$OUT/build/$(dirname "$b")"
   strip -o "$OUT/build/$b" "$BUILD/$b"
 done
+tar -C "$OUT" -czf "$OUT/build.tgz" build && rm -rf "$OUT/build"
 # The packages of every library the binaries load that is not part of the
 # GPU machine's base image (libc, libstdc++, zlib, ... are; CUDA's NVRTC is).
 (cd "$OUT/debs" && apt-get download -q libllvm19 libz3-4 libicu72 libxml2 libedit2 libffi8 \

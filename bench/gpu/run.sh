@@ -23,7 +23,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build-gpu-bench}
 P=${POPULATION:-1000}
 T=${STEPS:-1000}
-OUT=${OUT_DIR:-$BUILD/gpu-bench}
+if [ -n "${PREBUILT:-}" ]; then OUT=${OUT_DIR:-/tmp/gpu-bench}; else OUT=${OUT_DIR:-$BUILD/gpu-bench}; fi
 mkdir -p "$OUT"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total \
   --format=csv,noheader || echo "(nvidia-smi not found)"
@@ -38,7 +38,8 @@ if [ -n "${PREBUILT:-}" ]; then
   export LD_LIBRARY_PATH="$LIBS/usr/lib/x86_64-linux-gnu:$LIBS/lib/x86_64-linux-gnu:$LIBS/usr/lib/llvm-19/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   SRC=$(cat "$PREBUILT/source-dir")
   if [ "$SRC" != "$PWD" ] && [ ! -e "$SRC" ]; then mkdir -p "$(dirname "$SRC")" && ln -s "$PWD" "$SRC"; fi
-  BUILD=$PREBUILT/build
+  mkdir -p /tmp/evoc-prebuilt && tar -C /tmp/evoc-prebuilt -xzf "$PREBUILT/build.tgz"
+  BUILD=/tmp/evoc-prebuilt/build
   echo "prebuilt from commit $(cat "$PREBUILT/commit"), sources at $SRC"
 elif [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 ||
