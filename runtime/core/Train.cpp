@@ -112,26 +112,33 @@ void learn(DeviceBatch &batch, int first, int n, const TrainOptions &opts,
   std::vector<char> active(size_t(n), 1), improved(size_t(n), 0);
   std::vector<double> best(size_t(n), std::numeric_limits<double>::infinity());
   std::vector<IterationResult> out(static_cast<size_t>(n));
-  auto fail = [&](int i, const IterationResult &o) {
-    results[size_t(first + i)].valid = false;
-    results[size_t(first + i)].error = o.error;
-    active[size_t(i)] = 0;
+  // Robot i's pass: its steps (and a backward pass's memory) and, when
+  // valid, its loss join its result; an invalid pass ends its learning.
+  // False when it is not (or no longer) learning.
+  auto record = [&](int i, const IterationResult &o, bool backward) {
+    if (!active[size_t(i)])
+      return false;
+    TrainResult &res = results[size_t(first + i)];
+    res.robotSteps += o.stepsRun;
+    if (backward)
+      res.memory = o.memory;
+    if (!o.valid) {
+      res.valid = false;
+      res.error = o.error;
+      active[size_t(i)] = 0;
+      return false;
+    }
+    res.losses.push_back(o.loss);
+    return true;
   };
   for (int it = 0; it < iters; ++it) {
     batch.iterate(it, true, active, out);
     std::fill(improved.begin(), improved.end(), 0);
     for (int i = 0; i < n; ++i) {
-      if (!active[size_t(i)])
+      const IterationResult &o = out[size_t(i)];
+      if (!record(i, o, true))
         continue;
       TrainResult &res = results[size_t(first + i)];
-      const IterationResult &o = out[size_t(i)];
-      res.robotSteps += o.stepsRun;
-      res.memory = o.memory;
-      if (!o.valid) {
-        fail(i, o);
-        continue;
-      }
-      res.losses.push_back(o.loss);
       res.gradNorms.push_back(o.gradNorm);
       if (opts.keepBestParams && o.loss < best[size_t(i)]) {
         best[size_t(i)] = o.loss;
@@ -157,19 +164,9 @@ void learn(DeviceBatch &batch, int first, int n, const TrainOptions &opts,
   if (opts.iterations > 0) {
     batch.iterate(iters, false, active, out);
     std::fill(improved.begin(), improved.end(), 0);
-    for (int i = 0; i < n; ++i) {
-      if (!active[size_t(i)])
-        continue;
-      TrainResult &res = results[size_t(first + i)];
-      const IterationResult &o = out[size_t(i)];
-      res.robotSteps += o.stepsRun;
-      if (!o.valid) {
-        fail(i, o);
-        continue;
-      }
-      res.losses.push_back(o.loss);
-      improved[size_t(i)] = opts.keepBestParams && o.loss < best[size_t(i)];
-    }
+    for (int i = 0; i < n; ++i)
+      if (record(i, out[size_t(i)], false))
+        improved[size_t(i)] = opts.keepBestParams && out[size_t(i)].loss < best[size_t(i)];
     batch.keepBest(improved);
   }
   for (int i = 0; i < n; ++i) {

@@ -67,8 +67,7 @@ public:
   CudaBatch(const ModuleInfo &info, const cg::CudaExecutable &exe, Population &pop, int first,
             int n, const TrainOptions &o, const std::vector<uint64_t> *ids,
             const std::vector<ParamSet> *init)
-      : info_(info), m_(*info.module), pop_(pop), first_(first), n_(n), opts_(o),
-        info2_(cg::rolloutInfo(*info.module)) {
+      : info_(info), m_(*info.module), pop_(pop), first_(first), n_(n), opts_(o) {
     initialise(ids, init);
     std::vector<int64_t> sizes = chunkSizes(pop, first, n);
     ro_ = std::make_unique<CudaRollout>(exe, m_, n, sizes.data(), o.steps);
@@ -140,11 +139,8 @@ public:
   }
 
   ParamSet params(int i) override {
-    const int r = first_ + i;
-    for (size_t b = 0; b < m_.buffers.size(); ++b)
-      if (info_.arena[b] == Arena::Param)
-        ro_->download(int(b), i, pop_.buffer(r, int(b)));
-    return pop_.params(r);
+    downloadArena(i, Arena::Param);
+    return pop_.params(first_ + i);
   }
 
   ParamSet bestParams(int i) override {
@@ -157,14 +153,18 @@ public:
   }
 
   ParamSet grads(int i) override {
-    const int r = first_ + i;
-    for (size_t b = 0; b < m_.buffers.size(); ++b)
-      if (info_.arena[b] == Arena::Grad)
-        ro_->download(int(b), i, pop_.buffer(r, int(b)));
-    return pop_.grads(r);
+    downloadArena(i, Arena::Grad);
+    return pop_.grads(first_ + i);
   }
 
 private:
+  // Robot i's buffers of a persistent arena, device -> its host copy in pop_.
+  void downloadArena(int i, Arena a) {
+    for (size_t b = 0; b < m_.buffers.size(); ++b)
+      if (info_.arena[b] == a)
+        ro_->download(int(b), i, pop_.buffer(first_ + i, int(b)));
+  }
+
   // Seeded weights, then `init` where given, on the host (no init kernels:
   // refused by the device before this).
   void initialise(const std::vector<uint64_t> *ids, const std::vector<ParamSet> *init) {
@@ -262,8 +262,7 @@ private:
 
   // The CPU rollout's sentence for a state beyond the limit.
   std::string stateError(const cg::TrainRecord &R) const {
-    const size_t f = size_t(R.badField);
-    const std::string name = f < info2_.fields.size() ? info2_.fields[f].name : "?";
+    const std::string &name = ro_->fieldName(int(R.badField));
     const auto t = int64_t(R.badTime);
     if (!std::isfinite(R.badValue))
       return fmt::format("the state '{}' is NaN or infinite at t = {}", name, t);
@@ -287,7 +286,6 @@ private:
   Population &pop_;
   int first_, n_;
   TrainOptions opts_;
-  cg::RolloutInfo info2_; // the fused rollout's fields (the check kernel's numbering)
   std::unique_ptr<CudaRollout> ro_;
   cg::DeviceApi *dev_ = nullptr;
   uint64_t records_ = 0, mask_ = 0;

@@ -30,8 +30,9 @@ struct CudaRollout::Impl {
   const ir::Module &m;
   int nR, nB, nS;
   int64_t T;
-  ModuleInfo mi;    // the module's contract with the runtime (core/Layout.h)
-  RolloutInfo info; // its step, step adjoint and tape fields, from mi
+  ModuleInfo mi;     // the module's contract with the runtime (core/Layout.h)
+  KernelPlans plans; // the back end's plan of every kernel, made once
+  RolloutInfo info;  // its step, step adjoint and tape fields, from mi
   std::vector<int> lossK, lossAdjK;
   std::vector<int64_t> sizes;    // nR * nS
   std::vector<int> fieldOf;      // buffer -> field index (tape or adjoint tape), -1
@@ -45,8 +46,8 @@ struct CudaRollout::Impl {
 
   Impl(DeviceApi *d, const ir::Module &mod, int n, const int64_t *sz, int64_t steps)
       : dev(d), m(mod), nR(n), nB(static_cast<int>(mod.buffers.size())),
-        nS(static_cast<int>(mod.sets.size())), T(steps), mi(mod), info(tapeFields(mi)),
-        sizes(sz, sz + static_cast<size_t>(n) * mod.sets.size()) {
+        nS(static_cast<int>(mod.sets.size())), T(steps), mi(mod), plans(mod),
+        info(tapeFields(mi, plans)), sizes(sz, sz + static_cast<size_t>(n) * mod.sets.size()) {
     if (info.step < 0)
       throw Error("the CUDA rollout needs a module with a step kernel.");
     if (T < 2)
@@ -134,7 +135,7 @@ struct CudaRollout::Impl {
   // The fused kernels the back end generated bind the same buffers
   // (checked: codegen's rolloutInfo must agree, or the kernels would write
   // where this layout put something else).
-  static RolloutInfo tapeFields(const ModuleInfo &mi) {
+  static RolloutInfo tapeFields(const ModuleInfo &mi, const KernelPlans &plans) {
     const ir::Module &m = *mi.module;
     RolloutInfo info;
     info.step = mi.step;
@@ -153,7 +154,7 @@ struct CudaRollout::Impl {
         }
       info.fields.push_back(f);
     }
-    const RolloutInfo gen = rolloutInfo(m);
+    const RolloutInfo gen = plans.rolloutInfo();
     bool same = gen.step == info.step && gen.stepAdj == info.stepAdj &&
                 gen.fields.size() == info.fields.size();
     for (size_t f = 0; same && f < info.fields.size(); ++f) {
@@ -243,9 +244,8 @@ struct CudaRollout::Impl {
         len[i] = bytes(b, r);
       }
     scratchOff.assign(static_cast<size_t>(nR), 0);
-    const KernelScratch scratch(m);
     for (int r = 0; r < nR; ++r) {
-      const int64_t scratchPerRobot = scratch.maxBytes(sizes.data() + size_t(r) * nS);
+      const int64_t scratchPerRobot = plans.maxScratchBytes(sizes.data() + size_t(r) * nS);
       scratchOff[r] = top;
       top += align64(scratchPerRobot + 8);
     }
@@ -415,6 +415,10 @@ void CudaRollout::launch(const std::string &symbol, uint64_t scratch, int64_t a,
 }
 
 DeviceApi &CudaRollout::device() const { return *p_->dev; }
+
+const std::string &CudaRollout::fieldName(int f) const {
+  return p_->info.fields.at(size_t(f)).name;
+}
 
 void CudaRollout::zeroGradients() { p_->zeroRegion(Grads); }
 

@@ -52,6 +52,9 @@ public:
   /// as the training kernels of TrainKernels.h) over every robot with this
   /// rollout's buffer table and sizes; `scratch`, `a`, `b` as the kernel asks.
   void launch(const std::string &symbol, uint64_t scratch, int64_t a, int64_t b);
+  /// The name of tape field f (the fields the step carries, in the order the
+  /// training kernels number them: TrainRecord::badField).
+  const std::string &fieldName(int f) const;
   /// The device the rollout lives on.
   DeviceApi &device() const;
   /// Bytes of device memory held.

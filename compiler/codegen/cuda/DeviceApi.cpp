@@ -1,5 +1,5 @@
-// The back end's device helpers that runtime/cuda uses: the memory check
-// and the kernels' scratch sizes.
+// The back end's device helpers that runtime/cuda uses: the memory check,
+// the kernels' scratch sizes and the rollout's fields.
 #include "codegen/cuda/DeviceApi.h"
 
 #include <algorithm>
@@ -10,22 +10,21 @@
 
 namespace evoc::codegen::cuda {
 
-struct KernelScratch::Impl {
-  ir::Precision precision;
+struct KernelPlans::Impl {
+  const ir::Module &m;
   std::vector<KernelPlan> plans;
 };
 
-KernelScratch::KernelScratch(const ir::Module &m) : p_(std::make_unique<Impl>()) {
-  p_->precision = m.precision;
-  p_->plans = planModule(m);
-}
+KernelPlans::KernelPlans(const ir::Module &m) : p_(new Impl{m, planModule(m)}) {}
 
-KernelScratch::~KernelScratch() = default;
+KernelPlans::~KernelPlans() = default;
 
-int64_t KernelScratch::maxBytes(const int64_t *sizes) const {
+RolloutInfo KernelPlans::rolloutInfo() const { return cuda::rolloutInfo(p_->m, p_->plans); }
+
+int64_t KernelPlans::maxScratchBytes(const int64_t *sizes) const {
   int64_t most = 0;
   for (const KernelPlan &p : p_->plans)
-    most = std::max(most, scratchBytes(p, p_->precision, sizes));
+    most = std::max(most, scratchBytes(p, p_->m.precision, sizes));
   return most;
 }
 

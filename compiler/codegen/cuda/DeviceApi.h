@@ -32,9 +32,6 @@ struct RolloutInfo {
   std::vector<int> adjZero;  // before every step adjoint: Temps and their adjoints
 };
 
-/// Finds the Step kernel, its adjoint and their state fields.
-RolloutInfo rolloutInfo(const ir::Module &m);
-
 /// A device's memory in bytes; -1 where it cannot tell.
 struct DeviceMemory {
   int64_t free = -1, total = -1;
@@ -66,15 +63,20 @@ public:
 void checkDeviceMemory(const DeviceMemory &mem, int64_t needed, const std::string &what,
                        const std::string &lower);
 
-/// The per-robot device scratch the module's kernels need (their records and
-/// incidence lists): the most any one kernel needs, for given set sizes.
-class KernelScratch {
+/// The back end's plan of every kernel of a module, made once: what the
+/// runtime's GPU layer asks of it.
+class KernelPlans {
 public:
-  explicit KernelScratch(const ir::Module &m);
-  ~KernelScratch();
-  KernelScratch(const KernelScratch &) = delete;
-  KernelScratch &operator=(const KernelScratch &) = delete;
-  int64_t maxBytes(const int64_t *sizes) const;
+  explicit KernelPlans(const ir::Module &m);
+  ~KernelPlans();
+  KernelPlans(const KernelPlans &) = delete;
+  KernelPlans &operator=(const KernelPlans &) = delete;
+  /// The per-robot device scratch the kernels need (their records and
+  /// incidence lists): the most any one kernel needs, for given set sizes.
+  int64_t maxScratchBytes(const int64_t *sizes) const;
+  /// The Step kernel, its adjoint and their state fields, as the fused
+  /// rollout kernels bind them.
+  RolloutInfo rolloutInfo() const;
 
 private:
   struct Impl;

@@ -46,6 +46,10 @@ std::string defaultCacheDir();
 
 namespace evoc::codegen::cuda {
 
+/// The number of elements of buffer b, as a C expression over the robot's
+/// set sizes (`sizes[s]`), for the generated kernels.
+std::string lengthExpr(const ir::Module &m, int b);
+
 /// CUDA source of evoc_rollout_forward / evoc_rollout_backward for `m`
 /// (empty when the module has no Step kernel). Appended by emitCuda.
 std::string emitRolloutKernels(const ir::Module &m, const RolloutInfo &info);

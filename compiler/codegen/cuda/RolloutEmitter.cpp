@@ -27,16 +27,19 @@ std::set<int> usedBuffers(const std::vector<KernelPlan> &plans, int k) {
 
 /// Bytes of buffer b for the robot whose sizes are in `sizes`.
 std::string bytesExpr(const ir::Module &m, int b) {
-  const ir::Buffer &B = m.buffers[b];
-  std::string e = "(" + std::to_string(B.comps) + "LL";
-  for (int s : B.sets)
-    e += " * sizes[" + std::to_string(s) + "]";
-  return e + " * " + (B.elem == ir::Type::I ? "4" : "(long long)sizeof(F)") + ")";
+  return "(" + lengthExpr(m, b) + " * " +
+         (m.buffers[b].elem == ir::Type::I ? "4" : "(long long)sizeof(F)") + ")";
 }
 
 } // namespace
 
-RolloutInfo rolloutInfo(const ir::Module &m) { return rolloutInfo(m, planModule(m)); }
+std::string lengthExpr(const ir::Module &m, int b) {
+  const ir::Buffer &B = m.buffers[b];
+  std::string e = "(" + std::to_string(B.comps) + "LL";
+  for (int s : B.sets)
+    e += " * sizes[" + std::to_string(s) + "]";
+  return e + ")";
+}
 
 RolloutInfo rolloutInfo(const ir::Module &m, const std::vector<KernelPlan> &plans) {
   RolloutInfo info;

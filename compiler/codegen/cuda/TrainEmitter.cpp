@@ -12,15 +12,6 @@
 namespace evoc::codegen::cuda {
 namespace {
 
-/// Elements of buffer b for the robot whose sizes are in `sizes`.
-std::string lengthExpr(const ir::Module &m, int b) {
-  const ir::Buffer &B = m.buffers[b];
-  std::string e = "(" + std::to_string(B.comps) + "LL";
-  for (int s : B.sets)
-    e += " * sizes[" + std::to_string(s) + "]";
-  return e + ")";
-}
-
 /// The module's parameters and their gradients, in buffer order.
 std::vector<std::pair<int, int>> paramsAndGrads(const ir::Module &m) {
   std::vector<std::pair<int, int>> out;
