@@ -168,6 +168,7 @@ void AdjointEmitter::makeAdjointBuffers(const Block &b) {
       ab.role = Role::Adjoint;
       ab.primal = in.buffer;
       ab.differentiable = false;
+      ab.tape = false;
       ab.init = "zeros";
       ab.initGain = 1.0;
       a = addBuffer(m_, ab);
@@ -220,8 +221,10 @@ void AdjointEmitter::recomputeBlock(const Block &b, bool tempWrites) {
   // Inside the reverse sweep, a value the forward stored into a Temp is
   // reloaded from it (the replay wrote it, bit for bit) instead of being
   // recomputed, when its index is already known where the value is defined.
+  // In the top-level replay only the Temps kept per step (Buffer::tape,
+  // which the runtime hands over holding the forward's values) are reloaded.
   std::map<const Inst *, const Inst *> reload; // defining inst -> its store
-  if (!tempWrites) {
+  {
     std::map<ValueId, size_t> pos;
     std::map<ValueId, const Inst *> def;
     for (size_t k = 0; k < b.insts.size(); ++k) {
@@ -230,7 +233,8 @@ void AdjointEmitter::recomputeBlock(const Block &b, bool tempWrites) {
         pos[in.result] = k;
         def[in.result] = &in;
       }
-      if (in.op != Op::Store || m_.buffers[in.buffer].role != Role::Temp)
+      if (in.op != Op::Store || m_.buffers[in.buffer].role != Role::Temp ||
+          (tempWrites && !m_.buffers[in.buffer].tape))
         continue;
       ValueId v = in.args[1], idx = in.args[0];
       if (!def.count(v) || def[v]->op == Op::Local || reload.count(def[v]))
@@ -264,7 +268,7 @@ void AdjointEmitter::recomputeBlock(const Block &b, bool tempWrites) {
       break;
     case Op::Store:
     case Op::AccAdd:
-      if (tempWrites && m_.buffers[in.buffer].role == Role::Temp) {
+      if (tempWrites && m_.buffers[in.buffer].role == Role::Temp && !m_.buffers[in.buffer].tape) {
         if (in.op == Op::Store)
           b_.store(in.buffer, mapped(in.args[0]), mapped(in.args[1]));
         else
@@ -490,7 +494,9 @@ int differentiateKernel(Module &m, int k) {
   return static_cast<int>(m.kernels.size()) - 1;
 }
 
-void differentiate(Module &m) {
+void differentiate(Module &m, bool keepTemps) {
+  if (keepTemps && m.findKernel("step.adj") < 0)
+    planTape(m);
   size_t n = m.kernels.size();
   for (size_t k = 0; k < n; ++k) {
     KernelKind kind = m.kernels[k].kind;

@@ -55,7 +55,7 @@ std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
   after(*m, "irgen");
   if (opts.stage == Stage::IR)
     return m;
-  autodiff::differentiate(*m);
+  autodiff::differentiate(*m, opts.keepTemps);
   after(*m, "autodiff");
   if (opts.stage == Stage::Grad)
     return m;

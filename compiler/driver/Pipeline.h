@@ -33,6 +33,9 @@ struct PipelineOptions {
   Stage stage = Stage::Opt;
   std::string dumpAfter;          ///< a pass name, or "all"; "" for none
   std::ostream *dumpTo = nullptr; ///< where --dump-after prints (stderr if null)
+  /// Keep the step's expensive temporaries per step (autodiff::planTape)
+  /// instead of replaying them in step.adj; every back end's rollout honours it.
+  bool keepTemps = true;
 };
 
 /// Lowers a checked program to IR and runs the stages up to `opts.stage`.

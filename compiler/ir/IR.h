@@ -259,6 +259,10 @@ struct Buffer {
   int64_t fixedTime = 0;           // TimeRef::Fixed: the time; Offset: the offset
   int column = 0;                  // Role::Command: first column in the command row
   bool differentiable = false;     // gradients wanted / propagated through it
+  // Role::Temp written by the Step kernel and kept per step (autodiff's
+  // choice): the runtime gives step.adj at t what step wrote at t, and
+  // step.adj reads it instead of recomputing it.
+  bool tape = false;
   int primal = -1;                 // Role::Adjoint: the buffer it is the adjoint of
   // Role::Param: how the runtime initialises it from the run's seed.
   // "zeros", or "xavier_normal" with std = gain * sqrt(2 / (fan_in + fan_out)),

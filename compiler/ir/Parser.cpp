@@ -247,6 +247,8 @@ private:
         b.column = static_cast<int>(integer(v));
       else if (k == "diff")
         b.differentiable = true;
+      else if (k == "tape")
+        b.tape = true;
       else if (k == "primal")
         primals_.emplace_back(static_cast<int>(m_.buffers.size()), v);
       else if (k == "init")

@@ -231,6 +231,8 @@ void print(const Module &m, std::ostream &os) {
       os << " col=" << b.column;
     if (b.differentiable)
       os << " diff";
+    if (b.tape)
+      os << " tape";
     if (b.primal >= 0)
       os << " primal=" << bufName(m, b.primal);
     if (b.init != "zeros")

@@ -29,6 +29,8 @@ public:
         err("buffer " + buf.name + ": comps < 1");
       if (buf.role == Role::Command && (buf.differentiable || buf.elem != Type::F))
         err("buffer " + buf.name + ": a command buffer holds floats and is not differentiable");
+      if (buf.tape && (buf.role != Role::Temp || buf.elem != Type::F))
+        err("buffer " + buf.name + ": only a float temp buffer is kept per step (tape)");
       if (buf.time == TimeRef::Offset && buf.fixedTime > 0)
         err("buffer " + buf.name + ": a time offset must not be positive (a later time)");
     }
@@ -205,7 +207,9 @@ private:
       if (!checkBuffer(in))
         return;
       rt = m_.buffers[in.buffer].elem;
-      if (m_.buffers[in.buffer].role == Role::Temp && !written_.count(in.buffer))
+      // A temp the step keeps (tape) reaches step.adj holding the step's values.
+      if (m_.buffers[in.buffer].role == Role::Temp && !written_.count(in.buffer) &&
+          !(m_.buffers[in.buffer].tape && k_->kind == KernelKind::StepAdj))
         err(in, "temporary read before it is written");
       if (m_.buffers[in.buffer].role == Role::NextState ||
           m_.buffers[in.buffer].role == Role::Output)

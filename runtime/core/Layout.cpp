@@ -156,7 +156,7 @@ void assignArenas(const ir::Module &m, ModuleInfo &mi) {
       mi.arena[b] = Arena::Command;
       break;
     case ir::Role::Temp:
-      mi.arena[b] = adj ? Arena::TempAdj : Arena::Temp;
+      mi.arena[b] = adj ? Arena::TempAdj : (B.tape ? Arena::Tape : Arena::Temp);
       break;
     default:
       mi.arena[b] = adj ? Arena::StateAdj : Arena::State;
@@ -189,6 +189,17 @@ void checkLossStepReads(const ir::Module &m, const ModuleInfo &mi) {
     }
 }
 
+/// A temp kept per step belongs to the step and its adjoint alone: the
+/// rollout holds one copy per step for them.
+void checkTape(const ir::Module &m, const ModuleInfo &mi) {
+  for (int k = 0; k < int(m.kernels.size()); ++k)
+    if (k != mi.step && k != mi.stepAdj)
+      for (int b : mi.used[k])
+        if (mi.arena[b] == Arena::Tape)
+          fail(m, fmt::format("kernel '{}' uses '{}', a temporary the step keeps per step",
+                              m.kernels[k].name, m.buffers[b].name));
+}
+
 } // namespace
 
 ModuleInfo::ModuleInfo(const ir::Module &m) : module(&m) {
@@ -197,6 +208,7 @@ ModuleInfo::ModuleInfo(const ir::Module &m) : module(&m) {
   findFields(m, *this);
   assignArenas(m, *this);
   checkLossStepReads(m, *this);
+  checkTape(m, *this);
 }
 
 int ModuleInfo::elemBytes(int buffer) const {

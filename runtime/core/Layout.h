@@ -25,7 +25,9 @@ enum class Arena : uint8_t {
   State,     // State / NextState: one field of a state snapshot
   StateAdj,  // adjoint of a State / NextState buffer: field of an adjoint snapshot
   Command,   // Role::Command: a slice of the episode's command row at some time
+  Tape,      // Role::Temp kept per step (Buffer::tape): one block per step, held by the rollout
 };
+inline constexpr int kArenas = int(Arena::Tape) + 1;
 
 /// One state field ("point.x"): every State / NextState buffer whose
 /// Buffer::field (or name, when field is empty) is this name.
@@ -71,10 +73,11 @@ struct RobotLayout {
   std::vector<int64_t> sizes;       // per element set
   std::vector<int64_t> count;       // per buffer: number of elements
   std::vector<int64_t> offset;      // per buffer: byte offset inside its arena block
-  int64_t arenaBytes[11] = {};      // per Arena: bytes of this robot's block
+  int64_t arenaBytes[kArenas] = {}; // per Arena: bytes of this robot's block
   int64_t paramCount = 0;           // number of parameter scalars
   std::vector<int64_t> fieldOffset; // per state field: byte offset in a snapshot
   int64_t stateBytes() const { return arenaBytes[int(Arena::State)]; }
+  int64_t tapeBytes() const { return arenaBytes[int(Arena::Tape)]; } // one step's kept temps
 };
 
 /// The element-set sizes of a robot (points, springs from the body; derived

@@ -81,6 +81,7 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
   ringSize_ = std::max<int64_t>(1, std::min(ringSize_, T_));
   adjSize_ = maxOffset_ + 2;
   sb_ = alignUp(L_->stateBytes()); // every snapshot starts on 64 bytes
+  tb_ = alignUp(L_->tapeBytes());
   const auto *A = L_->arenaBytes;
   ensure(temp_, A[int(Arena::Temp)]);
   ensure(tempAdj_, A[int(Arena::TempAdj)]);
@@ -89,6 +90,9 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
   ensure(ring_, ringSize_ * sb_);
   ensure(ckpt_, windows_ * sb_);
   ensure(adjRing_, backward ? adjSize_ * sb_ : 0);
+  ensure(tape_, ringSize_ * tb_);
+  ensure(scratchState_, tb_ > 0 ? sb_ : 0);
+  tapeStep_.assign(size_t(ringSize_), -1);
   if (readsCommands_ && cfg.commands) {
     if (cfg.commandRows < 1 || cfg.commandCount < 1)
       throw Error("the rollout was given an empty command table");
@@ -159,6 +163,10 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
       p = bytesOf(temp_) + off;
       std::memset(p, 0, size_t(L.count[b] * info_.elemBytes(b)));
       break;
+    case Arena::Tape:
+      EVOC_ASSERT(tapeSlot_, "kernel '" + m.kernels[k].name + "' uses a kept temporary outside a step");
+      p = tapeSlot_ + off;
+      break;
     case Arena::TempAdj:
       p = bytesOf(tempAdj_) + off;
       std::memset(p, 0, size_t(L.count[b] * info_.elemBytes(b)));
@@ -220,7 +228,11 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
 }
 
 void Rollout::stepForward(int64_t t, std::byte *cur, std::byte *next) {
+  tapeSlot_ = tapeAt(t); // the step writes its kept temps there, from zero
+  std::memset(tapeSlot_, 0, size_t(tb_));
+  tapeStep_[size_t(t % ringSize_)] = t;
   call(info_.step, t, cur, next, nullptr, nullptr);
+  tapeSlot_ = nullptr;
   // A field the step does not write carries over unchanged.
   for (int f = 0; f < int(info_.fields.size()); ++f)
     if (info_.fields[f].stepWrites < 0) {
@@ -356,6 +368,10 @@ void Rollout::recomputeFrom(int64_t need) {
   std::memcpy(slot(cp), bytesOf(ckpt_) + (cp / K_) * sb_, size_t(sb_));
   for (int64_t t = cp; t + 1 < ringLo_; ++t)
     stepForward(t, slot(t), slot(t + 1));
+  // The step into the oldest state held came before it: run it again for
+  // its kept temporaries (its state, already held, goes to scratch).
+  if (tb_ > 0 && ringLo_ > cp)
+    stepForward(ringLo_ - 1, slot(ringLo_ - 1), bytesOf(scratchState_));
   ringHi_ = std::min(ringHi_, cp + ringSize_ - 1);
   ringLo_ = cp;
 }
@@ -372,6 +388,8 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
                    (backward ? windows_ + adjSize_ + int64_t(pinnedTimes_.size()) : 0);
   M.stateStoreBytes = M.storedStates * sb_;
   M.fullTapeBytes = T_ * sb_;
+  M.tapeBytes = tb_;
+  M.keptTempBytes = ringSize_ * tb_;
   auto invalid = [&](std::string why) {
     out.valid = false;
     out.error = fmt::format("robot {}: {}", r, why);
@@ -458,7 +476,11 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
     for (int64_t t = e - 1; t >= c; --t) {
       std::byte *adjCur = adjAt(t), *adjNext = adjAt(t + 1);
       backwardLossSteps(t, windowAdj);
+      EVOC_ASSERT(tb_ == 0 || tapeStep_[size_t(t % ringSize_)] == t,
+                  "the rollout lost the kept temporaries of a step it still needs");
+      tapeSlot_ = tapeAt(t);
       call(info_.stepAdj, t, slot(t), slot(t + 1), adjCur, adjNext);
+      tapeSlot_ = nullptr;
       addFields(info_, *L_, f32, adjCur, adjNext,
                 [](const StateField &F) { return F.stepWrites < 0; });
       mergePinned(t, adjCur);
@@ -483,16 +505,18 @@ Rollout::trajectory(Population &pop, int r, const RolloutConfig &cfg, const std:
     outputs->clear();
     const ir::Module &m = *info_.module;
     for (int b = 0; b < int(m.buffers.size()); ++b)
-      if (info_.arena[b] == Arena::Temp &&
+      if ((info_.arena[b] == Arena::Temp || info_.arena[b] == Arena::Tape) &&
           (m.buffers[b].field.empty() ? m.buffers[b].name : m.buffers[b].field) == outputField)
         ob = b;
   }
   size_t pending = 0; // requested states whose step output is still to come
-  auto readOutput = [&] {
+  auto readOutput = [&](int64_t step) {
     const int64_t n = L_->count[ob];
+    const std::byte *p =
+        (info_.arena[ob] == Arena::Tape ? tapeAt(step) : bytesOf(temp_)) + L_->offset[ob];
     std::vector<double> v(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i)
-      v[size_t(i)] = loadF(bytesOf(temp_) + L_->offset[ob], i, pop.f32());
+      v[size_t(i)] = loadF(p, i, pop.f32());
     return v;
   };
   int f = 0;
@@ -513,7 +537,7 @@ Rollout::trajectory(Population &pop, int r, const RolloutConfig &cfg, const std:
       stepForward(t - 1, slot(t - 1), x);
     if (ob >= 0 && t > 0)
       for (; pending > 0; --pending)
-        outputs->push_back(readOutput()); // what the step from t - 1 computed
+        outputs->push_back(readOutput(t - 1)); // what the step from t - 1 computed
     while (next < times.size() && times[next] == t) {
       if (ob >= 0)
         ++pending;

@@ -52,6 +52,8 @@ struct RolloutMemory {
   int64_t storedStates = 0;    // snapshots held at once (checkpoints + window + scratch)
   int64_t stateStoreBytes = 0; // storedStates * stateBytes
   int64_t fullTapeBytes = 0;   // T * stateBytes
+  int64_t tapeBytes = 0;       // one step's kept temporaries (Arena::Tape)
+  int64_t keptTempBytes = 0;   // the kept temporaries held at once (one per ring slot)
 };
 
 /// Result of one rollout of one robot.
@@ -94,6 +96,8 @@ private:
   void prepare(Population &pop, int r, const RolloutConfig &cfg, bool backward);
   std::byte *slot(int64_t t) { return bytesOf(ring_) + (t % ringSize_) * sb_; }
   std::byte *adjAt(int64_t t) { return bytesOf(adjRing_) + (t % adjSize_) * sb_; }
+  /// The kept temporaries of step t (the ring's slot of state t).
+  std::byte *tapeAt(int64_t t) { return bytesOf(tape_) + (t % ringSize_) * tb_; }
   void call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte *adjCur,
             std::byte *adjNext);
   void stepForward(int64_t t, std::byte *cur, std::byte *next);
@@ -134,9 +138,12 @@ private:
   std::vector<int64_t> redArg_, redCount_;
   // Workspace (grown as needed, reused across robots), 64-byte aligned.
   AlignedDoubles temp_, tempAdj_, bodyAdj_, outAdj_;
-  AlignedDoubles ckpt_, ring_, adjRing_, pinned_, pinnedAdj_, cmd_;
+  AlignedDoubles ckpt_, ring_, adjRing_, pinned_, pinnedAdj_, cmd_, tape_, scratchState_;
   std::vector<int64_t> pinnedTimes_;
-  int64_t sb_ = 0; // state bytes, rounded to a multiple of 64
+  std::vector<int64_t> tapeStep_; // per ring slot: the step whose kept temps it holds, -1 none
+  std::byte *tapeSlot_ = nullptr; // where the kernel being called finds the kept temps
+  int64_t sb_ = 0;                // state bytes, rounded to a multiple of 64
+  int64_t tb_ = 0;                // kept-temporary bytes of one step, rounded to 64
 };
 
 } // namespace evoc::runtime

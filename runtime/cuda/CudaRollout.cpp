@@ -92,7 +92,7 @@ struct CudaRollout::Impl {
   void checkFits() {
     const int64_t tapes = regionBegin[Tapes + 1] - regionBegin[Tapes];
     char share[160];
-    std::snprintf(share, sizeof share, "%.2f GiB of it the full tapes of %lld states",
+    std::snprintf(share, sizeof share, "%.2f GiB of it the full tapes of %lld states and kept temporaries",
                   double(tapes) / double(1ull << 30), static_cast<long long>(T));
     checkDeviceMemory(dev->memory(), total,
                       "the CUDA rollout of " + std::to_string(nR) + " robots x " +
@@ -155,8 +155,11 @@ struct CudaRollout::Impl {
       info.fields.push_back(f);
     }
     const RolloutInfo gen = plans.rolloutInfo();
+    for (int b = 0; b < int(m.buffers.size()); ++b)
+      if (mi.arena[size_t(b)] == Arena::Tape)
+        info.kept.push_back(b);
     bool same = gen.step == info.step && gen.stepAdj == info.stepAdj &&
-                gen.fields.size() == info.fields.size();
+                gen.fields.size() == info.fields.size() && gen.kept == info.kept;
     for (size_t f = 0; same && f < info.fields.size(); ++f) {
       const RolloutField &a = gen.fields[f], &b = info.fields[f];
       same = a.name == b.name && a.cur == b.cur && a.next == b.next && a.adjCur == b.adjCur &&
@@ -185,6 +188,9 @@ struct CudaRollout::Impl {
       case Arena::Grad:
       case Arena::BodyAdj:
         region[b] = Grads;
+        break;
+      case Arena::Tape: // kept per step: a tape like a state field's
+        region[b] = Tapes;
         break;
       case Arena::Temp:
       case Arena::TempAdj:

@@ -28,8 +28,9 @@ struct RolloutField {
 struct RolloutInfo {
   int step = -1, stepAdj = -1; // kernel indices (-1: none)
   std::vector<RolloutField> fields;
-  std::vector<int> stepZero; // zeroed before every step: Temps
-  std::vector<int> adjZero;  // before every step adjoint: Temps and their adjoints
+  std::vector<int> stepZero; // zeroed before every step: Temps (kept ones included)
+  std::vector<int> adjZero;  // before every step adjoint: Temps not kept and their adjoints
+  std::vector<int> kept;     // Temps kept per step (Buffer::tape): a tape of T - 1 steps each
 };
 
 /// A device's memory in bytes; -1 where it cannot tell.

@@ -5,6 +5,8 @@
 // Tape ABI (CudaRollout sets it up): for each state field, the table entries
 // of its State and NextState buffers both hold the base of a tape of T
 // states; those of their adjoints both hold two slots (t & 1 holds adj x[t]).
+// A Temp the step keeps (Buffer::tape) has a tape of T - 1 steps like a
+// state: step t writes slot t from zero, step.adj at t reads it. The other
 // Temps are zeroed by the block before every call, as the IR contract asks.
 #include <set>
 #include <sstream>
@@ -81,10 +83,13 @@ RolloutInfo rolloutInfo(const ir::Module &m, const std::vector<KernelPlan> &plan
   for (int b : usedBuffers(plans, info.step))
     if (m.buffers[b].role == ir::Role::Temp)
       info.stepZero.push_back(b);
+  for (int b : used)
+    if (m.buffers[b].tape)
+      info.kept.push_back(b);
   if (info.stepAdj >= 0)
     for (int b : usedBuffers(plans, info.stepAdj)) {
       const ir::Buffer &B = m.buffers[b];
-      if (B.role == ir::Role::Temp ||
+      if ((B.role == ir::Role::Temp && !B.tape) ||
           (B.role == ir::Role::Adjoint && m.buffers[B.primal].role == ir::Role::Temp))
         info.adjZero.push_back(b);
     }
@@ -133,6 +138,9 @@ std::string emitRolloutKernels(const ir::Module &m, const RolloutInfo &info) {
       }
       o << "      }\n";
     }
+    for (int b : info.kept)
+      o << "      evoc_ptrs[" << b << "] = (char *)table[" << b << "] + t * " << bytesExpr(m, b)
+        << "; // kept temp " << m.buffers[b].name << "\n";
     o << "    }\n    __syncthreads();\n";
   };
   header("evoc_rollout_forward");
