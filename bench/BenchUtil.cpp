@@ -112,42 +112,6 @@ double threadCpuSeconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-namespace {
-double blockFlops(const ir::Block &b, const int64_t *sizes) {
-  using ir::Op;
-  double n = 0;
-  for (const auto &in : b.insts) {
-    switch (in->op) {
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Div:
-    case Op::Sqrt:
-    case Op::Pow:
-    case Op::Sin:
-    case Op::Cos:
-    case Op::Tanh:
-    case Op::Exp:
-    case Op::Log:
-    case Op::LocalAdd:
-    case Op::AccAdd:
-      n += 1;
-      break;
-    case Op::Loop:
-      n += double(sizes[in->set]) * blockFlops(*in->body, sizes);
-      break;
-    default:
-      break;
-    }
-  }
-  return n;
-}
-} // namespace
-
-double kernelFlops(const ir::Module &m, int k, const int64_t *sizes) {
-  return blockFlops(m.kernels.at(size_t(k)).body, sizes);
-}
-
 int64_t peakRssBytes() {
   std::ifstream in("/proc/self/status");
   std::string line;

@@ -16,12 +16,6 @@ namespace evoc::bench {
 /// of one thread (robust when other processes share the cores).
 double peakFmaFlops(int threads, int *widthBits = nullptr, double *perCpuSecond = nullptr);
 
-/// Floating-point operations one call of kernel `k` executes for the given
-/// set sizes: add, sub, mul, div, sqrt, accumulations and scatter-adds count
-/// one each, and so do calls of sin, cos, tanh, exp, log, pow; negation,
-/// abs, min, max, select and comparisons count zero.
-double kernelFlops(const ir::Module &m, int k, const int64_t *sizes);
-
 /// Seconds since `t0`.
 inline double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -15,6 +15,7 @@
 // --hand-built (or without the driver library) the Builder-made ELDiR module
 // of tests/llvm/MassSpring.h for both.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -34,6 +35,7 @@
 #include "core/ThreadPool.h"
 #include "core/Train.h"
 #include "evolve/Lattice.h"
+#include "ir/Cost.h"
 #include "support/Error.h"
 #ifdef EVOC_BENCH_WITH_DRIVER
 #include "driver/Driver.h"
@@ -102,22 +104,29 @@ std::pair<double, double> stepFlops(const ir::Module &m, const runtime::Robot &r
   sizes[size_t(m.findSet("point"))] = r.numPoints();
   sizes[size_t(m.findSet("spring"))] = r.numSprings();
   ir::deriveSetSizes(m, sizes.data());
-  return {bench::kernelFlops(m, m.findKernel("step"), sizes.data()),
-          bench::kernelFlops(m, m.findKernel("step.adj"), sizes.data())};
+  return {ir::kernelFlops(m, m.findKernel("step"), sizes.data()),
+          ir::kernelFlops(m, m.findKernel("step.adj"), sizes.data())};
 }
 
-/// A module ready for the runtime, and what compiling it cost.
+/// A module ready for the runtime, and what compiling it cost; `replay` is
+/// the same experiment differentiated the old way (step.adj replays every
+/// temporary: PipelineOptions::keepTemps off), measured beside it.
 struct Experiment {
   std::string what;
   ir::Module m;
   double frontSeconds = 0; // parse, check, irgen, autodiff, passes
+  ir::Module replay;
 };
 
 #ifdef EVOC_BENCH_WITH_DRIVER
 Experiment fromEvo(const std::string &file) {
   auto t0 = std::chrono::steady_clock::now();
-  ir::Module m = driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/" + file).module;
-  return {file, std::move(m), bench::since(t0)};
+  const std::string path = std::string(EVOC_SOURCE_DIR) + "/" + file;
+  ir::Module m = driver::compileFile(path).module;
+  const double front = bench::since(t0);
+  driver::PipelineOptions old;
+  old.keepTemps = false;
+  return {file, std::move(m), front, driver::compileFile(path, {}, old).module};
 }
 #endif
 
@@ -125,8 +134,11 @@ Experiment handBuilt() {
   auto t0 = std::chrono::steady_clock::now();
   test::MassSpringIds ids;
   ir::Module m = test::makeMassSpringModule(ids);
-  autodiff::differentiate(m);
-  return {"the hand-built ELDiR module (noslip)", std::move(m), bench::since(t0)};
+  ir::Module replay = ir::clone(m);
+  autodiff::differentiate(m, /*keepTemps=*/true);
+  autodiff::differentiate(replay);
+  return {"the hand-built ELDiR module (noslip)", std::move(m), bench::since(t0),
+          std::move(replay)};
 }
 
 /// Profiling aids (--perf-map): the kernels' entry points in perf's map
@@ -197,9 +209,33 @@ RunStats runTrain(const runtime::ModuleInfo &info, const codegen::Executable &ex
   return s;
 }
 
-void workload(const char *name, int rows, int cols, int nRobots, const Args &a, const ir::Module &m,
-              const runtime::ModuleInfo &info, const codegen::Executable &cpu,
-              const codegen::Executable &interp, double peakAll, double peakCpu) {
+/// One compiled variant of an experiment (kept temporaries or replay).
+struct Variant {
+  const char *name;
+  const ir::Module &m;
+  const runtime::ModuleInfo &info;
+  const codegen::Executable &exe;
+};
+
+/// The median of a few runs' seconds (and CPU seconds), to damp the noise
+/// of a shared machine.
+RunStats median(std::vector<RunStats> runs) {
+  auto mid = [&](auto key) {
+    std::vector<double> v;
+    for (const auto &r : runs)
+      v.push_back(key(r));
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  RunStats s = runs[0];
+  s.seconds = mid([](const RunStats &r) { return r.seconds; });
+  s.cpuSeconds = mid([](const RunStats &r) { return r.cpuSeconds; });
+  return s;
+}
+
+void workload(const char *name, int rows, int cols, int nRobots, const Args &a,
+              const Variant (&variants)[2], const codegen::Executable &interp, double peakAll,
+              double peakCpu) {
   std::vector<runtime::Robot> robots = randomLatticeRobots(rows, cols, nRobots, 1234);
   if (!a.dumpRobots.empty()) { // the same bodies for bench/torch_baseline.py
     nlohmann::json all = nlohmann::json::array();
@@ -207,13 +243,15 @@ void workload(const char *name, int rows, int cols, int nRobots, const Args &a, 
       all.push_back(evolve::robotToJson(r));
     std::ofstream(fmt::format("{}/robots_{}x{}.json", a.dumpRobots, rows, cols)) << all.dump();
   }
-  double pts = 0, sps = 0, fwd = 0, adj = 0;
+  double pts = 0, sps = 0, fwd[2] = {}, adj[2] = {};
   for (const auto &r : robots) {
     pts += r.numPoints();
     sps += r.numSprings();
-    auto [f, b] = stepFlops(m, r);
-    fwd += f;
-    adj += b;
+    for (int v = 0; v < 2; ++v) {
+      auto [f, b] = stepFlops(variants[v].m, r);
+      fwd[v] += f / nRobots;
+      adj[v] += b / nRobots;
+    }
   }
   fmt::print("== {}: {} random {}x{} lattice robots (mean {:.0f} points, {:.0f} springs), "
              "T = {}, one forward + backward each, {} threads\n",
@@ -223,38 +261,70 @@ void workload(const char *name, int rows, int cols, int nRobots, const Args &a, 
   o.iterations = 0;
   o.threads = a.threads;
   o.groundHeight = 0.1;
-  RunStats ck = runTrain(info, cpu, robots, o);
   runtime::TrainOptions of = o;
   of.fullTape = true;
-  RunStats ft = runTrain(info, cpu, robots, of);
+  // Old and new path alternately, checkpointed and full tape, a few repeats.
+  const int reps = a.quick ? 1 : 3;
+  std::vector<RunStats> runs[2][2];
+  for (int rep = 0; rep < reps; ++rep)
+    for (int v = 0; v < 2; ++v) {
+      runs[v][0].push_back(runTrain(variants[v].info, variants[v].exe, robots, o));
+      runs[v][1].push_back(runTrain(variants[v].info, variants[v].exe, robots, of));
+    }
   const double steps = double(a.steps - 1);
-  // Executed FLOPs: forward, the checkpointed sweep's recomputation, adjoint.
-  const double flopsCk = steps * (2 * fwd + adj), flopsFt = steps * (fwd + adj);
-  auto line = [&](const char *what, const RunStats &r, double flops) {
-    fmt::print("  cpu, {:<13} {:.3f} s: {:>8.0f} robot-steps/s, {:5.2f} GFLOP/s = {:4.1f}% of "
-               "peak FMA; per CPU-second: {:>8.0f} robot-steps, {:4.1f}% of one core's peak\n",
-               what, r.seconds, double(r.robotSteps) / r.seconds, flops / r.seconds * 1e-9,
-               100 * flops / r.seconds / peakAll, double(r.robotSteps) / r.cpuSeconds,
-               100 * flops / r.cpuSeconds / peakCpu);
-  };
-  line("checkpointed:", ck, flopsCk);
-  line("full tape:", ft, flopsFt);
-  if (ck.invalid)
-    fmt::print("  ({} robots invalid)\n", ck.invalid);
-  fmt::print("  state memory of the largest robot: checkpointed {:.1f} KiB vs full tape "
-             "{:.1f} KiB = {:.1f}%; time checkpointed / full tape = {:.2f}x\n",
-             ck.memory.stateStoreBytes / 1024.0, ft.memory.stateStoreBytes / 1024.0,
-             100.0 * double(ck.memory.stateStoreBytes) / double(ft.memory.stateStoreBytes),
-             ck.seconds / ft.seconds);
+  const int64_t K = runtime::resolveCheckpointK({a.steps});
+  const double windows = std::ceil(steps / double(K));
+  RunStats med[2][2];
+  for (int v = 0; v < 2; ++v) {
+    med[v][0] = median(runs[v][0]);
+    med[v][1] = median(runs[v][1]);
+    // Executed FLOPs per robot: forward, the checkpointed sweep's
+    // recomputation (plus, with kept temporaries, one step per window for
+    // the temporaries of the step into each window's checkpoint), adjoint.
+    const bool kept = med[v][0].memory.tapeBytes > 0;
+    const double flopsCk = steps * (2 * fwd[v] + adj[v]) + (kept ? windows * fwd[v] : 0);
+    const double flopsFt = steps * (fwd[v] + adj[v]);
+    fmt::print("  {}: step {:.1f} kFLOP, step.adj {:.1f} kFLOP per robot-step (IR count)\n",
+               variants[v].name, fwd[v] * 1e-3, adj[v] * 1e-3);
+    auto line = [&](const char *what, const RunStats &r, double flops) {
+      flops *= nRobots;
+      fmt::print("    {:<13} {:.3f} s: {:>8.0f} robot-steps/s, {:5.2f} GFLOP/s = {:4.1f}% of "
+                 "peak FMA; per CPU-second: {:>8.0f} robot-steps, {:4.1f}% of one core's peak\n",
+                 what, r.seconds, double(r.robotSteps) / r.seconds, flops / r.seconds * 1e-9,
+                 100 * flops / r.seconds / peakAll, double(r.robotSteps) / r.cpuSeconds,
+                 100 * flops / r.cpuSeconds / peakCpu);
+    };
+    line("checkpointed:", med[v][0], flopsCk);
+    line("full tape:", med[v][1], flopsFt);
+    if (med[v][0].invalid)
+      fmt::print("    ({} robots invalid)\n", med[v][0].invalid);
+  }
+  fmt::print("  medians of {} alternating runs: {} / {} = {:.2f}x checkpointed, {:.2f}x full "
+             "tape (per CPU-second {:.2f}x, {:.2f}x); step.adj FLOPs {:.2f}x\n",
+             reps, variants[0].name, variants[1].name, med[1][0].seconds / med[0][0].seconds,
+             med[1][1].seconds / med[0][1].seconds, med[1][0].cpuSeconds / med[0][0].cpuSeconds,
+             med[1][1].cpuSeconds / med[0][1].cpuSeconds, adj[0] / adj[1]);
+  for (int v = 0; v < 2; ++v) {
+    const auto &ck = med[v][0].memory, &ft = med[v][1].memory;
+    const double held = double(ck.stateStoreBytes + ck.keptTempBytes);
+    fmt::print("  memory of the largest robot, {}: checkpointed {:.1f} KiB (states {:.1f}, kept "
+               "temporaries {:.1f}) = {:.1f}% of a full tape of states ({:.1f} KiB; full tape "
+               "with its kept temporaries {:.1f} KiB); time checkpointed / full tape = {:.2f}x\n",
+               variants[v].name, held / 1024.0, ck.stateStoreBytes / 1024.0,
+               ck.keptTempBytes / 1024.0, 100.0 * held / double(ft.stateStoreBytes),
+               ft.stateStoreBytes / 1024.0, (ft.stateStoreBytes + ft.keptTempBytes) / 1024.0,
+               med[v][0].seconds / med[v][1].seconds);
+  }
   // Interpreter vs LLVM on one robot, one thread, a short rollout.
+  const Variant &now = variants[0];
   std::vector<runtime::Robot> one(robots.begin(), robots.begin() + 1);
   runtime::TrainOptions o1 = o;
   o1.threads = 1;
   o1.steps = a.quick ? 20 : 60;
-  RunStats ci = runTrain(info, interp, one, o1);
-  RunStats cc = runTrain(info, cpu, one, o1);
+  RunStats ci = runTrain(now.info, interp, one, o1);
+  RunStats cc = runTrain(now.info, now.exe, one, o1);
   for (int i = 0; i < 4; ++i) // short runs: take the best of a few
-    cc.cpuSeconds = std::min(cc.cpuSeconds, runTrain(info, cpu, one, o1).cpuSeconds);
+    cc.cpuSeconds = std::min(cc.cpuSeconds, runTrain(now.info, now.exe, one, o1).cpuSeconds);
   fmt::print("  speed-up over the IR interpreter (1 robot, T = {}, 1 thread, CPU time): {:.0f}x "
              "({:.4f} s vs {:.4f} s)\n",
              o1.steps, ci.cpuSeconds / cc.cpuSeconds, ci.cpuSeconds, cc.cpuSeconds);
@@ -291,11 +361,15 @@ int main(int argc, char **argv) {
                 {"ELDiR paper", 13, 22, a.quick ? 2 : 16}};
   for (int w = 0; w < 2; ++w) {
     fmt::print("\n");
-    auto exe = compileTimed(ex[size_t(w)], a.perfMap);
-    runtime::ModuleInfo info(ex[size_t(w)].m);
-    auto interp = codegen::compile(ex[size_t(w)].m, codegen::BackendKind::Interp);
-    workload(loads[w].name, loads[w].rows, loads[w].cols, loads[w].robots, a, ex[size_t(w)].m, info,
-             *exe, *interp, peakAll, peakCpu);
+    const Experiment &e = ex[size_t(w)];
+    auto exe = compileTimed(e, a.perfMap);
+    auto oldExe = codegen::cpu::compileCpu(e.replay, {});
+    runtime::ModuleInfo info(e.m), oldInfo(e.replay);
+    auto interp = codegen::compile(e.m, codegen::BackendKind::Interp);
+    const Variant variants[2] = {{"kept temporaries (new)", e.m, info, *exe},
+                                 {"replay (old)", e.replay, oldInfo, *oldExe}};
+    workload(loads[w].name, loads[w].rows, loads[w].cols, loads[w].robots, a, variants, *interp,
+             peakAll, peakCpu);
   }
   fmt::print("\npeak RSS of this process: {:.1f} MiB\n", bench::peakRssBytes() / 1048576.0);
   return 0;

@@ -36,6 +36,7 @@
 #include "driver/Driver.h"
 #include "driver/Session.h"
 #include "evolve/EvoRng.h"
+#include "ir/Cost.h"
 #include "support/Error.h"
 
 using namespace evoc;
@@ -281,7 +282,7 @@ int main(int argc, char **argv) {
       for (size_t k = 0; k < secs.size(); ++k) {
         if (calls[k] == 0)
           continue;
-        const double flops = bench::kernelFlops(m, int(k), sizes.data()) * double(calls[k]);
+        const double flops = ir::kernelFlops(m, int(k), sizes.data()) * double(calls[k]);
         fmt::print("  {:<22} {:>9} {:>10.3f} {:>6.1f}% {:>12.2f} {:>9.2f}\n", m.kernels[k].name,
                    calls[k], secs[k], 100 * secs[k] / c, 1e6 * secs[k] / perIter,
                    flops / secs[k] * 1e-9);

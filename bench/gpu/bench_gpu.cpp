@@ -21,6 +21,7 @@
 #include "codegen/cuda/CudaBackend.h"
 #include "cuda/CudaRollout.h"
 #include "evolve/Lattice.h"
+#include "ir/Cost.h"
 #include "opt/Passes.h"
 #include "support/Error.h"
 
@@ -167,8 +168,8 @@ void run(const Args &a, ir::Precision prec, const std::vector<test::MassSpringRo
     s[d.point] = r.nPoints;
     s[d.spring] = r.nSprings;
     ir::deriveSetSizes(m, s.data());
-    flopsPerStep += bench::kernelFlops(m, d.step, s.data()) +
-                    bench::kernelFlops(m, m.findKernel("step.adj"), s.data());
+    flopsPerStep += ir::kernelFlops(m, d.step, s.data()) +
+                    ir::kernelFlops(m, m.findKernel("step.adj"), s.data());
     sizes.insert(sizes.end(), s.begin(), s.end());
   }
   auto upload = [&](runtime::cuda::CudaRollout &ro) {

@@ -19,7 +19,8 @@ namespace evoc::driver {
 const char *version() { return EVOC_VERSION; } // CMake's project version
 
 CompiledFile compileFile(const std::string &file,
-                         const std::vector<std::pair<std::string, std::string>> &overrides) {
+                         const std::vector<std::pair<std::string, std::string>> &overrides,
+                         const PipelineOptions &opts) {
   CommonOptions o;
   o.file = file;
   o.check.overrides = overrides;
@@ -28,7 +29,7 @@ CompiledFile compileFile(const std::string &file,
   std::optional<sema::CheckedProgram> prog = loadChecked(o, sources, diags);
   std::optional<ir::Module> m;
   if (prog)
-    m = buildModule(*prog, sources, diags);
+    m = buildModule(*prog, sources, diags, opts);
   diags.flush(std::cerr);
   if (!prog || !m)
     throw Error(file + " does not compile (the errors are above)");

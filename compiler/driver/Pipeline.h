@@ -55,7 +55,8 @@ struct CompiledFile {
 /// diagnostics go to stderr. Throws evoc::Error naming the file when it does
 /// not check or lower.
 CompiledFile compileFile(const std::string &file,
-                         const std::vector<std::pair<std::string, std::string>> &overrides = {});
+                         const std::vector<std::pair<std::string, std::string>> &overrides = {},
+                         const PipelineOptions &opts = {});
 
 /// `evoc`'s version, part of every compiled-code cache key.
 const char *version();

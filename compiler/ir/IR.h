@@ -263,7 +263,7 @@ struct Buffer {
   // choice): the runtime gives step.adj at t what step wrote at t, and
   // step.adj reads it instead of recomputing it.
   bool tape = false;
-  int primal = -1;                 // Role::Adjoint: the buffer it is the adjoint of
+  int primal = -1; // Role::Adjoint: the buffer it is the adjoint of
   // Role::Param: how the runtime initialises it from the run's seed.
   // "zeros", or "xavier_normal" with std = gain * sqrt(2 / (fan_in + fan_out)),
   // fan_out = size(sets[0]), fan_in = size(sets[1]) (a matrix [out, in]).

@@ -164,7 +164,8 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
       std::memset(p, 0, size_t(L.count[b] * info_.elemBytes(b)));
       break;
     case Arena::Tape:
-      EVOC_ASSERT(tapeSlot_, "kernel '" + m.kernels[k].name + "' uses a kept temporary outside a step");
+      EVOC_ASSERT(tapeSlot_,
+                  "kernel '" + m.kernels[k].name + "' uses a kept temporary outside a step");
       p = tapeSlot_ + off;
       break;
     case Arena::TempAdj:

@@ -92,7 +92,8 @@ struct CudaRollout::Impl {
   void checkFits() {
     const int64_t tapes = regionBegin[Tapes + 1] - regionBegin[Tapes];
     char share[160];
-    std::snprintf(share, sizeof share, "%.2f GiB of it the full tapes of %lld states and kept temporaries",
+    std::snprintf(share, sizeof share,
+                  "%.2f GiB of it the full tapes of %lld states and kept temporaries",
                   double(tapes) / double(1ull << 30), static_cast<long long>(T));
     checkDeviceMemory(dev->memory(), total,
                       "the CUDA rollout of " + std::to_string(nR) + " robots x " +
