@@ -100,6 +100,37 @@ double peakFmaFlops(int threads, int *widthBits, double *perCpuSecond) {
   return best;
 }
 
+namespace {
+__attribute__((target("avx512f"), noinline)) void axpy512(double *y, const double *x, double a,
+                                                          int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] += a * x[i];
+}
+__attribute__((target("avx2,fma"), noinline)) void axpy256(double *y, const double *x, double a,
+                                                           int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] += a * x[i];
+}
+} // namespace
+
+double l2BandwidthBytes(int64_t bytes) {
+  const int64_t n = bytes / 8;
+  std::vector<double> x(size_t(n), 1.0), y(size_t(n), 0.0);
+  auto *fn = __builtin_cpu_supports("avx512f") ? axpy512 : axpy256;
+  const int64_t sweeps = std::max<int64_t>(1, (int64_t(4) << 30) / (24 * n)); // ~4 GB moved
+  double best = 0;
+  for (int tr = 0; tr < 5; ++tr) {
+    fn(y.data(), x.data(), 1e-9, n); // warm: the arrays into L2
+    const double c0 = threadCpuSeconds();
+    for (int64_t s = 0; s < sweeps; ++s)
+      fn(y.data(), x.data(), 1e-9, n);
+    best = std::max(best, double(24 * n * sweeps) / (threadCpuSeconds() - c0));
+  }
+  volatile double keep = y[0];
+  (void)keep;
+  return best;
+}
+
 double processCpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);

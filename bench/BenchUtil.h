@@ -16,6 +16,14 @@ namespace evoc::bench {
 /// of one thread (robust when other processes share the cores).
 double peakFmaFlops(int threads, int *widthBits = nullptr, double *perCpuSecond = nullptr);
 
+/// Bandwidth of one thread's read-modify-write stream y[i] += a * x[i] over
+/// two arrays of `bytes` each (24 bytes moved per element: read x and y,
+/// write y), in bytes per CPU-second, best of several tries. Sized to sit in
+/// L2 (2 x 128 KiB by default: beyond any L1, inside any L2 of 1 MiB or
+/// more) it is the L2 bandwidth the weight-gradient loops see; the compiler
+/// vectorises it with the widest vectors the host has.
+double l2BandwidthBytes(int64_t bytes = 128 * 1024);
+
 /// Seconds since `t0`.
 inline double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

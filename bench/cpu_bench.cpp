@@ -342,6 +342,10 @@ int main(int argc, char **argv) {
   fmt::print("peak FMA (f64, {}-bit vectors): {:.1f} GFLOP/s on 1 thread ({:.1f} per CPU-second), "
              "{:.1f} GFLOP/s on {} threads\n",
              width, peak1 * 1e-9, peakCpu * 1e-9, peakAll * 1e-9, a.threads);
+  const double l2 = bench::l2BandwidthBytes();
+  fmt::print("L2 bandwidth (one thread, y += a x over 2 x 128 KiB, 24 bytes per element): "
+             "{:.1f} GB/s per CPU-second = {:.2f} bytes per peak flop\n",
+             l2 * 1e-9, l2 / peakCpu);
 
   std::vector<Experiment> ex;
 #ifdef EVOC_BENCH_WITH_DRIVER

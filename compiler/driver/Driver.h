@@ -35,6 +35,7 @@ struct CommonOptions {
   sema::CheckOptions check;      ///< --stdlib DIR, --set key=value
   bool warnings = true;          ///< -w turns them off
   bool warningsAsErrors = false; ///< --Werror
+  bool keepTemps = true;         ///< false: --replay-temps (PipelineOptions::keepTemps)
   std::vector<std::string> rest; ///< arguments this parser did not take
 };
 

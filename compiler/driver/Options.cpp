@@ -51,6 +51,8 @@ bool parseCommonOptions(const std::vector<std::string> &args, CommonOptions &out
       out.warnings = false;
     } else if (a == "--Werror") {
       out.warningsAsErrors = true;
+    } else if (a == "--replay-temps") {
+      out.keepTemps = false;
     } else if (a.size() > 1 && a[0] == '-') {
       out.rest.push_back(a);
     } else if (out.file.empty()) {

@@ -20,7 +20,9 @@ Session::Session(const CommonOptions &opts, const std::string &backend, bool req
   program_ = loadChecked(full, sources_, diags_);
   if (!program_)
     return;
-  module_ = buildModule(*program_, sources_, diags_);
+  PipelineOptions po;
+  po.keepTemps = opts.keepTemps;
+  module_ = buildModule(*program_, sources_, diags_, po);
   diags_.flush(std::cerr);
   if (!module_)
     return;

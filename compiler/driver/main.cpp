@@ -39,7 +39,10 @@ static void usage(FILE *out) {
                     "  --stdlib DIR       search DIR for imports (before EVOC_STDLIB_PATH)\n"
                     "  --set KEY=VALUE    override a setting, e.g. --set evolve.population=50\n"
                     "  -w                 no warnings\n"
-                    "  --Werror           warnings are errors\n");
+                    "  --Werror           warnings are errors\n"
+                    "  --replay-temps     differentiate the old way: step.adj recomputes every\n"
+                    "                     temporary instead of reading the activations kept per\n"
+                    "                     step (same results to rounding; for benchmarks)\n");
 }
 
 } // namespace evoc::driver
