@@ -27,9 +27,14 @@ using namespace evoc::runtime;
 
 namespace {
 
-const char *const kExamples[] = {"eldir.evo",           "eldir_small.evo",      "grammar_walker.evo",
-                                 "jump.evo",            "multitask_alpaca.evo", "multitask_evolve.evo",
-                                 "multitask_quad3d.evo", "walker3d.evo"};
+const char *const kExamples[] = {"eldir.evo",
+                                 "eldir_small.evo",
+                                 "grammar_walker.evo",
+                                 "jump.evo",
+                                 "multitask_alpaca.evo",
+                                 "multitask_evolve.evo",
+                                 "multitask_quad3d.evo",
+                                 "walker3d.evo"};
 
 ir::Module compileExample(const std::string &name, bool keepTemps) {
   driver::PipelineOptions o;
@@ -98,8 +103,7 @@ double largest(const std::vector<double> &v) {
 
 } // namespace
 
-TEST_CASE("planTape keeps the layers' activations, not the cheap temporaries",
-          "[kept][autodiff]") {
+TEST_CASE("planTape keeps the layers' activations, not the cheap temporaries", "[kept][autodiff]") {
   ir::Module m = compileExample("eldir.evo", true);
   std::set<std::string> kept;
   for (const auto &B : m.buffers)
@@ -173,8 +177,8 @@ TEST_CASE("kept temporaries: every window length gives the full tape's gradient"
     Outcome full = rollout(m, *exe, T, 0, true);
     REQUIRE(largest(full.grad) > 0);
     CHECK(full.memory.keptTempBytes == T * full.memory.tapeBytes);
-    for (int64_t K : {int64_t(1), int64_t(2), int64_t(3), int64_t(5), int64_t(11), T / 4, T - 3,
-                      T - 2}) {
+    for (int64_t K :
+         {int64_t(1), int64_t(2), int64_t(3), int64_t(5), int64_t(11), T / 4, T - 3, T - 2}) {
       INFO("K = " << K);
       Outcome c = rollout(m, *exe, T, K, false);
       CHECK(c.loss == full.loss);

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "ir/Parser.h"
+#include "ir/Printer.h"
 #include "ir/Verifier.h"
 
 using namespace evoc::ir;
@@ -69,4 +70,35 @@ TEST_CASE("verifier checks that a set's layout adds up to its size", "[ir][verif
              Catch::Contains("set input: the layout does not add up"));
   CHECK_THAT(errs("set input base=12 terms=point*4 layout=-*12,point*0,point*4"),
              Catch::Contains("set input: bad layout segment"));
+}
+
+TEST_CASE("verifier: a kept temporary (tape) is a float temp that step.adj may read first",
+          "[ir][verifier]") {
+  auto errs = [](const std::string &buffer, const std::string &kind) {
+    // A step kernel first (the adjoint's primal), then the kernel under test.
+    const bool adj = kind == "stepadj";
+    std::string s = "module m precision=f64\nset point body\n" + buffer +
+                    "\nbuffer xn elem=f role=next sets=point\n"
+                    "buffer w elem=f role=param sets=point\n"
+                    "buffer w.adj elem=f role=adjoint sets=point primal=w\n"
+                    "kernel s kind=step {\n}\n"
+                    "kernel k kind=" +
+                    kind + (adj ? " primal=0" : "") +
+                    " {\n  loop point %1 {\n    %2 = load h[%1]\n    " +
+                    (adj ? "accadd w.adj[%1], %2" : "store xn[%1], %2") + "\n  }\n}\n";
+    Module m = parse(s);
+    CHECK(toString(m) == s); // `tape` survives the round trip
+    std::string all;
+    for (auto &e : verify(m))
+      all += e + "\n";
+    return all;
+  };
+  // step.adj reads what the forward step kept; any other kernel must write it first.
+  CHECK(errs("buffer h elem=f role=temp sets=point tape", "stepadj") == "");
+  CHECK_THAT(errs("buffer h elem=f role=temp sets=point tape", "step"),
+             Catch::Contains("temporary read before it is written"));
+  CHECK_THAT(errs("buffer h elem=f role=temp sets=point", "stepadj"),
+             Catch::Contains("temporary read before it is written"));
+  CHECK_THAT(errs("buffer h elem=f role=body sets=point tape", "step"),
+             Catch::Contains("only a float temp buffer is kept per step"));
 }
