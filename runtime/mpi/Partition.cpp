@@ -19,7 +19,7 @@ std::vector<std::vector<size_t>> balanceByCost(const std::vector<double> &costs,
   std::iota(order.begin(), order.end(), size_t(0));
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return costs[a] > costs[b]; });
-  std::vector<std::vector<size_t>> chunks(size_t(parts));
+  std::vector<std::vector<size_t>> chunks(static_cast<size_t>(parts));
   std::vector<double> load(size_t(parts), 0.0);
   for (size_t i : order) {
     size_t least = size_t(std::min_element(load.begin(), load.end()) - load.begin());

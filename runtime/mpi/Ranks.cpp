@@ -276,7 +276,7 @@ std::vector<evolve::Evaluation> Ranks::Impl::spread(const evolve::EvaluateFn &lo
   for (const runtime::Robot &r : batch.robots)
     costs.push_back(robotCost(r));
   std::vector<std::vector<size_t>> chunks = balanceByCost(costs, size);
-  std::vector<std::vector<uint64_t>> ids(size_t(size));
+  std::vector<std::vector<uint64_t>> ids(static_cast<size_t>(size));
   for (int r = 0; r < size; ++r)
     for (size_t i : chunks[size_t(r)])
       ids[size_t(r)].push_back(batch.ids[i]);

@@ -86,7 +86,7 @@ nlohmann::json jsonFile(const fs::path &p) {
 
 // Everything a run decides: the log (timing fields aside), the best design
 // with its parameters, every generation's population and the checkpoint
-// (its elapsed time aside).
+// (its elapsed_seconds aside).
 void checkSameRun(const fs::path &a, const fs::path &b, int generations) {
   INFO(a.string() << " vs " << b.string());
   CHECK(logOf(a) == logOf(b));
@@ -98,8 +98,8 @@ void checkSameRun(const fs::path &a, const fs::path &b, int generations) {
     CHECK(jsonFile(a / gen) == jsonFile(b / gen));
   }
   nlohmann::json sa = jsonFile(a / "state.json"), sb = jsonFile(b / "state.json");
-  sa.erase("elapsed");
-  sb.erase("elapsed");
+  sa.erase("elapsed_seconds");
+  sb.erase("elapsed_seconds");
   CHECK(sa == sb);
 }
 
