@@ -133,6 +133,13 @@ int runRun(const std::vector<std::string> &args) {
     evolve::RunOptions ro;
     ro.resume = !a.resume.empty();
     ro.dir = ro.resume ? a.resume : (a.out.empty() ? defaultRunDir(opts.file) : a.out);
+    {
+      std::string hint =
+          fmt::format("mpirun -np N evoc run {} --resume {}", opts.file, ro.dir.string());
+      for (const auto &[k, v] : opts.check.overrides)
+        hint += " --set " + k + "=" + v;
+      ranks.setResumeHint(hint);
+    }
     // The experiment as run: every file it imports, then the main file, and
     // the overrides (applied by the checker) as comments.
     ro.resolvedSource = resolvedSource("evoc run", opts, p);

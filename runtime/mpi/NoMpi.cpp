@@ -30,6 +30,7 @@ int Ranks::localRank() const { return 0; }
 int Ranks::localSize() const { return 1; }
 int Ranks::threads(int requested) const { return requested; }
 std::string Ranks::pickGpu() { return ""; }
+void Ranks::setResumeHint(std::string) {}
 bool Ranks::agree(bool ok, const std::string &) { return ok; }
 evolve::EvaluateFn Ranks::spread(evolve::EvaluateFn local) { return local; }
 

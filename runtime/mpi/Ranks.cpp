@@ -105,9 +105,10 @@ struct Ranks::Impl {
   bool agreed = false; // every rank started: finish() has ranks to stop
   bool finished = false;
   int rank = 0, size = 1, localRank = 0, localSize = 1;
-  std::vector<std::string> hosts; // rank 0: every rank's host, after agree
-  uint64_t serial = 0;            // rank 0: batches sent so far
-  Fault fault;                    // other ranks: the test-only fault hook
+  std::vector<std::string> hosts;      // rank 0: every rank's host, after agree
+  uint64_t serial = 0;                 // rank 0: batches sent so far
+  Fault fault;                         // other ranks: the test-only fault hook
+  std::string resume = "--resume DIR"; // rank 0: how to resume, for the banner
 
   // Rank 0's measurements, summed over batches.
   struct Stats {
@@ -222,6 +223,8 @@ std::string Ranks::pickGpu() {
                      impl_->localSize);
 }
 
+void Ranks::setResumeHint(std::string command) { impl_->resume = std::move(command); }
+
 bool Ranks::agree(bool ok, const std::string &why) {
   Impl &m = *impl_;
   if (m.size == 1)
@@ -287,8 +290,8 @@ std::vector<evolve::Evaluation> Ranks::Impl::spread(const evolve::EvaluateFn &lo
   for (int r = 0; r < size; ++r)
     if (!ids[size_t(r)].empty())
       plan += fmt::format(" {}: {};", who(r), designList(ids[size_t(r)]));
-  setBanner(plan + " the run directory holds the generations committed before; resume it with "
-                   "--resume (any number of ranks)\n");
+  setBanner(plan + " the run directory holds the generations committed before; resume it with `" +
+            resume + "` (any number of ranks)\n");
 
   for (int r = 1; r < size; ++r) {
     if (chunks[size_t(r)].empty())
@@ -367,8 +370,8 @@ std::vector<evolve::Evaluation> Ranks::Impl::spread(const evolve::EvaluateFn &lo
                                            [](const auto &c) { return !c.empty(); }));
   setBanner(fmt::format("evoc run: rank 0 was stopped after generation {} was evaluated; the "
                         "run directory holds the generations committed before; resume it with "
-                        "--resume (any number of ranks)\n",
-                        batch.generation));
+                        "`{}` (any number of ranks)\n",
+                        batch.generation, resume));
   return out;
 }
 

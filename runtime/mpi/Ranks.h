@@ -51,6 +51,10 @@ public:
   /// for the log ("" for one rank).
   std::string pickGpu();
 
+  /// Rank 0: the command that resumes the run (e.g. "evoc run FILE --resume
+  /// DIR"), for the message it prints if the launcher stops it mid-run.
+  void setResumeHint(std::string command);
+
   /// Every rank calls this once after its setup (compiling the
   /// experiment): ok, or why not. Rank 0 prints the reasons of the ranks
   /// that failed. True on every rank when all succeeded.
