@@ -4,7 +4,7 @@
 # generation rank 0 reports; checks that every configuration wrote the same
 # run (log.jsonl without its timing fields, best.json). docs/cluster.md.
 #   bench/mpi/scaling.sh                       # examples/eldir_small.evo, 8 generations, 2 reps
-#   CONFIGS="1x2 2x1 4x1" REPS=3 GENS=16 FILE=examples/eldir.evo bench/mpi/scaling.sh
+#   CONFIGS="1x2 2x1 4x1" REPS=3 GENS=2 FILE=examples/eldir.evo EXTRA="--set evolve.population=16" bench/mpi/scaling.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 EVOC=${EVOC:-build/evoc}
@@ -12,20 +12,23 @@ FILE=${FILE:-examples/eldir_small.evo}
 GENS=${GENS:-8}
 REPS=${REPS:-2}
 CONFIGS=${CONFIGS:-"1x2 2x1"}
+read -r -a extra <<<"${EXTRA:-}" # more evoc options, e.g. --set evolve.population=16
 OUT=${OUT:-$(mktemp -d /tmp/evoc-mpi-scaling.XXXXXX)}
+mkdir -p "$OUT"
+TIMEFORMAT='%R %U %S' # wall, user and system seconds of the run (all ranks)
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
-echo "scaling: $FILE, $GENS generations, configurations $CONFIGS, $REPS reps, in $OUT"
+echo "scaling: $FILE ${EXTRA:-}, $GENS generations, configurations $CONFIGS, $REPS reps, in $OUT"
 for rep in $(seq "$REPS"); do
   for cfg in $CONFIGS; do
     ranks=${cfg%x*} threads=${cfg#*x}
     dir=$OUT/${cfg}_$rep
-    args=(run "$FILE" --out "$dir" --threads "$threads" --set evolve.generations="$GENS")
+    args=(run "$FILE" --out "$dir" --threads "$threads" --set evolve.generations="$GENS" "${extra[@]}")
     if [ "$ranks" -eq 1 ]; then
-      "$EVOC" "${args[@]}" >/dev/null 2>"$dir.err"
+      { time "$EVOC" "${args[@]}" >/dev/null 2>"$dir.err"; } 2>"$dir.time"
     else
-      mpirun --oversubscribe -np "$ranks" "$EVOC" "${args[@]}" >/dev/null 2>"$dir.err"
+      { time mpirun --oversubscribe -np "$ranks" "$EVOC" "${args[@]}" >/dev/null 2>"$dir.err"; } 2>"$dir.time"
     fi
     python3 - "$dir" "$cfg" <<'PY'
 import json, re, sys
@@ -44,8 +47,10 @@ for l in open(d + ".err"):
         if m:
             line = (f"; per generation {float(m[1]):.3f} s: slowest rank {float(m[2]):.3f} s, "
                     f"mean rank {float(m[3]):.3f} s, communication {m[4]} ms ({m[5]} kB out, {m[6]} kB back)")
+wall, user, sys = (float(x) for x in open(d + ".time").read().split())
 print(f"{cfg}: {designs} designs in {seconds:.2f} s = {designs / seconds:.2f} designs/s "
-      f"(training {train / seconds:.1%} of the time){line}")
+      f"(training {train / seconds:.1%} of the time; the whole command {wall:.1f} s wall, "
+      f"{user + sys:.1f} CPU-s, {designs / (user + sys):.2f} designs per CPU-second){line}")
 PY
   done
 done
