@@ -25,6 +25,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <sched.h>
 #include <unistd.h>
 #include <vector>
 
@@ -202,8 +203,15 @@ int Ranks::localSize() const { return impl_->localSize; }
 int Ranks::threads(int requested) const {
   if (requested > 0 || impl_->size == 1)
     return requested;
-  unsigned cores = std::thread::hardware_concurrency();
-  return std::max(1, int(cores == 0 ? 1 : cores) / impl_->localSize);
+  // A rank the launcher bound to some cores (mpirun binds to a core for
+  // up to 2 ranks, Slurm to --cpus-per-task) uses those; an unbound one its
+  // share of the node.
+  cpu_set_t set;
+  int mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+  int cores = std::max(1, int(std::thread::hardware_concurrency()));
+  if (mine > 0 && mine < cores)
+    return mine;
+  return std::max(1, cores / impl_->localSize);
 }
 
 std::string Ranks::pickGpu() {

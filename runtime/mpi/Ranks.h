@@ -41,8 +41,9 @@ public:
   int localRank() const;
   int localSize() const;
 
-  /// Threads per rank for `--threads N`: N, or for 0 this node's cores
-  /// divided among the ranks on it (at least 1).
+  /// Threads per rank for `--threads N`: N, or for 0 the cores the launcher
+  /// bound this rank to, or else this node's cores divided among the ranks
+  /// on it (at least 1).
   int threads(int requested) const;
 
   /// With --backend cuda, before anything opens the GPU: one GPU per rank,

@@ -51,6 +51,10 @@ int mpirun(int np, const std::vector<std::string> &evocArgs, std::string &err,
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   }
+  // Containers often forbid the cross-process memory copies Open MPI's
+  // shared-memory transport tries first (it then warns or fails); these
+  // messages are small, so plain copies cost nothing.
+  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
   if (fault.empty())
     unsetenv("EVOC_MPI_FAULT");
   else
