@@ -23,9 +23,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sched.h>
 #include <string>
 #include <thread>
-#include <sched.h>
 #include <unistd.h>
 #include <vector>
 
