@@ -156,8 +156,8 @@ TEST_CASE("mpirun: a rank whose evaluation fails stops the run, naming the rank 
   CHECK(rc != 0);
   CHECK(err.find("evoc run: error: rank 1 (on ") != std::string::npos);
   CHECK(err.find("failed evaluating design") != std::string::npos);
-  CHECK(err.find("of generation 2: a fault injected by EVOC_MPI_FAULT=1:2:throw") !=
-        std::string::npos);
+  CHECK(err.find(" of generation 2 (its robots 0, 1, ... in that order): a fault injected by "
+                 "EVOC_MPI_FAULT=1:2:throw") != std::string::npos);
   // Generations 0 and 1 are committed, generation 2 is not recorded.
   CHECK(lineCount(dir / "log.jsonl") == 2);
   CHECK(jsonFile(dir / "state.json")["generation"] == 1);
