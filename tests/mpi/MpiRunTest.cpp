@@ -4,7 +4,7 @@
 // come back from the ranks on demand); a rank whose evaluation fails stops
 // the run with a message naming the rank and its designs; a rank killed
 // mid-generation leaves a directory that resumes, with another number of
-// ranks, to exactly the uninterrupted run.
+// ranks, to exactly the uninterrupted run; refusals are said once.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -205,9 +205,34 @@ TEST_CASE("mpirun: a rank killed mid-generation leaves a resumable directory; re
   }
 }
 
-TEST_CASE("mpirun: a bad fault hook is an error on the ranks that read it", "[mpi]") {
+TEST_CASE("mpirun: a bad fault hook is an error on the ranks that read it, named by rank 0",
+          "[mpi]") {
   fs::path dir = freshDir("mpi-badfault");
   std::string err;
-  CHECK(mpirun(2, runArgs({"--out", dir.string()}), err, "1:x:boom") != 0);
-  CHECK(err.find("EVOC_MPI_FAULT must be RANK:GENERATION:MODE") != std::string::npos);
+  CHECK(mpirun(3, runArgs({"--out", dir.string()}), err, "1:x:boom") == 1);
+  INFO(err);
+  // Rank 0 started; it names each rank that could not, and why.
+  for (const char *rank : {"rank 1 (on ", "rank 2 (on "})
+    CHECK(err.find(rank) != std::string::npos);
+  CHECK(countOf(err, "could not start: EVOC_MPI_FAULT must be RANK:GENERATION:MODE") == 2);
+  CHECK(!fs::exists(dir));
+}
+
+TEST_CASE("mpirun: what rank 0 refuses, and what no rank can compile, is said once; every rank "
+          "exits 1 and nothing is written",
+          "[mpi]") {
+  fs::path taken = freshDir("mpi-taken"), never = freshDir("mpi-never");
+  fs::create_directories(taken);
+  std::ofstream(taken / "notes.txt") << "mine\n";
+  std::string err;
+  CHECK(mpirun(3, runArgs({"--out", taken.string()}), err) == 1);
+  CHECK(countOf(err, "exists and is not empty") == 1);
+  CHECK(readText(taken / "notes.txt") == "mine\n");
+  CHECK(!fs::exists(taken / "run.json"));
+
+  CHECK(mpirun(3, runArgs({"--out", never.string(), "--set", "world.dt=-1"}), err) == 1);
+  INFO(err);
+  CHECK(countOf(err, "world.dt must be positive") == 1);
+  CHECK(err.find("could not start") == std::string::npos); // the ranks failed alike
+  CHECK(!fs::exists(never));
 }
