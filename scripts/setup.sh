@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages evoc needs to build and test, skipping the
 # ones already present. The CUDA toolkit is optional (found under
-# /usr/local/cuda by the build when present).
+# /usr/local/cuda by the build when present); Open MPI is installed here so
+# that CI builds and tests evolution over MPI ranks (docs/cluster.md), but
+# the build works without it.
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build git python3
   llvm-19-dev libzstd-dev zlib1g-dev libedit-dev libxml2-dev libcurl4-openssl-dev
   antlr4 libantlr4-runtime-dev uuid-dev default-jre-headless
   libfmt-dev nlohmann-json3-dev catch2 clang-format
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,10 +1,14 @@
 // `evoc run FILE [--backend B] [--out DIR] [--resume DIR] [--threads N]
 // [--set key=value ...]`: evolve bodies and learn their controllers, writing
-// a resumable run directory.
+// a resumable run directory. Started by mpirun / srun as N ranks (an MPI
+// build, runtime/mpi), rank 0 runs the engine and the others evaluate their
+// share of every generation (docs/cluster.md).
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "core/Device.h"
 #include "driver/BodyModels.h"
@@ -13,6 +17,7 @@
 #include "driver/Session.h"
 #include "evolve/Evolution.h"
 #include "evolve/TrainEvaluate.h"
+#include "mpi/Ranks.h"
 #include "support/Error.h"
 
 namespace evoc::driver {
@@ -52,6 +57,30 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
   return c;
 }
 
+/// Holds std::cerr in a string while it lives (ranks other than 0 compile
+/// quietly: rank 0 speaks for them all, and prints a rank's text only when
+/// that rank alone failed).
+class QuietErrors {
+public:
+  explicit QuietErrors(bool on) {
+    if (on)
+      saved_ = std::cerr.rdbuf(text_.rdbuf());
+  }
+  ~QuietErrors() { restore(); }
+  QuietErrors(const QuietErrors &) = delete;
+  QuietErrors &operator=(const QuietErrors &) = delete;
+  void restore() {
+    if (saved_)
+      std::cerr.rdbuf(saved_);
+    saved_ = nullptr;
+  }
+  std::string text() const { return text_.str(); }
+
+private:
+  std::ostringstream text_;
+  std::streambuf *saved_ = nullptr;
+};
+
 int runRun(const std::vector<std::string> &args) {
   CommonOptions opts;
   if (!parseCommonOptions(args, opts))
@@ -59,26 +88,58 @@ int runRun(const std::vector<std::string> &args) {
   RunArgs a;
   if (!parseRunArgs(opts.rest, "evoc run", /*robot=*/false, a))
     return 2;
+  std::unique_ptr<mpi::Ranks> rankSet;
+  try {
+    rankSet = std::make_unique<mpi::Ranks>();
+  } catch (const Error &e) {
+    std::fprintf(stderr, "evoc run: error: %s\n", e.what());
+    return 1;
+  }
+  mpi::Ranks &ranks = *rankSet;
+  bool started = false; // every rank has compiled the experiment (Ranks::agree)
+  QuietErrors quiet(!ranks.root());
   try {
     opts.check.evolveBody = true; // a fixed body is refused where it is declared
+    std::string gpu = a.backend == "cuda" ? ranks.pickGpu() : "";
     Session s(opts, a.backend, /*requireExperiment=*/true);
-    if (!s.ok())
+    if (!s.ok()) {
+      quiet.restore();
+      ranks.agree(false, quiet.text());
       return 1;
+    }
     const sema::CheckedProgram &p = s.program();
+    if (p.hasTrain && ranks.size() > 1)
+      throw Error("a `train` block trains one body on one process; run it without mpirun");
     if (p.hasTrain) // a `train` block: one fixed body, no evolution
       return runTrainProgram(opts, opts.rest);
     runtime::TrainOptions train = s.trainOptions();
-    train.threads = a.threads;
+    train.threads = ranks.threads(a.threads);
     runtime::ModuleInfo info(s.module());
     evolve::EvolutionConfig config = evolutionConfig(p, train);
 
     // The device refuses what it cannot train before the run directory exists.
-    std::shared_ptr<runtime::TrainDevice> device = s.trainDevice(info, a.threads);
+    std::shared_ptr<runtime::TrainDevice> device = s.trainDevice(info, train.threads);
     device->check(train);
+    evolve::EvaluateFn evaluate = evolve::trainEvaluate(info, device, train, config.fitness);
+    quiet.restore();
+    if (!gpu.empty())
+      std::fprintf(stderr, "evoc run: %s: %s\n", gpu.c_str(), device->name().c_str());
+    if (!ranks.agree(true, ""))
+      return 1;
+    started = true;
+    if (!ranks.root())
+      return ranks.serve(evaluate);
 
     evolve::RunOptions ro;
     ro.resume = !a.resume.empty();
     ro.dir = ro.resume ? a.resume : (a.out.empty() ? defaultRunDir(opts.file) : a.out);
+    {
+      std::string hint =
+          fmt::format("mpirun -np N evoc run {} --resume {}", opts.file, ro.dir.string());
+      for (const auto &[k, v] : opts.check.overrides)
+        hint += " --set " + k + "=" + v;
+      ranks.setResumeHint(hint);
+    }
     // The experiment as run: every file it imports, then the main file, and
     // the overrides (applied by the checker) as comments.
     ro.resolvedSource = resolvedSource("evoc run", opts, p);
@@ -150,8 +211,10 @@ int runRun(const std::vector<std::string> &args) {
         warned = true;
       }
     };
-    evolve::RunSummary sum = evolve::runEvolution(
-        config, evolve::trainEvaluate(info, device, train, config.fitness), ro);
+    evolve::RunSummary sum = evolve::runEvolution(config, ranks.spread(evaluate), ro);
+    ranks.finish(true);
+    if (std::string line = ranks.statsLine(); !line.empty())
+      std::fprintf(stderr, "%s\n", line.c_str());
     std::printf("evoc run: %d generations, %llu designs in %.1f s; best fitness %.6g "
                 "(design %llu)\n"
                 "results: %s/log.jsonl, %s/best.json; pictures: %s/*.svg\n"
@@ -161,7 +224,17 @@ int runRun(const std::vector<std::string> &args) {
                 ro.dir.c_str(), ro.dir.c_str());
     return 0;
   } catch (const Error &e) {
-    std::fprintf(stderr, "evoc run: error: %s\n", e.what());
+    quiet.restore();
+    if (!started) {
+      ranks.agree(false, e.what());
+      if (!ranks.root())
+        return 1; // rank 0 tells why
+    }
+    ranks.finish(false);
+    if (ranks.size() > 1 && !ranks.root())
+      std::fprintf(stderr, "evoc run: error (rank %d): %s\n", ranks.rank(), e.what());
+    else
+      std::fprintf(stderr, "evoc run: error: %s\n", e.what());
     return 1;
   }
 }
