@@ -39,11 +39,11 @@ bool reducesPerElement(const Block &b, ValueId v,
 // The Temp buffers `b` (and the blocks nested in it) stores a per-element
 // reduction into.
 void findReductionStores(const Block &b, std::set<int> &out) {
-  std::unordered_map<ValueId, const Inst *> defs;
+  // Values of nested blocks are out of scope in `b`'s own instructions, so
+  // the definitions of `b` and below are those of `b` where it matters.
+  const std::unordered_map<ValueId, const Inst *> defs = definitions(b);
   std::set<ValueId> declared, nestedSlots;
   for (const auto &ip : b.insts) {
-    if (ip->result && ip->op != Op::Loop)
-      defs[ip->result] = ip.get();
     if (ip->op == Op::Local)
       declared.insert(ip->result);
     if (ip->op == Op::Loop)

@@ -163,10 +163,8 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
       p = bytesOf(temp_) + off;
       std::memset(p, 0, size_t(L.count[b] * info_.elemBytes(b)));
       break;
-    case Arena::Tape:
-      EVOC_ASSERT(tapeSlot_,
-                  "kernel '" + m.kernels[k].name + "' uses a kept temporary outside a step");
-      p = tapeSlot_ + off;
+    case Arena::Tape: // only step and step.adj (ModuleInfo): both at t use block t
+      p = tapeAt(t) + off;
       break;
     case Arena::TempAdj:
       p = bytesOf(tempAdj_) + off;
@@ -229,11 +227,9 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
 }
 
 void Rollout::stepForward(int64_t t, std::byte *cur, std::byte *next) {
-  tapeSlot_ = tapeAt(t); // the step writes its kept temps there, from zero
-  std::memset(tapeSlot_, 0, size_t(tb_));
+  std::memset(tapeAt(t), 0, size_t(tb_)); // the step writes its kept temps there, from zero
   tapeStep_[size_t(t % ringSize_)] = t;
   call(info_.step, t, cur, next, nullptr, nullptr);
-  tapeSlot_ = nullptr;
   // A field the step does not write carries over unchanged.
   for (int f = 0; f < int(info_.fields.size()); ++f)
     if (info_.fields[f].stepWrites < 0) {
@@ -479,9 +475,7 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
       backwardLossSteps(t, windowAdj);
       EVOC_ASSERT(tb_ == 0 || tapeStep_[size_t(t % ringSize_)] == t,
                   "the rollout lost the kept temporaries of a step it still needs");
-      tapeSlot_ = tapeAt(t);
       call(info_.stepAdj, t, slot(t), slot(t + 1), adjCur, adjNext);
-      tapeSlot_ = nullptr;
       addFields(info_, *L_, f32, adjCur, adjNext,
                 [](const StateField &F) { return F.stepWrites < 0; });
       mergePinned(t, adjCur);

@@ -141,7 +141,6 @@ private:
   AlignedDoubles ckpt_, ring_, adjRing_, pinned_, pinnedAdj_, cmd_, tape_, scratchState_;
   std::vector<int64_t> pinnedTimes_;
   std::vector<int64_t> tapeStep_; // per ring slot: the step whose kept temps it holds, -1 none
-  std::byte *tapeSlot_ = nullptr; // where the kernel being called finds the kept temps
   int64_t sb_ = 0;                // state bytes, rounded to a multiple of 64
   int64_t tb_ = 0;                // kept-temporary bytes of one step, rounded to 64
 };
