@@ -16,20 +16,25 @@ namespace fs = std::filesystem;
 
 namespace evoc::test {
 
-pid_t spawnEvoc(std::vector<std::string> args, const char *errPath) {
-  args.insert(args.begin(), EVOC_BINARY);
+pid_t spawnProgram(std::vector<std::string> args, const char *errPath) {
   std::vector<char *> argv;
   for (auto &a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
   REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
   posix_spawn_file_actions_destroy(&fa);
   return pid;
+}
+
+pid_t spawnEvoc(std::vector<std::string> args, const char *errPath) {
+  args.insert(args.begin(), EVOC_BINARY);
+  return spawnProgram(std::move(args), errPath);
 }
 
 int waitExit(pid_t pid) {

@@ -12,8 +12,10 @@
 
 namespace evoc::test {
 
-/// Starts evoc with `args`, stdout discarded and stderr into `errPath`
-/// (default: discarded).
+/// Starts the program argv[0] with `argv`, stdin empty, stdout discarded and
+/// stderr into `errPath` (default: discarded).
+pid_t spawnProgram(std::vector<std::string> argv, const char *errPath = "/dev/null");
+/// spawnProgram of evoc with `args`.
 pid_t spawnEvoc(std::vector<std::string> args, const char *errPath = "/dev/null");
 /// Waits for it: its exit code, or 128 + the signal that ended it.
 int waitExit(pid_t pid);

@@ -13,14 +13,11 @@
 #include <string>
 #include <vector>
 
-#include <fcntl.h>
 #include <nlohmann/json.hpp>
-#include <spawn.h>
 #include <unistd.h>
 
 #include "EvocProcess.h"
-
-extern char **environ;
+#include "JsonFiles.h"
 
 namespace fs = std::filesystem;
 using namespace evoc::test;
@@ -62,30 +59,12 @@ int mpirun(int np, const std::vector<std::string> &evocArgs, std::string &err,
   std::vector<std::string> args = {EVOC_MPIEXEC, "--oversubscribe", "-np", std::to_string(np),
                                    EVOC_BINARY};
   args.insert(args.end(), evocArgs.begin(), evocArgs.end());
-  std::vector<char *> argv;
-  for (auto &a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
   fs::path errFile = fs::temp_directory_path() / ("evoc-mpi-stderr-" + std::to_string(getpid()));
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&fa);
-  int rc = waitExit(pid);
+  int rc = waitExit(spawnProgram(std::move(args), errFile.c_str()));
   unsetenv("EVOC_MPI_FAULT");
   err = readText(errFile);
   fs::remove(errFile);
   return rc;
-}
-
-nlohmann::json jsonFile(const fs::path &p) {
-  std::ifstream in(p);
-  REQUIRE(in.good());
-  return nlohmann::json::parse(in);
 }
 
 // Everything a run decides: the log (timing fields aside), the best design
@@ -95,13 +74,13 @@ void checkSameRun(const fs::path &a, const fs::path &b, int generations) {
   INFO(a.string() << " vs " << b.string());
   CHECK(logOf(a) == logOf(b));
   CHECK(logOf(a).size() == size_t(generations));
-  CHECK(jsonFile(a / "best.json") == jsonFile(b / "best.json"));
+  CHECK(readJson(a / "best.json") == readJson(b / "best.json"));
   for (int g = 0; g < generations; ++g) {
     char gen[32];
     std::snprintf(gen, sizeof gen, "gen_%04d/population.json", g);
-    CHECK(jsonFile(a / gen) == jsonFile(b / gen));
+    CHECK(readJson(a / gen) == readJson(b / gen));
   }
-  nlohmann::json sa = jsonFile(a / "state.json"), sb = jsonFile(b / "state.json");
+  nlohmann::json sa = readJson(a / "state.json"), sb = readJson(b / "state.json");
   sa.erase("elapsed_seconds");
   sb.erase("elapsed_seconds");
   CHECK(sa == sb);
@@ -142,7 +121,7 @@ TEST_CASE("mpirun -np 2 with inherited weights: parameters come back from the ra
   checkSameRun(plain, dir, 4);
   // Every survivor's weights were fetched (inherit = weights keeps them).
   CHECK(err.find(" 0 parameter fetches") == std::string::npos);
-  CHECK(jsonFile(dir / "state.json")["population"][0].contains("params"));
+  CHECK(readJson(dir / "state.json")["population"][0].contains("params"));
 }
 
 TEST_CASE("mpirun: a rank whose evaluation fails stops the run, naming the rank and its "
@@ -160,7 +139,7 @@ TEST_CASE("mpirun: a rank whose evaluation fails stops the run, naming the rank 
                  "EVOC_MPI_FAULT=1:2:throw") != std::string::npos);
   // Generations 0 and 1 are committed, generation 2 is not recorded.
   CHECK(lineCount(dir / "log.jsonl") == 2);
-  CHECK(jsonFile(dir / "state.json")["generation"] == 1);
+  CHECK(readJson(dir / "state.json")["generation"] == 1);
   CHECK(!fs::exists(dir / "gen_0002"));
 
   REQUIRE(mpirun(3, runArgs({"--resume", dir.string()}), err) == 0);
@@ -196,7 +175,7 @@ TEST_CASE("mpirun: a rank killed mid-generation leaves a resumable directory; re
                    " was being evaluated") != std::string::npos);
     CHECK(err.find(std::string("rank ") + c.fault[0] + " (on ") != std::string::npos);
     CHECK(lineCount(dir / "log.jsonl") == size_t(generation));
-    CHECK(jsonFile(dir / "state.json")["generation"] == generation - 1);
+    CHECK(readJson(dir / "state.json")["generation"] == generation - 1);
     if (c.resumeNp > 0)
       REQUIRE(mpirun(c.resumeNp, runArgs({"--resume", dir.string()}), err) == 0);
     else
