@@ -15,6 +15,7 @@
 // --hand-built (or without the driver library) the Builder-made ELDiR module
 // of tests/llvm/MassSpring.h for both.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -98,24 +99,27 @@ std::vector<runtime::Robot> randomLatticeRobots(int rows, int cols, int n, uint6
   return out;
 }
 
-/// Kernel FLOPs of one robot's forward step and adjoint step.
+/// Kernel FLOPs of one robot's forward step and adjoint step (with the
+/// window products' share per step).
 std::pair<double, double> stepFlops(const ir::Module &m, const runtime::Robot &r) {
   std::vector<int64_t> sizes(m.sets.size(), 0);
   sizes[size_t(m.findSet("point"))] = r.numPoints();
   sizes[size_t(m.findSet("spring"))] = r.numSprings();
   ir::deriveSetSizes(m, sizes.data());
   return {ir::kernelFlops(m, m.findKernel("step"), sizes.data()),
-          ir::kernelFlops(m, m.findKernel("step.adj"), sizes.data())};
+          ir::kernelFlops(m, m.findKernel("step.adj"), sizes.data()) +
+              ir::productFlopsPerStep(m, sizes.data())};
 }
 
-/// A module ready for the runtime, and what compiling it cost; `replay` is
-/// the same experiment differentiated the old way (step.adj replays every
-/// temporary: PipelineOptions::keepTemps off), measured beside it.
+/// A module ready for the runtime, and what compiling it cost; `kept` and
+/// `replay` are the same experiment differentiated without the window
+/// products (autodiff::Tape::Keep) and the old way (step.adj replays every
+/// temporary: Tape::Replay), measured beside it.
 struct Experiment {
   std::string what;
   ir::Module m;
   double frontSeconds = 0; // parse, check, irgen, autodiff, passes
-  ir::Module replay;
+  ir::Module kept, replay;
 };
 
 #ifdef EVOC_BENCH_WITH_DRIVER
@@ -124,9 +128,11 @@ Experiment fromEvo(const std::string &file) {
   const std::string path = std::string(EVOC_SOURCE_DIR) + "/" + file;
   ir::Module m = driver::compileFile(path).module;
   const double front = bench::since(t0);
-  driver::PipelineOptions old;
-  old.keepTemps = false;
-  return {file, std::move(m), front, driver::compileFile(path, {}, old).module};
+  driver::PipelineOptions kept, old;
+  kept.tape = autodiff::Tape::Keep;
+  old.tape = autodiff::Tape::Replay;
+  return {file, std::move(m), front, driver::compileFile(path, {}, kept).module,
+          driver::compileFile(path, {}, old).module};
 }
 #endif
 
@@ -134,33 +140,37 @@ Experiment handBuilt() {
   auto t0 = std::chrono::steady_clock::now();
   test::MassSpringIds ids;
   ir::Module m = test::makeMassSpringModule(ids);
-  ir::Module replay = ir::clone(m);
-  autodiff::differentiate(m, /*keepTemps=*/true);
+  ir::Module kept = ir::clone(m), replay = ir::clone(m);
+  autodiff::differentiate(m, autodiff::Tape::Products);
+  autodiff::differentiate(kept, autodiff::Tape::Keep);
   autodiff::differentiate(replay);
-  return {"the hand-built ELDiR module (noslip)", std::move(m), bench::since(t0),
+  return {"the hand-built ELDiR module (noslip)", std::move(m), bench::since(t0), std::move(kept),
           std::move(replay)};
 }
 
 /// Profiling aids (--perf-map): the kernels' entry points in perf's map
 /// format and the object they came from (the cache entry minus its header).
-void writePerfMap(const Experiment &e, const codegen::cpu::CpuExecutable &exe,
-                  const std::string &dir) {
+void writePerfMap(const Experiment &e, const ir::Module &m, const codegen::cpu::CpuExecutable &exe,
+                  const std::string &dir, const std::string &suffix) {
   std::ifstream in(exe.cacheEntry(), std::ios::binary);
   std::string entry((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   size_t elf = entry.find("\x7f"
                           "ELF");
-  std::string base = fs::path(e.what).stem().string();
+  std::string base = fs::path(e.what).stem().string() + suffix;
   if (elf != std::string::npos)
     std::ofstream(fmt::format("{}/{}.o", dir, base), std::ios::binary) << entry.substr(elf);
   std::ofstream map(fmt::format("/tmp/perf-{}.map", ::getpid()), std::ios::app);
-  std::vector<std::pair<uintptr_t, size_t>> at; // entry point, kernel
-  for (size_t k = 0; k < e.m.kernels.size(); ++k)
-    at.push_back({reinterpret_cast<uintptr_t>(exe.kernel(int(k))), k});
+  std::vector<std::pair<uintptr_t, std::string>> at; // entry point, name
+  for (size_t k = 0; k < m.kernels.size(); ++k)
+    at.push_back({reinterpret_cast<uintptr_t>(exe.kernel(int(k))),
+                  fmt::format("{}:evoc_kernel_{}", m.kernels[k].name, k)});
+  if (const void *p = exe.windowProductEntry())
+    at.push_back({reinterpret_cast<uintptr_t>(p), "window_product"});
   std::sort(at.begin(), at.end());
   for (size_t i = 0; i < at.size(); ++i) // each runs up to the next one
-    map << fmt::format("{:x} {:x} {}:{}:evoc_kernel_{}\n", at[i].first,
+    map << fmt::format("{:x} {:x} {}:{}\n", at[i].first,
                        i + 1 < at.size() ? at[i + 1].first - at[i].first : 0x10000, base,
-                       e.m.kernels[at[i].second].name, at[i].second);
+                       at[i].second);
   fmt::print("perf map: /tmp/perf-{}.map, object {}/{}.o\n", ::getpid(), dir, base);
 }
 
@@ -179,7 +189,7 @@ std::unique_ptr<codegen::cpu::CpuExecutable> compileTimed(const Experiment &e,
              (e.frontSeconds + cold->compileSeconds()) * 1e3,
              (e.frontSeconds + warm->compileSeconds()) * 1e3);
   if (!perfMap.empty())
-    writePerfMap(e, *warm, perfMap);
+    writePerfMap(e, e.m, *warm, perfMap, "");
   std::error_code ec;
   fs::remove_all(cache, ec);
   return warm;
@@ -209,7 +219,7 @@ RunStats runTrain(const runtime::ModuleInfo &info, const codegen::Executable &ex
   return s;
 }
 
-/// One compiled variant of an experiment (kept temporaries or replay).
+/// One compiled variant of an experiment (autodiff::Tape's three).
 struct Variant {
   const char *name;
   const ir::Module &m;
@@ -234,8 +244,8 @@ RunStats median(std::vector<RunStats> runs) {
 }
 
 void workload(const char *name, int rows, int cols, int nRobots, const Args &a,
-              const Variant (&variants)[2], const codegen::Executable &interp, double peakAll,
-              double peakCpu) {
+              const std::vector<Variant> &variants, const codegen::Executable &interp,
+              double peakAll, double peakCpu) {
   std::vector<runtime::Robot> robots = randomLatticeRobots(rows, cols, nRobots, 1234);
   if (!a.dumpRobots.empty()) { // the same bodies for bench/torch_baseline.py
     nlohmann::json all = nlohmann::json::array();
@@ -243,11 +253,13 @@ void workload(const char *name, int rows, int cols, int nRobots, const Args &a,
       all.push_back(evolve::robotToJson(r));
     std::ofstream(fmt::format("{}/robots_{}x{}.json", a.dumpRobots, rows, cols)) << all.dump();
   }
-  double pts = 0, sps = 0, fwd[2] = {}, adj[2] = {};
+  const int nv = int(variants.size()), last = nv - 1; // the last: the old path
+  std::vector<double> fwd(size_t(nv), 0.0), adj(size_t(nv), 0.0);
+  double pts = 0, sps = 0;
   for (const auto &r : robots) {
     pts += r.numPoints();
     sps += r.numSprings();
-    for (int v = 0; v < 2; ++v) {
+    for (int v = 0; v < nv; ++v) {
       auto [f, b] = stepFlops(variants[v].m, r);
       fwd[v] += f / nRobots;
       adj[v] += b / nRobots;
@@ -263,25 +275,24 @@ void workload(const char *name, int rows, int cols, int nRobots, const Args &a,
   o.groundHeight = 0.1;
   runtime::TrainOptions of = o;
   of.fullTape = true;
-  // Old and new path alternately, checkpointed and full tape, a few repeats.
+  // The variants alternately, checkpointed and full tape, a few repeats.
   const int reps = a.quick ? 1 : 3;
-  std::vector<RunStats> runs[2][2];
+  std::vector<std::array<std::vector<RunStats>, 2>> runs(static_cast<size_t>(nv));
   for (int rep = 0; rep < reps; ++rep)
-    for (int v = 0; v < 2; ++v) {
+    for (int v = 0; v < nv; ++v) {
       runs[v][0].push_back(runTrain(variants[v].info, variants[v].exe, robots, o));
       runs[v][1].push_back(runTrain(variants[v].info, variants[v].exe, robots, of));
     }
   const double steps = double(a.steps - 1);
-  const int64_t K = runtime::resolveCheckpointK({a.steps});
-  const double windows = std::ceil(steps / double(K));
-  RunStats med[2][2];
-  for (int v = 0; v < 2; ++v) {
+  std::vector<std::array<RunStats, 2>> med(static_cast<size_t>(nv));
+  for (int v = 0; v < nv; ++v) {
     med[v][0] = median(runs[v][0]);
     med[v][1] = median(runs[v][1]);
     // Executed FLOPs per robot: forward, the checkpointed sweep's
     // recomputation (plus, with kept temporaries, one step per window for
     // the temporaries of the step into each window's checkpoint), adjoint.
     const bool kept = med[v][0].memory.tapeBytes > 0;
+    const double windows = std::ceil(steps / double(med[v][0].memory.windowSteps));
     const double flopsCk = steps * (2 * fwd[v] + adj[v]) + (kept ? windows * fwd[v] : 0);
     const double flopsFt = steps * (fwd[v] + adj[v]);
     fmt::print("  {}: step {:.1f} kFLOP, step.adj {:.1f} kFLOP per robot-step (IR count)\n",
@@ -299,21 +310,27 @@ void workload(const char *name, int rows, int cols, int nRobots, const Args &a,
     if (med[v][0].invalid)
       fmt::print("    ({} robots invalid)\n", med[v][0].invalid);
   }
-  fmt::print("  medians of {} alternating runs: {} / {} = {:.2f}x checkpointed, {:.2f}x full "
-             "tape (per CPU-second {:.2f}x, {:.2f}x); step.adj FLOPs {:.2f}x\n",
-             reps, variants[0].name, variants[1].name, med[1][0].seconds / med[0][0].seconds,
-             med[1][1].seconds / med[0][1].seconds, med[1][0].cpuSeconds / med[0][0].cpuSeconds,
-             med[1][1].cpuSeconds / med[0][1].cpuSeconds, adj[0] / adj[1]);
-  for (int v = 0; v < 2; ++v) {
+  for (int v = 0; v < last; ++v)
+    fmt::print("  medians of {} alternating runs: {} / {} = {:.2f}x checkpointed, {:.2f}x full "
+               "tape (per CPU-second {:.2f}x, {:.2f}x); step.adj FLOPs {:.2f}x\n",
+               reps, variants[size_t(v)].name, variants[size_t(last)].name,
+               med[size_t(last)][0].seconds / med[size_t(v)][0].seconds,
+               med[size_t(last)][1].seconds / med[size_t(v)][1].seconds,
+               med[size_t(last)][0].cpuSeconds / med[size_t(v)][0].cpuSeconds,
+               med[size_t(last)][1].cpuSeconds / med[size_t(v)][1].cpuSeconds,
+               adj[size_t(v)] / adj[size_t(last)]);
+  for (int v = 0; v < nv; ++v) {
     const auto &ck = med[v][0].memory, &ft = med[v][1].memory;
     const double held = double(ck.stateStoreBytes + ck.keptTempBytes);
-    fmt::print("  memory of the largest robot, {}: checkpointed {:.1f} KiB (states {:.1f}, kept "
-               "temporaries {:.1f}) = {:.1f}% of a full tape of states ({:.1f} KiB; full tape "
-               "with its kept temporaries {:.1f} KiB); time checkpointed / full tape = {:.2f}x\n",
-               variants[v].name, held / 1024.0, ck.stateStoreBytes / 1024.0,
-               ck.keptTempBytes / 1024.0, 100.0 * held / double(ft.stateStoreBytes),
-               ft.stateStoreBytes / 1024.0, (ft.stateStoreBytes + ft.keptTempBytes) / 1024.0,
-               med[v][0].seconds / med[v][1].seconds);
+    fmt::print(
+        "  memory of the largest robot, {}: checkpointed {:.1f} KiB (states {:.1f}, kept "
+        "temporaries {:.1f}) = {:.1f}% of a full tape of states ({:.1f} KiB), {:.1f}% of "
+        "the full tape with its kept temporaries ({:.1f} KiB); time checkpointed / full "
+        "tape = {:.2f}x\n",
+        variants[v].name, held / 1024.0, ck.stateStoreBytes / 1024.0, ck.keptTempBytes / 1024.0,
+        100.0 * held / double(ft.stateStoreBytes), ft.stateStoreBytes / 1024.0,
+        100.0 * held / double(ft.stateStoreBytes + ft.keptTempBytes),
+        (ft.stateStoreBytes + ft.keptTempBytes) / 1024.0, med[v][0].seconds / med[v][1].seconds);
   }
   // Interpreter vs LLVM on one robot, one thread, a short rollout.
   const Variant &now = variants[0];
@@ -363,15 +380,25 @@ int main(int argc, char **argv) {
     int rows, cols, robots;
   } loads[2] = {{"ELDiR public framework", 6, 10, a.quick ? 8 : 64},
                 {"ELDiR paper", 13, 22, a.quick ? 2 : 16}};
+  // Every executable lives to the end, so that no two share an address in
+  // the perf map.
+  std::vector<std::unique_ptr<codegen::cpu::CpuExecutable>> exes;
+  exes.reserve(6); // the references below stay valid
   for (int w = 0; w < 2; ++w) {
     fmt::print("\n");
     const Experiment &e = ex[size_t(w)];
-    auto exe = compileTimed(e, a.perfMap);
-    auto oldExe = codegen::cpu::compileCpu(e.replay, {});
-    runtime::ModuleInfo info(e.m), oldInfo(e.replay);
+    auto &exe = exes.emplace_back(compileTimed(e, a.perfMap));
+    auto &keptExe = exes.emplace_back(codegen::cpu::compileCpu(e.kept, {}));
+    auto &oldExe = exes.emplace_back(codegen::cpu::compileCpu(e.replay, {}));
+    if (!a.perfMap.empty()) {
+      writePerfMap(e, e.kept, *keptExe, a.perfMap, "-kept");
+      writePerfMap(e, e.replay, *oldExe, a.perfMap, "-replay");
+    }
+    runtime::ModuleInfo info(e.m), keptInfo(e.kept), oldInfo(e.replay);
     auto interp = codegen::compile(e.m, codegen::BackendKind::Interp);
-    const Variant variants[2] = {{"kept temporaries (new)", e.m, info, *exe},
-                                 {"replay (old)", e.replay, oldInfo, *oldExe}};
+    const std::vector<Variant> variants = {{"window products (new)", e.m, info, *exe},
+                                           {"kept temporaries only", e.kept, keptInfo, *keptExe},
+                                           {"replay (old)", e.replay, oldInfo, *oldExe}};
     workload(loads[w].name, loads[w].rows, loads[w].cols, loads[w].robots, a, variants, *interp,
              peakAll, peakCpu);
   }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # evoc against its peers on the CPU, in one run: evoc (`evoc sim`, checkpointed and
-# --full-tape, each also with --replay-temps, the old path whose adjoint replays the
+# --full-tape, each also with --no-window-products (the weight gradients accumulated
+# every step) and --replay-temps, the old path whose adjoint replays the
 # controller; EVOC_ALT=path/to/another/evoc adds a second build),
 # Taichi (bench/cpu/taichi_baseline.py), JAX (bench/cpu/jax_baseline.py: remat off/on,
 # unsharded and sharded over the cores; the table shows every variant and marks the
@@ -95,6 +96,8 @@ for rep in $(seq 1 "$REPEATS"); do
     echo "repeat $rep, $w:"
     evoc_sim "$w" evoc "$EVOC"
     evoc_sim "$w" evoc-full-tape "$EVOC" --full-tape
+    evoc_sim "$w" evoc-no-products "$EVOC" --no-window-products
+    evoc_sim "$w" evoc-no-products-full-tape "$EVOC" --no-window-products --full-tape
     evoc_sim "$w" evoc-replay "$EVOC" --replay-temps
     evoc_sim "$w" evoc-replay-full-tape "$EVOC" --replay-temps --full-tape
     if [ -n "$EVOC_ALT" ]; then

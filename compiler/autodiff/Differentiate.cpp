@@ -494,16 +494,19 @@ int differentiateKernel(Module &m, int k) {
   return static_cast<int>(m.kernels.size()) - 1;
 }
 
-void differentiate(Module &m, bool keepTemps) {
-  if (keepTemps && m.findKernel("step.adj") < 0)
-    planTape(m);
+void differentiate(Module &m, Tape tape) {
+  if (tape != Tape::Replay && m.findKernel("step.adj") < 0)
+    planTape(m, tape == Tape::Products);
   size_t n = m.kernels.size();
   for (size_t k = 0; k < n; ++k) {
     KernelKind kind = m.kernels[k].kind;
     bool forward =
         kind == KernelKind::Step || kind == KernelKind::Loss || kind == KernelKind::LossStep;
-    if (forward && m.findKernel(m.kernels[k].name + ".adj") < 0)
-      differentiateKernel(m, static_cast<int>(k));
+    if (forward && m.findKernel(m.kernels[k].name + ".adj") < 0) {
+      int adj = differentiateKernel(m, static_cast<int>(k));
+      if (tape == Tape::Products && kind == KernelKind::Step)
+        deferProducts(m, adj);
+    }
   }
   verifyAfter(m, "autodiff");
 }

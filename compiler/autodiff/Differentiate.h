@@ -19,17 +19,30 @@ namespace evoc::autodiff {
 /// differentiable, and active Temps. The caller zeroes every Temp buffer and
 /// every adjoint of a Temp before each call.
 ///
-/// With `keepTemps`, planTape first marks the step's expensive temporaries
-/// (Buffer::tape); step.adj then reads those the runtime kept from the
-/// forward step at the same t instead of recomputing them, and the caller
-/// zeroes only the others.
-void differentiate(ir::Module &m, bool keepTemps = false);
+/// `tape` says what the adjoint of the step keeps from the forward step
+/// (docs/architecture.md, "Kept temporaries", "Window products"):
+enum class Tape : uint8_t {
+  Replay,   ///< nothing: step.adj recomputes every temporary
+  Keep,     ///< planTape's temporaries (Buffer::tape); step.adj reads those the
+            ///< runtime kept from the forward step at the same t, and the
+            ///< caller zeroes only the others
+  Products, ///< Keep, with the layers' inputs, and deferProducts
+};
+void differentiate(ir::Module &m, Tape tape = Tape::Replay);
 
 /// Marks (Buffer::tape) the Temp buffers of the Step kernel whose values are
 /// per-element reductions (a layer's activations) that only the step writes,
 /// with plain stores: what the runtime keeps per step so that step.adj need
-/// not replay the products that made them.
-void planTape(ir::Module &m);
+/// not replay the products that made them. With `productInputs`, also the
+/// inputs x of the layers' W x, which the window products need.
+void planTape(ir::Module &m, bool productInputs);
+
+/// In step.adj (kernel `stepAdj`), replaces each per-step accumulation of a
+/// weight gradient, accadd W.adj[s, u] += r_s * x[u] with x kept per step,
+/// by a store of the row factor r into a kept temporary "W.adj.rows" and a
+/// Module::products entry: the runtime adds the window's outer products
+/// rows_t x_t^T to W.adj as one matrix product per window.
+void deferProducts(ir::Module &m, int stepAdj);
 
 /// Differentiates one forward kernel; returns the index of its adjoint.
 int differentiateKernel(ir::Module &m, int kernel);

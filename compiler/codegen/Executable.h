@@ -24,6 +24,16 @@ public:
   /// Runs kernel `k` for one robot (CPU back ends; thread-safe: the runtime
   /// calls it from several threads for different robots).
   virtual void run(int k, void *const *buffers, const int64_t *sizes, int64_t t) const = 0;
+  /// One window's weight-gradient product (ir::WindowProduct) for one robot:
+  /// grad[s * U + u] += guard(rows[k * ld + s] * x[k * ld + u]) for every s < S,
+  /// u < U, adding the terms of k = n - 1 down to 0 in that order (the order
+  /// of step.adj's own accumulation, latest step first); the guard makes a
+  /// zero row's term 0. Elements are floats when `f32`, else doubles. This
+  /// reference rounds each product and sum separately (the interpreter's
+  /// arithmetic); the CPU back end runs a generated, register-blocked one.
+  /// Thread-safe.
+  virtual void windowProduct(bool f32, void *grad, const void *rows, const void *x, int64_t S,
+                             int64_t U, int64_t n, int64_t ld) const;
 };
 
 struct CompileOptions {

@@ -3,6 +3,7 @@
 // in its own file and registers itself here.
 #pragma once
 
+#include "autodiff/Differentiate.h"
 #include "sema/Program.h"
 
 #include <iosfwd>
@@ -35,7 +36,8 @@ struct CommonOptions {
   sema::CheckOptions check;      ///< --stdlib DIR, --set key=value
   bool warnings = true;          ///< -w turns them off
   bool warningsAsErrors = false; ///< --Werror
-  bool keepTemps = true;         ///< false: --replay-temps (PipelineOptions::keepTemps)
+  /// --replay-temps: Replay; --no-window-products: Keep (PipelineOptions::tape)
+  autodiff::Tape tape = autodiff::Tape::Products;
   std::vector<std::string> rest; ///< arguments this parser did not take
 };
 

@@ -33,7 +33,7 @@ std::optional<ir::Module> stage(const sema::CheckedProgram &p, const SourceManag
   po.stage = s;
   po.dumpAfter = dumpAfterOption(opts);
   po.dumpTo = &out;
-  po.keepTemps = opts.keepTemps;
+  po.tape = opts.tape;
   auto m = buildModule(p, sources, diags, po);
   diags.flush(std::cerr);
   return m;

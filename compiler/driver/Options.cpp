@@ -52,7 +52,9 @@ bool parseCommonOptions(const std::vector<std::string> &args, CommonOptions &out
     } else if (a == "--Werror") {
       out.warningsAsErrors = true;
     } else if (a == "--replay-temps") {
-      out.keepTemps = false;
+      out.tape = autodiff::Tape::Replay;
+    } else if (a == "--no-window-products") {
+      out.tape = autodiff::Tape::Keep;
     } else if (a.size() > 1 && a[0] == '-') {
       out.rest.push_back(a);
     } else if (out.file.empty()) {

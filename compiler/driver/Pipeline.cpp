@@ -56,7 +56,7 @@ std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
   after(*m, "irgen");
   if (opts.stage == Stage::IR)
     return m;
-  autodiff::differentiate(*m, opts.keepTemps);
+  autodiff::differentiate(*m, opts.tape);
   after(*m, "autodiff");
   if (opts.stage == Stage::Grad)
     return m;

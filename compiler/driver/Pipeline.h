@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "autodiff/Differentiate.h"
 #include "codegen/Executable.h"
 #include "ir/IR.h"
 #include "sema/Program.h"
@@ -33,9 +34,10 @@ struct PipelineOptions {
   Stage stage = Stage::Opt;
   std::string dumpAfter;          ///< a pass name, or "all"; "" for none
   std::ostream *dumpTo = nullptr; ///< where --dump-after prints (stderr if null)
-  /// Keep the step's expensive temporaries per step (autodiff::planTape)
-  /// instead of replaying them in step.adj; every back end's rollout honours it.
-  bool keepTemps = true;
+  /// What step.adj keeps from the step (autodiff::Tape): by default the
+  /// expensive temporaries and the weight gradients' window products; every
+  /// back end's rollout honours it.
+  autodiff::Tape tape = autodiff::Tape::Products;
 };
 
 /// Lowers a checked program to IR and runs the stages up to `opts.stage`.

@@ -21,7 +21,7 @@ Session::Session(const CommonOptions &opts, const std::string &backend, bool req
   if (!program_)
     return;
   PipelineOptions po;
-  po.keepTemps = opts.keepTemps;
+  po.tape = opts.tape;
   module_ = buildModule(*program_, sources_, diags_, po);
   diags_.flush(std::cerr);
   if (!module_)

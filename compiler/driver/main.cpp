@@ -42,7 +42,10 @@ static void usage(FILE *out) {
                     "  --Werror           warnings are errors\n"
                     "  --replay-temps     differentiate the old way: step.adj recomputes every\n"
                     "                     temporary instead of reading the activations kept per\n"
-                    "                     step (same results to rounding; for benchmarks)\n");
+                    "                     step (same results to rounding; for benchmarks)\n"
+                    "  --no-window-products  keep the activations but accumulate the weight\n"
+                    "                     gradients every step, not once per window (the same;\n"
+                    "                     for benchmarks)\n");
 }
 
 } // namespace evoc::driver

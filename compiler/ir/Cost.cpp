@@ -38,4 +38,11 @@ double kernelFlops(const Module &m, int k, const int64_t *sizes) {
   return blockFlops(m.kernels.at(size_t(k)).body, sizes);
 }
 
+double productFlopsPerStep(const Module &m, const int64_t *sizes) {
+  double n = 0;
+  for (const WindowProduct &p : m.products)
+    n += 2.0 * double(bufferLength(m, p.rows, sizes)) * double(bufferLength(m, p.x, sizes));
+  return n;
+}
+
 } // namespace evoc::ir

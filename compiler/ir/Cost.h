@@ -13,4 +13,8 @@ namespace evoc::ir {
 /// abs, min, max, select and comparisons count zero.
 double kernelFlops(const Module &m, int k, const int64_t *sizes);
 
+/// The multiply-adds (2 flops each) the window products (Module::products)
+/// add per step: 2 x |rows| x |x| each.
+double productFlopsPerStep(const Module &m, const int64_t *sizes);
+
 } // namespace evoc::ir

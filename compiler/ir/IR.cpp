@@ -101,6 +101,7 @@ Module clone(const Module &m) {
   c.sets = m.sets;
   c.buffers = m.buffers;
   c.lossTerms = m.lossTerms;
+  c.products = m.products;
   for (const Kernel &k : m.kernels)
     c.kernels.push_back(cloneKernel(k));
   return c;

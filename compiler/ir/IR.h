@@ -318,6 +318,16 @@ struct ElementSet {
   std::vector<std::pair<int, int64_t>> layout;
 };
 
+/// A weight gradient that the runtime accumulates once per window of steps
+/// as one matrix product instead of step.adj accumulating it every step
+/// (autodiff, with kept temporaries): grad[s, u] += sum over the window's
+/// steps t of rows_t[s] * x_t[u]. `grad` is the adjoint of a Param with sets
+/// [S, U]; `rows` (set S, written by step.adj) and `x` (set U, written by
+/// step) are kept temporaries (Buffer::tape).
+struct WindowProduct {
+  int grad = -1, rows = -1, x = -1;
+};
+
 struct Module {
   std::string name;
   Precision precision = Precision::F64;
@@ -328,6 +338,7 @@ struct Module {
   /// Names of the slots of the Output buffer "loss.terms" (reported loss
   /// terms), if the loss has one.
   std::vector<std::string> lossTerms;
+  std::vector<WindowProduct> products;
 
   int findSet(const std::string &n) const;
   int findBuffer(const std::string &n) const;

@@ -64,10 +64,16 @@ public:
         setLine();
       else if (w == "buffer")
         bufferLine();
-      else if (w == "kernel")
+      else if (w == "product") { // GRAD ROWS X (WindowProduct)
+        WindowProduct p;
+        p.grad = findBuffer(next());
+        p.rows = findBuffer(next());
+        p.x = findBuffer(next());
+        m_.products.push_back(p);
+      } else if (w == "kernel")
         kernelLine();
       else
-        fail("expected module, file, set, buffer or kernel, found '" + w + "'");
+        fail("expected module, file, set, buffer, product or kernel, found '" + w + "'");
     }
     for (auto &[b, name] : primals_)
       m_.buffers[b].primal = findBuffer(name);

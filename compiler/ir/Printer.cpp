@@ -241,6 +241,9 @@ void print(const Module &m, std::ostream &os) {
       os << " gain=" << num(b.initGain);
     os << "\n";
   }
+  for (const auto &p : m.products)
+    os << "product " << bufName(m, p.grad) << " " << bufName(m, p.rows) << " " << bufName(m, p.x)
+       << "\n";
   for (const auto &k : m.kernels)
     printKernel(m, k, os);
 }

@@ -34,6 +34,8 @@ public:
       if (buf.time == TimeRef::Offset && buf.fixedTime > 0)
         err("buffer " + buf.name + ": a time offset must not be positive (a later time)");
     }
+    for (const WindowProduct &p : m_.products)
+      product(p);
     for (const ElementSet &s : m_.sets)
       layout(s);
     for (const Kernel &k : m_.kernels)
@@ -66,6 +68,24 @@ private:
     err("kernel " + k_->name + ": " + instToString(m_, in) + ": " + s);
   }
   Type type(ValueId v) const { return v < k_->valueTypes.size() ? k_->valueTypes[v] : Type::None; }
+
+  // grad[s, u] += sum_t rows_t[s] x_t[u]: shapes and roles (IR.h).
+  void product(const WindowProduct &p) {
+    const int nb = static_cast<int>(m_.buffers.size());
+    if (p.grad < 0 || p.grad >= nb || p.rows < 0 || p.rows >= nb || p.x < 0 || p.x >= nb) {
+      err("product: bad buffer index");
+      return;
+    }
+    const Buffer &g = m_.buffers[size_t(p.grad)], &r = m_.buffers[size_t(p.rows)],
+                 &x = m_.buffers[size_t(p.x)];
+    const bool param = g.role == Role::Adjoint && g.primal >= 0 && g.primal < nb &&
+                       m_.buffers[size_t(g.primal)].role == Role::Param;
+    if (!param || g.sets.size() != 2 || g.comps != 1)
+      err("product " + g.name + ": not the adjoint of a [S, U] parameter");
+    else if (!r.tape || !x.tape || r.sets != std::vector<int>{g.sets[0]} ||
+             x.sets != std::vector<int>{g.sets[1]} || r.comps != 1 || x.comps != 1)
+      err("product " + g.name + ": rows and x must be kept temporaries over its two sets");
+  }
 
   void kernel(const Kernel &k) {
     k_ = &k;

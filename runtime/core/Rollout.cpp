@@ -19,11 +19,12 @@ void ensure(AlignedDoubles &v, int64_t bytes) {
 }
 } // namespace
 
-int64_t resolveCheckpointK(const RolloutConfig &c) {
+int64_t resolveCheckpointK(const RolloutConfig &c, double tapePerState) {
   int64_t steps = std::max<int64_t>(c.steps - 1, 1);
   if (c.fullTape)
     return steps;
-  int64_t k = c.checkpointK > 0 ? c.checkpointK : std::llround(std::sqrt(double(steps)));
+  int64_t k = c.checkpointK > 0 ? c.checkpointK
+                                : std::llround(std::sqrt(double(steps) / (1 + tapePerState)));
   return std::clamp<int64_t>(k, 1, steps);
 }
 
@@ -71,7 +72,9 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
   L_ = &pop.layout(r);
   cfg_ = &cfg;
   T_ = cfg.steps;
-  K_ = resolveCheckpointK(cfg);
+  sb_ = alignUp(L_->stateBytes()); // every snapshot starts on 64 bytes
+  tb_ = alignUp(L_->tapeBytes());
+  K_ = resolveCheckpointK(cfg, sb_ > 0 ? double(tb_) / double(sb_) : 0.0);
   windows_ = backward ? std::max<int64_t>(1, (T_ - 1 + K_ - 1) / K_) : 0;
   // The states kept at once: a window being swept (K + 1) and, when a loss
   // window reads earlier states (x[t - d]), the d before it, d rounded up to
@@ -80,8 +83,6 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
   ringSize_ = backward ? K_ + offsetSpan_ + 1 : std::max<int64_t>(2, maxOffset_ + 1);
   ringSize_ = std::max<int64_t>(1, std::min(ringSize_, T_));
   adjSize_ = maxOffset_ + 2;
-  sb_ = alignUp(L_->stateBytes()); // every snapshot starts on 64 bytes
-  tb_ = alignUp(L_->tapeBytes());
   const auto *A = L_->arenaBytes;
   ensure(temp_, A[int(Arena::Temp)]);
   ensure(tempAdj_, A[int(Arena::TempAdj)]);
@@ -358,6 +359,22 @@ void Rollout::backwardLossSteps(int64_t t, const std::vector<double> &windowAdj)
   }
 }
 
+void Rollout::windowProducts(int64_t lo, int64_t hi) {
+  const bool f32 = pop_->f32();
+  const int64_t ld = tb_ / (f32 ? 4 : 8); // elements from one step's block to the next
+  for (const ir::WindowProduct &p : info_.module->products) {
+    std::byte *g = pop_->arena(r_, Arena::Grad) + L_->offset[p.grad];
+    // Runs of steps in consecutive ring slots, latest first (the order in
+    // which step.adj itself accumulated the gradient).
+    for (int64_t b = hi; b > lo;) {
+      const int64_t a = std::max(lo, (b - 1) - (b - 1) % ringSize_);
+      exe_.windowProduct(f32, g, tapeAt(a) + L_->offset[p.rows], tapeAt(a) + L_->offset[p.x],
+                         L_->count[p.rows], L_->count[p.x], b - a, ld);
+      b = a;
+    }
+  }
+}
+
 void Rollout::recomputeFrom(int64_t need) {
   if (need >= ringLo_)
     return;
@@ -387,6 +404,7 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
   M.fullTapeBytes = T_ * sb_;
   M.tapeBytes = tb_;
   M.keptTempBytes = ringSize_ * tb_;
+  M.windowSteps = backward ? K_ : 0;
   auto invalid = [&](std::string why) {
     out.valid = false;
     out.error = fmt::format("robot {}: {}", r, why);
@@ -481,6 +499,7 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
       mergePinned(t, adjCur);
       std::memset(adjNext, 0, size_t(sb_)); // reused for time t + 1 - adjSize_
     }
+    windowProducts(c, e);
   }
   const std::byte *g = pop.arena(r, Arena::Grad);
   for (int64_t i = 0; i < L_->paramCount; ++i)

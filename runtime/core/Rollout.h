@@ -42,8 +42,11 @@ struct RolloutConfig {
   std::byte *finalState = nullptr;
 };
 
-/// The window length a config resolves to (>= 1).
-int64_t resolveCheckpointK(const RolloutConfig &c);
+/// The window length a config resolves to (>= 1). By default the one that
+/// holds the fewest bytes: checkpoints every K steps (T / K states) and a
+/// window of K states each with its step's kept temporaries, `tapePerState`
+/// times a state's bytes: K = sqrt(T / (1 + tapePerState)), sqrt(T) without.
+int64_t resolveCheckpointK(const RolloutConfig &c, double tapePerState = 0);
 
 /// Memory a rollout held for states, in bytes, next to what a full tape
 /// (all T states) would hold.
@@ -54,6 +57,7 @@ struct RolloutMemory {
   int64_t fullTapeBytes = 0;   // T * stateBytes
   int64_t tapeBytes = 0;       // one step's kept temporaries (Arena::Tape)
   int64_t keptTempBytes = 0;   // the kept temporaries held at once (one per ring slot)
+  int64_t windowSteps = 0;     // K (resolveCheckpointK), with a backward sweep
 };
 
 /// Result of one rollout of one robot.
@@ -111,6 +115,9 @@ private:
   void backwardLossSteps(int64_t t, const std::vector<double> &windowAdj);
   /// Zeroes the Output adjoints, then sets element `index` of `buffer` (if >= 0).
   void seedOutputAdj(int buffer, int64_t index, double value);
+  /// The module's window products (ir::WindowProduct) over steps [lo, hi):
+  /// grad += rows^T x, one matrix product per ring run.
+  void windowProducts(int64_t lo, int64_t hi);
   /// Makes the ring hold the states [need, ...] by recomputing from a checkpoint.
   void recomputeFrom(int64_t need);
   static std::byte *bytesOf(AlignedDoubles &v) { return reinterpret_cast<std::byte *>(v.data()); }

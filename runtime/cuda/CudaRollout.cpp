@@ -415,6 +415,8 @@ void CudaRollout::backward() {
   for (int k : p.lossAdjK)
     p.dev->launch(kernelSymbol(k), p.nR, p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0);
   p.dev->launch("evoc_rollout_backward", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T - 2, 0);
+  if (!p.m.products.empty() && p.T > 1) // the weight gradients of all T - 1 steps at once
+    p.dev->launch("evoc_rollout_products", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T - 2, 0);
 }
 
 void CudaRollout::launch(const std::string &symbol, uint64_t scratch, int64_t a, int64_t b) {

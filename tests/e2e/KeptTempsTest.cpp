@@ -1,10 +1,13 @@
-// Kept temporaries (autodiff::planTape, Arena::Tape): step.adj reads the
-// activations the forward step kept instead of replaying the products that
-// made them. Every example, through the whole compiler, against the same
-// example differentiated the old way (everything replayed): the interpreter
-// and the strict CPU back end bit for bit, the fast CPU back end to
-// rounding; every checkpoint window length against the full tape, bit for
-// bit; and the work it saves, counted from the IR.
+// Kept temporaries and window products (autodiff::planTape, deferProducts;
+// Arena::Tape; Rollout::windowProducts): step.adj reads the activations the
+// forward step kept instead of replaying the products that made them, and
+// the weight gradients are one matrix product per window instead of an
+// accumulation per step. Every example, through the whole compiler, against
+// the same example differentiated the old way (everything replayed, every
+// gradient accumulated per step): to rounding (the window's sum is
+// associated differently), the interpreter and the strict CPU back end bit
+// for bit with each other; every checkpoint window length against the full
+// tape; and the work it saves, counted from the IR.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -21,6 +24,9 @@
 #include "core/Rollout.h"
 #include "driver/Pipeline.h"
 #include "ir/Cost.h"
+#include "ir/Parser.h"
+#include "ir/Printer.h"
+#include "ir/Walk.h"
 
 using namespace evoc;
 using namespace evoc::runtime;
@@ -36,9 +42,9 @@ const char *const kExamples[] = {"eldir.evo",
                                  "multitask_quad3d.evo",
                                  "walker3d.evo"};
 
-ir::Module compileExample(const std::string &name, bool keepTemps) {
+ir::Module compileExample(const std::string &name, autodiff::Tape tape) {
   driver::PipelineOptions o;
-  o.keepTemps = keepTemps;
+  o.tape = tape;
   return driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/examples/" + name, {}, o).module;
 }
 
@@ -94,6 +100,14 @@ int64_t stepsFor(const std::string &example) {
   return example.rfind("multitask", 0) == 0 ? 260 : 40;
 }
 
+double worstDifference(const std::vector<double> &a, const std::vector<double> &b) {
+  REQUIRE(a.size() == b.size());
+  double w = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    w = std::max(w, std::abs(a[i] - b[i]));
+  return w;
+}
+
 double largest(const std::vector<double> &v) {
   double m = 0;
   for (double x : v)
@@ -103,32 +117,69 @@ double largest(const std::vector<double> &v) {
 
 } // namespace
 
-TEST_CASE("planTape keeps the layers' activations, not the cheap temporaries", "[kept][autodiff]") {
-  ir::Module m = compileExample("eldir.evo", true);
+TEST_CASE("planTape keeps the layers' inputs and activations; the weight gradients become "
+          "window products",
+          "[kept][autodiff]") {
+  ir::Module m = compileExample("eldir.evo", autodiff::Tape::Products);
   std::set<std::string> kept;
   for (const auto &B : m.buffers)
     if (B.tape)
       kept.insert(B.name);
-  CHECK(kept == std::set<std::string>{"mlp.h1", "spring.act"}); // not mlp.in, point.dv
-  // The IR after the passes must still say so (it survives print + parse).
-  ir::Module old = compileExample("eldir.evo", false);
+  CHECK(kept == std::set<std::string>{"mlp.in", "mlp.h1", "spring.act", "mlp.w1.adj.rows",
+                                      "mlp.w2.adj.rows"}); // not point.dv
+  std::set<std::string> products;
+  for (const auto &p : m.products)
+    products.insert(m.buffers[size_t(p.grad)].name + " = " + m.buffers[size_t(p.rows)].name +
+                    " x " + m.buffers[size_t(p.x)].name);
+  CHECK(products == std::set<std::string>{"mlp.w1.adj = mlp.w1.adj.rows x mlp.in",
+                                          "mlp.w2.adj = mlp.w2.adj.rows x mlp.h1"});
+  // step.adj no longer accumulates them.
+  const int adj = m.findKernel("step.adj");
+  int accumulated = 0;
+  ir::walk(m.kernels[size_t(adj)].body, [&](const ir::Inst &in) {
+    if (in.op == ir::Op::AccAdd && (m.buffers[size_t(in.buffer)].name == "mlp.w1.adj" ||
+                                    m.buffers[size_t(in.buffer)].name == "mlp.w2.adj"))
+      ++accumulated;
+  });
+  CHECK(accumulated == 0);
+  // It survives print + parse, and the old path has none of it.
+  CHECK(ir::toString(ir::parse(ir::toString(m))) == ir::toString(m));
+  ir::Module old = compileExample("eldir.evo", autodiff::Tape::Replay);
+  CHECK(old.products.empty());
   for (const auto &B : old.buffers)
     CHECK_FALSE(B.tape);
+  // Without the products: only the activations are kept.
+  ir::Module activations = compileExample("eldir.evo", autodiff::Tape::Keep);
+  CHECK(activations.products.empty());
+  std::set<std::string> keptOnly;
+  for (const auto &B : activations.buffers)
+    if (B.tape)
+      keptOnly.insert(B.name);
+  CHECK(keptOnly == std::set<std::string>{"mlp.h1", "spring.act"});
 }
 
 TEST_CASE("kept temporaries: a fifth fewer FLOPs per robot-step on the paper's body",
           "[kept][autodiff]") {
-  ir::Module now = compileExample("eldir.evo", true), old = compileExample("eldir.evo", false);
+  ir::Module now = compileExample("eldir.evo", autodiff::Tape::Products),
+             old = compileExample("eldir.evo", autodiff::Tape::Replay);
   // A 13x22 lattice body's sizes: 120 points, 305 springs (the cost model
   // depends on the sizes only).
-  auto flops = [](const ir::Module &m, const char *kernel) {
+  auto sizesOf = [](const ir::Module &m) {
     std::vector<int64_t> sizes(m.sets.size(), 0);
     sizes[size_t(m.findSet("point"))] = 120;
     sizes[size_t(m.findSet("spring"))] = 305;
     ir::deriveSetSizes(m, sizes.data());
-    return ir::kernelFlops(m, m.findKernel(kernel), sizes.data());
+    return sizes;
   };
-  const double adjNow = flops(now, "step.adj"), adjOld = flops(old, "step.adj");
+  auto flops = [&](const ir::Module &m, const char *kernel) {
+    return ir::kernelFlops(m, m.findKernel(kernel), sizesOf(m).data());
+  };
+  // The window products' multiply-adds, per step: 2 S U each (the 32 x
+  // inputs and 305 x 32 weight matrices).
+  const double inputs = double(sizesOf(now)[size_t(now.findSet("input"))]);
+  const double productFlops = ir::productFlopsPerStep(now, sizesOf(now).data());
+  CHECK(productFlops == 2.0 * (32 * inputs + 305 * 32));
+  const double adjNow = flops(now, "step.adj") + productFlops, adjOld = flops(old, "step.adj");
   const double fwd = flops(now, "step");
   CHECK(fwd == flops(old, "step"));
   INFO("step " << fwd << ", step.adj " << adjOld << " -> " << adjNow);
@@ -137,41 +188,44 @@ TEST_CASE("kept temporaries: a fifth fewer FLOPs per robot-step on the paper's b
   CHECK((fwd + adjNow) < 0.85 * (fwd + adjOld));
 }
 
-TEST_CASE("kept temporaries give the replay's gradients on every example", "[kept][e2e]") {
+TEST_CASE("kept temporaries and window products give the old gradients on every example",
+          "[kept][e2e]") {
   for (const char *name : kExamples) {
     INFO(name);
-    ir::Module now = compileExample(name, true), old = compileExample(name, false);
+    ir::Module now = compileExample(name, autodiff::Tape::Products),
+               old = compileExample(name, autodiff::Tape::Replay);
     const int64_t T = stepsFor(name);
     auto interpNow = codegen::compile(now, codegen::BackendKind::Interp);
     auto interpOld = codegen::compile(old, codegen::BackendKind::Interp);
     Outcome a = rollout(now, *interpNow, T, 0, false), b = rollout(old, *interpOld, T, 0, false);
     REQUIRE(largest(a.grad) > 0);
     CHECK(a.loss == b.loss);
-    CHECK(a.grad == b.grad); // the interpreter: the same operations on the same values
+    // The same operations on the same values, in the same order: each
+    // window's products add their terms latest step first, as step.adj did.
+    CHECK(a.grad == b.grad);
     CHECK(a.memory.tapeBytes > 0);
     CHECK(b.memory.tapeBytes == 0);
+    ir::Module keep = compileExample(name, autodiff::Tape::Keep);
+    auto interpKeep = codegen::compile(keep, codegen::BackendKind::Interp);
+    CHECK(rollout(keep, *interpKeep, T, 0, false).grad == b.grad);
     auto strictNow = codegen::cpu::compileCpu(now, {}, codegen::cpu::FpMode::Strict);
     Outcome s = rollout(now, *strictNow, T, 0, false);
     CHECK(s.loss == a.loss);
-    CHECK(s.grad == a.grad);
+    CHECK(s.grad == a.grad); // strict: the interpreter's arithmetic, the same products
     auto fastNow = codegen::cpu::compileCpu(now, {});
     Outcome f = rollout(now, *fastNow, T, 0, false);
-    const double scale = largest(a.grad);
-    double worst = 0;
-    for (size_t i = 0; i < a.grad.size(); ++i)
-      worst = std::max(worst, std::abs(f.grad[i] - a.grad[i]));
-    CHECK(worst <= 1e-9 * scale);
+    CHECK(worstDifference(f.grad, a.grad) <= 1e-9 * largest(a.grad));
     CHECK(std::abs(f.loss - a.loss) <= 1e-9 * std::max(1.0, std::abs(a.loss)));
   }
 }
 
-TEST_CASE("kept temporaries: every window length gives the full tape's gradient",
+TEST_CASE("kept temporaries: every window length gives the full tape's gradient, to rounding",
           "[kept][checkpoint]") {
   // The multi-task example reads earlier states (x[t - d]) from a per-step
   // window, which moves each recomputation back by whole windows.
   for (const char *name : {"eldir_small.evo", "multitask_alpaca.evo"}) {
     INFO(name);
-    ir::Module m = compileExample(name, true);
+    ir::Module m = compileExample(name, autodiff::Tape::Products);
     auto exe = codegen::cpu::compileCpu(m, {});
     const int64_t T = stepsFor(name) - 3; // windows that do not divide T - 1
     Outcome full = rollout(m, *exe, T, 0, true);
@@ -182,10 +236,96 @@ TEST_CASE("kept temporaries: every window length gives the full tape's gradient"
       INFO("K = " << K);
       Outcome c = rollout(m, *exe, T, K, false);
       CHECK(c.loss == full.loss);
+      // The windows' products group the steps by K but add each gradient
+      // element's terms in the same order: the same bits.
       CHECK(c.grad == full.grad);
       CHECK(c.memory.keptTempBytes <= full.memory.keptTempBytes);
       if (K <= T / 4 && c.memory.storedStates < T)
         CHECK(c.memory.keptTempBytes < full.memory.keptTempBytes);
+    }
+  }
+}
+
+TEST_CASE("the generated window product equals the reference: f32 and f64, odd sizes, "
+          "fast and strict",
+          "[kept][llvm]") {
+  for (const char *precision : {"f64", "f32"}) {
+    INFO(precision);
+    driver::PipelineOptions o;
+    ir::Module m = driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/examples/eldir_small.evo",
+                                       {{"world.precision", precision}}, o)
+                       .module;
+    REQUIRE_FALSE(m.products.empty());
+    const bool f32 = m.precision == ir::Precision::F32;
+    REQUIRE(f32 == (std::string(precision) == "f32"));
+    auto fast = codegen::cpu::compileCpu(m, {});
+    auto strict = codegen::cpu::compileCpu(m, {}, codegen::cpu::FpMode::Strict);
+    REQUIRE(fast->windowProductEntry() != nullptr);
+    auto interp = codegen::compile(m, codegen::BackendKind::Interp); // the reference
+    // Sizes around the register block (4 rows x 4 vectors of 8 or 16 lanes),
+    // a stride wider than the rows, zero rows (the guard) and no steps at all.
+    for (auto [S, U, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                           {3, 7, 5},
+                           {4, 32, 2},
+                           {9, 65, 33},
+                           {33, 130, 17},
+                           {5, 9, 0}}) {
+      INFO("S = " << S << ", U = " << U << ", n = " << n);
+      const int64_t ld = std::max(S, U) + 3;
+      std::vector<double> rows(size_t(std::max<int64_t>(n, 1) * ld)), x(rows.size()),
+          grad(size_t(S * U));
+      uint64_t state = 12345;
+      auto next = [&] {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return double(int64_t(state >> 11) % 2001 - 1000) / 997.0;
+      };
+      for (size_t i = 0; i < rows.size(); ++i) {
+        rows[i] = i % 5 == 0 ? 0.0 : next();
+        x[i] = next();
+      }
+      for (double &g : grad)
+        g = next();
+      // As the module's elements: floats packed at the front when f32.
+      auto asElems = [&](const std::vector<double> &v) {
+        std::vector<std::byte> out(v.size() * (f32 ? 4 : 8));
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (f32) {
+            float f = float(v[i]);
+            std::memcpy(out.data() + 4 * i, &f, 4);
+          } else {
+            std::memcpy(out.data() + 8 * i, &v[i], 8);
+          }
+        }
+        return out;
+      };
+      const auto R = asElems(rows), X = asElems(x), G = asElems(grad);
+      auto run = [&](const codegen::Executable &exe) {
+        auto g = G;
+        exe.windowProduct(f32, g.data(), R.data(), X.data(), S, U, n, ld);
+        return g;
+      };
+      const auto ref = run(*interp), s = run(*strict), f = run(*fast);
+      CHECK(s == ref); // the same roundings in the same order
+      if (n == 0)
+        CHECK(f == G);
+      double worst = 0, largestRef = 0;
+      for (int64_t i = 0; i < S * U; ++i) {
+        double a = 0, b = 0;
+        if (f32) {
+          float fa = 0, fb = 0;
+          std::memcpy(&fa, f.data() + 4 * i, 4);
+          std::memcpy(&fb, ref.data() + 4 * i, 4);
+          a = fa;
+          b = fb;
+        } else {
+          std::memcpy(&a, f.data() + 8 * i, 8);
+          std::memcpy(&b, ref.data() + 8 * i, 8);
+        }
+        worst = std::max(worst, std::abs(a - b));
+        largestRef = std::max(largestRef, std::abs(b));
+      }
+      // Fused multiply-adds: one rounding fewer per term.
+      CHECK(worst <= (f32 ? 1e-5 : 1e-13) * std::max(1.0, largestRef) * double(n + 1));
     }
   }
 }

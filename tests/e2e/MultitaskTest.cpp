@@ -133,12 +133,15 @@ void checkMultitaskGradients(const std::string &file, const Robot &body,
     rc.fullTape = false;
     rc.checkpointK = 4;
     CHECK(f.loss == a.loss);
-    CHECK(f.grad == a.grad);
-    CHECK(std::abs(b.loss - a.loss) <= 1e-9 * std::abs(a.loss));
     double gmax = 0;
     for (double g : a.grad)
       gmax = std::max(gmax, std::abs(g));
     REQUIRE(gmax > 0);
+    // The weight gradients' window products group the steps by window:
+    // checkpointed and full tape agree to rounding.
+    for (size_t i = 0; i < a.grad.size(); ++i)
+      CHECK(std::abs(f.grad[i] - a.grad[i]) <= 1e-12 * gmax);
+    CHECK(std::abs(b.loss - a.loss) <= 1e-9 * std::abs(a.loss));
     for (size_t i = 0; i < a.grad.size(); ++i)
       CHECK(std::abs(b.grad[i] - a.grad[i]) <= 1e-9 * gmax);
 

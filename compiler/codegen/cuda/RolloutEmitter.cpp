@@ -164,6 +164,28 @@ std::string emitRolloutKernels(const ir::Module &m, const RolloutInfo &info) {
   o << "    __syncthreads();\n"
     << "    evoc_body" << info.stepAdj << "(evoc_ptrs, sizes, scratch, t, evoc_sh, t == evoc_a);\n"
     << "    __syncthreads();\n  }\n}\n";
+  // The weight gradients' window products (ir::WindowProduct) over the steps
+  // [evoc_b, evoc_a] of the tapes: one thread per gradient entry, adding the
+  // terms latest step first as step.adj did (Executable::windowProduct).
+  header("evoc_rollout_products");
+  for (const ir::WindowProduct &p : m.products)
+    o << "  { // " << m.buffers[p.grad].name << " += sum_t " << m.buffers[p.rows].name << "_t x "
+      << m.buffers[p.x].name << "_t\n"
+      << "    const long long S = " << lengthExpr(m, p.rows) << ", U = " << lengthExpr(m, p.x)
+      << ";\n"
+      << "    F *g = (F *)table[" << p.grad << "];\n"
+      << "    const F *rows = (const F *)table[" << p.rows << "], *x = (const F *)table[" << p.x
+      << "];\n"
+      << "    for (long long i = threadIdx.x; i < S * U; i += EVOC_BLOCK) {\n"
+      << "      const long long s = i / U, u = i % U;\n"
+      << "      F acc = g[i];\n"
+      << "      for (long long t = evoc_a; t >= evoc_b; --t) {\n"
+      << "        const F r = rows[t * S + s];\n"
+      << "        acc += r == F(0) ? F(0) : r * x[t * U + u];\n"
+      << "      }\n"
+      << "      g[i] = acc;\n"
+      << "    }\n  }\n";
+  o << "  (void)scratch; (void)sizes;\n}\n";
   return o.str();
 }
 

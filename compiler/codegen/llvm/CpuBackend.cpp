@@ -14,7 +14,9 @@
 #include "codegen/llvm/LowerToLLVM.h"
 #include "codegen/llvm/ObjectCache.h"
 #include "codegen/llvm/Optimize.h"
+#include "codegen/llvm/WindowProduct.h"
 #include "opt/Passes.h"
+#include "support/Error.h"
 
 namespace evoc::codegen::cpu {
 
@@ -64,6 +66,9 @@ std::unique_ptr<llvm::Module> lower(const ir::Module &m, llvm::LLVMContext &ctx,
     lm = lowerToLLVM(m, ctx, tm.createDataLayout(), hostTarget().triple, fp == FpMode::Fast,
                      nBuffers);
   }
+  if (!m.products.empty())
+    addWindowProduct(*lm, m.precision == ir::Precision::F32, fp == FpMode::Fast,
+                     hostTarget().features);
   preferWideVectors(*lm);
   return lm;
 }
@@ -118,9 +123,22 @@ std::unique_ptr<CpuExecutable> compileCpu(const ir::Module &m, const CompileOpti
   for (size_t k = 0; k < m.kernels.size(); ++k)
     exe->fns_.push_back(
         reinterpret_cast<ir::KernelFn>(exe->impl_->jit.lookup(kernelSymbol(int(k)))));
+  if (!m.products.empty()) {
+    exe->product_ = reinterpret_cast<CpuExecutable::WindowProductFn>(
+        exe->impl_->jit.lookup(windowProductSymbol()));
+    exe->f32_ = m.precision == ir::Precision::F32;
+  }
   exe->compileSeconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return exe;
+}
+
+void CpuExecutable::windowProduct(bool f32, void *grad, const void *rows, const void *x, int64_t S,
+                                  int64_t U, int64_t n, int64_t ld) const {
+  if (!product_)
+    return Executable::windowProduct(f32, grad, rows, x, S, U, n, ld);
+  EVOC_ASSERT(f32 == f32_, "a window product of the wrong precision");
+  product_(grad, rows, x, S, U, n, ld);
 }
 
 std::string emitLLVM(const ir::Module &m, int optLevel, FpMode fp) {

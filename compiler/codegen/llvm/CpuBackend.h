@@ -19,12 +19,20 @@ enum class FpMode : uint8_t { Fast, Strict };
 /// A module JIT-compiled for the host CPU: one native function per kernel.
 class CpuExecutable final : public Executable {
 public:
+  using WindowProductFn = void (*)(void *, const void *, const void *, int64_t, int64_t, int64_t,
+                                   int64_t);
   ~CpuExecutable() override;
   void run(int k, void *const *buffers, const int64_t *sizes, int64_t t) const override {
     fns_[size_t(k)](buffers, sizes, t);
   }
+  /// The generated window product (codegen/llvm/WindowProduct.h) when the
+  /// module has products; otherwise the reference.
+  void windowProduct(bool f32, void *grad, const void *rows, const void *x, int64_t S, int64_t U,
+                     int64_t n, int64_t ld) const override;
   /// The native function of kernel `k` (the ir::KernelFn ABI).
   ir::KernelFn kernel(int k) const { return fns_.at(size_t(k)); }
+  /// The generated window product's entry point, or null (for profilers' maps).
+  const void *windowProductEntry() const { return reinterpret_cast<const void *>(product_); }
   /// True when the object came from the on-disk cache.
   bool fromCache() const { return fromCache_; }
   /// Wall time of compile() in seconds (lowering, optimisation or cache load, link).
@@ -39,6 +47,8 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::vector<ir::KernelFn> fns_;
+  WindowProductFn product_ = nullptr;
+  bool f32_ = false;
   bool fromCache_ = false;
   double compileSeconds_ = 0;
   std::string cacheEntry_;
