@@ -136,14 +136,6 @@ namespace evoc::autodiff {
 
 namespace {
 
-/// The value `v` strips of its adjoint guard: select(eq(a, 0), 0, e) -> e.
-ValueId unguarded(const std::unordered_map<ValueId, const Inst *> &defs, ValueId v) {
-  auto it = defs.find(v);
-  if (it == defs.end() || it->second->op != Op::Select)
-    return v;
-  return it->second->args[2];
-}
-
 struct ProductSite {
   Block *outer = nullptr; // the body of the loop over S
   size_t innerAt = 0;     // index of the loop over U in it
@@ -189,14 +181,23 @@ bool matchSite(const Module &m, const Inst &acc, const Inst &outerLoop, const In
   }
   if (!indexOk)
     return false;
-  // The value r * X[u], r defined outside the loop over U.
-  const Inst *prod = def(unguarded(inner, acc.args[1]));
-  if (!prod || prod->op != Op::Mul)
+  // The value guard(r, r * X[u]) = select(r == 0, 0, r * X[u]) (the adjoint
+  // guard, AdjointEmitter::guard), r defined outside the loop over U: what
+  // Executable::windowProduct adds, guard included.
+  auto isZero = [&](ValueId v) {
+    const Inst *c = def(v);
+    return c && c->op == Op::ConstF && c->f == 0.0;
+  };
+  const Inst *sel = def(acc.args[1]);
+  if (!sel || sel->op != Op::Select || !isZero(sel->args[1]))
+    return false;
+  const Inst *cond = def(sel->args[0]), *prod = def(sel->args[2]);
+  if (!cond || cond->op != Op::Eq || !isZero(cond->args[1]) || !prod || prod->op != Op::Mul)
     return false;
   for (int k = 0; k < 2; ++k) {
     const Inst *load = def(prod->args[size_t(k)]);
     const ValueId r = prod->args[size_t(1 - k)];
-    if (!load || load->op != Op::Load || load->args[0] != u || inner.count(r))
+    if (!load || load->op != Op::Load || load->args[0] != u || inner.count(r) || cond->args[0] != r)
       continue;
     const Buffer &X = m.buffers[size_t(load->buffer)];
     if (!X.tape || X.sets != std::vector<int>{G.sets[1]} || X.comps != 1)

@@ -137,10 +137,9 @@ void checkMultitaskGradients(const std::string &file, const Robot &body,
     for (double g : a.grad)
       gmax = std::max(gmax, std::abs(g));
     REQUIRE(gmax > 0);
-    // The weight gradients' window products group the steps by window:
-    // checkpointed and full tape agree to rounding.
-    for (size_t i = 0; i < a.grad.size(); ++i)
-      CHECK(std::abs(f.grad[i] - a.grad[i]) <= 1e-12 * gmax);
+    // The weight gradients' window products add each entry's terms in the
+    // same order whatever the window: checkpointed == full tape.
+    CHECK(f.grad == a.grad);
     CHECK(std::abs(b.loss - a.loss) <= 1e-9 * std::abs(a.loss));
     for (size_t i = 0; i < a.grad.size(); ++i)
       CHECK(std::abs(b.grad[i] - a.grad[i]) <= 1e-9 * gmax);
