@@ -365,9 +365,13 @@ void Rollout::windowProducts(int64_t lo, int64_t hi) {
   for (const ir::WindowProduct &p : info_.module->products) {
     std::byte *g = pop_->arena(r_, Arena::Grad) + L_->offset[p.grad];
     // Runs of steps in consecutive ring slots, latest first (the order in
-    // which step.adj itself accumulated the gradient).
+    // which step.adj itself accumulated the gradient), of at most kRun
+    // steps: the run's rows and inputs stay in L2 while the product passes
+    // over them once per block of the gradient (a full tape's one window of
+    // T - 1 steps would stream them from memory each time).
+    constexpr int64_t kRun = 32;
     for (int64_t b = hi; b > lo;) {
-      const int64_t a = std::max(lo, (b - 1) - (b - 1) % ringSize_);
+      const int64_t a = std::max({lo, (b - 1) - (b - 1) % ringSize_, b - kRun});
       exe_.windowProduct(f32, g, tapeAt(a) + L_->offset[p.rows], tapeAt(a) + L_->offset[p.x],
                          L_->count[p.rows], L_->count[p.x], b - a, ld);
       b = a;
