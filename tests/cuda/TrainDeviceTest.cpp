@@ -16,8 +16,10 @@
 #include "core/Device.h"
 #include "core/Train.h"
 #include "cuda/CudaDevice.h"
+#include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
+#include "evolve/BodyModel.h"
 #include "evolve/EvoRng.h"
 #include "evolve/Lattice.h"
 #include "ir/Builder.h"
@@ -348,7 +350,70 @@ std::unique_ptr<Multitask> multitask(const std::string &file, const std::string 
   return mt;
 }
 
+// The multi-task examples as written (T = 1000: their windows need it),
+// small: one learning iteration, batches of two episodes, two voxel bodies
+// of different sizes for the evolving one; the CPU device against the GPU
+// device on the emulation or, with `onGpu`, on the GPU.
+void trainExamplesOnBoth(bool onGpu) {
+  struct Case {
+    const char *file, *tag;
+    size_t bodies;
+    int64_t batch;
+  };
+  for (const Case &k : {Case{"examples/multitask_alpaca.evo", "alpaca", 1, 2},
+                        Case{"examples/multitask_evolve.evo", "voxels", 2, 2},
+                        Case{"examples/multitask_quad3d.evo", "quad3d", 1, 1}}) {
+    INFO(k.file);
+    auto mt = multitask(k.file, k.tag);
+    REQUIRE(mt->c->info->readsCommands);
+    REQUIRE(!mt->c->info->lossStep.empty());
+    auto model = driver::bodyModel(mt->program);
+    evolve::EvoRng rng(5);
+    std::vector<runtime::Robot> robots;
+    while (robots.size() < k.bodies) {
+      evolve::Phenotype ph = model->express(*model->sample(rng));
+      if (ph.valid && (robots.empty() || ph.robot.numPoints() != robots.back().numPoints()))
+        robots.push_back(ph.robot);
+    }
+    std::unique_ptr<codegen::cuda::CudaExecutable> real;
+    if (onGpu)
+      real = codegen::cuda::compileCuda(mt->c->module);
+    auto gpu = runtime::cuda::cudaDevice(*mt->c->info, onGpu ? *real : *mt->c->emu);
+    runtime::TrainOptions o = mt->o;
+    o.iterations = 1;
+    o.batch = k.batch;
+    std::vector<uint64_t> ids(robots.size());
+    for (size_t i = 0; i < ids.size(); ++i)
+      ids[i] = 51 + i;
+    auto cpu = runtime::train(*mt->c->info, *mt->c->cpu, robots, o, &ids);
+    auto dev = runtime::train(*mt->c->info, *gpu, robots, o, &ids);
+    for (const auto &r : cpu)
+      REQUIRE(r.valid);
+    CHECK(cpu[0].losses.front() != cpu[0].losses.back());
+    checkSame(cpu, dev, 1e-9);
+  }
+}
+
 } // namespace
+
+// Hidden: the emulation (a thread per CUDA thread) takes over ten minutes per
+// example on two cores; run it with evoc_cuda_examples_tests
+// "[multitask-examples]".
+TEST_CASE("the GPU training device (emulated) trains the multi-task examples as the CPU device "
+          "does",
+          "[.][cuda][multitask-examples]") {
+  trainExamplesOnBoth(false);
+}
+
+TEST_CASE("on a GPU: the GPU training device trains the multi-task examples as the CPU device does",
+          "[cuda][train][gpu]") {
+  std::string why;
+  if (!codegen::cuda::cudaAvailable(&why)) {
+    WARN("skipped, no GPU: " << why);
+    return;
+  }
+  trainExamplesOnBoth(true);
+}
 
 TEST_CASE("the GPU training device (emulated) trains multi-task batches as the CPU device does",
           "[cuda][train][multitask]") {
@@ -357,7 +422,7 @@ TEST_CASE("the GPU training device (emulated) trains multi-task batches as the C
   // windows over x[t - 5], a running max and min; three lattice bodies of
   // different sizes in one chunk.
   Fixture &f = fixture();
-  auto mt = multitask("tests/data/multitask/gradcheck.evo", "multitask");
+  static Multitask *mt = multitask("tests/data/multitask/gradcheck.evo", "multitask").release();
   REQUIRE(mt->c->info->readsCommands);
   REQUIRE(mt->o.batch == 3);
   auto gpu = runtime::cuda::cudaDevice(*mt->c->info, *mt->c->emu);
