@@ -1,7 +1,8 @@
 // The GPU training device: one CudaRollout per chunk of robots, the
 // training records (TrainKernels.h) next to it, and the learning iteration
-// as a launch sequence (forward, state check, backward, gradient norm), the
-// optimiser step and the best-parameter copy as launches too.
+// as a launch sequence per episode (commands and x[0], forward, state check,
+// backward, gradient norm, the batch's gradient sum), the optimiser step and
+// the best-parameter copy as launches too.
 #include "cuda/CudaDevice.h"
 
 #include <algorithm>
@@ -13,10 +14,12 @@
 
 #include "codegen/cuda/DeviceApi.h"
 #include "codegen/cuda/TrainKernels.h"
+#include "core/Commands.h"
+#include "core/Device.h"
+#include "core/Rollout.h"
 #include "core/ThreadPool.h"
 #include "core/Train.h"
 #include "cuda/CudaRollout.h"
-#include "support/Error.h"
 
 namespace evoc::runtime::cuda {
 
@@ -26,24 +29,36 @@ namespace {
 
 int64_t align64(int64_t n) { return (n + 63) & ~int64_t(63); }
 
-/// What the GPU path does not run yet, as a sentence; empty when it runs.
-std::string unsupported(const ModuleInfo &info, const TrainOptions &o) {
-  if (o.commands || info.readsCommands)
-    return "commands (MULTITASK.md)";
-  if (o.batch > 1)
-    return "a batch of episodes per iteration (learn.batch > 1)";
-  if (o.continuation.active())
-    return "continued episodes (learn.episodes)";
-  if (!info.lossStep.empty())
-    return "per-step losses";
-  if (!info.init.empty())
-    return "init kernels";
-  return "";
+int64_t batchOf(const TrainOptions &o) { return std::max<int64_t>(1, o.batch); }
+
+/// The command tables' layout of the experiment's episodes (none without commands).
+CommandLayout commandLayout(const ModuleInfo &info, const TrainOptions &o) {
+  CommandLayout c;
+  if (!o.commands || !info.readsCommands)
+    return c;
+  c.columns = o.commands->columns();
+  c.rows = commandRows(*o.commands, o.steps);
+  c.period = o.commands->period;
+  return c;
 }
 
-/// Device bytes of the training records, mask, Adam moments and best
-/// parameters of robots [first, first + n).
-int64_t recordBytes(const Population &pop, int first, int n, const TrainOptions &o) {
+/// Bytes of one snapshot of robot r's tape fields (the fields the step
+/// reads or writes, in the rollout's order): what a continued episode carries.
+int64_t snapshotBytes(const ModuleInfo &info, const Population &pop, int r) {
+  int64_t total = 0;
+  for (const StateField &F : info.fields)
+    if (F.stepReads >= 0 || F.stepWrites >= 0) {
+      const int b = F.stepReads >= 0 ? F.stepReads : F.stepWrites;
+      total += pop.layout(r).count[size_t(b)] * info.elemBytes(b);
+    }
+  return total;
+}
+
+/// Device bytes of the training records, mask, Adam moments, best
+/// parameters, a batch's gradient sums and the carried episode states of
+/// robots [first, first + n).
+int64_t recordBytes(const ModuleInfo &info, const Population &pop, int first, int n,
+                    const TrainOptions &o) {
   int64_t total = align64(int64_t(n) * int64_t(sizeof(cg::TrainRecord))) + align64(4 * int64_t(n));
   const int64_t fb = pop.f32() ? 4 : 8;
   for (int r = first; r < first + n; ++r) {
@@ -51,6 +66,10 @@ int64_t recordBytes(const Population &pop, int first, int n, const TrainOptions 
     total += align64(np * fb);
     if (o.optimizer.kind == OptimizerKind::Adam)
       total += align64(2 * np * 8);
+    if (batchOf(o) > 1)
+      total += align64(np * 8);
+    if (o.continuation.active())
+      total += align64((batchOf(o) + 1) * snapshotBytes(info, pop, r));
   }
   return total;
 }
@@ -67,13 +86,20 @@ public:
   CudaBatch(const ModuleInfo &info, const cg::CudaExecutable &exe, Population &pop, int first,
             int n, const TrainOptions &o, const std::vector<uint64_t> *ids,
             const std::vector<ParamSet> *init)
-      : info_(info), m_(*info.module), pop_(pop), first_(first), n_(n), opts_(o) {
-    initialise(ids, init);
+      : info_(info), m_(*info.module), exe_(exe), pop_(pop), first_(first), n_(n), opts_(o),
+        batch_(batchOf(o)) {
+    for (int i = 0; i < n; ++i)
+      ids_.push_back(ids ? (*ids)[size_t(first + i)] : uint64_t(first + i));
+    initialise(init);
     std::vector<int64_t> sizes = chunkSizes(pop, first, n);
-    ro_ = std::make_unique<CudaRollout>(exe, m_, n, sizes.data(), o.steps);
+    ro_ = std::make_unique<CudaRollout>(exe, m_, n, sizes.data(), o.steps, commandLayout(info, o));
     dev_ = &ro_->device();
     allocateRecords();
     uploadRobots();
+    if (opts_.continuation.active()) { // every robot's x[0], for the episodes that start afresh
+      filled_.assign(size_t(batch_), 0);
+      ro_->launch(cg::kTrainCarry, records_, 0, carryArg(cg::kSaveFirst, batch_));
+    }
   }
 
   ~CudaBatch() override {
@@ -81,41 +107,67 @@ public:
       dev_->free(records_);
   }
 
-  void iterate(int64_t, bool backward, const std::vector<char> &active,
+  // CpuBatch::episodes on every robot at once: episode after episode, each
+  // one forward (and backward) launch sequence over the chunk; the first
+  // invalid episode of a robot is its verdict, else the mean loss and the
+  // mean gradient (summed in double on the device).
+  void iterate(int64_t it, bool backward, const std::vector<char> &active,
                std::vector<IterationResult> &out) override {
     uploadMask(active);
-    ro_->forward();
-    ro_->launch(cg::kTrainCheck, records_, int64_t(mask_), opts_.steps);
-    if (backward) {
-      ro_->zeroGradients();
-      ro_->backward();
-      ro_->launch(cg::kTrainNorm, records_, int64_t(mask_), 0);
+    std::vector<std::vector<cg::TrainRecord>> rec(static_cast<size_t>(batch_));
+    std::vector<std::vector<double>> loss(static_cast<size_t>(batch_));
+    for (int64_t b = 0; b < batch_; ++b) {
+      startEpisode(it, b);
+      ro_->forward();
+      if (opts_.continuation.active())
+        ro_->launch(cg::kTrainCarry, records_, int64_t(mask_), carryArg(cg::kSaveLast, b));
+      ro_->launch(cg::kTrainCheck, records_, int64_t(mask_), opts_.steps);
+      if (backward) {
+        ro_->zeroGradients();
+        ro_->backward();
+        ro_->launch(cg::kTrainNorm, records_, int64_t(mask_), 0);
+        if (batch_ > 1)
+          ro_->launch(cg::kTrainAccumulate, records_, int64_t(mask_), b);
+      }
+      rec[size_t(b)] = records();
+      loss[size_t(b)] = losses();
     }
-    std::vector<cg::TrainRecord> rec(static_cast<size_t>(n_));
-    dev_->download(rec.data(), records_, rec.size() * sizeof(cg::TrainRecord));
-    std::vector<double> loss = losses();
+    std::vector<cg::TrainRecord> last = rec.back();
+    if (backward && batch_ > 1) { // the mean gradient and its norm
+      ro_->launch(cg::kTrainMean, records_, int64_t(mask_), batch_);
+      ro_->launch(cg::kTrainNorm, records_, int64_t(mask_), 0);
+      last = records();
+    }
     for (int i = 0; i < n_; ++i) {
       if (!active[size_t(i)])
         continue;
       IterationResult &res = out[size_t(i)];
       res = IterationResult{};
-      res.stepsRun = opts_.steps - 1;
       res.memory = memory(first_ + i);
-      res.loss = loss[size_t(i)];
-      const cg::TrainRecord &R = rec[size_t(i)];
-      std::string why;
-      if (R.badTime >= 0) {
-        why = stateError(R);
-        res.stepsRun = int64_t(R.badTime); // as the CPU, which stops there
-      } else if (!std::isfinite(res.loss))
-        why = "the loss is NaN or infinite";
-      else if (backward && R.gradBad > 0)
-        why = "the gradient is NaN or infinite";
-      if (!why.empty()) {
-        res.valid = false;
-        res.error = fmt::format("robot {}: {}", first_ + i, why);
+      for (int64_t b = 0; b < batch_ && res.valid; ++b) {
+        const cg::TrainRecord &R = rec[size_t(b)][size_t(i)];
+        const double l = loss[size_t(b)][size_t(i)];
+        std::string why;
+        int64_t steps = opts_.steps - 1;
+        if (R.badTime >= 0) {
+          why = stateError(R);
+          steps = int64_t(R.badTime); // as the CPU, which stops there
+        } else if (!std::isfinite(l))
+          why = "the loss is NaN or infinite";
+        else if (backward && R.gradBad > 0)
+          why = "the gradient is NaN or infinite";
+        if (!why.empty()) { // the CPU returns this episode's outcome
+          res.valid = false;
+          res.error = fmt::format("robot {}: {}", first_ + i, why);
+          res.stepsRun = steps;
+          res.loss = batch_ == 1 ? l : 0;
+          break;
+        }
+        res.stepsRun += steps;
+        res.loss = batch_ == 1 ? l : res.loss + l / double(batch_);
       }
-      res.gradNorm = backward ? R.gradNorm : 0;
+      if (res.valid && backward)
+        res.gradNorm = last[size_t(i)].gradNorm;
     }
   }
 
@@ -165,20 +217,59 @@ private:
         ro_->download(int(b), i, pop_.buffer(first_ + i, int(b)));
   }
 
-  // Seeded weights, then `init` where given, on the host (no init kernels:
-  // refused by the device before this).
-  void initialise(const std::vector<uint64_t> *ids, const std::vector<ParamSet> *init) {
+  // Seeded weights, the module's Init kernels (run by the CUDA executable,
+  // one robot at a time), then `init` where given: initRobot, as the CPU device.
+  void initialise(const std::vector<ParamSet> *init) {
+    if (!info_.init.empty()) {
+      Rollout ro(info_, exe_);
+      for (int i = 0; i < n_; ++i)
+        initRobot(pop_, first_ + i, ro, opts_.seed, ids_[size_t(i)],
+                  init ? &(*init)[size_t(first_ + i)] : nullptr);
+      return;
+    }
     ThreadPool pool(std::min(opts_.threads > 0 ? opts_.threads : defaultThreads(), n_));
     pool.parallelFor(n_, [&](int i, int) {
       const int r = first_ + i;
-      pop_.initParams(r, opts_.seed, ids ? (*ids)[size_t(r)] : uint64_t(r));
+      pop_.initParams(r, opts_.seed, ids_[size_t(i)]);
       if (init)
         pop_.setParams(r, (*init)[size_t(r)]);
     });
   }
 
+  // Episode b of iteration `it`: its commands (drawn per robot from the
+  // stream the CPU device draws them from) and its x[0] (carried from the
+  // previous iteration's episode b, or the robot's initial state).
+  void startEpisode(int64_t it, int64_t b) {
+    if (opts_.commands && info_.readsCommands) {
+      std::vector<CommandTable> tables(static_cast<size_t>(n_));
+      std::vector<const double *> values(static_cast<size_t>(n_));
+      for (int i = 0; i < n_; ++i) {
+        tables[size_t(i)] = drawCommands(*opts_.commands, opts_.steps,
+                                         episodeStream(opts_.seed, ids_[size_t(i)], it, b));
+        values[size_t(i)] = tables[size_t(i)].values.data();
+      }
+      ro_->uploadCommands(values.data());
+    }
+    if (!opts_.continuation.active())
+      return;
+    const bool carried = filled_[size_t(b)] && opts_.continuation.continues(it, b);
+    ro_->launch(cg::kTrainCarry, records_, int64_t(mask_),
+                carryArg(cg::kLoadFirst, carried ? b : batch_));
+    filled_[size_t(b)] = 1;
+  }
+
+  static int64_t carryArg(cg::TrainCarry mode, int64_t snapshot) {
+    return int64_t(mode) * (int64_t(1) << 32) + snapshot;
+  }
+
+  std::vector<cg::TrainRecord> records() {
+    std::vector<cg::TrainRecord> rec(static_cast<size_t>(n_));
+    dev_->download(rec.data(), records_, rec.size() * sizeof(cg::TrainRecord));
+    return rec;
+  }
+
   void allocateRecords() {
-    const int64_t bytes = recordBytes(pop_, first_, n_, opts_);
+    const int64_t bytes = recordBytes(info_, pop_, first_, n_, opts_);
     records_ = dev_->alloc(size_t(bytes));
     dev_->zero(records_, size_t(bytes)); // Adam's moments start at zero
     mask_ = records_ + uint64_t(align64(int64_t(n_) * int64_t(sizeof(cg::TrainRecord))));
@@ -194,12 +285,21 @@ private:
       R.beta2 = opts_.optimizer.beta2;
       R.eps = opts_.optimizer.eps;
       R.stateLimit = opts_.stateLimit;
+      R.steps = double(opts_.steps);
       R.best = top;
       best_.push_back(top);
       top += uint64_t(align64(np * (pop_.f32() ? 4 : 8)));
       if (adam) {
         R.moments = top;
         top += uint64_t(align64(2 * np * 8));
+      }
+      if (batch_ > 1) {
+        R.gsum = top;
+        top += uint64_t(align64(np * 8));
+      }
+      if (opts_.continuation.active()) {
+        R.carry = top;
+        top += uint64_t(align64((batch_ + 1) * snapshotBytes(info_, pop_, first_ + i)));
       }
     }
     dev_->upload(records_, rec.data(), rec.size() * sizeof(cg::TrainRecord));
@@ -283,13 +383,17 @@ private:
 
   const ModuleInfo &info_;
   const ir::Module &m_;
+  const cg::CudaExecutable &exe_;
   Population &pop_;
   int first_, n_;
   TrainOptions opts_;
+  int64_t batch_;             // episodes per iteration
+  std::vector<uint64_t> ids_; // per robot: the id seeding its weights and commands
   std::unique_ptr<CudaRollout> ro_;
   cg::DeviceApi *dev_ = nullptr;
   uint64_t records_ = 0, mask_ = 0;
   std::vector<uint64_t> best_;
+  std::vector<char> filled_; // per episode: a state is carried (EpisodeCarry's)
 };
 
 class CudaDevice final : public TrainDevice {
@@ -320,16 +424,9 @@ public:
     return count; // one robot that does not fit is refused by CudaRollout, with the numbers
   }
 
-  void check(const TrainOptions &o) const override {
-    if (std::string what = unsupported(info_, o); !what.empty())
-      throw Error("--backend cuda does not train experiments with " + what +
-                  " yet; use --backend cpu (the default)");
-  }
-
   std::unique_ptr<DeviceBatch> open(Population &pop, int first, int n, const TrainOptions &o,
                                     const std::vector<uint64_t> *ids,
                                     const std::vector<ParamSet> *init) override {
-    check(o);
     return std::make_unique<CudaBatch>(info_, exe_, pop, first, n, o, ids, init);
   }
 
@@ -343,8 +440,9 @@ private:
 int64_t cudaTrainBytes(const ModuleInfo &info, const Population &pop, int first, int count,
                        const TrainOptions &o) {
   std::vector<int64_t> sizes = chunkSizes(pop, first, count);
-  return CudaRollout::deviceBytesNeeded(*info.module, count, sizes.data(), o.steps) +
-         recordBytes(pop, first, count, o);
+  return CudaRollout::deviceBytesNeeded(*info.module, count, sizes.data(), o.steps,
+                                        commandLayout(info, o)) +
+         recordBytes(info, pop, first, count, o);
 }
 
 std::unique_ptr<TrainDevice> cudaDevice(const ModuleInfo &info,

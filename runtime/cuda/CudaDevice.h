@@ -19,9 +19,10 @@
 namespace evoc::runtime::cuda {
 
 /// The device of a module compiled by the CUDA back end (or its CPU
-/// emulation in tests). Throws evoc::Error, when a batch is opened, for what
-/// the GPU path does not run yet: commands, batches of episodes, continued
-/// episodes and per-step losses (use --backend cpu for those).
+/// emulation in tests): the CPU device's learning (commands, per-step
+/// losses, batches of episodes, continued episodes, Init kernels included)
+/// to rounding. CudaRollout throws evoc::Error, when a batch is opened, for
+/// a module whose step reads a state field it never writes.
 std::unique_ptr<TrainDevice> cudaDevice(const ModuleInfo &info,
                                         const codegen::cuda::CudaExecutable &exe);
 

@@ -1,6 +1,7 @@
 // CudaRollout: device memory layout of a population (regions that are zeroed
-// together are contiguous), the step and loss pointer tables, and the
-// forward / backward launch sequence of the fused rollout kernels.
+// together are contiguous; then the robots' command blocks and window
+// records), the step and loss pointer tables, and the forward / backward
+// launch sequence of the fused rollout kernels.
 #include "cuda/CudaRollout.h"
 
 #include <algorithm>
@@ -43,11 +44,15 @@ struct CudaRollout::Impl {
   int64_t total = 0;
   uint64_t stepTable = 0, lossTable = 0, dSizes = 0, scratchTable = 0;
   int loss = -1, lossAdj = -1; // the Output "loss" and its adjoint
+  CommandLayout cmd;           // the episodes' command tables
+  int64_t fb;                  // bytes of a float of the module's precision
 
-  Impl(DeviceApi *d, const ir::Module &mod, int n, const int64_t *sz, int64_t steps)
+  Impl(DeviceApi *d, const ir::Module &mod, int n, const int64_t *sz, int64_t steps,
+       const CommandLayout &commands)
       : dev(d), m(mod), nR(n), nB(static_cast<int>(mod.buffers.size())),
         nS(static_cast<int>(mod.sets.size())), T(steps), mi(mod), plans(mod),
-        info(tapeFields(mi, plans)), sizes(sz, sz + static_cast<size_t>(n) * mod.sets.size()) {
+        info(tapeFields(mi, plans)), sizes(sz, sz + static_cast<size_t>(n) * mod.sets.size()),
+        cmd(commands), fb(mod.precision == ir::Precision::F64 ? 8 : 4) {
     if (info.step < 0)
       throw Error("the CUDA rollout needs a module with a step kernel.");
     if (T < 2)
@@ -57,10 +62,8 @@ struct CudaRollout::Impl {
         lossK.push_back(static_cast<int>(k));
       if (m.kernels[k].kind == ir::KernelKind::LossAdj)
         lossAdjK.push_back(static_cast<int>(k));
-      if (m.kernels[k].kind == ir::KernelKind::LossStep)
-        throw Error("the CUDA rollout does not support per-step losses yet (kernel " +
-                    m.kernels[k].name + "); use --backend cpu.");
     }
+    checkCommands();
     fieldOf.assign(nB, -1);
     for (size_t f = 0; f < info.fields.size(); ++f) {
       const RolloutField &F = info.fields[f];
@@ -85,6 +88,39 @@ struct CudaRollout::Impl {
   ~Impl() {
     if (base)
       dev->free(base);
+  }
+
+  /// A module that reads commands needs their layout, wide enough for every
+  /// command buffer (the CPU rollout asserts the same per call).
+  void checkCommands() {
+    if (!mi.readsCommands) {
+      cmd = {};
+      return;
+    }
+    if (cmd.columns < 1 || cmd.rows < 1)
+      throw Error("the experiment reads commands, but the CUDA rollout was given no command "
+                  "table layout");
+    for (const ir::Buffer &B : m.buffers)
+      if (B.role == ir::Role::Command && B.column + B.comps > cmd.columns)
+        throw Error("command buffer '" + B.name + "' lies outside the command row");
+  }
+  int64_t commandBlockBytes() const {
+    return cmd.columns > 0 ? align64(kCommandHeaderBytes + cmd.rows * cmd.columns * fb) : 0;
+  }
+  /// Where the loss kernels (run at T-1) read command buffer b of robot r.
+  uint64_t commandAt(int b, int r) const {
+    const ir::Buffer &B = m.buffers[size_t(b)];
+    int64_t when = T - 1;
+    if (B.time == ir::TimeRef::Offset)
+      when = T - 1 + B.fixedTime;
+    else if (B.time == ir::TimeRef::First)
+      when = 0;
+    else if (B.time == ir::TimeRef::Fixed)
+      when = B.fixedTime;
+    int64_t row = cmd.period > 0 ? when / cmd.period : 0;
+    row = std::clamp<int64_t>(row, 0, cmd.rows - 1);
+    return base + uint64_t(cmdOff + r * commandBlockBytes() + kCommandHeaderBytes +
+                           (row * cmd.columns + B.column) * fb);
   }
 
   /// Refuses a population the device cannot hold, before anything is
@@ -159,6 +195,9 @@ struct CudaRollout::Impl {
     for (int b = 0; b < int(m.buffers.size()); ++b)
       if (mi.arena[size_t(b)] == Arena::Tape)
         info.kept.push_back(b);
+    info.lossSteps = gen.lossSteps; // the back end's alone: the rollout only launches them
+    info.adjSlots = gen.adjSlots;
+    info.windowSlots = gen.windowSlots;
     bool same = gen.step == info.step && gen.stepAdj == info.stepAdj &&
                 gen.fields.size() == info.fields.size() && gen.kept == info.kept;
     for (size_t f = 0; same && f < info.fields.size(); ++f) {
@@ -199,10 +238,12 @@ struct CudaRollout::Impl {
       case Arena::StateAdj:
         region[b] = Zeroed; // temps, their adjoints, adjoint tapes, loss.adj, pinned adjoints
         break;
+      case Arena::Command: // the robot's command block (layout)
+        region[b] = NumRegions;
+        break;
       case Arena::Body:
       case Arena::Param:
       case Arena::State:
-      case Arena::Command:
         break;
       }
     }
@@ -233,12 +274,26 @@ struct CudaRollout::Impl {
             continue;
           size_t i = static_cast<size_t>(r) * nB + b;
           len[i] = bytes(b, r);
-          int64_t copies = reg == Tapes ? T : (f >= 0 ? 2 : 1);
+          int64_t copies = reg == Tapes ? T : (f >= 0 ? info.adjSlots : 1);
           off[i] = top;
           top += align64(len[i] * copies);
         }
     }
     regionBegin[NumRegions] = top;
+    // Command blocks, robot after robot (one upload per episode), then the
+    // reduced windows' records.
+    cmdOff = top;
+    for (int r = 0; r < nR; ++r)
+      for (int b = 0; b < nB; ++b)
+        if (region[b] == NumRegions) {
+          size_t i = static_cast<size_t>(r) * nB + b;
+          off[i] = cmdOff + r * commandBlockBytes();
+          len[i] = bytes(b, r);
+        }
+    top += nR * commandBlockBytes();
+    windowOff = top;
+    if (!info.lossSteps.empty())
+      top += align64(int64_t(nR) * std::max(info.windowSlots, 1) * kWindowRecordBytes);
     // Fields: the partner buffer points at the same tape.
     for (int r = 0; r < nR; ++r)
       for (int b = 0; b < nB; ++b) {
@@ -261,8 +316,9 @@ struct CudaRollout::Impl {
            align64(int64_t(nR) * 8);
     total = top;
   }
-  int64_t tablesOff = 0;           // the pointer tables, sizes and scratch table
-  std::vector<int64_t> scratchOff; // per robot
+  int64_t tablesOff = 0;             // the pointer tables, sizes and scratch table
+  int64_t cmdOff = 0, windowOff = 0; // command blocks, window records
+  std::vector<int64_t> scratchOff;   // per robot
 
   void allocate() {
     base = dev->alloc(static_cast<size_t>(total));
@@ -304,10 +360,14 @@ struct CudaRollout::Impl {
           lossT[i] = base + static_cast<uint64_t>(off[ti] + t * l);
         } else if (t == T - 1 && adjTapeBuffer(f) >= 0) {
           size_t ai = static_cast<size_t>(r) * nB + adjTapeBuffer(f);
-          lossT[i] = base + static_cast<uint64_t>(off[ai] + ((T - 1) & 1) * l);
+          lossT[i] = base + static_cast<uint64_t>(off[ai] + ((T - 1) % info.adjSlots) * l);
         }
       }
     }
+    for (int b = 0; b < nB; ++b)
+      if (region[b] == NumRegions)
+        for (int r = 0; r < nR; ++r)
+          lossT[static_cast<size_t>(r) * nB + b] = commandAt(b, r);
     dev->upload(stepTable, step.data(), step.size() * 8);
     dev->upload(lossTable, lossT.data(), lossT.size() * 8);
     lossTableHost = std::move(lossT);
@@ -322,8 +382,8 @@ struct CudaRollout::Impl {
 };
 
 CudaRollout::CudaRollout(const CudaExecutable &exe, const ir::Module &m, int nRobots,
-                         const int64_t *sizes, int64_t T)
-    : p_(std::make_unique<Impl>(&exe.device(), m, nRobots, sizes, T)) {}
+                         const int64_t *sizes, int64_t T, const CommandLayout &commands)
+    : p_(std::make_unique<Impl>(&exe.device(), m, nRobots, sizes, T, commands)) {}
 
 CudaRollout::~CudaRollout() = default;
 
@@ -385,10 +445,37 @@ void CudaRollout::downloadAll(int b, void *const *host) const {
   }
 }
 
+void CudaRollout::uploadCommands(const double *const *values) {
+  Impl &p = *p_;
+  const int64_t block = p.commandBlockBytes();
+  if (block == 0)
+    return;
+  std::vector<char> stage(static_cast<size_t>(p.nR * block), 0);
+  const int64_t n = p.cmd.rows * p.cmd.columns;
+  for (int r = 0; r < p.nR; ++r) {
+    char *b = stage.data() + r * block;
+    const int64_t head[4] = {p.cmd.period, p.cmd.rows, p.cmd.columns, p.T};
+    std::memcpy(b, head, sizeof head);
+    for (int64_t i = 0; i < n; ++i) {
+      char *at = b + kCommandHeaderBytes + i * p.fb;
+      if (p.fb == 8)
+        std::memcpy(at, &values[r][i], 8);
+      else {
+        const auto f = static_cast<float>(values[r][i]); // as the CPU's storeF
+        std::memcpy(at, &f, 4);
+      }
+    }
+  }
+  p.dev->upload(p.base + uint64_t(p.cmdOff), stage.data(), stage.size());
+}
+
 void CudaRollout::forward() {
   Impl &p = *p_;
   p.zeroRegion(Outputs);
   p.dev->launch("evoc_rollout_forward", p.nR, p.stepTable, p.dSizes, p.scratchTable, 0, p.T - 1);
+  if (!p.info.lossSteps.empty())
+    p.dev->launch("evoc_rollout_losses", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T,
+                  int64_t(p.base) + p.windowOff);
   for (int k : p.lossK) {
     p.zeroRegion(Zeroed);
     p.dev->launch(kernelSymbol(k), p.nR, p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0);
@@ -414,7 +501,8 @@ void CudaRollout::backward() {
   }
   for (int k : p.lossAdjK)
     p.dev->launch(kernelSymbol(k), p.nR, p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0);
-  p.dev->launch("evoc_rollout_backward", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T - 2, 0);
+  p.dev->launch("evoc_rollout_backward", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T,
+                int64_t(p.base) + p.windowOff);
   if (!p.m.products.empty() && p.T > 1) // the weight gradients of all T - 1 steps at once
     p.dev->launch("evoc_rollout_products", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T - 2, 0);
 }
@@ -434,8 +522,8 @@ void CudaRollout::zeroGradients() { p_->zeroRegion(Grads); }
 int64_t CudaRollout::deviceBytes() const { return p_->total; }
 
 int64_t CudaRollout::deviceBytesNeeded(const ir::Module &m, int nRobots, const int64_t *sizes,
-                                       int64_t T) {
-  return Impl(nullptr, m, nRobots, sizes, T).total;
+                                       int64_t T, const CommandLayout &commands) {
+  return Impl(nullptr, m, nRobots, sizes, T, commands).total;
 }
 
 } // namespace evoc::runtime::cuda

@@ -1,6 +1,7 @@
 // A whole population's rollout kept in device memory: forward (all steps in
-// one launch of the fused kernel) and backward (the loss adjoints, then all
-// step adjoints in one launch), for benchmarks and GPU-resident training.
+// one launch of the fused kernel, the per-step losses in another) and
+// backward (the loss adjoints, then all per-step loss and step adjoints in
+// one launch), for benchmarks and GPU-resident training.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,14 @@ namespace evoc::runtime::cuda {
 using codegen::cuda::CudaExecutable;
 using codegen::cuda::DeviceApi;
 
+/// An episode's table of commands as the rollout reads it: `rows` rows of
+/// `columns` values, row i in force from step i * period on (the last row
+/// also later; period 0: one row), as RolloutConfig's commands.
+struct CommandLayout {
+  int columns = 0;
+  int64_t rows = 0, period = 0;
+};
+
 /// Device memory of `nRobots` robots (ragged: sizes differ per robot) and
 /// the T-state tapes of the step's state fields (full tape: T states of every
 /// field per robot; checkpointing is future work, see docs/architecture.md).
@@ -24,10 +33,11 @@ class CudaRollout {
 public:
   /// `sizes[r * nSets + s]`: set sizes of robot r. Throws evoc::Error when
   /// the module has no Step kernel or a field the step reads but never writes,
-  /// and before it allocates anything when the population does not fit in
-  /// the device's free memory.
+  /// when it reads commands and `commands` has no columns for them, and
+  /// before it allocates anything when the population does not fit in the
+  /// device's free memory.
   CudaRollout(const CudaExecutable &exe, const ir::Module &m, int nRobots, const int64_t *sizes,
-              int64_t T);
+              int64_t T, const CommandLayout &commands = {});
   ~CudaRollout();
   CudaRollout(const CudaRollout &) = delete;
   CudaRollout &operator=(const CudaRollout &) = delete;
@@ -41,11 +51,16 @@ public:
   /// robot r): one copy for the population, except for state fields.
   void uploadAll(int buffer, const void *const *host);
   void downloadAll(int buffer, void *const *host) const;
-  /// x[0] -> x[T-1] (T-1 steps, one launch), then every Loss kernel once
-  /// (Outputs zeroed first). LossStep kernels are not supported.
+  /// Every robot's commands of the next episode: values[r] holds robot r's
+  /// rows x columns values (the layout given to the constructor).
+  void uploadCommands(const double *const *values);
+  /// x[0] -> x[T-1] (T-1 steps, one launch), the per-step losses over the
+  /// T states and their windows (one launch), then every Loss kernel once
+  /// (Outputs zeroed first).
   void forward();
-  /// Loss adjoints (adjoint of "loss" = 1), then the step adjoints from
-  /// t = T-2 to 0 in one launch. Param adjoints accumulate: zeroGradients().
+  /// Loss adjoints (adjoint of "loss" = 1), then the per-step loss adjoints
+  /// and the step adjoints from t = T-1 to 0 in one launch. Param adjoints
+  /// accumulate: zeroGradients().
   void backward();
   void zeroGradients();
   /// Launches `symbol` (a kernel with the rollout kernels' signature, such
@@ -63,7 +78,7 @@ public:
   /// from the sizes alone. The constructor refuses (evoc::Error, naming the
   /// settings to lower) when they exceed the device's free memory.
   static int64_t deviceBytesNeeded(const ir::Module &m, int nRobots, const int64_t *sizes,
-                                   int64_t T);
+                                   int64_t T, const CommandLayout &commands = {});
 
 private:
   struct Impl;

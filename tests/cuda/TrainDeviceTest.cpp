@@ -3,7 +3,8 @@
 // norms, best and final parameters on a ragged population of lattice bodies,
 // for each optimiser; chunks that the device's memory forces give the same
 // results as one chunk; invalid robots and early stops get the CPU's
-// verdicts; what the GPU path does not run is refused with a sentence.
+// verdicts; per-step losses, Init kernels and the multi-task experiments
+// (commands, batches of episodes, continued episodes) train as on the CPU.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -15,10 +16,14 @@
 #include "core/Device.h"
 #include "core/Train.h"
 #include "cuda/CudaDevice.h"
+#include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
+#include "evolve/BodyModel.h"
 #include "evolve/EvoRng.h"
 #include "evolve/Lattice.h"
+#include "ir/Builder.h"
+#include "sema/Program.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
 #include "support/SourceManager.h"
@@ -213,18 +218,238 @@ TEST_CASE("the GPU training device (emulated) learns in f32 as the CPU device do
   fs::remove_all(dir);
 }
 
-TEST_CASE("the GPU training device refuses what it does not run yet", "[cuda][train]") {
-  Fixture &f = fixture();
-  auto gpu = runtime::cuda::cudaDevice(*f.info, *f.emu);
-  runtime::TrainOptions o = options();
-  o.batch = 2;
-  try {
-    runtime::train(*f.info, *gpu, f.robots, o);
-    FAIL("a batch of episodes was accepted");
-  } catch (const Error &e) {
-    CHECK(std::string(e.what()).find("--backend cuda does not train experiments with a batch of "
-                                     "episodes") != std::string::npos);
+namespace {
+
+// A module compiled for the CPU and for the emulated GPU (in its own folder,
+// removed with it).
+struct Compiled {
+  ir::Module module;
+  std::unique_ptr<runtime::ModuleInfo> info;
+  std::unique_ptr<codegen::Executable> cpu;
+  std::unique_ptr<test::EmulatedExecutable> emu;
+  fs::path dir;
+  ~Compiled() {
+    emu.reset();
+    std::error_code ec;
+    fs::remove_all(dir, ec);
   }
+};
+
+std::unique_ptr<Compiled> compileBoth(ir::Module m, const std::string &tag) {
+  auto c = std::make_unique<Compiled>();
+  c->module = std::move(m);
+  c->info = std::make_unique<runtime::ModuleInfo>(c->module);
+  c->cpu = codegen::compile(c->module, codegen::BackendKind::Cpu);
+  fs::path dir =
+      fs::temp_directory_path() / ("evoc-train-" + tag + "-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  c->dir = dir;
+  c->emu = std::make_unique<test::EmulatedExecutable>(c->module, dir.string());
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("the GPU training device (emulated) trains per-step losses as the CPU device does",
+          "[cuda][train]") {
+  // Linear windows, a window over x[t - 4], running max / min and a window
+  // mean inside nonlinear terms, a state at a fixed time; also in a batch
+  // of continued episodes (a well-damped world: the CPU back end and the
+  // interpreter agree to rounding on it).
+  Fixture &f = fixture(); // its bodies
+  auto c = compileBoth(
+      compileFile(fs::path(EVOC_SOURCE_DIR) / "tests" / "data" / "cuda" / "window_losses.evo"),
+      "windows");
+  REQUIRE(c->info->lossStep.size() == 5);
+  auto gpu = runtime::cuda::cudaDevice(*c->info, *c->emu);
+  runtime::TrainOptions o = options();
+  o.steps = 24; // the world's: the windows are written for it
+  o.optimizer.kind = runtime::OptimizerKind::Adam;
+  o.optimizer.lr = 0.01;
+  std::vector<uint64_t> ids = {21, 22, 23, 24};
+  SECTION("one episode per iteration") {}
+  SECTION("a batch of continued episodes") {
+    o.batch = 2; // from iteration 1 on, episode (it + 1) % 2 continues
+    o.iterations = 4;
+    o.continuation.after = 1;
+  }
+  INFO("batch " << o.batch << ", continued after " << o.continuation.after);
+  auto cpu = runtime::train(*c->info, *c->cpu, f.robots, o, &ids);
+  auto dev = runtime::train(*c->info, *gpu, f.robots, o, &ids);
+  for (const auto &r : cpu)
+    REQUIRE(r.valid);
+  CHECK(cpu[0].losses.front() != cpu[0].losses.back());
+  checkSame(cpu, dev, 1e-9);
+}
+
+TEST_CASE("the GPU training device (emulated) runs Init kernels as the CPU device does",
+          "[cuda][train]") {
+  Fixture &f = fixture();
+  ir::Module m = compileFile(fs::path(EVOC_SOURCE_DIR) / "examples" / "eldir_small.evo");
+  {
+    m.kernels.emplace_back();
+    ir::Kernel &k = m.kernels.back();
+    k.name = "init";
+    k.kind = ir::KernelKind::Init;
+    ir::Builder b(m, k);
+    // b2[s] = rest[s] + the x-coordinate of point 1 (the initial state is visible).
+    ir::ValueId x1 = b.load(m.findBuffer("point.x"), b.constI(2));
+    ir::ValueId s = b.beginLoop(m.findSet("spring"));
+    b.store(m.findBuffer("mlp.b2"), s, b.add(b.load(m.findBuffer("spring.rest"), s), x1));
+    b.endLoop();
+  }
+  auto c = compileBoth(std::move(m), "init");
+  REQUIRE(c->info->init.size() == 1);
+  auto gpu = runtime::cuda::cudaDevice(*c->info, *c->emu);
+  runtime::TrainOptions o = options();
+  std::vector<uint64_t> ids = {41, 42, 43, 44};
+  o.iterations = 0; // the initial parameters: what the Init kernel wrote
+  auto first = runtime::train(*c->info, *gpu, f.robots, o, &ids);
+  for (size_t r = 0; r < f.robots.size(); ++r) {
+    const runtime::Robot &R = f.robots[r];
+    const auto &b2 = first[r].params.at("b2").data;
+    REQUIRE(b2.size() == R.springs.size());
+    for (size_t s = 0; s < b2.size(); ++s)
+      CHECK(b2[s] == R.springs[s].rest + R.points[2]);
+  }
+  o.iterations = 3;
+  auto cpu = runtime::train(*c->info, *c->cpu, f.robots, o, &ids);
+  auto dev = runtime::train(*c->info, *gpu, f.robots, o, &ids);
+  checkSame(cpu, dev, 1e-9);
+}
+
+namespace {
+
+// A multi-task experiment (commands, per-step losses over earlier states and
+// commands, a batch of episodes), compiled for both devices, and the
+// training options its file gives.
+struct Multitask {
+  sema::CheckedProgram program;
+  std::unique_ptr<Compiled> c;
+  runtime::TrainOptions o;
+};
+
+std::unique_ptr<Multitask> multitask(const std::string &file, const std::string &tag) {
+  auto mt = std::make_unique<Multitask>();
+  driver::CompiledFile cf = driver::compileFile((fs::path(EVOC_SOURCE_DIR) / file).string());
+  mt->program = std::move(cf.program);
+  mt->c = compileBoth(std::move(cf.module), tag);
+  const sema::CheckedProgram &p = mt->program;
+  const sema::Learn &learn = p.hasTrain ? p.train.learn : p.evolve.learn;
+  runtime::TrainOptions &o = mt->o;
+  o.steps = p.world.steps;
+  o.groundHeight = p.world.ground.height;
+  o.upAxis = p.world.dim - 1;
+  o.seed = 9;
+  o.threads = 2;
+  o.batch = learn.batch;
+  o.commands = &mt->program.commands;
+  o.optimizer.kind = runtime::OptimizerKind::Adam;
+  o.optimizer.lr = 0.01;
+  o.optimizer.beta2 = 0.9;
+  return mt;
+}
+
+// The multi-task examples as written (T = 1000: their windows need it),
+// small: one learning iteration, batches of two episodes, two voxel bodies
+// of different sizes for the evolving one; the CPU device against the GPU
+// device on the emulation or, with `onGpu`, on the GPU.
+void trainExamplesOnBoth(bool onGpu) {
+  struct Case {
+    const char *file, *tag;
+    size_t bodies;
+    int64_t batch;
+  };
+  for (const Case &k : {Case{"examples/multitask_alpaca.evo", "alpaca", 1, 2},
+                        Case{"examples/multitask_evolve.evo", "voxels", 2, 2},
+                        Case{"examples/multitask_quad3d.evo", "quad3d", 1, 1}}) {
+    INFO(k.file);
+    auto mt = multitask(k.file, k.tag);
+    REQUIRE(mt->c->info->readsCommands);
+    REQUIRE(!mt->c->info->lossStep.empty());
+    auto model = driver::bodyModel(mt->program);
+    evolve::EvoRng rng(5);
+    std::vector<runtime::Robot> robots;
+    while (robots.size() < k.bodies) {
+      evolve::Phenotype ph = model->express(*model->sample(rng));
+      if (ph.valid && (robots.empty() || ph.robot.numPoints() != robots.back().numPoints()))
+        robots.push_back(ph.robot);
+    }
+    std::unique_ptr<codegen::cuda::CudaExecutable> real;
+    if (onGpu)
+      real = codegen::cuda::compileCuda(mt->c->module);
+    auto gpu = runtime::cuda::cudaDevice(*mt->c->info, onGpu ? *real : *mt->c->emu);
+    runtime::TrainOptions o = mt->o;
+    o.iterations = 1;
+    o.batch = k.batch;
+    std::vector<uint64_t> ids(robots.size());
+    for (size_t i = 0; i < ids.size(); ++i)
+      ids[i] = 51 + i;
+    auto cpu = runtime::train(*mt->c->info, *mt->c->cpu, robots, o, &ids);
+    auto dev = runtime::train(*mt->c->info, *gpu, robots, o, &ids);
+    for (const auto &r : cpu)
+      REQUIRE(r.valid);
+    CHECK(cpu[0].losses.front() != cpu[0].losses.back());
+    checkSame(cpu, dev, 1e-9);
+  }
+}
+
+} // namespace
+
+// Hidden: the emulation (a thread per CUDA thread) takes over ten minutes per
+// example on two cores; run it with evoc_cuda_examples_tests
+// "[multitask-examples]".
+TEST_CASE("the GPU training device (emulated) trains the multi-task examples as the CPU device "
+          "does",
+          "[.][cuda][multitask-examples]") {
+  trainExamplesOnBoth(false);
+}
+
+TEST_CASE("on a GPU: the GPU training device trains the multi-task examples as the CPU device does",
+          "[cuda][train][gpu]") {
+  std::string why;
+  if (!codegen::cuda::cudaAvailable(&why)) {
+    WARN("skipped, no GPU: " << why);
+    return;
+  }
+  trainExamplesOnBoth(true);
+}
+
+TEST_CASE("the GPU training device (emulated) trains multi-task batches as the CPU device does",
+          "[cuda][train][multitask]") {
+  // tests/data/multitask/gradcheck.evo: commands drawn per 30-step period and
+  // read by the controller and by the loss (at t - 5 and at fixed times),
+  // windows over x[t - 5], a running max and min; three lattice bodies of
+  // different sizes in one chunk.
+  Fixture &f = fixture();
+  static Multitask *mt = multitask("tests/data/multitask/gradcheck.evo", "multitask").release();
+  REQUIRE(mt->c->info->readsCommands);
+  REQUIRE(mt->o.batch == 3);
+  auto gpu = runtime::cuda::cudaDevice(*mt->c->info, *mt->c->emu);
+  std::vector<runtime::Robot> robots(f.robots.begin(), f.robots.begin() + 3);
+  std::vector<uint64_t> ids = {31, 32, 33};
+  runtime::TrainOptions o = mt->o;
+  o.iterations = 2;
+  SECTION("one episode per iteration") { o.batch = 1; }
+  SECTION("a batch of three episodes") {}
+  SECTION("continued episodes") {
+    o.iterations = 3; // from iteration 1 on, all but every 2nd episode continue
+    o.continuation.after = 1;
+    o.continuation.resetEvery = 2;
+    o.continuation.resetEveryMax = 2;
+    // The continued episodes of the other two bodies cross contacts where
+    // rounding decides (their gradients reach 1e4, and the interpreter and
+    // the CPU back end part by 1e-4 there too): the first body alone.
+    robots.resize(1);
+    ids.resize(1);
+  }
+  INFO("batch " << o.batch << ", continued after " << o.continuation.after);
+  auto cpu = runtime::train(*mt->c->info, *mt->c->cpu, robots, o, &ids);
+  auto dev = runtime::train(*mt->c->info, *gpu, robots, o, &ids);
+  for (const auto &r : cpu)
+    REQUIRE(r.valid);
+  CHECK(cpu[0].losses.front() != cpu[0].losses.back());
+  checkSame(cpu, dev, 1e-9);
 }
 
 // The issue's acceptance check on a GPU: the paper's module (examples/eldir.evo,

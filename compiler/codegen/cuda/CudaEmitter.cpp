@@ -758,7 +758,7 @@ std::string emitCuda(const ir::Module &m) { return emitCuda(m, planModule(m)); }
 
 std::string emitCuda(const ir::Module &m, const std::vector<KernelPlan> &plans) {
   const RolloutInfo info = rolloutInfo(m, plans);
-  return Emitter(m, plans).run() + emitRolloutKernels(m, info) + emitTrainKernels(m, info);
+  return Emitter(m, plans).run() + emitRolloutKernels(m, info, plans) + emitTrainKernels(m, info);
 }
 
 } // namespace evoc::codegen::cuda

@@ -24,6 +24,11 @@ struct RolloutField {
   int adjCur = -1, adjNext = -1; // their adjoints in the step's adjoint
 };
 
+/// A per-step loss kernel (LossStep) and its adjoint (-1: none).
+struct RolloutLossStep {
+  int kernel = -1, adjoint = -1;
+};
+
 /// What the fused rollout needs to know about a module.
 struct RolloutInfo {
   int step = -1, stepAdj = -1; // kernel indices (-1: none)
@@ -31,7 +36,25 @@ struct RolloutInfo {
   std::vector<int> stepZero; // zeroed before every step: Temps (kept ones included)
   std::vector<int> adjZero;  // before every step adjoint: Temps not kept and their adjoints
   std::vector<int> kept;     // Temps kept per step (Buffer::tape): a tape of T - 1 steps each
+  /// The per-step losses in kernel order (the CPU rollout's order), run by
+  /// evoc_rollout_losses and, interleaved with the step adjoints, by
+  /// evoc_rollout_backward.
+  std::vector<RolloutLossStep> lossSteps;
+  /// Adjoint states each field's adjoint ring holds: the largest offset d a
+  /// loss reads (x[t - d]) + 2, as the CPU rollout's adjoint ring.
+  int adjSlots = 2;
+  /// Reduced windows (the comps of loss.sample): one kWindowRecordBytes
+  /// record per slot and robot, written by evoc_rollout_losses.
+  int windowSlots = 0;
 };
+
+/// Bytes of one reduced window's record in device memory: its value and
+/// adjoint (doubles), the time of its extreme and its count of samples.
+inline constexpr int kWindowRecordBytes = 32;
+
+/// Bytes before the values of a robot's command block: its period, rows,
+/// columns per row and the rollout's number of states T (int64 each).
+inline constexpr int kCommandHeaderBytes = 32;
 
 /// A device's memory in bytes; -1 where it cannot tell.
 struct DeviceMemory {

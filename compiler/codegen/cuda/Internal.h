@@ -46,13 +46,17 @@ std::string defaultCacheDir();
 
 namespace evoc::codegen::cuda {
 
+struct KernelPlan; // KernelPlan.h
+
 /// The number of elements of buffer b, as a C expression over the robot's
 /// set sizes (`sizes[s]`), for the generated kernels.
 std::string lengthExpr(const ir::Module &m, int b);
 
-/// CUDA source of evoc_rollout_forward / evoc_rollout_backward for `m`
-/// (empty when the module has no Step kernel). Appended by emitCuda.
-std::string emitRolloutKernels(const ir::Module &m, const RolloutInfo &info);
+/// CUDA source of evoc_rollout_forward, evoc_rollout_losses (with per-step
+/// losses) and evoc_rollout_backward for `m` (empty when the module has no
+/// Step kernel). Appended by emitCuda.
+std::string emitRolloutKernels(const ir::Module &m, const RolloutInfo &info,
+                               const std::vector<KernelPlan> &plans);
 
 /// CUDA source of the training kernels (TrainKernels.h) for `m` (empty when
 /// the module has no differentiated step). Appended by emitCuda.

@@ -32,7 +32,8 @@ const char *kRecord = R"(
 struct evoc_train_record {
   double step, lr, beta1, beta2, eps, state_limit, t, b1t, b2t;
   double grad_norm, grad_bad, bad_time, bad_field, bad_value;
-  unsigned long long moments, best;
+  unsigned long long moments, best, gsum, carry;
+  double steps, pad;
 };
 static __device__ double evoc_block_sum(double x, double *sh) {
   const int tid = threadIdx.x;
@@ -131,6 +132,42 @@ std::string emitTrainKernels(const ir::Module &m, const RolloutInfo &info) {
     << "    if (evoc_b == " << kAdam << ") { R->b1t = b1t; R->b2t = b2t; }\n"
     << "  }\n"
     << "}\n";
+
+  header(kTrainAccumulate);
+  o << "  double *gs = (double *)R->gsum;\n";
+  eachParam("gs[j] = (evoc_b == 0 ? 0.0 : gs[j]) + (double)g[i];");
+  o << "}\n";
+
+  header(kTrainMean);
+  o << "  const double *gs = (const double *)R->gsum;\n";
+  eachParam("((F *)g)[i] = (F)(gs[j] / (double)evoc_b);");
+  o << "}\n";
+
+  // The state fields' snapshot, field after field (their bytes, unpadded).
+  header(kTrainCarry);
+  o << "  const long long T = (long long)R->steps, mode = evoc_b >> 32;\n"
+    << "  long long snap = 0;\n";
+  for (const RolloutField &f : info.fields) {
+    int any = f.cur >= 0 ? f.cur : f.next;
+    o << "  snap += " << lengthExpr(m, any) << " * "
+      << (m.buffers[any].elem == ir::Type::I ? "4" : "(long long)sizeof(F)") << ";\n";
+  }
+  o << "  char *block = (char *)R->carry + (evoc_b & 0xffffffffLL) * snap;\n";
+  for (const RolloutField &f : info.fields) {
+    int any = f.cur >= 0 ? f.cur : f.next;
+    o << "  { // field " << f.name << "\n"
+      << "    const long long bytes = " << lengthExpr(m, any) << " * "
+      << (m.buffers[any].elem == ir::Type::I ? "4" : "(long long)sizeof(F)") << ";\n"
+      << "    int *tape = (int *)table[" << any << "];\n"
+      << "    int *x = mode == " << kSaveLast << " ? tape + (T - 1) * (bytes / 4) : tape;\n"
+      << "    int *s = (int *)block;\n"
+      << "    for (long long i = tid; i < bytes / 4; i += EVOC_BLOCK) {\n"
+      << "      if (mode == " << kLoadFirst << ") x[i] = s[i]; else s[i] = x[i];\n"
+      << "    }\n"
+      << "    block += bytes;\n"
+      << "  }\n";
+  }
+  o << "}\n";
 
   header(kTrainKeepBest);
   o << "  F *best = (F *)R->best;\n";

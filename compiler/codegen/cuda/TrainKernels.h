@@ -16,7 +16,7 @@
 
 namespace evoc::codegen::cuda {
 
-/// One robot's training record in device memory (128 bytes; the generated
+/// One robot's training record in device memory (160 bytes; the generated
 /// source declares the same struct, in the same order, as evoc_train_record).
 struct TrainRecord {
   double step = 0, lr = 0, beta1 = 0, beta2 = 0, eps = 0; // optimiser settings
@@ -29,15 +29,31 @@ struct TrainRecord {
   double badValue = 0;            // and the value
   uint64_t moments = 0;           // device address of Adam's m then v (np doubles each)
   uint64_t best = 0;              // device address of the best parameters (np elements of F)
+  uint64_t gsum = 0;  // device address of a batch's gradient sum (np doubles; batch > 1)
+  uint64_t carry = 0; // device address of the carried episode states (continued episodes)
+  double steps = 0;   // T: the states of a rollout
+  double pad = 0;
 };
-static_assert(sizeof(TrainRecord) == 128, "TrainRecord must match evoc_train_record");
+static_assert(sizeof(TrainRecord) == 160, "TrainRecord must match evoc_train_record");
 
 /// The kernels' symbols. `b` of the update kernel is the optimiser: one of
 /// TrainOptimizer. The check kernel takes the number of states T as `b`.
+/// A batch of episodes: the accumulate kernel adds the gradient into the
+/// record's sum in double (`b`: the episode, 0 starts the sum), the mean
+/// kernel replaces the gradient by the sum / `b` (the batch). Continued
+/// episodes: the carry kernel copies the state fields' snapshot between the
+/// tapes and snapshot `b & 0xffffffff` of the record's carry area, in the
+/// direction `b >> 32` (a TrainCarry).
 inline constexpr const char *kTrainNorm = "evoc_train_norm";
 inline constexpr const char *kTrainUpdate = "evoc_train_update";
 inline constexpr const char *kTrainKeepBest = "evoc_train_keep_best";
 inline constexpr const char *kTrainCheck = "evoc_train_check";
+inline constexpr const char *kTrainAccumulate = "evoc_train_accumulate";
+inline constexpr const char *kTrainMean = "evoc_train_mean";
+inline constexpr const char *kTrainCarry = "evoc_train_carry";
 enum TrainOptimizer : int { kNormalizedStep = 0, kAdam = 1, kSgd = 2 };
+/// The carry kernel's directions: x[T-1] into a snapshot, a snapshot into
+/// x[0], x[0] into a snapshot.
+enum TrainCarry : int64_t { kSaveLast = 0, kLoadFirst = 1, kSaveFirst = 2 };
 
 } // namespace evoc::codegen::cuda
