@@ -33,11 +33,37 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Fixture {
+// A module compiled for the CPU and for the emulated GPU (in its own folder,
+// removed with it).
+struct Compiled {
   ir::Module module;
   std::unique_ptr<runtime::ModuleInfo> info;
   std::unique_ptr<codegen::Executable> cpu;
   std::unique_ptr<test::EmulatedExecutable> emu;
+  fs::path dir;
+  ~Compiled() {
+    emu.reset();
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+void compileInto(Compiled &c, ir::Module m, const std::string &tag) {
+  c.module = std::move(m);
+  c.info = std::make_unique<runtime::ModuleInfo>(c.module);
+  c.cpu = codegen::compile(c.module, codegen::BackendKind::Cpu);
+  c.dir = fs::temp_directory_path() / ("evoc-train-" + tag + "-" + std::to_string(::getpid()));
+  fs::create_directories(c.dir);
+  c.emu = std::make_unique<test::EmulatedExecutable>(c.module, c.dir.string());
+}
+
+std::unique_ptr<Compiled> compileBoth(ir::Module m, const std::string &tag) {
+  auto c = std::make_unique<Compiled>();
+  compileInto(*c, std::move(m), tag);
+  return c;
+}
+
+struct Fixture : Compiled {
   std::vector<runtime::Robot> robots;
 };
 
@@ -51,13 +77,9 @@ ir::Module compileFile(const fs::path &file, const std::string &precision = "") 
 // for the CPU and for the emulated GPU; four lattice bodies of different sizes.
 Fixture &fixture() {
   static Fixture *f = [] {
-    auto *fx = new Fixture;
-    fx->module = compileFile(fs::path(EVOC_SOURCE_DIR) / "examples" / "eldir_small.evo");
-    fx->info = std::make_unique<runtime::ModuleInfo>(fx->module);
-    fx->cpu = codegen::compile(fx->module, codegen::BackendKind::Cpu);
-    fs::path dir = fs::temp_directory_path() / ("evoc-train-device-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    fx->emu = std::make_unique<test::EmulatedExecutable>(fx->module, dir.string());
+    auto *fx = new Fixture; // for the whole run
+    compileInto(*fx, compileFile(fs::path(EVOC_SOURCE_DIR) / "examples" / "eldir_small.evo"),
+                "device");
     evolve::LatticeSpec spec;
     spec.rows = 3;
     spec.cols = 4;
@@ -203,52 +225,15 @@ TEST_CASE("the GPU training device (emulated) learns in f32 as the CPU device do
   Fixture &f = fixture(); // its bodies
   ir::Module m = compileFile(fs::path(EVOC_SOURCE_DIR) / "examples" / "eldir_small.evo", "f32");
   REQUIRE(m.precision == ir::Precision::F32);
-  runtime::ModuleInfo info(m);
-  auto cpu = codegen::compile(m, codegen::BackendKind::Cpu);
-  fs::path dir = fs::temp_directory_path() / ("evoc-train-f32-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  test::EmulatedExecutable emu(m, dir.string());
-  auto gpu = runtime::cuda::cudaDevice(info, emu);
+  auto both = compileBoth(std::move(m), "f32");
+  auto gpu = runtime::cuda::cudaDevice(*both->info, *both->emu);
   runtime::TrainOptions o = options();
   o.optimizer.kind = runtime::OptimizerKind::Adam;
   o.optimizer.lr = 0.01;
-  auto c = runtime::train(info, *cpu, f.robots, o);
-  auto g = runtime::train(info, *gpu, f.robots, o);
+  auto c = runtime::train(*both->info, *both->cpu, f.robots, o);
+  auto g = runtime::train(*both->info, *gpu, f.robots, o);
   checkSame(c, g, 1e-4); // float sums in another order
-  fs::remove_all(dir);
 }
-
-namespace {
-
-// A module compiled for the CPU and for the emulated GPU (in its own folder,
-// removed with it).
-struct Compiled {
-  ir::Module module;
-  std::unique_ptr<runtime::ModuleInfo> info;
-  std::unique_ptr<codegen::Executable> cpu;
-  std::unique_ptr<test::EmulatedExecutable> emu;
-  fs::path dir;
-  ~Compiled() {
-    emu.reset();
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
-
-std::unique_ptr<Compiled> compileBoth(ir::Module m, const std::string &tag) {
-  auto c = std::make_unique<Compiled>();
-  c->module = std::move(m);
-  c->info = std::make_unique<runtime::ModuleInfo>(c->module);
-  c->cpu = codegen::compile(c->module, codegen::BackendKind::Cpu);
-  fs::path dir =
-      fs::temp_directory_path() / ("evoc-train-" + tag + "-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  c->dir = dir;
-  c->emu = std::make_unique<test::EmulatedExecutable>(c->module, dir.string());
-  return c;
-}
-
-} // namespace
 
 TEST_CASE("the GPU training device (emulated) trains per-step losses as the CPU device does",
           "[cuda][train]") {
