@@ -60,8 +60,7 @@ public:
   }
 
   void build() {
-    entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
-    b_.SetInsertPoint(entry_);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
     for (int i = 0; i < blk_.mr * blk_.nv; ++i)
       acc_.push_back(b_.CreateAlloca(vec_, nullptr, "acc"));
     // Whole blocks of MR rows, then the rows left one at a time.
@@ -162,7 +161,6 @@ private:
   llvm::Type *elem_ = nullptr;
   llvm::FixedVectorType *vec_ = nullptr;
   llvm::Function *fn_ = nullptr;
-  llvm::BasicBlock *entry_ = nullptr;
   std::vector<llvm::AllocaInst *> acc_; // promoted to registers by the pipeline's SROA
   llvm::Value *C_ = nullptr, *R_ = nullptr, *X_ = nullptr, *S_ = nullptr, *U_ = nullptr,
               *N_ = nullptr, *LD_ = nullptr;
