@@ -16,6 +16,7 @@
 #include "driver/ReportSupport.h"
 #include "driver/Session.h"
 #include "evolve/Evolution.h"
+#include "evolve/RunMemory.h"
 #include "evolve/TrainEvaluate.h"
 #include "mpi/Ranks.h"
 #include "support/Error.h"
@@ -81,6 +82,33 @@ private:
   std::streambuf *saved_ = nullptr;
 };
 
+std::string gib(int64_t bytes) { return fmt::format("{:.1f} GiB", double(bytes) / (1 << 30)); }
+
+/// False, with a located error at evolve.population, when the run's
+/// estimated peak (evolve::estimateRunMemory) exceeds the memory this
+/// process can have: refused before anything is allocated or written.
+bool fitsInMemory(Session &s, const evolve::EvolutionConfig &config,
+                  const runtime::ModuleInfo &info, const runtime::TrainOptions &train) {
+  const int64_t avail = evolve::availableMemory();
+  if (avail < 0)
+    return true; // nothing known to compare with
+  const evolve::RunMemory need = evolve::estimateRunMemory(config, info, train.sliceBytes);
+  if (need.total() <= avail)
+    return true;
+  const int64_t perMember = need.perDesign * need.designs / std::max<int64_t>(1, config.population);
+  const int64_t most =
+      std::max<int64_t>(0, (avail - need.training) / std::max<int64_t>(1, perMember));
+  s.error(s.program().evolve.populationAt,
+          fmt::format("evolve.population = {} needs about {} of memory ({} designs held at once, "
+                      "{} KiB each, and {} for training), but this process can have {} (the "
+                      "machine's available memory and swap, within its address-space limit, "
+                      "ulimit -v); lower evolve.population (to at most about {} here) or run "
+                      "where there is more memory",
+                      config.population, gib(need.total()), need.designs, need.perDesign / 1024,
+                      gib(need.training), gib(avail), most));
+  return false;
+}
+
 int runRun(const std::vector<std::string> &args) {
   CommonOptions opts;
   if (!parseCommonOptions(args, opts))
@@ -120,6 +148,11 @@ int runRun(const std::vector<std::string> &args) {
     // The device refuses what it cannot train before the run directory exists.
     std::shared_ptr<runtime::TrainDevice> device = s.trainDevice(info, train.threads);
     device->check(train);
+    if (ranks.root() && !fitsInMemory(s, config, info, train)) {
+      quiet.restore();
+      ranks.agree(false, quiet.text());
+      return 1;
+    }
     evolve::EvaluateFn evaluate = evolve::trainEvaluate(info, device, train, config.fitness);
     quiet.restore();
     if (!gpu.empty())

@@ -32,6 +32,11 @@ Session::Session(const CommonOptions &opts, const std::string &backend, bool req
   compileSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+void Session::error(SourceRange at, std::string message) {
+  diags_.error(at, std::move(message));
+  diags_.flush(std::cerr);
+}
+
 std::shared_ptr<runtime::TrainDevice> Session::trainDevice(const runtime::ModuleInfo &info,
                                                            int threads) const {
   if (kind_ == codegen::BackendKind::Cuda) // compile() gave the CUDA back end's executable

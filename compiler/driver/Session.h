@@ -34,6 +34,9 @@ public:
                                                     int threads) const;
   /// Steps, optimiser, seed, ground height and checkpointing from the file.
   runtime::TrainOptions trainOptions() const;
+  /// Reports an error found after checking (a setting the run cannot honour)
+  /// at `at` of the checked source, rendered as the checker's are, to stderr.
+  void error(SourceRange at, std::string message);
   /// Seconds the back end took to compile.
   double compileSeconds() const { return compileSeconds_; }
 

@@ -219,7 +219,8 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
     const bool resume = !a.resume.empty();
     const std::string dir = resume ? a.resume : a.out.empty() ? defaultRunDir(opts.file) : a.out;
     const std::string resolved = resolvedSource("evoc train", opts, p);
-    evolve::RunDir run = resume ? evolve::RunDir::open(dir) : evolve::RunDir::create(dir, resolved);
+    evolve::RunDir run =
+        resume ? evolve::RunDir::resume(dir, resolved) : evolve::RunDir::create(dir, resolved);
     if (resume) {
       run.lock();
       run.removeStaleTemporaries();

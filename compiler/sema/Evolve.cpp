@@ -70,6 +70,7 @@ void Checker::checkEvolve() {
   }
   out.hasEvolve = true;
   SourceRange at = evolves.front()->name.range;
+  ev.populationAt = at;
   checkKnownKeys(
       *b, "evolve",
       {"population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"},
@@ -93,7 +94,7 @@ void Checker::checkEvolve() {
                                     " is above the limit of " + std::to_string(kMaxPopulation) +
                                     "; lower it");
         else
-          ev.population = *v;
+          ev.population = *v, ev.populationAt = e->range;
       } else if (k == "generations") {
         if (*v < 0)
           diags.error(e->range, "evolve.generations must not be negative");

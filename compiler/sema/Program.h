@@ -165,6 +165,7 @@ struct InvalidRule {
 
 struct Evolve {
   int64_t population = 50;
+  SourceRange populationAt; ///< its setting, else the evolve block's name
   int64_t generations = 50;
   uint64_t seed = 1;
   int64_t offspring = 0; ///< lambda, children per generation after the first; 0: population

@@ -180,7 +180,50 @@ void learn(DeviceBatch &batch, int first, int n, const TrainOptions &opts,
   }
 }
 
+/// Trains robots [s0, s1) of `robots` as one population (train()'s slice),
+/// into results[s0 .. s1).
+void trainSlice(const ModuleInfo &info, TrainDevice &device, const std::vector<Robot> &robots,
+                const TrainOptions &opts, const std::vector<uint64_t> *ids,
+                const std::vector<ParamSet> *init, int s0, int s1,
+                std::vector<TrainResult> &results) {
+  const bool whole = s0 == 0 && s1 == int(robots.size());
+  const int n = s1 - s0;
+  std::vector<Robot> part;
+  std::vector<uint64_t> partIds;
+  std::vector<ParamSet> partInit;
+  if (!whole) {
+    part.assign(robots.begin() + s0, robots.begin() + s1);
+    for (int r = s0; r < s1; ++r) // without ids, a robot's id is its index
+      partIds.push_back(ids ? (*ids)[size_t(r)] : uint64_t(r));
+    if (init)
+      partInit.assign(init->begin() + s0, init->begin() + s1);
+  }
+  Population pop(info, whole ? robots : std::move(part));
+  const std::vector<uint64_t> *sliceIds = whole ? ids : &partIds;
+  const std::vector<ParamSet> *sliceInit = whole ? init : init ? &partInit : nullptr;
+  if (sliceInit) // every error a user can cause is raised here, before any thread runs
+    for (int r = 0; r < n; ++r)
+      pop.checkParams(r, (*sliceInit)[size_t(r)]);
+  std::vector<TrainResult> sliceResults(static_cast<size_t>(n));
+  for (int first = 0; first < n;) {
+    const int count = std::clamp(device.chunk(pop, first, opts), 1, n - first);
+    std::unique_ptr<DeviceBatch> batch = device.open(pop, first, count, opts, sliceIds, sliceInit);
+    learn(*batch, first, count, opts, sliceResults);
+    first += count;
+  }
+  std::move(sliceResults.begin(), sliceResults.end(), results.begin() + s0);
+}
+
 } // namespace
+
+int64_t trainSliceBytes(const ModuleInfo &info, const Robot &r) {
+  constexpr int64_t kLearningCopies = 4;
+  const RobotLayout l = layoutRobot(info, setSizes(*info.module, r));
+  int64_t bytes = 8 * l.paramCount * kLearningCopies;
+  for (Arena a : {Arena::Body, Arena::Param, Arena::Grad, Arena::Output})
+    bytes += l.arenaBytes[int(a)];
+  return bytes;
+}
 
 std::vector<TrainResult> train(const ModuleInfo &info, TrainDevice &device,
                                const std::vector<Robot> &robots, const TrainOptions &opts,
@@ -199,16 +242,25 @@ std::vector<TrainResult> train(const ModuleInfo &info, TrainDevice &device,
   if (!opts.commands && info.readsCommands)
     throw Error("the experiment's controller or loss reads commands, but the trainer was given "
                 "no commands block");
-  Population pop(info, robots);
-  if (init) // every error a user can cause is raised here, before any thread runs
-    for (int r = 0; r < n; ++r)
-      pop.checkParams(r, (*init)[size_t(r)]);
   std::vector<TrainResult> results(static_cast<size_t>(n));
-  for (int first = 0; first < n;) {
-    const int count = std::clamp(device.chunk(pop, first, opts), 1, n - first);
-    std::unique_ptr<DeviceBatch> batch = device.open(pop, first, count, opts, ids, init);
-    learn(*batch, first, count, opts, results);
-    first += count;
+  // The robots are held in slices of at most opts.sliceBytes of population
+  // memory (and of the learning state a device keeps per parameter), so a
+  // population of any size trains within the memory a few slices need.
+  // Each robot learns alone, seeded by its id: the results do not depend on
+  // the slicing.
+  int64_t sliceBytes = 0;
+  auto fits = [&](const Robot &r) {
+    sliceBytes += trainSliceBytes(info, r);
+    return sliceBytes <= opts.sliceBytes;
+  };
+  for (int s0 = 0; s0 < n;) {
+    int s1 = s0 + 1;
+    sliceBytes = 0;
+    fits(robots[size_t(s0)]);
+    while (s1 < n && fits(robots[size_t(s1)]))
+      ++s1;
+    trainSlice(info, device, robots, opts, ids, init, s0, s1, results);
+    s0 = s1;
   }
   return results;
 }

@@ -80,6 +80,7 @@ struct TrainOptions {
   GroundShape terrain;                    // a terrain world's ground (initial placement on it)
   int upAxis = 1;                         // vertical coordinate
   double stateLimit = kDefaultStateLimit; // world.state_limit (RolloutConfig::stateLimit)
+  int64_t sliceBytes = int64_t(1) << 30;  // train(): robots held at once (trainSliceBytes)
   bool keepBestParams = true;             // fill TrainResult::bestParams
   bool keepParams = true;                 // fill TrainResult::params (final parameters)
   bool keepGrad = true;                   // fill TrainResult::grad (last gradient)
@@ -136,13 +137,21 @@ std::vector<TrainResult> train(const ModuleInfo &info, const codegen::Executable
                                const std::vector<uint64_t> *ids = nullptr,
                                const std::vector<ParamSet> *init = nullptr);
 
-/// The same on any device (core/Device.h): robots are trained in the chunks
+/// The same on any device (core/Device.h): robots are held in slices of at
+/// most opts.sliceBytes (trainSliceBytes each; default 1 GiB, one slice for
+/// any population of the examples' sizes), and trained in the chunks
 /// the device says fit, each with one learning loop over the whole chunk;
-/// the CPU device gives bit-identical results to the overload above.
+/// the CPU device gives bit-identical results to the overload above, and
+/// the results do not depend on the slicing.
 std::vector<TrainResult> train(const ModuleInfo &info, TrainDevice &device,
                                const std::vector<Robot> &robots, const TrainOptions &opts,
                                const std::vector<uint64_t> *ids = nullptr,
                                const std::vector<ParamSet> *init = nullptr);
+
+/// The bytes robot `r` takes in a slice: its persistent arenas, and for each
+/// parameter the copies a device keeps while it learns (the optimiser's two
+/// moments, the best weights, a batch's gradient sum).
+int64_t trainSliceBytes(const ModuleInfo &info, const Robot &r);
 
 /// `evoc sim`'s result: per robot, and the time it all took.
 struct SimResult {

@@ -203,7 +203,7 @@ void checkStateShape(const json &j) {
 Recorder::Recorder(const EvolutionConfig &config, const RunOptions &options)
     : config_(config), model_(*config.body), options_(options),
       fingerprint_(configFingerprint(config)),
-      dir_(options.resume ? RunDir::open(options.dir)
+      dir_(options.resume ? RunDir::resume(options.dir, options.resolvedSource)
                           : RunDir::create(options.dir, options.resolvedSource)) {
   dir_.lock();
 }

@@ -180,10 +180,27 @@ RunDir RunDir::open(const fs::path &dir) {
   if (!fs::is_directory(dir, ec))
     throw Error(fmt::format("cannot resume '{}': no such directory", dir.string()));
   if (!isRun(dir))
-    throw Error(fmt::format("cannot resume '{}': it is not an evoc run directory "
-                            "(no valid run.json); evoc leaves it untouched",
-                            dir.string()));
+    throw Error(fmt::format(
+        "cannot resume '{}': it is not an evoc run directory "
+        "(no valid run.json){}; evoc leaves it untouched",
+        dir.string(),
+        fs::is_empty(dir, ec) ? " but an empty folder: start a run there with --out" : ""));
   return RunDir(dir);
+}
+
+RunDir RunDir::resume(const fs::path &dir, std::string_view resolvedSource) {
+  std::error_code ec;
+  if (fs::is_directory(dir, ec) && !isRun(dir)) {
+    // A start killed before its run.json: only evoc's own leftovers are
+    // there, so nothing is lost by starting the run in it now (create
+    // checks again, under the lock).
+    bool leftovers = false, foreign = false;
+    for (const auto &e : fs::directory_iterator(dir, ec))
+      (isCreationLeftover(e.path()) ? leftovers : foreign) = true;
+    if (leftovers && !foreign && !ec)
+      return create(dir, resolvedSource);
+  }
+  return open(dir);
 }
 
 bool RunDir::tryLock() {

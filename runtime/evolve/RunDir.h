@@ -45,9 +45,13 @@ public:
   /// directory that exists and is not empty, or that another process claimed.
   /// Writes run.json, then resolved.evo; returns the run locked.
   static RunDir create(const std::filesystem::path &dir, std::string_view resolvedSource);
-  /// Opens a run to resume it. Refuses (evoc::Error) anything that is not an
-  /// evoc run directory.
+  /// Opens a run (to read it, or to resume it). Refuses (evoc::Error)
+  /// anything that is not an evoc run directory.
   static RunDir open(const std::filesystem::path &dir);
+  /// Opens a run to resume it; a directory holding only what a creation
+  /// killed before run.json left is started afresh instead (create, with
+  /// `resolvedSource`): nothing had been recorded in it.
+  static RunDir resume(const std::filesystem::path &dir, std::string_view resolvedSource);
   /// True when `dir` holds an evoc run (its run.json marker).
   static bool isRun(const std::filesystem::path &dir);
 

@@ -3,6 +3,7 @@
 // contact; _fang also against its formulas),
 // the MLP controller, the displacement loss, and windowed / max / min losses;
 // and examples/eldir.evo against the reference vectors.
+#include "Close.h"
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -291,7 +292,7 @@ TEST_CASE("examples/eldir.evo through irgen, autodiff and the interpreter reprod
         d.F(std::string("mlp.") + k) = flat(params[r][k]);
       double L = rolloutGradient(m, d, 100);
       double Lref = expected[r]["loss"];
-      CHECK(std::fabs(L - Lref) <= 1e-8 * std::fabs(Lref));
+      CHECK(test::close(L, Lref, 1e-8, 1e-14));
       for (const char *k : {"w1", "b1", "w2", "b2"}) {
         INFO(k);
         std::vector<double> ref = flat(expected[r]["grad"][k]);

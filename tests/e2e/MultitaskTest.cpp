@@ -2,6 +2,7 @@
 // earlier states, running max/min inside nonlinear terms, conditions on
 // commands. Gradients against central finite differences; the CPU back end
 // against the interpreter; checkpointed against a full tape.
+#include "Close.h"
 #include <catch2/catch.hpp>
 
 #include <cctype>
@@ -121,7 +122,7 @@ void checkMultitaskGradients(const std::string &file, const Robot &body,
     double sum = 0;
     for (double t : a.terms)
       sum += t;
-    CHECK(std::abs(sum - a.loss) <= 1e-12 * std::abs(a.loss));
+    CHECK(test::close(sum, a.loss, 1e-12, 1e-15));
     CHECK(a.terms[size_t(alwaysOn)] > 0);
 
     // The interpreter, checkpointed differently, and a full tape.
@@ -140,7 +141,7 @@ void checkMultitaskGradients(const std::string &file, const Robot &body,
     // The weight gradients' window products add each entry's terms in the
     // same order whatever the window: checkpointed == full tape.
     CHECK(f.grad == a.grad);
-    CHECK(std::abs(b.loss - a.loss) <= 1e-9 * std::abs(a.loss));
+    CHECK(test::close(b.loss, a.loss, 1e-9, 1e-15));
     for (size_t i = 0; i < a.grad.size(); ++i)
       CHECK(std::abs(b.grad[i] - a.grad[i]) <= 1e-9 * gmax);
 
@@ -433,7 +434,7 @@ TEST_CASE("Continued episodes start from the previous final states", "[multitask
     else
       CHECK(l == fresh.back());
   }
-  CHECK(std::abs(s1.loss - mean) <= 1e-12 * std::abs(mean));
+  CHECK(test::close(s1.loss, mean, 1e-12, 1e-15));
   // A resumed trainer (weights, optimiser, carried states) continues the same.
   FixedTrainer again(info, *cpu, ladder(), o);
   again.optimizer().load(tr.optimizer().save()); // after iteration 1: compare iteration 2

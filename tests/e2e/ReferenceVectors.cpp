@@ -1,6 +1,7 @@
 // Reference vectors and the check against them (ReferenceVectors.h).
 #include "ReferenceVectors.h"
 
+#include "Close.h"
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -88,7 +89,7 @@ void checkReference(const Reference &ref, const std::string &backend, const std:
     const auto &got = r.results[k];
     REQUIRE(got.valid);
     const double want = expected[i]["loss"].get<double>();
-    CHECK(std::abs(got.loss - want) <= 1e-8 * std::abs(want));
+    CHECK(test::close(got.loss, want, 1e-8, 1e-14));
     const double scale = largestEntry(expected[i]["grad"]);
     REQUIRE(scale > 0);
     for (const char *name : {"w1", "b1", "w2", "b2"}) {

@@ -321,6 +321,32 @@ TEST_CASE("evoc sim: rollouts too large for memory are refused before allocation
   CHECK_FALSE(fs::exists(dir / "o.json"));
 }
 
+TEST_CASE("evoc run: a population too large for the memory there is is refused, located, "
+          "before anything is written; one that fits runs",
+          "[run][cli]") {
+  fs::path dir = freshDir("runmemory");
+  const std::string errFile = (fs::temp_directory_path() / "evoc-e2e-runmemory.err").string();
+  // Under a 4 GiB address-space limit (the bad_alloc of the issue: 100,000
+  // designs died at 1.3 GiB with exit 134).
+  auto limited = [&](const std::string &population, const std::string &out) {
+    const std::string cmd = "ulimit -v 4194304 && exec " + std::string(EVOC_BINARY) + " run " +
+                            example() + " --set evolve.population=" + population +
+                            " --set evolve.generations=2 --set world.steps=2"
+                            " --set evolve.learn.iterations=1 --out " +
+                            out;
+    return waitExit(spawnProgram({"/bin/bash", "-c", cmd}, errFile.c_str()));
+  };
+  CHECK(limited("100000", (dir / "big").string()) == 1);
+  const std::string err = readText(errFile);
+  INFO(err);
+  CHECK(err.find("<--set evolve.population>:1:") != std::string::npos);
+  CHECK(err.find("evolve.population = 100000 needs about") != std::string::npos);
+  CHECK(err.find("lower evolve.population (to at most about") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "big"));
+  CHECK(limited("2000", (dir / "fits").string()) == 0);
+  CHECK(lineCount(dir / "fits" / "log.jsonl") == 2);
+}
+
 TEST_CASE("evoc sim: a fixed body under mass_spring_fang, without --robots, lands where the "
           "authors' code puts it; evoc run refuses it",
           "[run][cells]") {

@@ -281,16 +281,25 @@ TEST_CASE("fault: a resume with other experiment settings is refused by name", "
 
 TEST_CASE("fault: a creation killed before run.json is recoverable", "[resume][fault]") {
   auto root = scratchDir("creation");
-  // Killed after the lock, before run.json: --out adopts it.
-  for (const char *leftover : {"", "run.json.tmp.12345"}) {
-    fs::path d = root / fmt::format("lock{}", std::string(leftover).size());
-    fs::create_directories(d);
-    writeFileAtomic(d / ".lock", "");
-    if (*leftover)
-      writeFileAtomic(d / leftover, "{\"form");
-    CHECK(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(d)).lastGeneration == 1);
-    CHECK((!*leftover || !fs::exists(d / leftover)));
-  }
+  runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "whole"));
+  // Killed after the lock, before run.json: --out adopts it, and so does
+  // --resume (nothing was recorded there), to the uninterrupted run.
+  for (const char *leftover : {"", "run.json.tmp.12345"})
+    for (bool resume : {false, true}) {
+      fs::path d = root / fmt::format("lock{}{}", std::string(leftover).size(), resume);
+      fs::create_directories(d);
+      writeFileAtomic(d / ".lock", "");
+      if (*leftover)
+        writeFileAtomic(d / leftover, "{\"form");
+      CHECK(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(d, resume)).lastGeneration == 1);
+      CHECK((!*leftover || !fs::exists(d / leftover)));
+      CHECK(withoutTiming(d) == withoutTiming(root / "whole"));
+    }
+  // An empty folder is no run to resume: refused, and said so.
+  fs::create_directories(root / "empty");
+  CHECK_THROWS_WITH(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "empty", true)),
+                    Catch::Contains("empty folder") && Catch::Contains("--out"));
+  CHECK(fs::is_empty(root / "empty"));
   // Killed after run.json, before resolved.evo: --resume writes it and
   // starts from generation 0; --out points to --resume.
   fs::path d = root / "marker";
@@ -300,7 +309,6 @@ TEST_CASE("fault: a creation killed before run.json is recoverable", "[resume][f
                     Catch::Contains("--resume"));
   CHECK(runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(d, true)).lastGeneration == 1);
   CHECK(readTextFile(d / "resolved.evo") == kTestSource);
-  runEvolution(smallConfig(4, 2), fakeEvaluate(), quiet(root / "whole"));
   CHECK(withoutTiming(d) == withoutTiming(root / "whole"));
   // Any other file still makes the directory not empty.
   fs::path other = root / "other";

@@ -93,6 +93,27 @@ TEST_CASE("Learning lowers the loss; one seed, same numbers for any thread count
   CHECK(leanRes[0].grad.empty());
   CHECK(leanRes[0].params.empty());
   CHECK(leanRes[0].bestParams.empty());
+  // Held in slices of one robot each (a population larger than the memory
+  // for one): the same numbers, the ids the same.
+  TrainOptions sliced = o;
+  sliced.threads = 2;
+  sliced.sliceBytes = 1;
+  auto slices = train(info, *exe, robots, sliced);
+  for (size_t r = 0; r < robots.size(); ++r) {
+    CHECK(slices[r].losses == runs[0][r].losses);
+    CHECK(slices[r].params.at("w").data == runs[0][r].params.at("w").data);
+    CHECK(slices[r].bestParams.at("w").data == runs[0][r].bestParams.at("w").data);
+  }
+  std::vector<ParamSet> given;
+  for (const auto &res : runs[0])
+    given.push_back(res.params);
+  TrainOptions givenOnce = o;
+  givenOnce.iterations = 0;
+  auto whole = train(info, *exe, robots, givenOnce, nullptr, &given);
+  givenOnce.sliceBytes = 1;
+  auto slicedGiven = train(info, *exe, robots, givenOnce, nullptr, &given);
+  for (size_t r = 0; r < robots.size(); ++r)
+    CHECK(slicedGiven[r].losses == whole[r].losses);
   // Ids, not batch positions, seed the weights.
   o.threads = 2;
   std::vector<uint64_t> ids = {2};

@@ -2,6 +2,7 @@
 // kernels of tests/autodiff, the reference robots and parameters read with
 // the ROBOTS.json / PARAMS.json readers, run by simulate() (checkpointed
 // rollouts, thread pool), must reproduce ../shared/testdata/eldir-vectors.
+#include "Close.h"
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -68,7 +69,7 @@ void check(codegen::BackendKind kind, int64_t steps, int64_t checkpointK) {
       const TrainResult &got = res.results[r];
       REQUIRE(got.valid);
       double want = expected[r]["loss"];
-      CHECK(std::abs(got.loss - want) <= 1e-8 * std::abs(want));
+      CHECK(test::close(got.loss, want, 1e-8, 1e-14));
       auto g = paramSetToJson(got.grad);
       for (const char *key : {"w1", "b1", "w2", "b2"}) {
         ParamSet e = parseParamsJson(

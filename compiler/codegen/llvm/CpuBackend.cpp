@@ -45,7 +45,7 @@ int clampLevel(int level) { return level < 0 ? 0 : level > 3 ? 3 : level; }
 /// tails; 512 bits measured 10-25% faster kernels there (docs/architecture.md,
 /// "multi-task rollout"). Part of the lowered module, so of the cache key.
 void preferWideVectors(llvm::Module &lm) {
-  if (hostTarget().features.find("+avx512f") == std::string::npos)
+  if (!hasFeature(hostTarget().features, "avx512f"))
     return;
   for (llvm::Function &f : lm)
     if (!f.isDeclaration())

@@ -14,12 +14,15 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
 
 #include "support/Error.h"
 
@@ -34,6 +37,42 @@ llvm::orc::JITTargetMachineBuilder hostBuilder() {
   jtmb->setRelocationModel(llvm::Reloc::PIC_);
   jtmb->setCodeModel(llvm::CodeModel::Small);
   return std::move(*jtmb);
+}
+
+/// The features the CPU `cpu` has, in "+name,+name" form, after checking
+/// that LLVM knows it and that this machine can run its code: a feature it
+/// enables that the host lacks would end in an illegal instruction.
+std::string namedCpuFeatures(const std::string &triple, const std::string &cpu) {
+  std::string err;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
+  if (!target)
+    throw Error("the CPU back end cannot target " + triple + ": " + err);
+  // Asked of the generic subtarget first: LLVM warns on stderr when it is
+  // handed a CPU it does not know.
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(target->createMCSubtargetInfo(triple, "", ""));
+  std::unique_ptr<llvm::MCSubtargetInfo> sti;
+  if (generic && generic->isCPUStringValid(cpu))
+    sti.reset(target->createMCSubtargetInfo(triple, cpu, ""));
+  if (!sti)
+    throw Error("EVOC_CPU='" + cpu + "' is not a processor LLVM knows for " + triple +
+                "; use one of x86-64-v2, x86-64-v3, x86-64-v4, znver3, znver4, "
+                "sapphirerapids, ... or 'host' (the default)");
+  const llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  std::string features, missing;
+  for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures()) {
+    const std::string name = kv.Key;
+    if (!sti->checkFeatures("+" + name))
+      continue;
+    features += (features.empty() ? "+" : ",+") + name;
+    // Only ISA extensions appear in the host's map; tuning flags do not.
+    if (auto it = host.find(name); it != host.end() && !it->second)
+      missing += (missing.empty() ? "" : ", ") + name;
+  }
+  if (!missing.empty())
+    throw Error("EVOC_CPU='" + cpu + "' needs instructions this machine (" +
+                llvm::sys::getHostCPUName().str() + ") does not have: " + missing +
+                "; name an older processor (e.g. x86-64-v2) or unset EVOC_CPU");
+  return features;
 }
 
 llvm::CodeGenOptLevel codeGenLevel(int level) {
@@ -78,15 +117,50 @@ const HostTarget &hostTarget() {
                   "' (from EVOC_LLVM_ARGS); fix or unset EVOC_LLVM_ARGS.");
     llvm::orc::JITTargetMachineBuilder jtmb = hostBuilder();
     host.triple = jtmb.getTargetTriple().str();
-    host.cpu = jtmb.getCPU();
-    host.features = jtmb.getFeatures().getString();
+    // EVOC_CPU names the processor to generate for (the tests use it to
+    // show on any machine what another one would compute).
+    const char *cpu = std::getenv("EVOC_CPU");
+    if (cpu && *cpu && std::string(cpu) != "host") {
+      host.cpu = cpu;
+      host.features = namedCpuFeatures(host.triple, host.cpu);
+      host.named = true;
+    } else {
+      host.cpu = jtmb.getCPU();
+      host.features = jtmb.getFeatures().getString();
+    }
   });
   return host;
 }
 
-std::unique_ptr<llvm::TargetMachine> createHostTargetMachine(int optLevel) {
-  hostTarget();
+bool hasFeature(const std::string &features, const std::string &name) {
+  const std::string want = "+" + name;
+  size_t at = 0;
+  while ((at = features.find(want, at)) != std::string::npos) {
+    const size_t end = at + want.size();
+    if ((at == 0 || features[at - 1] == ',') && (end == features.size() || features[end] == ','))
+      return true;
+    at = end;
+  }
+  return false;
+}
+
+namespace {
+
+/// hostBuilder() retargeted to the chosen processor (hostTarget()).
+llvm::orc::JITTargetMachineBuilder targetBuilder() {
+  const HostTarget &target = hostTarget();
   llvm::orc::JITTargetMachineBuilder jtmb = hostBuilder();
+  if (target.named) {
+    jtmb.setCPU(target.cpu);
+    jtmb.getFeatures() = llvm::SubtargetFeatures(target.features);
+  }
+  return jtmb;
+}
+
+} // namespace
+
+std::unique_ptr<llvm::TargetMachine> createHostTargetMachine(int optLevel) {
+  llvm::orc::JITTargetMachineBuilder jtmb = targetBuilder();
   jtmb.setCodeGenOptLevel(codeGenLevel(optLevel));
   // Contraction only where the IR says `contract` (fastFp mode).
   jtmb.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Standard;

@@ -11,18 +11,25 @@ class TargetMachine;
 
 namespace evoc::codegen::cpu {
 
-/// The machine evoc compiles for: the host, with its real CPU features.
+/// The machine evoc compiles for: the host, with its real CPU features, or
+/// the processor $EVOC_CPU names (an LLVM CPU such as x86-64-v3 or znver4,
+/// refused unless this machine can run its code; "host" or unset: the host).
 struct HostTarget {
   std::string triple;
-  std::string cpu;      // llvm::sys::getHostCPUName()
-  std::string features; // from llvm::sys::getHostCPUFeatures()
+  std::string cpu;      // llvm::sys::getHostCPUName(), or $EVOC_CPU
+  std::string features; // from llvm::sys::getHostCPUFeatures(), or the named CPU's
   std::string llvmArgs; // evoc's LLVM options + $EVOC_LLVM_ARGS, parsed once
+  bool named = false;   // $EVOC_CPU chose the processor
 };
 
 /// Initialises the native LLVM target once (thread-safe) and describes it.
 const HostTarget &hostTarget();
 
-/// A TargetMachine for the host at optimisation level `optLevel` (0..3).
+/// Whether `features` ("+a,-b,+c") enables the feature `name` (whole names:
+/// "avx512f" is not "avx512fp16").
+bool hasFeature(const std::string &features, const std::string &name);
+
+/// A TargetMachine for the chosen target at optimisation level `optLevel` (0..3).
 std::unique_ptr<llvm::TargetMachine> createHostTargetMachine(int optLevel);
 
 /// Runs the default O`optLevel` pipeline (PassBuilder) on `m`, with the

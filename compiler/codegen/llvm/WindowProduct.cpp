@@ -5,6 +5,8 @@
 // and written once per window; the last column block is masked.
 #include "codegen/llvm/WindowProduct.h"
 
+#include "codegen/llvm/Optimize.h"
+
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
@@ -23,8 +25,7 @@ struct Blocking {
 };
 
 Blocking blockingFor(const std::string &features, bool f32) {
-  auto has = [&](const char *f) { return features.find(f) != std::string::npos; };
-  const int bits = has("+avx512f") ? 512 : has("+avx") ? 256 : 128;
+  const int bits = hasFeature(features, "avx512f") ? 512 : hasFeature(features, "avx") ? 256 : 128;
   Blocking b;
   b.vl = bits / (f32 ? 32 : 64);
   // MR x NV accumulators, NV loads and one broadcast: 21 of AVX-512's 32
