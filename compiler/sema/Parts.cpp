@@ -277,7 +277,7 @@ bool checkPartPoints(PartDraft &d) {
                                          "'points = [(0, 0), (1, 0), ...];'");
     return false;
   }
-  const int dim = d.C.haveWorld ? d.C.out.world.dim : 0;
+  const int dim = d.C.dimKnown ? d.C.out.world.dim : 0;
   int firstDim = 0;
   auto *list = pts->values.size() == 1 ? dynCast<ListExpr>(pts->values[0].get()) : nullptr;
   if (!list) {

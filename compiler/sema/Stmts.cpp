@@ -23,7 +23,7 @@ void resolveType(Checker &C, TypeExpr &t) {
   else if (n == "vec2" || n == "vec3") {
     int w = n == "vec2" ? 2 : 3;
     t.resolved = Type::vec(w);
-    if (C.haveWorld && w != C.out.world.dim)
+    if (C.dimKnown && w != C.out.world.dim)
       C.diags.error(t.name.range, n + " in a dim = " + std::to_string(C.out.world.dim) +
                                       " world; use vec" + std::to_string(C.out.world.dim));
   } else {
