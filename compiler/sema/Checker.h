@@ -126,6 +126,8 @@ public:
     bool ok = true;                                     ///< no error in this part
   };
   std::vector<PartExtra> partExtras; ///< parallel to out.partSpecs
+  /// Parts with an error: what uses them is not checked (it would repeat it).
+  std::set<std::string> failedParts;
   void checkParts();
   /// Compiles a coordinate into a Scalar over the part's params (`params`:
   /// name -> index); reports anything else at its location.
