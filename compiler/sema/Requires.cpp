@@ -340,6 +340,12 @@ bool Checker::checkRequires(const Program &program) {
   });
   if (!haveWorld)
     return standIn(*this, reqs);
+  // world.dim has an error (reported): the libraries' builtins read theirs.
+  for (const auto &r : reqs)
+    if (!dimKnown && r.dim) {
+      out.world.dim = r.dim;
+      break;
+    }
   bool ok = true;
   std::set<const void *> reported;
   for (const auto &r : reqs) {
@@ -347,7 +353,7 @@ bool Checker::checkRequires(const Program &program) {
     if (reported.count(key))
       continue;
     bool fits = true;
-    if (r.dim && r.dim != out.world.dim) {
+    if (r.dim && dimKnown && r.dim != out.world.dim) {
       reportDim(*this, r);
       fits = false;
     } else if (!r.commands.empty() && commandsOk) {
