@@ -93,11 +93,9 @@ void Checker::collect(Program &program) {
         once(mutations, d, "mutation");
         continue;
       case DeclKind::Requires:
-        if (!requirements.empty() && requirements.back().second == m.get())
-          diags.error(d->name.range, "more than one 'requires' block in this file; merge them")
-              .note(requirements.back().first->name.range, "the first one is here");
-        else
-          requirements.push_back({cast<RequiresDecl>(d), m.get()});
+        // Several in one file are allowed: a run's resolved.evo holds every
+        // module's (docs/language.md, Libraries).
+        requirements.push_back({cast<RequiresDecl>(d), m.get()});
         continue;
       default:
         break;

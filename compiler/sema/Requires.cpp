@@ -65,7 +65,7 @@ struct Requirement {
   }
 };
 
-/// The imports that lead from the main file to `file`, fewest first.
+/// The shortest chain of imports from the main file to `file`.
 std::vector<const ImportDecl *> importChain(const Program &program, int file) {
   const Module *main = program.main();
   if (!main || main->file == file)
@@ -159,9 +159,11 @@ Requirement evaluate(Checker &C, const RequiresDecl &d, const Module &m) {
       frontend::ImportOptions io;
       io.stdlibDirs = C.options.stdlibDirs;
       io.useEnv = !C.options.ignoreEnv;
+      // A warning: the file only feeds a hint, and a run's resolved.evo,
+      // read back away from the stdlib, must still check.
       if (frontend::resolveImport(str->value, C.sources.path(m.file), io).empty()) {
-        C.diags.error(str->range, "cannot find " + quoted(str->value) + " (requires." + k +
-                                      "), searched as an import of this file");
+        C.diags.warning(str->range, "cannot find " + quoted(str->value) + " (requires." + k +
+                                        "), searched as an import of this file");
         continue;
       }
       r.instead[dim] = str->value;
@@ -290,10 +292,15 @@ bool standIn(Checker &C, const std::vector<Requirement> &reqs) {
       C.out.world.dim = r.dim;
       C.dimKnown = true;
     } else if (r.dim != first->dim) {
-      C.diags
-          .error(r.at(), r.name() + " is written for world.dim = " + std::to_string(r.dim) +
-                             ", but " + first->name() + " for dim = " + std::to_string(first->dim) +
-                             "; one program cannot use both")
+      const std::string msg =
+          r.module == first->module
+              ? "this requires block states world.dim = " + std::to_string(r.dim) +
+                    ", an earlier one in the same file dim = " + std::to_string(first->dim) +
+                    "; a file is written for one dim"
+              : r.name() + " is written for world.dim = " + std::to_string(r.dim) + ", but " +
+                    first->name() + " for dim = " + std::to_string(first->dim) +
+                    "; one program cannot use both";
+      C.diags.error(r.chain.empty() ? r.dimAt : r.at(), msg)
           .note(first->dimAt, "the other states its world here");
       return false;
     }
