@@ -18,6 +18,7 @@ item
   | evolveDecl
   | commandsDecl
   | trainDecl
+  | requiresDecl
   ;
 
 importDecl : 'import' STRING ';' ;
@@ -31,6 +32,9 @@ commandsDecl : 'commands' settingsBlock ;
 
 // Training one fixed body, without evolution.
 trainDecl : 'train' settingsBlock ;
+
+// The world a library is written for: `requires { dim = 3; commands = d vec2, r; }`.
+requiresDecl : 'requires' settingsBlock ;
 
 // ---- settings: `key = value, value ...;` and nested `name { ... }` blocks
 
@@ -48,7 +52,7 @@ nestedBlock : anyName settingsBlock ;
 anyName
   : IDENT | 'import' | 'world' | 'fn' | 'physics' | 'set' | 'step' | 'for'
   | 'in' | 'let' | 'return' | 'part' | 'grammar' | 'body' | 'mutation'
-  | 'until' | 'controller' | 'loss' | 'evolve' | 'commands' | 'train'
+  | 'until' | 'controller' | 'loss' | 'evolve' | 'commands' | 'train' | 'requires'
   ;
 
 // ---- functions and statements

@@ -465,6 +465,7 @@ enum class DeclKind : uint8_t {
   Evolve,
   Commands,
   Train,
+  Requires,
 };
 
 struct Decl {
@@ -727,6 +728,14 @@ struct CommandsDecl : Decl {
 struct TrainDecl : Decl {
   static constexpr DeclKind Kind = DeclKind::Train;
   TrainDecl() : Decl(Kind) {}
+  SettingsBlock body;
+};
+
+/// `requires { dim = 3; commands = v, h, c; in_2d = "..."; }`: the world a
+/// library file is written for (docs/language.md, "Libraries").
+struct RequiresDecl : Decl {
+  static constexpr DeclKind Kind = DeclKind::Requires;
+  RequiresDecl() : Decl(Kind) {}
   SettingsBlock body;
 };
 

@@ -90,6 +90,14 @@ private:
       settings(c->settingsBlock(), d->body);
       return d;
     }
+    if (auto *c = item->requiresDecl()) {
+      auto d = std::make_unique<RequiresDecl>();
+      d->range = L.rule(c);
+      d->name.name = "requires";
+      d->name.range = L.token(c->getStart());
+      settings(c->settingsBlock(), d->body);
+      return d;
+    }
     if (auto *c = item->fnDecl())
       return fnDecl(c);
     if (auto *c = item->physicsDecl())

@@ -124,6 +124,10 @@ private:
       line(depth) << "Train " << rng(d.range) << "\n";
       settings(cast<TrainDecl>(&d)->body, depth + 1);
       break;
+    case DeclKind::Requires:
+      line(depth) << "Requires " << rng(d.range) << "\n";
+      settings(cast<RequiresDecl>(&d)->body, depth + 1);
+      break;
     case DeclKind::Part: {
       auto &p = *cast<PartDecl>(&d);
       line(depth) << "Part " << p.name.name << " " << rng(p.range) << "\n";

@@ -39,6 +39,34 @@ std::vector<std::string> importSearchPath(const ImportOptions &options) {
   return dirs;
 }
 
+std::vector<std::pair<std::string, std::string>>
+importCandidates(const std::string &path, const std::string &from,
+                 const std::vector<std::string> &search) {
+  std::vector<std::pair<std::string, std::string>> candidates; // (folder, file)
+  fs::path p(path);
+  if (p.is_absolute()) {
+    candidates.push_back({p.parent_path().string(), p.string()});
+    return candidates;
+  }
+  std::string here = fs::path(from).parent_path().string();
+  candidates.push_back({here.empty() ? "." : here, (fs::path(here) / p).string()});
+  for (const auto &dir : search)
+    candidates.push_back({dir, (fs::path(dir) / p).string()});
+  return candidates;
+}
+
+std::string resolveImport(const std::string &path, const std::string &from,
+                          const ImportOptions &options) {
+  if (path.empty())
+    return "";
+  for (const auto &[folder, file] : importCandidates(path, from, importSearchPath(options))) {
+    std::error_code ec;
+    if (fs::is_regular_file(file, ec))
+      return fs::path(file).lexically_normal().string();
+  }
+  return "";
+}
+
 namespace {
 
 class Loader {
@@ -87,17 +115,8 @@ private:
       return;
     }
     std::vector<std::string> tried;
-    std::vector<std::pair<std::string, fs::path>> candidates; // (folder, file)
-    fs::path p(imp.path);
-    if (p.is_absolute()) {
-      candidates.push_back({p.parent_path().string(), p});
-    } else {
-      std::string here = fs::path(sources.path(from)).parent_path().string();
-      candidates.push_back({here.empty() ? "." : here, fs::path(here) / p});
-      for (const auto &dir : search)
-        candidates.push_back({dir, fs::path(dir) / p});
-    }
-    for (const auto &[folder, c] : candidates) {
+    for (const auto &[folder, file] : importCandidates(imp.path, sources.path(from), search)) {
+      const fs::path c(file);
       std::error_code ec;
       if (!fs::is_regular_file(c, ec)) {
         tried.push_back(folder);

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace evoc {
@@ -24,6 +25,18 @@ struct ImportOptions {
 
 /// The folders searched for imports, in order (after the importer's folder).
 std::vector<std::string> importSearchPath(const ImportOptions &options);
+
+/// Where `import "path";` written in the file `from` may be found, in the
+/// order they are tried: (folder searched, file). An absolute path is its own
+/// only candidate.
+std::vector<std::pair<std::string, std::string>>
+importCandidates(const std::string &path, const std::string &from,
+                 const std::vector<std::string> &search);
+
+/// The file `import "path";` written in the file `from` resolves to, or ""
+/// when it is found nowhere.
+std::string resolveImport(const std::string &path, const std::string &from,
+                          const ImportOptions &options);
 
 /// Parses `path` and everything it imports. Returns the program (dependencies
 /// first, main file last), or null if the main file could not be read or any

@@ -170,7 +170,7 @@ Type Typer::elementwise(CallExpr &c, const std::vector<Type> &ts) {
     for (size_t i = 0; i < ts.size(); ++i)
       if (!scalarArg(c, ts, i))
         return err();
-    if (id == Builtin::Vec3 && C.out.world.dim == 2 && C.haveWorld)
+    if (id == Builtin::Vec3 && C.out.world.dim == 2 && C.dimKnown)
       diags.error(c.range, "vec3 in a dim = 2 world; use vec2");
     // vec2(..) stays allowed in 3D: a horizontal position (x, y), as the
     // ground_* built-ins read it; declared vec2 fields and parameters are

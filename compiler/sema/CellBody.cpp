@@ -200,7 +200,7 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
                  {"cell", "edge", "origin", "stiffness", "actuation", "cells"});
   body::CellBodySpec spec;
   spec.name = bd.name.name;
-  spec.dim = haveWorld ? out.world.dim : 2;
+  spec.dim = dimKnown ? out.world.dim : 2;
   // Default: grid corner (0, 0) on the ground.
   spec.origin.assign(size_t(spec.dim), 0.0);
   spec.origin.back() = out.world.ground.height;

@@ -92,6 +92,11 @@ void Checker::collect(Program &program) {
       case DeclKind::Mutation:
         once(mutations, d, "mutation");
         continue;
+      case DeclKind::Requires:
+        // Several in one file are allowed: a run's resolved.evo holds every
+        // module's (docs/language.md, Libraries).
+        requirements.push_back({cast<RequiresDecl>(d), m.get()});
+        continue;
       default:
         break;
       }
@@ -130,6 +135,7 @@ void Checker::collect(Program &program) {
     }
   }
   haveWorld = !worlds.empty();
+  dimKnown = haveWorld;
 }
 
 /// Keys `--set` accepts, per block.
@@ -336,11 +342,19 @@ std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
   }
   checkWorld();
   selectPhysics();
+  const int errorsBeforeCommands = diags.errorCount();
+  checkCommands();
+  commandsOk = diags.errorCount() == errorsBeforeCommands;
+  if (!checkRequires(*program)) {
+    // The libraries do not fit this world: what they declare is not checked
+    // here (it would only repeat the mismatch), nor what depends on it.
+    out.ast = std::move(program);
+    return std::nullopt;
+  }
   checkParts();
   checkGrammars();
   checkBody();
   checkMutations();
-  checkCommands();
   checkEvolve();
   checkTrain();
   checkFns();

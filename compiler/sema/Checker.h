@@ -76,11 +76,26 @@ public:
   std::vector<ast::BodyDecl *> bodies;
   std::vector<ast::PartDecl *> parts;
   std::vector<ast::GrammarDecl *> grammars;
+  /// Each `requires` block with the file it is in.
+  std::vector<std::pair<ast::RequiresDecl *, const ast::Module *>> requirements;
   bool haveWorld = false;
+  /// world.dim is known: stated by the world (or its default there) or by
+  /// a library's `requires`. Without it vectors and parts take any size.
+  bool dimKnown = false;
+  /// The commands block has no error (its commands can be compared).
+  bool commandsOk = true;
 
   // ---- CheckFile.cpp
   void collect(ast::Program &program);
   bool applyOverrides();
+
+  // ---- Requires.cpp
+  /// The `requires` blocks of the program's files: each checked against the
+  /// world and the commands block, or, in a program without a world, the
+  /// world they state (its dim, its commands). False when a library does
+  /// not fit the program (reported once per import): nothing that depends
+  /// on it is checked.
+  bool checkRequires(const ast::Program &program);
 
   // ---- Settings.cpp: constants and the world
   /// Evaluates a constant numeric expression; reports and returns nullopt if
@@ -111,6 +126,8 @@ public:
     bool ok = true;                                     ///< no error in this part
   };
   std::vector<PartExtra> partExtras; ///< parallel to out.partSpecs
+  /// Parts with an error: what uses them is not checked (it would repeat it).
+  std::set<std::string> failedParts;
   void checkParts();
   /// Compiles a coordinate into a Scalar over the part's params (`params`:
   /// name -> index); reports anything else at its location.

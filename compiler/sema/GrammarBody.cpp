@@ -117,12 +117,12 @@ void Checker::checkGrammarBody(const BodyDecl &bd, Body &body, bool chosen) {
   if (!chosen)
     return;
   spec.grammar = gi->spec;
-  spec.dim = haveWorld ? out.world.dim : 2;
+  spec.dim = dimKnown ? out.world.dim : 2;
   spec.groundY = out.world.ground.height;
   for (int pi : gi->usedParts) {
     body::PartSpec part = out.partSpecs[size_t(pi)];
     const PartExtra &ex = partExtras[size_t(pi)];
-    if (!haveWorld)
+    if (!dimKnown)
       spec.dim = part.dim;
     for (size_t k = 0; k < part.springs.size(); ++k) {
       auto &sp = part.springs[k];

@@ -312,6 +312,8 @@ struct GrammarDraft {
   std::vector<std::string> symNames;
   std::vector<const SymbolLimit *> limitAst;
   std::vector<std::vector<AltAst>> altAst;
+  /// An alternative uses a part with an error (reported at the part).
+  bool usesFailedPart = false;
 
   /// The index of a symbol used by name; reports an undefined one (-1).
   int symbolRef(const Ident &id) {
@@ -559,6 +561,10 @@ void checkAttachTurn(Checker &C, AltDraft &a) {
 /// turn and weight, into the spec, altAst and `rule`.
 void checkAlternative(GrammarDraft &d, size_t si, const Alternative &alt, GrammarRule &rule) {
   Checker &C = d.C;
+  if (C.failedParts.count(alt.part.name)) {
+    d.usesFailedPart = true;
+    return;
+  }
   int pi = C.partIndex(alt.part.name);
   if (pi < 0) {
     std::vector<std::string> c;
@@ -598,7 +604,7 @@ void checkAlternative(GrammarDraft &d, size_t si, const Alternative &alt, Gramma
 void Checker::checkGrammars() {
   for (auto *g : grammars) {
     const int errorsBefore = diags.errorCount();
-    GrammarDraft d{*this, *g, {}, {}, {}, {}, {}, {}, {}};
+    GrammarDraft d{*this, *g, {}, {}, {}, {}, {}, {}, {}, false};
     d.gi.decl = g;
     d.gi.spec.name = g->name.name;
     d.bg.name = g->name.name;
@@ -614,9 +620,9 @@ void Checker::checkGrammars() {
         checkAlternative(d, si, alt, rule);
       d.bg.rules.push_back(std::move(rule));
     }
-    if (diags.errorCount() == errorsBefore && d.gi.spec.start >= 0)
+    if (diags.errorCount() == errorsBefore && d.gi.spec.start >= 0 && !d.usesFailedPart)
       analyse(*this, d.gi, d.altAst, d.limitAst);
-    d.gi.ok = diags.errorCount() == errorsBefore;
+    d.gi.ok = diags.errorCount() == errorsBefore && !d.usesFailedPart;
     out.grammars.push_back(std::move(d.bg));
     grammarInfos.push_back(std::move(d.gi));
   }

@@ -268,7 +268,9 @@ bool checkPartPoint(PartDraft &d, const TupleExpr &t) {
 }
 
 /// Points: `points = [(0, 0), (1, 0), ...];`, and the part's dimension.
-/// False (reported) when the part has no list of points at all.
+/// False (reported) when the part has no list of points, or points of the
+/// wrong size: one error for the part, since every index into its points
+/// would repeat it.
 bool checkPartPoints(PartDraft &d) {
   const Setting *pts = d.pd.body.find("points");
   if (!pts) {
@@ -277,31 +279,50 @@ bool checkPartPoints(PartDraft &d) {
                                          "'points = [(0, 0), (1, 0), ...];'");
     return false;
   }
-  const int dim = d.C.haveWorld ? d.C.out.world.dim : 0;
-  int firstDim = 0;
+  const int dim = d.C.dimKnown ? d.C.out.world.dim : 0;
   auto *list = pts->values.size() == 1 ? dynCast<ListExpr>(pts->values[0].get()) : nullptr;
   if (!list) {
     d.C.diags.error(pts->range, "points must be a list of coordinates: [(0, 0), (1, 0), ...]");
     return false;
   }
-  for (auto &pe : list->elems) {
-    auto *t = dynCast<TupleExpr>(pe.get());
+  // The size every point must have: world.dim, else the first point's.
+  int need = dim;
+  for (size_t i = 0; i < list->elems.size() && !need; ++i)
+    if (auto *t = dynCast<TupleExpr>(list->elems[i].get()))
+      need = int(t->elems.size());
+  bool ok = true;
+  for (size_t i = 0; i < list->elems.size(); ++i) {
+    const Expr &pe = *list->elems[i];
+    auto *t = dynCast<TupleExpr>(&pe);
     if (!t) {
-      d.C.diags.error(pe->range, "a point is a tuple of coordinates, e.g. (0.5, 1)");
+      d.C.diags.error(pe.range, "a point is a tuple of coordinates, e.g. (0.5, 1)");
+      ok = false;
       continue;
     }
-    int n = int(t->elems.size());
-    if (firstDim == 0)
-      firstDim = n;
-    if ((dim && n != dim) || n != firstDim || n < 2 || n > 3) {
-      d.C.diags.error(pe->range, "a point has " + std::to_string(dim ? dim : firstDim) +
-                                     " coordinates here, not " + std::to_string(n));
+    const int n = int(t->elems.size());
+    if (n == need && n >= 2 && n <= 3) {
+      ok = checkPartPoint(d, *t) && ok;
       continue;
     }
-    checkPartPoint(d, *t);
+    int wrong = 0; // this point and those after it of the wrong size
+    for (size_t j = i; j < list->elems.size(); ++j)
+      if (auto *u = dynCast<TupleExpr>(list->elems[j].get()); u && int(u->elems.size()) != need)
+        ++wrong;
+    std::string more = wrong > 1 ? " (as do " + std::to_string(wrong - 1) + " more)" : "";
+    std::string msg = "point " + std::to_string(i) + " of part " + q(d.part.name) + " has " +
+                      std::to_string(n) + " coordinate" + (n == 1 ? "" : "s") + more + ", ";
+    if (dim)
+      msg += "but world.dim = " + std::to_string(dim) + " needs " + std::to_string(dim) +
+             (dim == 3 ? ": (x, y, z) with z up" : ": (x, y)");
+    else if (need < 2 || need > 3)
+      msg += "but a point has 2 or 3";
+    else
+      msg += "but the part's first point has " + std::to_string(need);
+    d.C.diags.error(pe.range, msg);
+    return false;
   }
-  d.spec.dim = dim ? dim : (firstDim ? firstDim : 2);
-  return true;
+  d.spec.dim = need >= 2 && need <= 3 ? need : 2;
+  return ok;
 }
 
 /// The part's own `stiffness` and `actuation` (defaults of its springs).
@@ -603,8 +624,10 @@ void Checker::checkParts() {
                    {"points", "springs", "stiffness", "actuation", "actuators", "groups", "ports",
                     "mirror", "cells"});
     checkPartParams(d);
-    if (!checkPartPoints(d))
+    if (!checkPartPoints(d)) {
+      failedParts.insert(d.part.name);
       continue;
+    }
     checkPartMaterial(d);
     checkPartSprings(d);
     checkPartGenes(d);
@@ -613,6 +636,8 @@ void Checker::checkParts() {
     checkPartCells(d);
     d.ex.defaults = d.part.points;
     d.ex.ok = diags.errorCount() == errorsBefore;
+    if (!d.ex.ok)
+      failedParts.insert(d.part.name);
     out.parts.push_back(std::move(d.part));
     out.partSpecs.push_back(std::move(d.spec));
     partExtras.push_back(std::move(d.ex));

@@ -176,12 +176,13 @@ void Checker::checkWorld() {
     if (!e)
       continue;
     if (k == "dim") {
-      if (auto v = evalInt(*e, what)) {
-        if (*v != 2 && *v != 3)
-          diags.error(e->range, "world.dim must be 2 or 3, not " + std::to_string(*v));
-        else
-          w.dim = int(*v);
-      }
+      auto v = evalInt(*e, what);
+      if (v && *v != 2 && *v != 3)
+        diags.error(e->range, "world.dim must be 2 or 3, not " + std::to_string(*v));
+      if (v && (*v == 2 || *v == 3))
+        w.dim = int(*v);
+      else // reported: sizes are not checked against a dim the world does not have
+        dimKnown = false;
     } else if (k == "dt") {
       if (auto v = evalNumber(*e, what)) {
         if (!(*v > 0))

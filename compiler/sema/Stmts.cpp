@@ -13,7 +13,8 @@ namespace {
 std::string q(const std::string &s) { return "'" + s + "'"; }
 
 /// Resolves a written type; reports unknown names and vectors of the wrong
-/// dimension for the world.
+/// dimension for the world. Either resolves to the error type, so that what
+/// uses the field, parameter or let stays silent.
 void resolveType(Checker &C, TypeExpr &t) {
   const std::string &n = t.name.name;
   if (n == "scalar")
@@ -23,9 +24,11 @@ void resolveType(Checker &C, TypeExpr &t) {
   else if (n == "vec2" || n == "vec3") {
     int w = n == "vec2" ? 2 : 3;
     t.resolved = Type::vec(w);
-    if (C.haveWorld && w != C.out.world.dim)
+    if (C.dimKnown && w != C.out.world.dim) {
       C.diags.error(t.name.range, n + " in a dim = " + std::to_string(C.out.world.dim) +
                                       " world; use vec" + std::to_string(C.out.world.dim));
+      t.resolved = Type::error();
+    }
   } else {
     std::string c = closest(n, {"scalar", "bool", "vec2", "vec3"});
     C.diags.error(t.name.range, "unknown type " + q(n) +

@@ -374,7 +374,7 @@ TEST_CASE("evoc sim: a fixed body under mass_spring_fang, without --robots, land
   CHECK(err.find("--robots ROBOTS.json is required") != std::string::npos);
   // A fixed body does not evolve: run refuses it where it is declared.
   CHECK(runEvocErr({"run", file, "--out", (dir / "run").string()}, err) == 1);
-  CHECK(err.find("alpaca.evo:4:12: error: body 'Alpaca' is a fixed body: it does not evolve") !=
+  CHECK(err.find("alpaca.evo:8:12: error: body 'Alpaca' is a fixed body: it does not evolve") !=
         std::string::npos);
   CHECK_FALSE(fs::exists(dir / "run"));
 }
