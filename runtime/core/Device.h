@@ -34,8 +34,7 @@ struct IterationResult {
   std::string error; // why not ("robot 3: the loss is NaN or infinite")
   double loss = 0;
   double gradNorm = 0; // ||gradient||, after a backward pass
-  // The loss's reported terms (Module::lossTerms; the episodes' mean);
-  // empty where the device does not read them (the GPU device).
+  // The loss's reported terms (Module::lossTerms; the episodes' mean).
   std::vector<double> terms;
   int64_t stepsRun = 0;
   RolloutMemory memory;

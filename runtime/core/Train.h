@@ -123,7 +123,7 @@ struct TrainResult {
   // final forward-only pass has none): a differentiability measure.
   std::vector<double> gradNorms;
   // The loss's reported terms (Module::lossTerms) of every forward pass,
-  // parallel to `losses` (empty where the device does not report them).
+  // parallel to `losses` (empty when the loss reports none).
   std::vector<std::vector<double>> terms;
   bool stoppedEarly = false;   // stopAbove / stopJump ended the curve
   bool nothingToLearn = false; // stopWithoutGradient ended it after one pass
