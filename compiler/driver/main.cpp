@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace evoc::driver {
 
@@ -63,7 +64,13 @@ static bool wantsHelp(const std::vector<std::string> &args) {
 }
 
 static int subcommandHelp(const Subcommand &c) {
-  std::printf("usage: evoc %s\n\n%s\n", c.usage ? c.usage : c.name, c.summary);
+  // Subcommand::usage is the synopsis, then the options (lines that start
+  // with "  -"): the summary goes between them.
+  const std::string usage = c.usage ? c.usage : c.name;
+  const size_t options = usage.find("\n  -");
+  std::printf("usage: evoc %s\n\n%s\n", usage.substr(0, options).c_str(), c.summary);
+  if (options != std::string::npos)
+    std::printf("\noptions:%s\n", usage.substr(options).c_str());
   if (c.commonOptions)
     commonOptions(stdout);
   return 0;
