@@ -37,6 +37,7 @@ static int runCheck(const std::vector<std::string> &args) {
   return 0;
 }
 
-static bool registered = addSubcommand({"check", "parse and check a .evo file", runCheck});
+static bool registered =
+    addSubcommand({"check", "parse and check a .evo file", runCheck, "check FILE.evo [options]"});
 
 } // namespace evoc::driver

@@ -69,7 +69,10 @@ static int runCompile(const std::vector<std::string> &args) {
   return kind->emit(*program, sources, opts, std::cout);
 }
 
-static bool registered =
-    addSubcommand({"compile", "print a compiler stage: --emit ast|...", runCompile});
+static bool registered = addSubcommand(
+    {"compile", "print a compiler stage: --emit ast|...", runCompile,
+     "compile FILE.evo --emit KIND [--dump-after PASS] [options]\n"
+     "  --emit KIND        the stage to print: ast, ir, grad-ir, opt-ir, llvm, cuda or ptx\n"
+     "  --dump-after PASS  with an IR stage, also print the IR after that pass"});
 
 } // namespace evoc::driver

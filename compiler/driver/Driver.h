@@ -20,10 +20,14 @@ class DiagnosticEngine;
 namespace evoc::driver {
 
 /// A subcommand: `evoc NAME args...`. `run` gets the arguments after NAME.
+/// `usage` is what `evoc NAME --help` prints after "usage: " (its synopsis
+/// and options); main answers --help for every subcommand, before `run`.
 struct Subcommand {
   const char *name;
   const char *summary;
   int (*run)(const std::vector<std::string> &args);
+  const char *usage = nullptr;
+  bool commonOptions = true; ///< --help lists the common options too
 };
 
 /// Registers a subcommand (call from a static initializer in its file).

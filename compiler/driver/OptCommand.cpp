@@ -95,7 +95,12 @@ int runOpt(const std::vector<std::string> &args) {
   return 0;
 }
 
-bool registered = addSubcommand({"opt", "run IR passes on a printed .ir file", runOpt});
+bool registered = addSubcommand(
+    {"opt", "run IR passes on a printed .ir file", runOpt,
+     "opt FILE.ir [--passes=NAME,NAME,...]\n"
+     "  --passes=LIST      the passes to run, in order (default: the whole optimisation\n"
+     "                     pipeline); the result is printed",
+     /*commonOptions=*/false});
 
 } // namespace
 } // namespace evoc::driver

@@ -277,8 +277,15 @@ int runRender(const std::vector<std::string> &args) {
 }
 
 [[maybe_unused]] bool registered = addSubcommand(
-    {"render", "draw a run's report.html (or a video of a gait) from its saved weights",
-     runRender});
+    {"render", "draw a run's report.html (or a video of a gait) from its saved weights", runRender,
+     "render RUN_DIR [--video OUT.mp4|OUT.gif] [--design ID]\n"
+     "       evoc render BEST.json | ROBOTS.json PARAMS.json [--evo FILE] [--out PAGE.html]\n"
+     "                   [--video OUT]\n"
+     "  --video OUT        a video of the gait instead of the page (needs ffmpeg)\n"
+     "  --design ID        another design of the run than its best\n"
+     "  --evo FILE         the experiment of a robot outside a run directory\n"
+     "  --out PAGE.html    where the page goes (default: beside the robot's file)",
+     /*commonOptions=*/false});
 
 } // namespace
 } // namespace evoc::driver

@@ -273,7 +273,12 @@ int runRun(const std::vector<std::string> &args) {
 }
 
 [[maybe_unused]] bool registered = addSubcommand(
-    {"run", "evolve bodies and learn their controllers; write a resumable run directory", runRun});
+    {"run", "evolve bodies and learn their controllers; write a resumable run directory", runRun,
+     "run FILE.evo [--out DIR | --resume DIR] [--backend B] [--threads N] [options]\n"
+     "  --out DIR          the run directory to create (default: runs/<file name>)\n"
+     "  --resume DIR       continue the run in DIR (only evolve.generations may change)\n"
+     "  --backend B        cpu (default), interp (the IR interpreter) or cuda\n"
+     "  --threads N        worker threads (0, the default: one per core)"});
 
 } // namespace
 } // namespace evoc::driver

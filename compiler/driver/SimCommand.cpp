@@ -1,11 +1,15 @@
 // `evoc sim FILE [--robots R.json] [--params P.json] [--steps T] [--iterations K]
 // [--backend B] [--threads N] --out O.json`: the interface independent
 // implementations check evoc against (issue 5). Without --robots the file's
-// fixed body (`body cells`) is simulated.
+// fixed body (`body cells`) is simulated. --robots also takes a run's
+// best.json (with its trained weights) or a generation's population.json.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -116,8 +120,31 @@ int runSim(const std::vector<std::string> &args) {
     so.fullTape = a.fullTape;
     // Without --robots, the file's fixed body (`body cells`) is the robot.
     std::vector<runtime::Robot> robots;
+    std::optional<std::vector<runtime::ParamSet>> params;
     if (!a.robots.empty()) {
-      robots = runtime::readRobotsFile(a.robots, p.world.dim);
+      // ROBOTS.json, a run's best.json or a generation's population.json
+      // (whose members beyond the best 50 are genomes: expressed by the
+      // experiment's body, which must be the run's).
+      std::shared_ptr<const evolve::BodyModel> body; // made when first needed
+      std::function<runtime::Robot(const nlohmann::json &)> express;
+      if (p.hasBody)
+        express = [&](const nlohmann::json &g) {
+          if (!body)
+            body = bodyModel(p);
+          return body->express(*body->fromJson(g)).robot;
+        };
+      runtime::RobotsInput in = runtime::readRobotsInput(a.robots, p.world.dim, express);
+      robots = std::move(in.robots);
+      if (in.kind == "population")
+        std::fprintf(stderr, "evoc sim: %s: the population's %zu members, in rank order\n",
+                     a.robots.c_str(), robots.size());
+      if (in.params && a.params.empty()) {
+        params = std::move(in.params);
+        std::fprintf(stderr,
+                     "evoc sim: %s: using the trained weights it holds (\"params\"; "
+                     "--params P.json gives others)\n",
+                     a.robots.c_str());
+      }
     } else if (p.cellBody) {
       auto body = bodyModel(p);
       evolve::EvoRng rng(p.evolve.seed);
@@ -145,7 +172,6 @@ int runSim(const std::vector<std::string> &args) {
                                 robots.size(), bytes / double(1ull << 30), kept,
                                 so.fullTape ? "drop --full-tape" : "raise world.checkpoint"));
     }
-    std::optional<std::vector<runtime::ParamSet>> params;
     if (!a.params.empty())
       params = runtime::readParamsFile(a.params);
     runtime::SimResult r;
@@ -159,7 +185,7 @@ int runSim(const std::vector<std::string> &args) {
       std::string m = e.what();
       if (params && (m.find("the parameters") != std::string::npos ||
                      m.find(", field '") != std::string::npos))
-        throw Error(a.params + ": " + m);
+        throw Error((a.params.empty() ? a.robots : a.params) + ": " + m);
       throw;
     }
     runtime::writeJsonFile(a.out, runtime::simResultToJson(r));
@@ -186,7 +212,22 @@ int runSim(const std::vector<std::string> &args) {
 
 [[maybe_unused]] bool registered = addSubcommand(
     {"sim", "run robots from JSON through the experiment's rollout; write loss and gradients",
-     runSim});
+     runSim,
+     "sim FILE.evo [--robots R.json] [--params P.json] [--steps T] [--iterations K]\n"
+     "                [--backend B] [--threads N] [--full-tape] --out OUT.json [options]\n"
+     "  --robots R.json    the robots: ROBOTS.json ({\"robots\": [...]}), one robot (a run's\n"
+     "                     best.json, evoc train's robot.json) or a generation's\n"
+     "                     population.json (its population in rank order); without it,\n"
+     "                     the file's fixed body\n"
+     "  --params P.json    the controllers' weights (PARAMS.json); without it, best.json's\n"
+     "                     own \"params\", else weights drawn from the seed\n"
+     "  --steps T          states per rollout (default: world.steps)\n"
+     "  --iterations K     train K iterations and write the learning curve (default 0: one\n"
+     "                     forward and backward pass)\n"
+     "  --backend B        cpu (default), interp or cuda\n"
+     "  --threads N        worker threads (0: one per core)\n"
+     "  --full-tape        keep every state instead of checkpoints\n"
+     "  --out OUT.json     where the losses and gradients go (required)"});
 
 } // namespace
 } // namespace evoc::driver

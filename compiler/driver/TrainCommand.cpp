@@ -320,7 +320,15 @@ int runTrain(const std::vector<std::string> &args) {
 }
 
 [[maybe_unused]] bool registered = addSubcommand(
-    {"train", "train one fixed body's controller (a 'train' block); resumable", runTrain});
+    {"train", "train one fixed body's controller (a 'train' block); resumable", runTrain,
+     "train FILE.evo [--out DIR | --resume DIR] [--robot R.json] [--backend B] [--threads N]\n"
+     "                [options]\n"
+     "  --out DIR          the run directory to create (default: runs/<file name>)\n"
+     "  --resume DIR       continue the training in DIR from its last checkpoint\n"
+     "  --robot R.json     train this one robot (ROBOTS.json format) instead of the file's\n"
+     "                     fixed body\n"
+     "  --backend B        cpu (default), interp or cuda\n"
+     "  --threads N        worker threads (0: one per core)"});
 } // namespace
 
 } // namespace evoc::driver

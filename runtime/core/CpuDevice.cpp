@@ -55,6 +55,7 @@ public:
       res.valid = o.valid;
       res.error = o.error;
       res.loss = o.loss;
+      res.terms = o.terms;
       res.stepsRun = o.stepsRun;
       res.memory = o.memory;
       if (!o.valid || !backward)
@@ -125,10 +126,13 @@ private:
       if (b == 0) {
         mean = o;
         mean.loss = 0;
+        mean.terms.assign(o.terms.size(), 0.0);
         R.gsum.assign(size_t(np), 0.0);
       } else
         mean.stepsRun += o.stepsRun;
       mean.loss += o.loss / double(batch);
+      for (size_t k = 0; k < o.terms.size() && k < mean.terms.size(); ++k)
+        mean.terms[k] += o.terms[k] / double(batch);
       if (backward) {
         const std::byte *g = pop_.arena(r, Arena::Grad);
         for (int64_t j = 0; j < np; ++j)

@@ -34,6 +34,8 @@ struct IterationResult {
   std::string error; // why not ("robot 3: the loss is NaN or infinite")
   double loss = 0;
   double gradNorm = 0; // ||gradient||, after a backward pass
+  // The loss's reported terms (Module::lossTerms; the episodes' mean).
+  std::vector<double> terms;
   int64_t stepsRun = 0;
   RolloutMemory memory;
 };

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <fcntl.h>
@@ -160,67 +161,145 @@ void flatten(const json &v, const std::string &where, size_t depth, ParamTensor 
     flatten(v[i], fmt::format("{}[{}]", where, i), depth + 1, t);
 }
 
+// One robot entry ({"points", "springs"}); `at` names it in errors.
+Robot robotFromJson(const json &entry, const std::string &at, int dim) {
+  const json &pts = array(member(entry, "points", at), at + ", \"points\"");
+  const json &spr = array(member(entry, "springs", at), at + ", \"springs\"");
+  Robot R;
+  if (pts.empty())
+    throw Error(at + " has no points; a robot needs at least one point");
+  R.dim = dim > 0 ? dim : pts[0].is_array() ? int(pts[0].size()) : 2;
+  if (R.dim != 2 && R.dim != 3)
+    throw Error(
+        fmt::format("{}, point 0 has {} coordinates; points are [x, y] or [x, y, z]", at, R.dim));
+  for (size_t i = 0; i < pts.size(); ++i) {
+    std::string where = fmt::format("{}, point {}", at, i);
+    const json &p = array(pts[i], where);
+    if (int(p.size()) != R.dim)
+      throw Error(fmt::format("{} has {} coordinates, expected {} ({})", where, p.size(), R.dim,
+                              dim > 0 ? fmt::format("the experiment is {}D", dim)
+                                      : "like the robot's first point"));
+    for (int c = 0; c < R.dim; ++c)
+      R.points.push_back(number(p[c], fmt::format("{}, coordinate {}", where, coordName(c))));
+  }
+  const int np = R.numPoints();
+  static const char *cols[] = {"a", "b", "rest", "stiffness", "actuation"};
+  for (size_t i = 0; i < spr.size(); ++i) {
+    std::string where = fmt::format("{}, spring {}", at, i);
+    const json &s = array(spr[i], where);
+    if (s.size() != 5)
+      throw Error(fmt::format("{} has {} entries, expected 5: [a, b, rest, stiffness, "
+                              "actuation]",
+                              where, s.size()));
+    double v[5];
+    for (int c = 0; c < 5; ++c)
+      v[c] = number(s[c], fmt::format("{}, {}", where, cols[c]));
+    int ab[2];
+    for (int c = 0; c < 2; ++c) {
+      if (v[c] != std::floor(v[c]))
+        throw Error(fmt::format("{}, endpoint {} = {} is not an integer point index", where,
+                                cols[c], v[c]));
+      if (v[c] < 0 || v[c] >= np)
+        throw Error(fmt::format("{}, endpoint {} = {} is out of range: the robot has {} points "
+                                "(indices 0 to {})",
+                                where, cols[c], v[c], np, np - 1));
+      ab[c] = int(v[c]);
+    }
+    if (ab[0] == ab[1])
+      throw Error(fmt::format("{} connects point {} to itself", where, ab[0]));
+    if (v[2] <= 0)
+      throw Error(fmt::format("{}, rest length is {}; it must be positive", where, v[2]));
+    if (v[3] < 0)
+      throw Error(fmt::format("{}, stiffness is {}; it must not be negative", where, v[3]));
+    R.springs.push_back({ab[0], ab[1], v[2], v[3], v[4]});
+  }
+  return R;
+}
+
+// One PARAMS.json entry (an object of tensors); `at` names it in errors.
+ParamSet paramSetFromJson(const json &entry, const std::string &at) {
+  if (!entry.is_object())
+    throw Error(at + " is " + typeName(entry) + ", expected an object of parameter arrays");
+  ParamSet ps;
+  for (const auto &[key, v] : entry.items()) {
+    ParamTensor t;
+    for (const json *p = &v; p->is_array(); p = &(*p)[0]) { // shape from first entries
+      t.shape.push_back(int64_t(p->size()));
+      if (p->empty())
+        break;
+    }
+    flatten(v, fmt::format("{}, field '{}'", at, key), 0, t);
+    ps[key] = std::move(t);
+  }
+  return ps;
+}
+
 } // namespace
 
 std::vector<Robot> parseRobotsJson(const std::string &text, const std::string &source, int dim) {
   json doc = parseJson(text, source);
   const json &list = array(member(doc, "robots", source), source + ": \"robots\"");
   std::vector<Robot> robots;
-  for (size_t r = 0; r < list.size(); ++r) {
-    std::string at = fmt::format("{}: robot {}", source, r);
-    const json &pts = array(member(list[r], "points", at), at + ", \"points\"");
-    const json &spr = array(member(list[r], "springs", at), at + ", \"springs\"");
-    Robot R;
-    if (pts.empty())
-      throw Error(at + " has no points; a robot needs at least one point");
-    R.dim = dim > 0 ? dim : pts[0].is_array() ? int(pts[0].size()) : 2;
-    if (R.dim != 2 && R.dim != 3)
-      throw Error(
-          fmt::format("{}, point 0 has {} coordinates; points are [x, y] or [x, y, z]", at, R.dim));
-    for (size_t i = 0; i < pts.size(); ++i) {
-      std::string where = fmt::format("{}, point {}", at, i);
-      const json &p = array(pts[i], where);
-      if (int(p.size()) != R.dim)
-        throw Error(fmt::format("{} has {} coordinates, expected {} ({})", where, p.size(), R.dim,
-                                dim > 0 ? fmt::format("the experiment is {}D", dim)
-                                        : "like the robot's first point"));
-      for (int c = 0; c < R.dim; ++c)
-        R.points.push_back(number(p[c], fmt::format("{}, coordinate {}", where, coordName(c))));
-    }
-    const int np = R.numPoints();
-    static const char *cols[] = {"a", "b", "rest", "stiffness", "actuation"};
-    for (size_t i = 0; i < spr.size(); ++i) {
-      std::string where = fmt::format("{}, spring {}", at, i);
-      const json &s = array(spr[i], where);
-      if (s.size() != 5)
-        throw Error(fmt::format("{} has {} entries, expected 5: [a, b, rest, stiffness, "
-                                "actuation]",
-                                where, s.size()));
-      double v[5];
-      for (int c = 0; c < 5; ++c)
-        v[c] = number(s[c], fmt::format("{}, {}", where, cols[c]));
-      int ab[2];
-      for (int c = 0; c < 2; ++c) {
-        if (v[c] != std::floor(v[c]))
-          throw Error(fmt::format("{}, endpoint {} = {} is not an integer point index", where,
-                                  cols[c], v[c]));
-        if (v[c] < 0 || v[c] >= np)
-          throw Error(fmt::format("{}, endpoint {} = {} is out of range: the robot has {} points "
-                                  "(indices 0 to {})",
-                                  where, cols[c], v[c], np, np - 1));
-        ab[c] = int(v[c]);
-      }
-      if (ab[0] == ab[1])
-        throw Error(fmt::format("{} connects point {} to itself", where, ab[0]));
-      if (v[2] <= 0)
-        throw Error(fmt::format("{}, rest length is {}; it must be positive", where, v[2]));
-      if (v[3] < 0)
-        throw Error(fmt::format("{}, stiffness is {}; it must not be negative", where, v[3]));
-      R.springs.push_back({ab[0], ab[1], v[2], v[3], v[4]});
-    }
-    robots.push_back(std::move(R));
-  }
+  for (size_t r = 0; r < list.size(); ++r)
+    robots.push_back(robotFromJson(list[r], fmt::format("{}: robot {}", source, r), dim));
   return robots;
+}
+
+RobotsInput parseRobotsInput(const std::string &text, const std::string &source, int dim,
+                             const std::function<Robot(const json &)> &express) {
+  json doc = parseJson(text, source);
+  RobotsInput in;
+  if (doc.is_object() && doc.contains("robots")) {
+    in.kind = "robots";
+    in.robots = parseRobotsJson(text, source, dim);
+    return in;
+  }
+  if (doc.is_object() && doc.contains("points") && doc.contains("springs")) {
+    // One robot: a run's best.json (with the weights it was trained to) or
+    // evoc train's robot.json.
+    in.kind = "robot";
+    in.robots.push_back(robotFromJson(doc, source, dim));
+    if (doc.contains("params") && !doc["params"].is_null())
+      in.params = std::vector<ParamSet>{paramSetFromJson(doc["params"], source + ": \"params\"")};
+    return in;
+  }
+  if (doc.is_object() && doc.contains("population")) {
+    // A generation's population.json: its members in rank order; those
+    // beyond the phenotype limit have only their genome (docs/evolution.md).
+    in.kind = "population";
+    const json &pop = array(doc["population"], source + ": \"population\"");
+    for (size_t i = 0; i < pop.size(); ++i) {
+      std::string at = fmt::format("{}: population member {}", source, i);
+      const json &m = pop[i];
+      if (m.is_object() && m.contains("robot")) {
+        in.robots.push_back(robotFromJson(m["robot"], at + ", \"robot\"", dim));
+      } else if (m.is_object() && m.contains("genome") && express) {
+        try {
+          in.robots.push_back(express(m["genome"]));
+        } catch (const std::exception &e) { // evoc::Error, or a genome's JSON of the wrong shape
+          throw Error(
+              fmt::format("{}: its genome does not fit this experiment's body: {}", at, e.what()));
+        }
+      } else {
+        throw Error(fmt::format("{} has no \"robot\" (population.json writes the robots of "
+                                "the best members only) and this experiment has no body to "
+                                "express its \"genome\" with; give the .evo file of the run",
+                                at));
+      }
+    }
+    if (in.robots.empty())
+      throw Error(source + ": \"population\" is empty");
+    return in;
+  }
+  throw Error(fmt::format("{} holds no robots: expected ROBOTS.json ({{\"robots\": [...]}}), one "
+                          "robot ({{\"points\", \"springs\"}}: a run's best.json) or a "
+                          "generation's population.json ({{\"population\": [...]}})",
+                          source));
+}
+
+RobotsInput readRobotsInput(const std::string &path, int dim,
+                            const std::function<Robot(const json &)> &express) {
+  return parseRobotsInput(readText(path), path, dim, express);
 }
 
 std::vector<Robot> readRobotsFile(const std::string &path, int dim) {
@@ -231,23 +310,8 @@ std::vector<ParamSet> parseParamsJson(const std::string &text, const std::string
   json doc = parseJson(text, source);
   const json &list = array(member(doc, "params", source), source + ": \"params\"");
   std::vector<ParamSet> out;
-  for (size_t r = 0; r < list.size(); ++r) {
-    std::string at = fmt::format("{}: robot {}", source, r);
-    if (!list[r].is_object())
-      throw Error(at + " is " + typeName(list[r]) + ", expected an object of parameter arrays");
-    ParamSet ps;
-    for (const auto &[key, v] : list[r].items()) {
-      ParamTensor t;
-      for (const json *p = &v; p->is_array(); p = &(*p)[0]) { // shape from first entries
-        t.shape.push_back(int64_t(p->size()));
-        if (p->empty())
-          break;
-      }
-      flatten(v, fmt::format("{}, field '{}'", at, key), 0, t);
-      ps[key] = std::move(t);
-    }
-    out.push_back(std::move(ps));
-  }
+  for (size_t r = 0; r < list.size(); ++r)
+    out.push_back(paramSetFromJson(list[r], fmt::format("{}: robot {}", source, r)));
   return out;
 }
 

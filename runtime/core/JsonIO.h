@@ -2,6 +2,8 @@
 // OUT.json, issue 5), with validation errors that name robot and field.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,30 @@ std::vector<Robot> parseRobotsJson(const std::string &text,
                                    const std::string &source = "ROBOTS.json", int dim = 0);
 /// Reads and parses a ROBOTS.json file (evoc::Error if unreadable).
 std::vector<Robot> readRobotsFile(const std::string &path, int dim = 0);
+
+/// The robots of a file `evoc sim --robots` reads, and the weights it
+/// carries for them (parseRobotsInput).
+struct RobotsInput {
+  std::vector<Robot> robots;
+  /// One ParamSet per robot when the file holds trained weights (a run's
+  /// best.json: its "params"), else none.
+  std::optional<std::vector<ParamSet>> params;
+  std::string kind; ///< "robots" (ROBOTS.json), "robot" (one) or "population"
+};
+/// Parses robots in any form evoc writes them: ROBOTS.json (`{"robots":
+/// [...]}`), one robot at the top level (`{"points", "springs", ...}`: a
+/// run's best.json with its "params", evoc train's robot.json), or a
+/// generation's population.json (`{"population": [...]}`: its members in
+/// rank order, each its "robot", or, for members written without one, its
+/// "genome" through `express`). Errors as parseRobotsJson, naming the
+/// population member; a member without a robot and no `express` is an
+/// error that says so.
+RobotsInput
+parseRobotsInput(const std::string &text, const std::string &source, int dim = 0,
+                 const std::function<Robot(const nlohmann::json &genome)> &express = {});
+/// Reads and parses such a file.
+RobotsInput readRobotsInput(const std::string &path, int dim = 0,
+                            const std::function<Robot(const nlohmann::json &genome)> &express = {});
 
 /// Parses `{"params": [{"w1": [[...], ...], "b1": [...], ...}, ...]}` into
 /// one ParamSet per robot. Checks that every tensor is rectangular and

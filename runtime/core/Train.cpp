@@ -129,8 +129,13 @@ void learn(DeviceBatch &batch, int first, int n, const TrainOptions &opts,
       return false;
     }
     res.losses.push_back(o.loss);
+    if (!o.terms.empty())
+      res.terms.push_back(o.terms);
     return true;
   };
+  // TrainOptions::stopWithoutGradient: the episodes of every iteration are
+  // the same ones, so a zero gradient now means a zero gradient forever.
+  const bool sameEpisodes = !opts.commands && !opts.continuation.active();
   for (int it = 0; it < iters; ++it) {
     batch.iterate(it, true, active, out);
     std::fill(improved.begin(), improved.end(), 0);
@@ -150,6 +155,12 @@ void learn(DeviceBatch &batch, int first, int n, const TrainOptions &opts,
       if (std::abs(o.loss) > opts.stopAbove ||
           (nl > 1 && std::abs(o.loss - res.losses[nl - 2]) >= opts.stopJump)) {
         res.stoppedEarly = true;
+        if (opts.keepGrad)
+          res.grad = batch.grads(i);
+        active[size_t(i)] = 0;
+      } else if (opts.stopWithoutGradient && opts.iterations > 0 && it == 0 && sameEpisodes &&
+                 o.gradNorm == 0) {
+        res.nothingToLearn = true;
         if (opts.keepGrad)
           res.grad = batch.grads(i);
         active[size_t(i)] = 0;

@@ -90,6 +90,13 @@ struct TrainOptions {
   // judge applying the same rule to it still sees the violation.
   double stopAbove = std::numeric_limits<double>::infinity();
   double stopJump = std::numeric_limits<double>::infinity();
+  // Stop a robot after its first iteration when that iteration's gradient is
+  // exactly zero and every iteration runs the same episodes (no commands, no
+  // continued episodes): no optimiser moves from a zero gradient with a fresh
+  // state, so every later iteration would repeat the same loss (a body
+  // without an actuated spring: the controller drives nothing). Its curve
+  // keeps that one loss and TrainResult::nothingToLearn says so.
+  bool stopWithoutGradient = false;
   // Commands (MULTITASK.md): when set, every episode draws its own from the
   // stream (seed, robot id, iteration, episode); required when the module
   // reads commands. `batch` episodes per iteration: the loss is their mean,
@@ -116,13 +123,17 @@ struct TrainResult {
   // ||gradient|| of every backward pass (max(1, iterations) entries; the
   // final forward-only pass has none): a differentiability measure.
   std::vector<double> gradNorms;
-  bool stoppedEarly = false; // stopAbove / stopJump ended the curve
-  double loss = 0;           // the last entry of losses (NaN when none)
-  ParamSet grad;             // gradient of the last forward pass
-  ParamSet params;           // parameters after the last update
-  ParamSet bestParams;       // parameters of the lowest loss, maybe the final ones
-  int64_t robotSteps = 0;    // forward steps run (without recomputation)
-  RolloutMemory memory;      // state memory of one rollout
+  // The loss's reported terms (Module::lossTerms) of every forward pass,
+  // parallel to `losses` (empty when the loss reports none).
+  std::vector<std::vector<double>> terms;
+  bool stoppedEarly = false;   // stopAbove / stopJump ended the curve
+  bool nothingToLearn = false; // stopWithoutGradient ended it after one pass
+  double loss = 0;             // the last entry of losses (NaN when none)
+  ParamSet grad;               // gradient of the last forward pass
+  ParamSet params;             // parameters after the last update
+  ParamSet bestParams;         // parameters of the lowest loss, maybe the final ones
+  int64_t robotSteps = 0;      // forward steps run (without recomputation)
+  RolloutMemory memory;        // state memory of one rollout
 };
 
 /// Trains every robot's controller: per robot, max(1, iterations) times a

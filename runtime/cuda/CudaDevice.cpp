@@ -16,6 +16,7 @@
 #include "codegen/cuda/TrainKernels.h"
 #include "core/Commands.h"
 #include "core/Device.h"
+#include "core/Population.h"
 #include "core/Rollout.h"
 #include "core/ThreadPool.h"
 #include "core/Train.h"
@@ -116,6 +117,7 @@ public:
     uploadMask(active);
     std::vector<std::vector<cg::TrainRecord>> rec(static_cast<size_t>(batch_));
     std::vector<std::vector<double>> loss(static_cast<size_t>(batch_));
+    std::vector<std::vector<std::vector<double>>> terms(static_cast<size_t>(batch_));
     for (int64_t b = 0; b < batch_; ++b) {
       startEpisode(it, b);
       ro_->forward();
@@ -131,6 +133,7 @@ public:
       }
       rec[size_t(b)] = records();
       loss[size_t(b)] = losses();
+      terms[size_t(b)] = lossTerms();
     }
     std::vector<cg::TrainRecord> last = rec.back();
     if (backward && batch_ > 1) { // the mean gradient and its norm
@@ -165,6 +168,11 @@ public:
         }
         res.stepsRun += steps;
         res.loss = batch_ == 1 ? l : res.loss + l / double(batch_);
+        const std::vector<double> &t =
+            terms[size_t(b)][size_t(i)]; // the episodes' mean, as the CPU
+        res.terms.resize(t.size(), 0.0);
+        for (size_t k = 0; k < t.size(); ++k)
+          res.terms[k] = batch_ == 1 ? t[k] : res.terms[k] + t[k] / double(batch_);
       }
       if (res.valid && backward)
         res.gradNorm = last[size_t(i)].gradNorm;
@@ -343,6 +351,26 @@ private:
             ro_->upload(int(b), i, x0);
       }
     }
+  }
+
+  // Every robot's reported loss terms (Module::lossTerms): the Output
+  // "loss.terms", read as the CPU's Rollout reads it; none without one.
+  std::vector<std::vector<double>> lossTerms() {
+    std::vector<std::vector<double>> out(static_cast<size_t>(n_));
+    const int b = m_.findBuffer("loss.terms");
+    if (b < 0 || m_.buffers[size_t(b)].role != ir::Role::Output)
+      return out;
+    std::vector<std::vector<std::byte>> raw(static_cast<size_t>(n_));
+    std::vector<void *> host(static_cast<size_t>(n_));
+    for (int i = 0; i < n_; ++i) {
+      raw[size_t(i)].resize(size_t(pop_.layout(first_ + i).count[size_t(b)] * info_.elemBytes(b)));
+      host[size_t(i)] = raw[size_t(i)].data();
+    }
+    ro_->downloadAll(b, host.data());
+    for (int i = 0; i < n_; ++i)
+      for (int k = 0; k < m_.buffers[size_t(b)].comps; ++k)
+        out[size_t(i)].push_back(loadF(raw[size_t(i)].data(), k, pop_.f32()));
+    return out;
   }
 
   std::vector<double> losses() {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,10 @@ struct Variation {
   int attempts = 1;             ///< tries it took (retries under `until changed`)
   bool fallback = false;        ///< every try failed: the child is a copy of the parent
   std::string fallbackOp;       ///< the operator that gave up, when fallback
+  /// Operator -> the value its rate expression gave when that was not a
+  /// probability (above 1, below 0, or not finite: `add p = 3 / parts` for
+  /// a parent of one part); it was clamped to [0, 1] (0 when not finite).
+  std::map<std::string, double> clampedRates;
 };
 
 /// A body representation behind the engine. Every method is deterministic

@@ -3,6 +3,8 @@
 // evaluate the same robot twice).
 #include "evolve/Engine.h"
 
+#include <cmath>
+#include <limits>
 #include <set>
 
 namespace evoc::evolve::engine {
@@ -26,6 +28,13 @@ Variation makeGenome(const EvolutionConfig &config, State &s, int generation, si
     if (k != pi)
       donors.push_back(s.population[k].genome.get());
   return model.vary(*s.population[pi].genome, donors, s.rng);
+}
+
+// How far a rate lies outside [0, 1] (not finite: furthest).
+double outside(double rate) {
+  if (!std::isfinite(rate))
+    return std::numeric_limits<double>::infinity();
+  return rate > 1 ? rate - 1 : rate < 0 ? -rate : 0;
 }
 
 } // namespace
@@ -65,6 +74,11 @@ std::vector<Child> breed(const EvolutionConfig &config, State &s, int generation
       ++stats.ops[op];
     if (c.variation.fallback)
       ++stats.fallbacks[c.variation.fallbackOp.empty() ? "unknown" : c.variation.fallbackOp];
+    for (const auto &[op, value] : c.variation.clampedRates) {
+      auto [at, fresh] = stats.clampedRates.emplace(op, value);
+      if (!fresh && outside(value) > outside(at->second))
+        at->second = value;
+    }
   }
   return children;
 }

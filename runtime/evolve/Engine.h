@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace evoc::evolve::engine {
@@ -26,6 +27,10 @@ struct Individual {
   double fitness = 0;
   std::vector<double> losses;
   std::vector<double> gradNorms;
+  /// The loss's named terms, each a curve parallel to `losses`
+  /// (Evaluation::terms); empty when the loss has none or it was not
+  /// trained in this run (a reused duplicate).
+  std::vector<std::pair<std::string, std::vector<double>>> terms;
   /// With inheritWeights: the trained parameters its fitness came from
   /// (bestParams; PARAMS.json entry), null when it has none (reused, loaded
   /// without). Its children start from them.
@@ -64,9 +69,10 @@ struct Child {
   bool reused = false;  ///< a duplicate that reuses an archived evaluation
   bool trained = false; ///< sent to the trainer
   bool valid = false;
-  std::string reason;    ///< why not valid
-  Evaluation eval;       ///< the trainer's answer, when trained
-  int64_t inherited = 0; ///< parameter scalars it took from its parent (inheritWeights)
+  std::string reason;     ///< why not valid
+  Evaluation eval;        ///< the trainer's answer, when trained
+  int64_t inherited = 0;  ///< parameter scalars it took from its parent (inheritWeights)
+  std::string notTrained; ///< Evaluation::notTrained (select() drops `eval`)
 };
 
 /// Per-generation counts for the log.
@@ -74,6 +80,9 @@ struct BreedStats {
   int duplicatesAvoided = 0; ///< duplicates re-varied into a new robot
   int duplicatesReused = 0;  ///< duplicates that reused an archived evaluation
   std::map<std::string, int> ops, fallbacks;
+  /// Operator -> the rate value furthest outside [0, 1] among the kept
+  /// children's variations (Variation::clampedRates).
+  std::map<std::string, double> clampedRates;
 };
 
 /// The generation's children: P random bodies in generation 0, else
@@ -89,6 +98,7 @@ std::vector<Child> breed(const EvolutionConfig &config, State &s, int generation
 /// Returns the number of valid children.
 struct EvalStats {
   size_t trained = 0;
+  size_t notTrained = 0; ///< of `trained`, evaluated without learning (Evaluation::notTrained)
   double seconds = 0, robotSteps = 0;
 };
 int evaluate(const EvolutionConfig &config, const EvaluateFn &fn, State &s, int generation,

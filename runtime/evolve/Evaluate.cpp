@@ -94,6 +94,9 @@ int evaluate(const EvolutionConfig &config, const EvaluateFn &fn, State &s, int 
       c.ind.fitness = v.fitness;
       c.ind.losses = c.eval.losses;
       c.ind.gradNorms = c.eval.gradNorms;
+      c.ind.terms = c.eval.terms;
+      c.notTrained = c.eval.notTrained;
+      stats.notTrained += !c.notTrained.empty();
       stats.robotSteps +=
           c.eval.robotSteps > 0 ? double(c.eval.robotSteps) : config.robotStepsPerDesign;
     }

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 namespace evoc::evolve {
 
@@ -40,6 +41,20 @@ void noteResume(Progress &progress, const RunOptions &options, const EvolutionCo
   else
     progress.note(
         fmt::format("resuming '{}' after generation {}", options.dir.string(), s.generation));
+}
+
+// A rate expression that is not a probability is clamped (GrammarVary.cpp);
+// say so once per operator and run, on stderr (the log records it in every
+// generation: "rates_clamped").
+void warnClampedRates(Progress &progress, const engine::BreedStats &breed,
+                      std::set<std::string> &warned) {
+  for (const auto &[op, value] : breed.clampedRates)
+    if (warned.insert(op).second)
+      progress.note(fmt::format(
+          "warning: the mutation rate of '{}' came to {:.4g} for a parent; a rate is a "
+          "probability, so it was clamped to {} (each generation's log line records such "
+          "rates under \"rates_clamped\"; docs/grammars.md, \"Mutation rates\")",
+          op, value, value > 1 ? "1" : "0"));
 }
 
 } // namespace
@@ -94,6 +109,7 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
   noteResume(progress, options, config, s);
   double genSecondsSum = 0;
   int gensThisRun = 0;
+  std::set<std::string> warned; // operators whose clamped rate was reported
   for (int g = s.generation + 1; g < config.generations; ++g) {
     const auto t0 = Clock::now();
     std::vector<engine::Child> children;
@@ -113,6 +129,7 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
       }
       rec.breed = {}; // a re-drawn generation 0 counts its last draw only
       children = engine::breed(config, s, g, rec.breed);
+      warnClampedRates(progress, rec.breed, warned);
       valid = engine::evaluate(config, evaluate, s, g, children, rec.eval);
       if (g > 0)
         break; // a generation with no valid offspring keeps its parents
@@ -136,6 +153,7 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
     info.bestFitness = s.best.fitness;
     info.designsPerSecond = double(rec.eval.trained) / std::max(1e-9, rec.seconds);
     info.secondsLeft = genSecondsSum / gensThisRun * (config.generations - 1 - g);
+    info.notTrained = int(rec.eval.notTrained);
     progress.update(info);
   }
   progress.finish();

@@ -29,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace evoc::evolve {
@@ -72,6 +73,13 @@ struct Evaluation {
   std::vector<double> gradNorms;
   /// Parameter scalars taken from the parent (Inheritance), for the records.
   int64_t inherited = 0;
+  /// The loss's named terms (docs/language.md: a loss that returns a sum of
+  /// named lets), each a curve parallel to `losses`; empty when it has none.
+  std::vector<std::pair<std::string, std::vector<double>>> terms;
+  /// Non-empty when the trainer evaluated the body without learning, saying
+  /// why (e.g. nothing to learn: a body without an actuated spring). Recorded
+  /// as the design's "not_trained" and counted in the log and progress line.
+  std::string notTrained;
 };
 
 /// Trains and scores a batch; must return one Evaluation per body.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 namespace evoc::evolve {
 
@@ -273,8 +274,15 @@ Variation GrammarBody::vary(const Genome &parentG, const std::vector<const Genom
   int genes = 0, on = 0;
   countGenes(parent.root, genes, on);
   double vars[3] = {double(cost(parent).parts), double(pph.robot.numSprings()), double(genes)};
-  auto rate = [&](const body::Scalar &sc, double factor) {
-    double r = evalScalar(sc, vars) * factor;
+  // A rate is a probability: clamped to [0, 1], and a value outside it is
+  // reported (Variation::clampedRates) so that the run warns about it; the
+  // growth of `until changed` (factor) is meant to reach 1 and is not.
+  std::map<std::string, double> clamped;
+  auto rate = [&](const char *name, const body::Scalar &sc, double factor) {
+    const double raw = evalScalar(sc, vars);
+    if (!(raw >= 0 && raw <= 1))
+      clamped.emplace(name, raw);
+    double r = raw * factor;
     return std::isfinite(r) ? std::clamp(r, 0.0, 1.0) : 0.0;
   };
   GrammarOps ops{*this, spec_, rng};
@@ -298,19 +306,19 @@ Variation GrammarBody::vary(const Genome &parentG, const std::vector<const Genom
         {"combine", mutation_.combine, [&] { return ops.combine(*child, donors); }},
     };
     for (auto &op : structural)
-      if (rng.bernoulli(rate(op.rate, factor))) {
+      if (rng.bernoulli(rate(op.name, op.rate, factor))) {
         lastOp = op.name;
         if (op.run())
           v.ops.push_back(op.name);
       }
-    double pp = rate(mutation_.perturb, factor);
+    double pp = rate("perturb", mutation_.perturb, factor);
     if (pp > 0) {
       lastOp = "perturb";
       if (ops.perturb(child->root, pp))
         v.ops.push_back("perturb");
     }
     *child = prune(*child);
-    double fp = rate(mutation_.flip, factor);
+    double fp = rate("flip", mutation_.flip, factor);
     if (fp > 0) {
       lastOp = "flip";
       // A flip that leaves actuation genes but none on is redrawn.
@@ -338,6 +346,7 @@ Variation GrammarBody::vary(const Genome &parentG, const std::vector<const Genom
     if (mutation_.untilChanged && pph.valid && canonicalKey(cph.robot, quantum).bytes == parentForm)
       continue;
     v.genome = child;
+    v.clampedRates = std::move(clamped);
     return v;
   }
   Variation v;
@@ -345,6 +354,7 @@ Variation GrammarBody::vary(const Genome &parentG, const std::vector<const Genom
   v.attempts = attempts;
   v.fallback = true;
   v.fallbackOp = lastOp;
+  v.clampedRates = std::move(clamped);
   return v;
 }
 

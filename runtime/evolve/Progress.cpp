@@ -24,10 +24,16 @@ Progress::Progress(std::FILE *out, int forceTty)
 
 Progress::~Progress() { finish(); }
 
+// Counts generations done out of `generations` (docs/evolution.md: the
+// setting counts generation 0), so a run of 3 shows 1/3, 2/3, 3/3; the log
+// and the gen_NNNN folders number from 0, so the folder is named too.
 std::string Progress::line(const ProgressInfo &i) {
-  return fmt::format("generation {}/{}  best fitness {:.6g}  {:.1f} designs/s  {} left",
-                     i.generation, i.generations > 0 ? i.generations - 1 : 0, i.bestFitness,
-                     i.designsPerSecond,
+  std::string skipped =
+      i.notTrained > 0 ? fmt::format("  {} not trained (nothing to learn)", i.notTrained) : "";
+  return fmt::format("generation {}/{} (gen_{:04d})  best fitness {:.6g}  {:.1f} designs/s{}  "
+                     "{} left",
+                     i.generation + 1, i.generations, i.generation, i.bestFitness,
+                     i.designsPerSecond, skipped,
                      i.secondsLeft < 0 ? std::string("?") : formatDuration(i.secondsLeft));
 }
 

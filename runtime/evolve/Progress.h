@@ -9,11 +9,14 @@ namespace evoc::evolve {
 
 /// What the progress line shows after a generation.
 struct ProgressInfo {
-  int generation = 0;     ///< the generation just completed
+  int generation = 0;     ///< the generation just completed (0-based, as in the log)
   int generations = 0;    ///< generations the run will complete in all
   double bestFitness = 0; ///< best fitness so far
   double designsPerSecond = 0;
   double secondsLeft = -1; ///< < 0 when unknown
+  /// Designs of this generation not trained (nothing to learn:
+  /// Evaluation::notTrained); shown only when > 0.
+  int notTrained = 0;
 };
 
 /// Formats seconds as "1h02m", "3m05s" or "12s".

@@ -59,6 +59,25 @@ double median(std::vector<double> v) {
   return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// The loss's named terms as {"name": curve}; NaN written as null.
+json termsJson(const std::vector<std::pair<std::string, std::vector<double>>> &terms) {
+  json j = json::object();
+  for (const auto &[name, curve] : terms) {
+    json c = json::array();
+    for (double v : curve)
+      c.push_back(numberOrNull(v));
+    j[name] = c;
+  }
+  return j;
+}
+
+std::vector<std::pair<std::string, std::vector<double>>> termsFromJson(const json &j) {
+  std::vector<std::pair<std::string, std::vector<double>>> out;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    out.emplace_back(it.key(), doublesOrNaN(it.value()));
+  return out;
+}
+
 json countsJson(const std::map<std::string, int> &m) {
   json j = json::object();
   for (const auto &[k, v] : m)
@@ -150,6 +169,13 @@ uint64_t checkIndividual(const json &p, const std::string &at, int64_t generatio
   needCurve(field(p, at, "losses"), sub(at, "losses"));
   if (p.contains("grad_norms"))
     needCurve(p["grad_norms"], sub(at, "grad_norms"));
+  if (p.contains("terms")) {
+    const json &t = p["terms"];
+    if (!t.is_object())
+      damaged(sub(at, "terms"), fmt::format("must be an object of curves, not {}", describe(t)));
+    for (auto it = t.begin(); it != t.end(); ++it)
+      needCurve(it.value(), sub(at, "terms") + "." + it.key());
+  }
   field(p, at, "genome"); // the body model checks its content
   return id;
 }
@@ -214,6 +240,8 @@ json Recorder::individualJson(const Individual &ind, bool phenotype) const {
             {"losses", ind.losses}, {"genome", model_.toJson(*ind.genome)}};
   if (!ind.gradNorms.empty())
     j["grad_norms"] = ind.gradNorms;
+  if (!ind.terms.empty())
+    j["terms"] = termsJson(ind.terms);
   j["metrics"] = metricsJson(learningMetrics(ind.losses, ind.gradNorms));
   if (phenotype)
     j["robot"] = robotToJson(model_.express(*ind.genome).robot);
@@ -229,6 +257,8 @@ Individual Recorder::individualFromJson(const json &j) const {
   ind.losses = doublesOrNaN(j.at("losses"));
   if (j.contains("grad_norms"))
     ind.gradNorms = doublesOrNaN(j["grad_norms"]);
+  if (j.contains("terms"))
+    ind.terms = termsFromJson(j["terms"]);
   ind.genome = model_.fromJson(j.at("genome"));
   return ind;
 }
@@ -437,8 +467,11 @@ void Recorder::writeGaitPicture(const State &s, int generation, const GaitFn &ga
   GaitStyle style;
   style.groundY = model_.groundY();
   style.terrain = options_.terrain.empty() ? nullptr : &options_.terrain;
-  style.title = fmt::format("generation {}: best design {} (fitness {:.5g})", generation, s.best.id,
-                            s.best.fitness);
+  // The fitness with its definition, so that the frames' figures can be
+  // read against it (with losses/displacement.evo and max(-loss) the last
+  // frame's "moved" is the fitness).
+  style.title = fmt::format("generation {}: best design {} (fitness {:.5g} = {})", generation,
+                            s.best.id, s.best.fitness, fitnessName(config_.fitness.kind));
   std::string svg = renderGait(ph.robot, frames, style, ph.outlines);
   writeFileAtomic(dir_.generationDir(generation) / "best.svg", svg);
   dir_.writeFile("best.svg", svg);
@@ -475,6 +508,8 @@ void Recorder::writeGeneration(const State &s, const std::vector<Child> &childre
       k["first_loss"] = c.ind.losses[0]; // the loss of its initial weights
     if (config_.inheritWeights && c.trained)
       k["inherited"] = c.inherited; // parameter scalars taken from the parent
+    if (c.trained && !c.notTrained.empty())
+      k["not_trained"] = c.notTrained;
     if (c.reused)
       k["reused"] = s.archive.at(c.key.hex()).id; // the design whose evaluation it reuses
     if (c.variation.fallback)
@@ -488,6 +523,8 @@ void Recorder::writeGeneration(const State &s, const std::vector<Child> &childre
   bestJ["born"] = s.best.born;
   bestJ["fitness"] = s.best.fitness;
   bestJ["losses"] = s.best.losses;
+  if (!s.best.terms.empty())
+    bestJ["terms"] = termsJson(s.best.terms);
   bestJ["genome"] = model_.toJson(*s.best.genome);
   bestJ["params"] = s.bestParams;
   dir_.writePopulation(
@@ -508,6 +545,7 @@ void Recorder::writeGeneration(const State &s, const std::vector<Child> &childre
             {"offspring", rec.offspring},
             {"offspring_valid", rec.offspringValid},
             {"offspring_trained", rec.eval.trained},
+            {"offspring_not_trained", rec.eval.notTrained},
             {"duplicates_avoided", rec.breed.duplicatesAvoided},
             {"duplicates_reused", rec.breed.duplicatesReused},
             {"ops", countsJson(rec.breed.ops)},
@@ -519,6 +557,15 @@ void Recorder::writeGeneration(const State &s, const std::vector<Child> &childre
             {"elapsed_seconds", s.elapsed},
             {"designs_per_second", numberOrNull(double(rec.eval.trained) / rec.seconds)},
             {"robot_steps_per_second", numberOrNull(rec.eval.robotSteps / rec.eval.seconds)}};
+  // Mutation rates that were not probabilities and were clamped (the run
+  // also warns on stderr; docs/grammars.md), in every generation they occur
+  // so that a resumed run's log reads as an uninterrupted one's.
+  if (!rec.breed.clampedRates.empty()) {
+    json c = json::object();
+    for (const auto &[op, v] : rec.breed.clampedRates)
+      c[op] = numberOrNull(v);
+    r["rates_clamped"] = c;
+  }
   log_.push_back(r);
   writePictures(s, g, gait);
   dir_.writeLog(log_);

@@ -137,8 +137,8 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
     return svg::renderGait3d(robot, frames, style, outlines);
   const size_t n = size_t(robot.numPoints());
   // Shared vertical range; per-panel horizontal range (the body's width).
-  // A panel shows x from its frame's leftmost point (`left`) - pad to
-  // + width + pad.
+  // A panel shows x from its frame's leftmost point (`left`) - margin to
+  // + width + margin.
   double ylo = style.groundY, yhi = style.groundY, width = 0;
   std::vector<double> left(frames.size(), 0.0);
   for (size_t f = 0; f < frames.size(); ++f) {
@@ -155,17 +155,43 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
       left[f] = xlo;
     }
   }
+  // Under each panel: the frame's label, then how far the points' mean x
+  // moved: the figure losses/displacement.evo makes its loss of, so that the
+  // picture and the fitness agree (the leftmost point's displacement, shown
+  // before, differs from it whenever the body changes shape).
+  std::vector<std::string> labels, moved;
+  const double mean0 = frames.empty() ? 0 : svg::meanX(robot, frames[0]);
+  double labelW = 0;
+  for (size_t f = 0; f < frames.size(); ++f) {
+    labels.push_back(frames[f].label.empty() ? fmt::format("frame {}", f) : frames[f].label);
+    moved.push_back(svg::movedLabel(svg::meanX(robot, frames[f]) - mean0));
+    labelW = std::max({labelW, svg::textWidth(labels[f], 12), svg::textWidth(moved[f], 12)});
+  }
   const double k = style.pixelsPerUnit, pad = 24, top = style.title.empty() ? 10 : 30;
+  // A panel is as wide as its body or its labels, whichever is wider (a
+  // small robot's labels would overlap their neighbours'), the body centred.
+  const double panelW = std::max(width * k + 2 * pad, labelW + 16);
+  const double margin = (panelW - width * k) / 2;
   for (double xl : left) // the terrain in view
-    for (const auto &[x, h] : svg::groundLine(style, xl - pad / k, xl + width + pad / k)) {
+    for (const auto &[x, h] : svg::groundLine(style, xl - margin / k, xl + width + margin / k)) {
       ylo = std::min(ylo, h);
       yhi = std::max(yhi, h);
     }
-  const double panelW = width * k + 2 * pad, bodyH = (yhi - ylo) * k;
-  const double panelH = bodyH + 2 * pad + 18;
-  // At least as wide as the legend line.
-  const double W = std::max(430.0, std::max(1.0, double(frames.size())) * panelW);
-  const double H = panelH + top + 16;
+  const double bodyH = (yhi - ylo) * k;
+  const double panelH = bodyH + 2 * pad + 32;
+  const auto colours = partColours(outlines);
+  const std::string springKey = "actuated springs: orange at rest, red contracted, blue "
+                                "extended; grey: passive";
+  // As wide as every line of text in it, so that none is clipped.
+  const double W =
+      std::max({430.0, std::max(1.0, double(frames.size())) * panelW,
+                svg::textWidth(style.title, 14) + 20, svg::textWidth(springKey, 11) + 20,
+                svg::textWidth(svg::movedCaption(), 11) + 20, svg::partLegendWidth(colours)});
+  // The panels centred in a picture made wider by its text.
+  const double strip = (W - double(frames.size()) * panelW) / 2;
+  double legendH = 0;
+  const std::string legend = svg::partLegend(colours, W, top + panelH + 14, legendH);
+  const double H = panelH + top + legendH + 32;
   std::string svg =
       fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
                   "viewBox=\"0 0 {:.1f} {:.1f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -175,28 +201,24 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
     svg += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
                        "font-size=\"14\">{}</text>\n",
                        W / 2, escape(style.title));
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" "
-                     "font-size=\"11\" fill=\"#555\">actuated springs: orange at rest, "
-                     "red contracted, blue extended; grey: passive</text>\n",
-                     W / 2, H - 4);
-  double x0 = 0; // first frame's left edge: later panels show displacement
-  if (!frames.empty() && n > 0) {
-    x0 = frames[0].points[0];
-    for (size_t i = 0; i < n; ++i)
-      x0 = std::min(x0, frames[0].points[2 * i]);
-  }
+  svg += legend;
+  svg += fmt::format("<text x=\"{0:.1f}\" y=\"{1:.1f}\" text-anchor=\"middle\" font-size=\"11\" "
+                     "fill=\"#555\">{3}</text>\n<text x=\"{0:.1f}\" y=\"{2:.1f}\" "
+                     "text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">{4}</text>\n",
+                     W / 2, H - 18, H - 4, escape(springKey), escape(svg::movedCaption()));
   for (size_t f = 0; f < frames.size(); ++f) {
     const auto &fr = frames[f];
     const double xlo = left[f];
-    const double ox = f * panelW + pad, oy = top + pad;
+    const double ox = strip + f * panelW + margin, oy = top + pad;
     auto X = [&](double x) { return ox + (x - xlo) * k; };
     auto Y = [&](double y) { return oy + (yhi - y) * k; };
     svg += fmt::format("<g>\n<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
                        "height=\"{:.1f}\" fill=\"none\" stroke=\"#ddd\"/>\n",
-                       f * panelW + 2, top, panelW - 4, panelH - 2);
-    svg += svg::groundSvg(style, xlo + (4 - pad) / k, xlo + (panelW - 4 - pad) / k, X, Y,
+                       strip + f * panelW + 2, top, panelW - 4, panelH - 2);
+    svg += svg::groundSvg(style, xlo + (4 - margin) / k, xlo + (panelW - 4 - margin) / k, X, Y,
                           oy + bodyH + pad / 2);
-    // Part outlines first, so the springs draw over them.
+    // Part outlines first, so the springs draw over them; each part kind in
+    // its own colour (the legend names them).
     for (const auto &o : outlines) {
       if (o.points.size() < 2)
         continue;
@@ -204,10 +226,11 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
       for (int p : o.points)
         pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", X(fr.points[2 * p]),
                            Y(fr.points[2 * p + 1]));
-      svg += fmt::format("<polygon class=\"part\" points=\"{}\" fill=\"#4a7fb5\" "
-                         "fill-opacity=\"0.12\" stroke=\"#4a7fb5\" stroke-opacity=\"0.5\" "
+      const std::string &c = colours.at(o.part);
+      svg += fmt::format("<polygon class=\"part\" points=\"{}\" fill=\"{}\" "
+                         "fill-opacity=\"0.3\" stroke=\"{}\" stroke-opacity=\"0.8\" "
                          "stroke-width=\"1\"><title>{}</title></polygon>\n",
-                         pts, escape(o.part));
+                         pts, c, c, escape(o.part));
     }
     for (size_t s = 0; s < robot.springs.size(); ++s) {
       const auto &sp = robot.springs[s];
@@ -221,11 +244,11 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
     for (size_t i = 0; i < n; ++i)
       svg += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2.2\" fill=\"#222\"/>\n",
                          X(fr.points[2 * i]), Y(fr.points[2 * i + 1]));
-    std::string label = fr.label.empty() ? fmt::format("frame {}", f) : fr.label;
-    svg +=
-        fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}  "
-                    "(dx = {:+.3f})</text>\n</g>\n",
-                    f * panelW + panelW / 2, top + panelH - 8, escape(label), n ? xlo - x0 : 0.0);
+    svg += fmt::format("<text class=\"frame-label\" x=\"{0:.1f}\" y=\"{1:.1f}\" "
+                       "text-anchor=\"middle\">{3}</text>\n<text class=\"frame-label\" "
+                       "x=\"{0:.1f}\" y=\"{2:.1f}\" text-anchor=\"middle\">{4}</text>\n</g>\n",
+                       strip + f * panelW + panelW / 2, top + panelH - 22, top + panelH - 8,
+                       escape(labels[f]), escape(moved[f]));
   }
   return svg + "</svg>\n";
 }

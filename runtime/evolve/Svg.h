@@ -6,6 +6,7 @@
 
 #include "core/Robot.h"
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,11 @@ struct GaitStyle {
 /// outline does not match the robot.
 std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
                        const GaitStyle &style = {}, const std::vector<PartOutline> &outlines = {});
+
+/// Each distinct part name of `outlines` -> the colour its parts are drawn
+/// in ("#rrggbb", a fixed palette in sorted name order), in the gait
+/// pictures and the run report alike.
+std::map<std::string, std::string> partColours(const std::vector<PartOutline> &outlines);
 
 /// The same robot as an animated SVG (SMIL; browsers play it): the frames
 /// in turn, `seconds` per loop, in one view that spans the whole motion, so

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace evoc::evolve::svg {
@@ -130,8 +131,8 @@ struct Item {
 /// normal, a larger point set drawn as its silhouette (X, Y: the panel's
 /// projection).
 template <class PX, class PY>
-Item outlineItem(const PartOutline &o, const GaitFrame &fr, const View &view, const PX &X,
-                 const PY &Y) {
+Item outlineItem(const PartOutline &o, const std::string &colour, const GaitFrame &fr,
+                 const View &view, const PX &X, const PY &Y) {
   Vec c{0, 0, 0}, nrm{0, 0, 0};
   for (size_t a = 0; a < o.points.size(); ++a) {
     const Vec p = pointOf(fr, o.points[a]);
@@ -143,14 +144,19 @@ Item outlineItem(const PartOutline &o, const GaitFrame &fr, const View &view, co
     nrm[1] += (p[2] - q[2]) * (p[0] + q[0]);
     nrm[2] += (p[0] - q[0]) * (p[1] + q[1]);
   }
-  std::string pts, fill = "#4a7fb5";
-  double opacity = 0.12;
+  std::string pts, fill = colour;
+  double opacity = 0.2;
   if (o.points.size() <= 4) {
+    // The part's colour (SvgLegend.cpp), darker the more a face turns from
+    // the light.
     const double len = std::sqrt(dot(nrm, nrm));
     const double lit = len > 0 ? std::fabs(dot(nrm, kLight)) / len : 0.5;
-    const int shade = int(std::lround(110 + 120 * lit));
-    fill = fmt::format("rgb({},{},{})", shade / 2, shade * 3 / 4, shade);
-    opacity = 0.35;
+    unsigned rgb = 0;
+    std::sscanf(colour.c_str(), "#%6x", &rgb);
+    const double shade = 0.55 + 0.45 * lit;
+    fill = fmt::format("rgb({},{},{})", std::lround((rgb >> 16 & 255) * shade),
+                       std::lround((rgb >> 8 & 255) * shade), std::lround((rgb & 255) * shade));
+    opacity = 0.4;
     for (int p : o.points)
       pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", X(pointOf(fr, p)),
                          Y(pointOf(fr, p)));
@@ -163,10 +169,10 @@ Item outlineItem(const PartOutline &o, const GaitFrame &fr, const View &view, co
   }
   return {view.depth(c), 0,
           fmt::format("<polygon class=\"part\" points=\"{}\" fill=\"{}\" "
-                      "fill-opacity=\"{:.2f}\" stroke=\"#4a7fb5\" "
-                      "stroke-opacity=\"0.5\" stroke-width=\"1\"><title>{}</title>"
+                      "fill-opacity=\"{:.2f}\" stroke=\"{}\" "
+                      "stroke-opacity=\"0.6\" stroke-width=\"1\"><title>{}</title>"
                       "</polygon>\n",
-                      pts, fill, opacity, escape(o.part))};
+                      pts, fill, opacity, colour, escape(o.part))};
 }
 
 } // namespace
@@ -195,11 +201,34 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
   }
   if (frames.empty())
     vlo = vhi = 0;
+  // Under each panel: the frame's label and how far the points' mean x
+  // (the walking direction) moved, as in 2D (Svg.cpp).
+  std::vector<std::string> labels, moved;
+  const double mean0 = frames.empty() ? 0 : meanX(robot, frames[0]);
+  double labelW = 0;
+  for (size_t f = 0; f < frames.size(); ++f) {
+    labels.push_back(frames[f].label.empty() ? fmt::format("frame {}", f) : frames[f].label);
+    moved.push_back(movedLabel(meanX(robot, frames[f]) - mean0));
+    labelW = std::max({labelW, textWidth(labels[f], 12), textWidth(moved[f], 12)});
+  }
   const double k = style.pixelsPerUnit, pad = 16, top = style.title.empty() ? 10 : 30;
-  const double panelW = width * k + 2 * pad, bodyH = (vhi - vlo) * k;
-  const double panelH = bodyH + 2 * pad + 18;
-  const double W = std::max(520.0, std::max(1.0, double(frames.size())) * panelW);
-  const double H = panelH + top + 30;
+  const double panelW = std::max(width * k + 2 * pad, labelW + 16);
+  const double margin = (panelW - width * k) / 2;
+  const double bodyH = (vhi - vlo) * k;
+  const double panelH = bodyH + 2 * pad + 32;
+  const auto colours = partColours(outlines);
+  const std::string viewKey = "3D, seen from the right, ahead and above (+x to the right)";
+  const std::string springKey = "actuated springs: orange at rest, red contracted, blue "
+                                "extended; grey: passive";
+  const double W = std::max({520.0, std::max(1.0, double(frames.size())) * panelW,
+                             textWidth(style.title, 14) + 20, textWidth(viewKey, 11) + 20,
+                             textWidth(springKey, 11) + 20, textWidth(movedCaption(), 11) + 20,
+                             partLegendWidth(colours)});
+  // The panels centred in a picture made wider by its text.
+  const double strip = (W - double(frames.size()) * panelW) / 2;
+  double legendH = 0;
+  const std::string legend = partLegend(colours, W, top + panelH + 14, legendH);
+  const double H = panelH + top + legendH + 46;
   std::string out =
       fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
                   "viewBox=\"0 0 {:.1f} {:.1f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -209,36 +238,30 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
     out += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
                        "font-size=\"14\">{}</text>\n",
                        W / 2, escape(style.title));
-  // Two legend lines: the view, then the colours (as in 2D).
-  out += fmt::format("<text x=\"{0:.1f}\" y=\"{1:.1f}\" text-anchor=\"middle\" font-size=\"11\" "
-                     "fill=\"#555\">3D, seen from the right, ahead and above (+x to the "
-                     "right)</text>\n<text x=\"{0:.1f}\" y=\"{2:.1f}\" text-anchor=\"middle\" "
-                     "font-size=\"11\" fill=\"#555\">actuated springs: orange at rest, red "
-                     "contracted, blue extended; grey: passive</text>\n",
-                     W / 2, H - 18, H - 4);
-  double x0 = 0; // first frame's rearmost x: later panels show displacement
-  if (!frames.empty() && n > 0) {
-    x0 = frames[0].points[0];
-    for (size_t i = 0; i < n; ++i)
-      x0 = std::min(x0, frames[0].points[3 * i]);
-  }
+  out += legend;
+  // Three legend lines: the view, the colours (as in 2D), the figures.
+  for (int line = 0; line < 3; ++line)
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" "
+                       "font-size=\"11\" fill=\"#555\">{}</text>\n",
+                       W / 2, H - 32 + 14 * line,
+                       escape(line == 0   ? viewKey
+                              : line == 1 ? springKey
+                                          : movedCaption()));
   for (size_t f = 0; f < frames.size(); ++f) {
     const auto &fr = frames[f];
-    double ulo = std::numeric_limits<double>::infinity(), xlo = ulo;
+    double ulo = std::numeric_limits<double>::infinity();
     auto ground = groundQuads(fr, n, style);
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < n; ++i)
       ulo = std::min(ulo, view.u(pointOf(fr, int(i))));
-      xlo = std::min(xlo, fr.points[3 * i]);
-    }
     for (const Quad &q : ground)
       for (const Vec &c : q)
         ulo = std::min(ulo, view.u(c));
-    const double ox = f * panelW + pad, oy = top + pad;
+    const double ox = strip + f * panelW + margin, oy = top + pad;
     auto X = [&](const Vec &p) { return ox + (view.u(p) - ulo) * k; };
     auto Y = [&](const Vec &p) { return oy + (vhi - view.v(p)) * k; };
     out += fmt::format("<g>\n<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
                        "height=\"{:.1f}\" fill=\"none\" stroke=\"#ddd\"/>\n",
-                       f * panelW + 2, top, panelW - 4, panelH - 2);
+                       strip + f * panelW + 2, top, panelW - 4, panelH - 2);
     // The ground (below everything above it, so drawn first, its quads far
     // to near) and the points' shadows on it.
     std::stable_sort(ground.begin(), ground.end(), [&](const Quad &a, const Quad &b) {
@@ -258,7 +281,7 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
     // part given as a point set is drawn as its silhouette.
     for (const auto &o : outlines)
       if (o.points.size() >= 3)
-        items.push_back(outlineItem(o, fr, view, X, Y));
+        items.push_back(outlineItem(o, colours.at(o.part), fr, view, X, Y));
     for (size_t s = 0; s < robot.springs.size(); ++s) {
       const auto &sp = robot.springs[s];
       const Vec a = pointOf(fr, sp.a), b = pointOf(fr, sp.b);
@@ -282,11 +305,11 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
     });
     for (const auto &it : items)
       out += it.svg;
-    std::string label = fr.label.empty() ? fmt::format("frame {}", f) : fr.label;
-    out +=
-        fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}  "
-                    "(dx = {:+.3f})</text>\n</g>\n",
-                    f * panelW + panelW / 2, top + panelH - 8, escape(label), n ? xlo - x0 : 0.0);
+    out += fmt::format("<text class=\"frame-label\" x=\"{0:.1f}\" y=\"{1:.1f}\" "
+                       "text-anchor=\"middle\">{3}</text>\n<text class=\"frame-label\" "
+                       "x=\"{0:.1f}\" y=\"{2:.1f}\" text-anchor=\"middle\">{4}</text>\n</g>\n",
+                       strip + f * panelW + panelW / 2, top + panelH - 22, top + panelH - 8,
+                       escape(labels[f]), escape(moved[f]));
   }
   return out + "</svg>\n";
 }

@@ -1,5 +1,6 @@
-// What the 2D and 3D gait pictures share (runtime/evolve/Svg.cpp): text
-// escaping and spring colours. Internal to the pictures.
+// What the 2D and 3D gait pictures share (runtime/evolve/Svg.cpp,
+// SvgLegend.cpp): text escaping, spring and part colours, the figure under
+// each frame and text widths for the layout. Internal to the pictures.
 #pragma once
 
 #include "evolve/BodyModel.h"
@@ -7,6 +8,7 @@
 
 #include "core/Robot.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,25 @@ std::string escape(const std::string &s);
 /// actuation amplitude (orange at rest length, red contracted, blue
 /// extended). Works in the robot's dimension.
 std::string springColour(const runtime::Robot &robot, const GaitFrame &fr, size_t s);
+
+/// An estimate of the width in pixels of `s` in a sans-serif font of `size`
+/// pixels, generous enough that text laid out with it never collides.
+double textWidth(const std::string &s, double size);
+
+/// The points' mean horizontal position (x) in a frame.
+double meanX(const runtime::Robot &robot, const GaitFrame &fr);
+/// The figure under a frame: "moved +0.0123", the change of meanX since the
+/// first frame; movedCaption() says so in the picture.
+std::string movedLabel(double moved);
+const char *movedCaption();
+
+/// The legend of `colours` ("parts:" then a swatch and name each) in rows
+/// no wider than `width`, the first row's baseline at y; `height` gets the
+/// height of its rows. Empty for no parts.
+std::string partLegend(const std::map<std::string, std::string> &colours, double width, double y,
+                       double &height);
+/// The width partLegend needs to fit any single entry on a row.
+double partLegendWidth(const std::map<std::string, std::string> &colours);
 
 /// Throws evoc::Error unless every frame has dim x points coordinates and
 /// every outline names points of the robot.

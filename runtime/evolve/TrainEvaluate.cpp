@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 namespace evoc::evolve {
@@ -49,6 +50,9 @@ std::vector<runtime::ParamSet> inheritedInit(const runtime::ModuleInfo &info,
 
 EvaluateFn trainEvaluate(const runtime::ModuleInfo &info,
                          std::shared_ptr<runtime::TrainDevice> device, runtime::TrainOptions opts) {
+  // A body whose first gradient is exactly zero cannot learn: its curve
+  // would repeat one loss for every iteration (docs/evolution.md).
+  opts.stopWithoutGradient = true;
   return [&info, device, opts](const EvalBatch &batch) {
     std::vector<int64_t> copied(batch.robots.size(), 0);
     std::vector<runtime::ParamSet> init;
@@ -69,6 +73,18 @@ EvaluateFn trainEvaluate(const runtime::ModuleInfo &info,
       e.robotSteps = r.robotSteps;
       e.gradNorms = r.gradNorms;
       e.inherited = copied[i];
+      if (r.nothingToLearn)
+        e.notTrained = "nothing to learn: the loss's gradient with respect to the controller's "
+                       "weights is exactly zero (a body without an actuated spring), so one "
+                       "evaluation stands for every iteration";
+      const std::vector<std::string> &names = info.module->lossTerms;
+      if (!r.terms.empty())
+        for (size_t k = 0; k < names.size(); ++k) {
+          std::vector<double> curve;
+          for (const auto &pass : r.terms)
+            curve.push_back(k < pass.size() ? pass[k] : std::nan(""));
+          e.terms.emplace_back(names[k], std::move(curve));
+        }
       // Gradients and per-rollout memory are not needed past this point.
       r.grad.clear();
       if (!r.bestParams.empty())

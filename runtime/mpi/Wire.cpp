@@ -198,6 +198,12 @@ void writeEvaluation(Writer &w, const evolve::Evaluation &e) {
   w.i64(e.robotSteps);
   w.f64s(e.gradNorms);
   w.i64(e.inherited);
+  w.u64(e.terms.size());
+  for (const auto &[name, curve] : e.terms) {
+    w.str(name);
+    w.f64s(curve);
+  }
+  w.str(e.notTrained);
 }
 
 evolve::Evaluation readEvaluation(Reader &r) {
@@ -209,6 +215,12 @@ evolve::Evaluation readEvaluation(Reader &r) {
   e.robotSteps = r.i64();
   e.gradNorms = r.f64s();
   e.inherited = r.i64();
+  const uint64_t terms = r.u64();
+  for (uint64_t k = 0; k < terms; ++k) {
+    std::string name = r.str();
+    e.terms.emplace_back(std::move(name), r.f64s());
+  }
+  e.notTrained = r.str();
   return e;
 }
 

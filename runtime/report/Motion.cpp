@@ -1,8 +1,11 @@
 // Sampled gaits: which steps to keep and how the page stores them compactly.
 #include "report/Report.h"
 
+#include "evolve/Svg.h"
+
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace evoc::report {
 
@@ -32,6 +35,25 @@ nlohmann::json motionJson(const Motion &m) {
   }
   json j = {{"label", m.label}, {"dim", m.robot.dim}, {"springs", springs},
             {"t", m.times},     {"scale", 1e4},       {"f", frames}};
+  // The parts, each a polygon of point indices with its kind, and the
+  // kinds' names and colours (as in best.svg).
+  if (!m.outlines.empty()) {
+    const auto colours = evolve::partColours(m.outlines);
+    json names = json::array(), fills = json::array(), cells = json::array();
+    std::map<std::string, int> index;
+    for (const auto &[name, colour] : colours) {
+      index[name] = int(names.size());
+      names.push_back(name);
+      fills.push_back(colour);
+    }
+    for (const auto &o : m.outlines) {
+      json cell = json::array({index.at(o.part)});
+      for (int p : o.points)
+        cell.push_back(p);
+      cells.push_back(std::move(cell));
+    }
+    j["parts"] = {{"names", names}, {"colours", fills}, {"cells", cells}};
+  }
   // The controller's outputs, to 1e-3, when known for every frame.
   if (!m.outputs.empty() && m.outputs.size() == m.frames.size()) {
     json outs = json::array();

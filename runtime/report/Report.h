@@ -52,6 +52,9 @@ struct Motion {
   /// The controller's output per spring at each time, in [-1, 1] (empty:
   /// unknown; actuated springs are then coloured by their strain).
   std::vector<std::vector<double>> outputs;
+  /// The body's parts (grammar bodies: BodyModel's outlines), drawn under
+  /// the springs in their kind's colour (evolve::partColours); may be empty.
+  std::vector<evolve::PartOutline> outlines;
 };
 
 /// The steps a gait is sampled at: 0, k, 2k, ... and the last state, at most

@@ -214,6 +214,20 @@ Player.prototype.draw = function () {
     if (k === 0) ctx.moveTo(q[0], q[1]); else ctx.lineTo(q[0], q[1]);
   }
   ctx.stroke();
+  // the body's parts under the springs, each kind its colour (as best.svg)
+  if (m.parts) {
+    ctx.globalAlpha = 0.3;
+    m.parts.cells.forEach(function (cell) {
+      if (cell.length < 3 || (d === 3 && cell.length > 5)) return; // 3D: faces only
+      ctx.fillStyle = m.parts.colours[cell[0]]; ctx.beginPath();
+      for (var k = 1; k < cell.length; ++k) {
+        var q = S(P(cell[k]));
+        if (k === 1) ctx.moveTo(q[0], q[1]); else ctx.lineTo(q[0], q[1]);
+      }
+      ctx.closePath(); ctx.fill();
+    });
+    ctx.globalAlpha = 1;
+  }
   var order = m.springs.map(function (s, k) { return k; });
   if (d === 3) {
     var depth = order.map(function (k) { return S(P(m.springs[k][0]))[2] + S(P(m.springs[k][1]))[2]; });
@@ -233,6 +247,16 @@ Player.prototype.draw = function () {
     ctx.fillStyle = '#222'; ctx.font = '13px sans-serif';
     ctx.fillText('t = ' + (m.t[this.i] * W.dt).toFixed(3) + ' s (step ' + m.t[this.i] + ')   x = ' +
                  com[0].toFixed(3), 10, 18);
+    if (m.parts) { // the legend of the part colours, along the bottom
+      ctx.font = '12px sans-serif';
+      var lx = 10, ly = c.height - 10;
+      m.parts.names.forEach(function (name, k) {
+        ctx.globalAlpha = 0.6; ctx.fillStyle = m.parts.colours[k];
+        ctx.fillRect(lx, ly - 10, 10, 10); ctx.globalAlpha = 1;
+        ctx.fillStyle = '#222'; ctx.fillText(name, lx + 14, ly);
+        lx += 26 + ctx.measureText(name).width;
+      });
+    }
     c.setAttribute('data-frame', String(this.i));
   }
   if (this.ondraw) this.ondraw();

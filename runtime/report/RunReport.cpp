@@ -182,17 +182,29 @@ Motion RunReport::Impl::motionOf(const Generation &g, int frames, bool outputs) 
   Motion m;
   m.label = fmt::format("generation {}: design {} (fitness {:.5g})", g.g, g.bestId, g.bestFitness);
   const json &e = *g.bestEntry;
+  // The body model's phenotype also gives the part outlines to colour.
+  evolve::Phenotype ph;
+  bool expressed = false;
+  if (ctx.model && e.contains("genome")) {
+    try {
+      ph = ctx.model->express(*ctx.model->fromJson(e["genome"]));
+      expressed = true;
+    } catch (const std::exception &) { // another body's genome: the robot alone
+    }
+  }
   if (e.contains("robot")) {
     m.robot = runtime::parseRobotsJson(json{{"robots", json::array({e["robot"]})}}.dump(),
                                        "population.json", 0)
                   .at(0);
-  } else if (ctx.model && e.contains("genome")) {
-    m.robot = ctx.model->express(*ctx.model->fromJson(e["genome"])).robot;
+  } else if (expressed) {
+    m.robot = ph.robot;
   } else {
     throw Error(fmt::format("design {} has neither a robot nor a genome this report can "
                             "express",
                             g.bestId));
   }
+  if (expressed && ph.robot.numPoints() == m.robot.numPoints())
+    m.outlines = std::move(ph.outlines);
   m.times = sampleTimes(ctx.world.steps, frames);
   if (ctx.trajectory && g.bestParams.is_object()) {
     try {

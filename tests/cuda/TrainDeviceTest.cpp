@@ -139,6 +139,14 @@ void checkSame(const std::vector<runtime::TrainResult> &cpu,
     for (size_t i = 0; i < cpu[r].losses.size(); ++i)
       CHECK(std::fabs(cpu[r].losses[i] - gpu[r].losses[i]) <=
             tol * std::max(1.0, std::fabs(cpu[r].losses[i])));
+    // The loss's reported terms, pass by pass (a loss of named lets).
+    REQUIRE(cpu[r].terms.size() == gpu[r].terms.size());
+    for (size_t i = 0; i < cpu[r].terms.size(); ++i) {
+      REQUIRE(cpu[r].terms[i].size() == gpu[r].terms[i].size());
+      for (size_t k = 0; k < cpu[r].terms[i].size(); ++k)
+        CHECK(std::fabs(cpu[r].terms[i][k] - gpu[r].terms[i][k]) <=
+              tol * std::max(1.0, std::fabs(cpu[r].terms[i][k])));
+    }
     REQUIRE(cpu[r].gradNorms.size() == gpu[r].gradNorms.size());
     for (size_t i = 0; i < cpu[r].gradNorms.size(); ++i)
       CHECK(std::fabs(cpu[r].gradNorms[i] - gpu[r].gradNorms[i]) <=
@@ -264,6 +272,10 @@ TEST_CASE("the GPU training device (emulated) trains per-step losses as the CPU 
   for (const auto &r : cpu)
     REQUIRE(r.valid);
   CHECK(cpu[0].losses.front() != cpu[0].losses.back());
+  // Its named terms are reported on both devices (checkSame compares them).
+  REQUIRE(cpu[0].terms.size() == cpu[0].losses.size());
+  CHECK(cpu[0].terms[0].size() == c->module.lossTerms.size());
+  CHECK(c->module.lossTerms.size() >= 4);
   checkSame(cpu, dev, 1e-9);
 }
 
@@ -434,6 +446,11 @@ TEST_CASE("the GPU training device (emulated) trains multi-task batches as the C
   for (const auto &r : cpu)
     REQUIRE(r.valid);
   CHECK(cpu[0].losses.front() != cpu[0].losses.back());
+  // Its terms (velocity, height, crawl), the episodes' mean, are reported on
+  // both devices (checkSame compares them).
+  REQUIRE(cpu[0].terms.size() == cpu[0].losses.size());
+  CHECK(cpu[0].terms[0].size() == mt->c->module.lossTerms.size());
+  CHECK(mt->c->module.lossTerms.size() == 3);
   checkSame(cpu, dev, 1e-9);
 }
 

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 namespace evoc::test {
 
-pid_t spawnProgram(std::vector<std::string> args, const char *errPath) {
+pid_t spawnProgram(std::vector<std::string> args, const char *errPath, const char *outPath) {
   std::vector<char *> argv;
   for (auto &a : args)
     argv.push_back(a.data());
@@ -24,7 +24,7 @@ pid_t spawnProgram(std::vector<std::string> args, const char *errPath) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
   REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
@@ -55,6 +55,18 @@ int runEvocErr(std::vector<std::string> args, std::string &err) {
   fs::path errFile = fs::temp_directory_path() / ("evoc-e2e-stderr-" + std::to_string(getpid()));
   int rc = waitExit(spawnEvoc(std::move(args), errFile.c_str()));
   err = readText(errFile);
+  fs::remove(errFile);
+  return rc;
+}
+
+int runEvocOut(std::vector<std::string> args, std::string &out, std::string &err) {
+  const std::string stem = fs::temp_directory_path() / ("evoc-e2e-" + std::to_string(getpid()));
+  const std::string outFile = stem + "-stdout", errFile = stem + "-stderr";
+  args.insert(args.begin(), EVOC_BINARY);
+  int rc = waitExit(spawnProgram(std::move(args), errFile.c_str(), outFile.c_str()));
+  out = readText(outFile);
+  err = readText(errFile);
+  fs::remove(outFile);
   fs::remove(errFile);
   return rc;
 }

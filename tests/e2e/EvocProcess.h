@@ -12,9 +12,10 @@
 
 namespace evoc::test {
 
-/// Starts the program argv[0] with `argv`, stdin empty, stdout discarded and
-/// stderr into `errPath` (default: discarded).
-pid_t spawnProgram(std::vector<std::string> argv, const char *errPath = "/dev/null");
+/// Starts the program argv[0] with `argv`, stdin empty, stderr into
+/// `errPath` and stdout into `outPath` (default: both discarded).
+pid_t spawnProgram(std::vector<std::string> argv, const char *errPath = "/dev/null",
+                   const char *outPath = "/dev/null");
 /// spawnProgram of evoc with `args`.
 pid_t spawnEvoc(std::vector<std::string> args, const char *errPath = "/dev/null");
 /// Waits for it: its exit code, or 128 + the signal that ended it.
@@ -22,6 +23,8 @@ int waitExit(pid_t pid);
 int runEvoc(std::vector<std::string> args);
 /// Runs evoc with stderr captured into `err`; returns the exit code.
 int runEvocErr(std::vector<std::string> args, std::string &err);
+/// Runs evoc with stdout captured into `out` and stderr into `err`.
+int runEvocOut(std::vector<std::string> args, std::string &out, std::string &err);
 /// A fresh (removed) scratch directory under the system's temporary folder.
 std::filesystem::path freshDir(const std::string &name);
 /// DIR/log.jsonl (or another JSON-lines file) without the fields that measure time.

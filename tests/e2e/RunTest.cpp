@@ -184,6 +184,13 @@ TEST_CASE("evoc run: grammar walkers evolve; no body-caused invalid offspring, n
   // The gait is drawn at four times (RunCommand.cpp: steps 0, 1/3, 2/3, last).
   CHECK(countOf(svg, "<polygon class=\"part\"") == size_t(4 * cells));
   CHECK(countOf(svg, "<title>trunk</title>") % 5 == 0);
+  // Each part kind in its own colour, named in a legend, in best.svg and in
+  // report.html's players alike.
+  CHECK(countOf(svg, "class=\"part-key\"") >= 2);
+  CHECK(svg.find(">trunk</text>") != std::string::npos);
+  const std::string report = readText(dir / "report.html");
+  CHECK(report.find("\"parts\":{\"cells\":[[") != std::string::npos);
+  CHECK(report.find("\"colours\":[\"#") != std::string::npos);
   // Resuming the finished run changes nothing.
   auto readAll = [](const fs::path &f) { return readText(f); };
   std::string stateBefore = readAll(dir / "state.json"), logBefore = readAll(dir / "log.jsonl"),

@@ -231,7 +231,12 @@ TEST_CASE("evolution: tournament selection and lazy params", "[evolution]") {
 
 TEST_CASE("progress: plain lines off a terminal, \\r on one", "[progress]") {
   ProgressInfo info{3, 10, 0.25, 12.5, 75};
-  CHECK(Progress::line(info) == "generation 3/9  best fitness 0.25  12.5 designs/s  1m15s left");
+  CHECK(Progress::line(info) ==
+        "generation 4/10 (gen_0003)  best fitness 0.25  12.5 designs/s  1m15s left");
+  info.notTrained = 2;
+  CHECK(Progress::line(info) == "generation 4/10 (gen_0003)  best fitness 0.25  12.5 designs/s  "
+                                "2 not trained (nothing to learn)  1m15s left");
+  info.notTrained = 0;
   CHECK(formatDuration(3725) == "1h02m");
   CHECK(formatDuration(9) == "9s");
   for (int tty = 0; tty <= 1; ++tty) {

@@ -86,11 +86,163 @@ TEST_CASE("svg: part outlines are light polygons under the springs", "[svg]") {
   size_t firstPolygon = svg.find("<polygon"), lastSpring = svg.rfind("stroke-width=\"2.5\"");
   CHECK(firstPolygon < svg.find("stroke-width=\"1.2\""));
   CHECK(svg.rfind("<polygon") < lastSpring);
-  // The polygon's first vertex is point 0 in panel coordinates.
-  CHECK(svg.find("points=\"24.00,") != std::string::npos);
+  // The polygon's first vertex is point 0 where the panel draws it.
+  double cx = 0, cy = 0;
+  REQUIRE(std::sscanf(svg.c_str() + svg.find("<circle"), "<circle cx=\"%lf\" cy=\"%lf\"", &cx,
+                      &cy) == 2);
+  CHECK(svg.find(fmt::format("<polygon class=\"part\" points=\"{:.2f},{:.2f} ", cx, cy)) !=
+        std::string::npos);
   // An outline naming a point the robot lacks is an error, not a crash.
   parts[1].points.push_back(7);
   CHECK_THROWS_WITH(renderGait(r, frames, {}, parts), Catch::Contains("names point 7"));
+}
+
+namespace {
+
+/// A text element of a picture: its anchor position, font size and text.
+struct Text {
+  double x = 0, y = 0, size = 12;
+  std::string anchor, text;
+};
+
+std::vector<Text> texts(const std::string &svg) {
+  std::vector<Text> out;
+  for (size_t at = svg.find("<text "); at != std::string::npos; at = svg.find("<text ", at + 1)) {
+    const size_t close = svg.find('>', at), end = svg.find("</text>", at);
+    const std::string tag = svg.substr(at, close - at);
+    auto attr = [&](const std::string &name) {
+      size_t p = tag.find(" " + name + "=\"");
+      return p == std::string::npos
+                 ? std::string()
+                 : tag.substr(p + name.size() + 3,
+                              tag.find('"', p + name.size() + 3) - (p + name.size() + 3));
+    };
+    Text t;
+    t.x = std::stod(attr("x"));
+    t.y = std::stod(attr("y"));
+    if (!attr("font-size").empty())
+      t.size = std::stod(attr("font-size"));
+    t.anchor = attr("text-anchor");
+    t.text = svg.substr(close + 1, end - close - 1);
+    out.push_back(t);
+  }
+  return out;
+}
+
+/// The horizontal extent of a text at 0.58 em per character (sans-serif
+/// digits are 0.556 em; lower case narrower).
+std::pair<double, double> extent(const Text &t) {
+  const double w = 0.58 * t.size * double(t.text.size());
+  const double left = t.anchor == "middle" ? t.x - w / 2 : t.anchor == "end" ? t.x - w : t.x;
+  return {left, left + w};
+}
+
+double svgWidth(const std::string &svg) { return std::stod(svg.substr(svg.find("width=\"") + 7)); }
+
+} // namespace
+
+TEST_CASE("svg: a frame's figure is how far the points' mean x moved, as the loss measures",
+          "[svg]") {
+  // A triangle whose top corner moves 0.03 to the right: the leftmost point
+  // stays (it said "dx = +0.000"), the mean x moves 0.01.
+  evoc::runtime::Robot r;
+  r.dim = 2;
+  r.points = {0, 0.1, 0.05, 0.1, 0.025, 0.14};
+  r.springs = {{0, 1, 0.05, 1e4, 0.1}, {1, 2, 0.05, 1e4, 0}, {0, 2, 0.05, 1e4, 0}};
+  GaitFrame moved{r.points, {}, "t = 10"};
+  moved.points[4] += 0.03;
+  for (int dim : {2, 3}) {
+    evoc::runtime::Robot robot = r;
+    std::vector<GaitFrame> frames = {{r.points, {}, "t = 0"}, moved};
+    if (dim == 3) { // the same, lifted into 3D (y = 0.1 for every point)
+      robot.dim = 3;
+      robot.points.clear();
+      for (auto &fr : frames) {
+        std::vector<double> p3;
+        for (size_t i = 0; i < fr.points.size(); i += 2)
+          p3.insert(p3.end(), {fr.points[i], 0.1, fr.points[i + 1]});
+        fr.points = p3;
+      }
+      robot.points = frames[0].points;
+    }
+    std::string svg = renderGait(robot, frames);
+    INFO(dim << "D");
+    CHECK(svg.find(">moved +0.0000</text>") != std::string::npos);
+    CHECK(svg.find(">moved +0.0100</text>") != std::string::npos);
+    CHECK(svg.find("points' mean x") != std::string::npos); // the caption says what it is
+  }
+}
+
+TEST_CASE("svg: a small robot's labels neither overlap nor leave the picture", "[svg]") {
+  // One triangle (0.05 wide, 45 px): narrower than its frames' labels.
+  evoc::runtime::Robot r;
+  r.dim = 2;
+  r.points = {0.1, 0.1, 0.15, 0.1, 0.125, 0.143};
+  r.springs = {{0, 1, 0.05, 1e4, 0.1}, {1, 2, 0.05, 1e4, 0}, {0, 2, 0.05, 1e4, 0}};
+  std::vector<GaitFrame> frames;
+  for (int f = 0; f < 4; ++f) {
+    GaitFrame fr{r.points, {}, fmt::format("t = {}", f * 133)};
+    for (size_t i = 0; i < fr.points.size(); i += 2)
+      fr.points[i] += 0.01 * f;
+    frames.push_back(fr);
+  }
+  GaitStyle style;
+  style.title = "generation 12: best design 345 (fitness 0.060123 = max(-loss))";
+  std::vector<PartOutline> parts = {{"voxel_rigid", {0, 1, 2}}};
+  for (bool withParts : {false, true}) {
+    std::string svg = renderGait(r, frames, style, withParts ? parts : std::vector<PartOutline>{});
+    const double W = svgWidth(svg);
+    std::vector<Text> all = texts(svg);
+    REQUIRE(all.size() >= 8);
+    for (size_t i = 0; i < all.size(); ++i) {
+      auto [l, rr] = extent(all[i]);
+      INFO(all[i].text);
+      CHECK(l >= 0);
+      CHECK(rr <= W);
+      for (size_t j = i + 1; j < all.size(); ++j) {
+        if (std::fabs(all[i].y - all[j].y) > 0.9 * std::max(all[i].size, all[j].size))
+          continue; // different lines
+        auto [l2, r2] = extent(all[j]);
+        INFO(all[j].text);
+        CHECK((rr <= l2 || r2 <= l));
+      }
+    }
+  }
+}
+
+TEST_CASE("svg: each part kind has its own colour, named in a legend", "[svg]") {
+  // Three squares side by side: rigid, soft, rigid.
+  evoc::runtime::Robot r;
+  r.dim = 2;
+  r.points = {0, 0.1, 0.05, 0.1, 0.1, 0.1, 0.15, 0.1, 0, 0.15, 0.05, 0.15, 0.1, 0.15, 0.15, 0.15};
+  for (int c = 0; c < 3; ++c)
+    r.springs.push_back({c, c + 1, 0.05, 1e4, 0});
+  std::vector<PartOutline> parts = {
+      {"voxel_rigid", {0, 1, 5, 4}}, {"voxel_soft", {1, 2, 6, 5}}, {"voxel_rigid", {2, 3, 7, 6}}};
+  for (int dim : {2, 3}) {
+    evoc::runtime::Robot robot = r;
+    if (dim == 3) {
+      robot.dim = 3;
+      robot.points.clear();
+      for (size_t i = 0; i < r.points.size(); i += 2)
+        robot.points.insert(robot.points.end(), {r.points[i], 0.1, r.points[i + 1]});
+    }
+    std::string svg = renderGait(robot, {GaitFrame{robot.points, {}, "rest"}}, {}, parts);
+    INFO(dim << "D");
+    // The part polygons' stroke colours, in order.
+    std::vector<std::string> colours;
+    for (size_t at = svg.find("<polygon class=\"part\""); at != std::string::npos;
+         at = svg.find("<polygon class=\"part\"", at + 1)) {
+      size_t p = svg.find("stroke=\"", at) + 8;
+      colours.push_back(svg.substr(p, svg.find('"', p) - p));
+    }
+    REQUIRE(colours.size() == 3);
+    CHECK(colours[0] != colours[1]); // rigid and soft differ
+    CHECK(colours[0] == colours[2]); // the same kind, the same colour
+    CHECK(count(svg, "class=\"part-key\"") == 2);
+    CHECK(svg.find(">voxel_rigid</text>") != std::string::npos);
+    CHECK(svg.find(">voxel_soft</text>") != std::string::npos);
+  }
 }
 
 TEST_CASE("svg: animated gait", "[svg]") {
@@ -167,7 +319,7 @@ TEST_CASE("svg: 3D gaits in an oblique view, drawn far to near over the ground p
   CHECK(count(svg, "<circle") == size_t(6 * robot.numPoints()));
   CHECK(count(svg, "<polygon class=\"part\"") == 3 * 10);
   CHECK(svg.find("3D, seen from") != std::string::npos);
-  CHECK(svg.find("t = 2  (dx = +0.040)") != std::string::npos);
+  CHECK(svg.find(">moved +0.0400</text>") != std::string::npos);
   // A vertical edge stays vertical on screen, its top above its bottom.
   evoc::runtime::Robot post;
   post.dim = 3;

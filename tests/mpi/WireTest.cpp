@@ -126,6 +126,8 @@ TEST_CASE("wire: an evaluation round-trips bit for bit; paramsFn stays behind", 
   e.robotSteps = (int64_t(1) << 40) + 3;
   e.gradNorms = awkwardDoubles(rng, 36);
   e.inherited = 42;
+  e.terms = {{"velocity", awkwardDoubles(rng, 37)}, {"height", awkwardDoubles(rng, 37)}};
+  e.notTrained = "nothing to learn";
   e.paramsFn = [] { return nlohmann::json(); };
   evolve::Evaluation lazy;
   lazy.losses = {-0.25};
@@ -149,6 +151,12 @@ TEST_CASE("wire: an evaluation round-trips bit for bit; paramsFn stays behind", 
   CHECK(std::signbit(f.params["b1"][2].get<double>()));
   CHECK(f.robotSteps == e.robotSteps);
   CHECK(f.inherited == 42);
+  REQUIRE(f.terms.size() == 2);
+  CHECK(f.terms[1].first == "height");
+  CHECK(sameBits(f.terms[1].second, e.terms[1].second));
+  CHECK(f.notTrained == "nothing to learn");
+  CHECK(g.terms.empty());
+  CHECK(g.notTrained.empty());
   CHECK(!f.paramsFn);
   CHECK(g.valid);
   CHECK(g.params.is_null());

@@ -200,3 +200,61 @@ TEST_CASE("ROBOTS.json: a directory is named as one", "[json]") {
                                              !Catch::Contains("not valid JSON"));
   CHECK_THROWS_WITH(readParamsFile(dir), Catch::Contains("it is a directory"));
 }
+
+TEST_CASE("robots for evoc sim: a run's best.json and a generation's population.json",
+          "[json][sim]") {
+  const std::string robot = R"({"points": [[0, 0.1], [0.05, 0.1], [0.025, 0.14]],
+    "springs": [[0, 1, 0.05, 30000, 0.1], [1, 2, 0.05, 30000, 0], [0, 2, 0.05, 30000, 0.1]]})";
+  // ROBOTS.json as before.
+  RobotsInput in = parseRobotsInput(kGood, "r.json");
+  CHECK(in.kind == "robots");
+  CHECK(in.robots.size() == 2);
+  CHECK(!in.params);
+  // best.json: one robot at the top level, with its trained weights.
+  const std::string best = robot.substr(0, robot.size() - 1) +
+                           R"(, "id": 7, "fitness": 0.06, "losses": [-0.01, null],
+                              "params": {"w": [[1, 2], [3, 4]], "b": [0.5, -0.5]}})";
+  in = parseRobotsInput(best, "best.json", 2);
+  CHECK(in.kind == "robot");
+  REQUIRE(in.robots.size() == 1);
+  CHECK(in.robots[0].numPoints() == 3);
+  CHECK(in.robots[0].springs[2].actuation == 0.1);
+  REQUIRE(in.params);
+  REQUIRE(in.params->size() == 1);
+  CHECK(in.params->at(0).at("w").shape == std::vector<int64_t>{2, 2});
+  CHECK(in.params->at(0).at("b").data == std::vector<double>{0.5, -0.5});
+  // evoc train's robot.json: a robot without weights.
+  in = parseRobotsInput(robot, "robot.json");
+  CHECK(in.robots.size() == 1);
+  CHECK(!in.params);
+  // population.json: members in rank order, each its robot, or its genome
+  // expressed by the experiment's body.
+  const std::string pop = R"({"generation": 3, "population": [
+      {"id": 4, "genome": {"n": 1}, "robot": )" +
+                          robot + R"(},
+      {"id": 9, "genome": {"n": 2}}]})";
+  int expressed = 0;
+  auto express = [&](const nlohmann::json &g) {
+    ++expressed;
+    Robot r = parseRobotsInput(robot, "x").robots[0];
+    r.points[0] = -double(g["n"].get<int>());
+    return r;
+  };
+  in = parseRobotsInput(pop, "population.json", 2, express);
+  CHECK(in.kind == "population");
+  REQUIRE(in.robots.size() == 2);
+  CHECK(in.robots[0].points[0] == 0);
+  CHECK(in.robots[1].points[0] == -2);
+  CHECK(expressed == 1);
+  // Without a body to express genomes, the member is named.
+  CHECK_THROWS_WITH(parseRobotsInput(pop, "population.json"),
+                    Catch::Contains("population.json: population member 1 has no \"robot\""));
+  // A member's robot is checked like any other.
+  std::string bad = pop;
+  bad.replace(bad.find("[1, 2, 0.05"), 11, "[1, 9, 0.05");
+  CHECK_THROWS_WITH(parseRobotsInput(bad, "population.json", 2, express),
+                    Catch::Contains("population member 0, \"robot\", spring 1, endpoint b = 9"));
+  // Anything else says what it expected.
+  CHECK_THROWS_WITH(parseRobotsInput(R"({"log": []})", "x.json"),
+                    Catch::Contains("x.json holds no robots: expected ROBOTS.json"));
+}

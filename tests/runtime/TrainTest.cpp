@@ -177,6 +177,42 @@ TEST_CASE("Invalid robots are reported in the batch, the others train", "[train]
   CHECK(stopped[0].losses == std::vector<double>(res[2].losses.begin(), res[2].losses.begin() + 2));
 }
 
+TEST_CASE("A body with nothing to learn stops after one pass when asked; others train as before",
+          "[train]") {
+  ir::Module m = chainModuleWithAdjoints();
+  ModuleInfo info(m);
+  auto exe = interp(m);
+  Robot passive = ladderRobot(3);
+  for (auto &s : passive.springs)
+    s.actuation = 0; // the controller drives nothing
+  const std::vector<Robot> robots = {passive, ladderRobot(3)};
+  for (OptimizerKind kind : {OptimizerKind::NormalizedStep, OptimizerKind::Adam}) {
+    TrainOptions o;
+    o.steps = 40;
+    o.iterations = 4;
+    o.optimizer.kind = kind;
+    o.optimizer.step = 0.1;
+    o.seed = 2;
+    auto plain = train(info, *exe, robots, o);
+    // Without the stop: the same loss 5 times over, a zero gradient every time.
+    REQUIRE(plain[0].losses.size() == 5);
+    for (double l : plain[0].losses)
+      CHECK(l == plain[0].losses[0]);
+    CHECK(plain[0].gradNorms[0] == 0);
+    CHECK_FALSE(plain[0].nothingToLearn);
+    o.stopWithoutGradient = true;
+    auto stopped = train(info, *exe, robots, o);
+    REQUIRE(stopped[0].losses.size() == 1);
+    CHECK(stopped[0].losses[0] == plain[0].losses[0]);
+    CHECK(stopped[0].nothingToLearn);
+    CHECK(stopped[0].valid);
+    CHECK(stopped[0].robotSteps * 4 < plain[0].robotSteps);
+    CHECK(stopped[0].bestParams.at("w").data == plain[0].bestParams.at("w").data);
+    CHECK(stopped[1].losses == plain[1].losses);
+    CHECK_FALSE(stopped[1].nothingToLearn);
+  }
+}
+
 TEST_CASE("simulate: PARAMS.json in, OUT.json out, bad params named", "[train][sim]") {
   ir::Module m = chainModuleWithAdjoints();
   auto exe = interp(m);
