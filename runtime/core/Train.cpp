@@ -209,7 +209,7 @@ void trainSlice(const ModuleInfo &info, TrainDevice &device, const std::vector<R
     if (init)
       partInit.assign(init->begin() + s0, init->begin() + s1);
   }
-  Population pop(info, whole ? robots : std::move(part));
+  Population pop = whole ? Population(info, robots) : Population(info, std::move(part));
   const std::vector<uint64_t> *sliceIds = whole ? ids : &partIds;
   const std::vector<ParamSet> *sliceInit = whole ? init : init ? &partInit : nullptr;
   if (sliceInit) // every error a user can cause is raised here, before any thread runs
