@@ -213,7 +213,12 @@ bool Checker::applyOverrides() {
       continue;
     }
     // Parse the value as the value of a setting in a small buffer of its own.
-    int file = sources.addBuffer("<--set " + key + ">", "world { " + leaf + " = " + value + "; }");
+    // Diagnostics show what was typed; the value keeps its column, since
+    // "world { leaf = " is never longer than "--set block.leaf=".
+    const std::string typed = "--set " + key + "=";
+    std::string head = "world { " + leaf + " = ";
+    head.insert(head.size() - 2, typed.size() > head.size() ? typed.size() - head.size() : 0, ' ');
+    int file = sources.addBuffer("<--set " + key + ">", head + value + "; }", typed + value);
     auto module = frontend::parseModule(file, sources, diags);
     if (!module || module->decls.empty()) {
       ok = false;

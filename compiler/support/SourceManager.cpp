@@ -43,10 +43,11 @@ int SourceManager::loadFile(const std::string &path) {
   return addBuffer(path, ss.str());
 }
 
-int SourceManager::addBuffer(const std::string &name, std::string text) {
+int SourceManager::addBuffer(const std::string &name, std::string text, std::string shown) {
   File f;
   f.path = name;
   f.text = std::move(text);
+  f.shown = std::move(shown);
   f.lineStarts = computeLineStarts(f.text);
   files_.push_back(std::move(f));
   return int(files_.size() - 1);
@@ -68,6 +69,8 @@ std::string_view SourceManager::lineText(int file, int line) const {
   const File &f = files_[file];
   if (line < 1 || line > int(f.lineStarts.size()))
     return {};
+  if (!f.shown.empty())
+    return line == 1 ? std::string_view(f.shown) : std::string_view();
   int b = f.lineStarts[line - 1];
   int e = line < int(f.lineStarts.size()) ? f.lineStarts[line] - 1 : int(f.text.size());
   if (e > b && f.text[e - 1] == '\r')

@@ -19,7 +19,10 @@ public:
   /// file already loaded (same normalised path) returns its existing id.
   int loadFile(const std::string &path);
   /// Adds an in-memory buffer under a display name (tests, fuzzing).
-  int addBuffer(const std::string &name, std::string text);
+  /// `shown`, when given, is the one line diagnostics show for it instead
+  /// of its text (a `--set` value parsed inside a block the user never
+  /// wrote); the columns of both must agree.
+  int addBuffer(const std::string &name, std::string text, std::string shown = "");
 
   int numFiles() const { return int(files_.size()); }
   const std::string &path(int file) const;
@@ -39,6 +42,7 @@ private:
   struct File {
     std::string path;
     std::string text;
+    std::string shown; // shown as line 1 instead of the text, when not empty
     std::vector<int> lineStarts;
   };
   std::vector<File> files_;

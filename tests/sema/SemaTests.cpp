@@ -153,7 +153,7 @@ TEST_CASE("--set overrides apply before the checks", "[sema]") {
   zero.overrides = {{"world.steps", "0"}};
   auto e = test::checkPath(kSrc + "/examples/eldir.evo", zero);
   REQUIRE(e->lines().size() == 1);
-  CHECK(e->lines()[0] == "<--set world.steps>:1:17: error: world.steps must be at least 1 (it "
+  CHECK(e->lines()[0] == "<--set world.steps>:1:19: error: world.steps must be at least 1 (it "
                          "counts the states x[0] .. x[steps - 1])");
 }
 
