@@ -48,6 +48,10 @@ RunMemory estimateRunMemory(const EvolutionConfig &config, const runtime::Module
   const int64_t robotBytes =
       int64_t(robot.points.size()) * 8 + int64_t(robot.springs.size() * sizeof(runtime::Spring));
   m.perDesign = l.paramCount * kWeightBytes + kRobotCopies * robotBytes;
+  // Inherited weights: each child's initial weights (doubles) and each
+  // member's kept weights as JSON (counted from those copies, not measured).
+  if (config.inheritWeights)
+    m.perDesign += l.paramCount * (8 + 16);
   m.training = std::min(sliceBytes, children * runtime::trainSliceBytes(info, robot));
   return m;
 }

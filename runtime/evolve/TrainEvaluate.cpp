@@ -26,13 +26,15 @@ std::vector<runtime::ParamSet> inheritedInit(const runtime::ModuleInfo &info,
   if (batch.inherit.size() != batch.robots.size())
     throw Error(fmt::format("the batch has inheritance for {} of its {} robots",
                             batch.inherit.size(), batch.robots.size()));
-  runtime::Population pop(info, batch.robots);
   std::vector<runtime::ParamSet> init;
   copied.assign(batch.robots.size(), 0);
-  for (int r = 0; r < pop.size(); ++r) {
-    pop.initParams(r, opts.seed, batch.ids[size_t(r)]);
-    runtime::ParamSet seeded = pop.params(r);
-    const Inheritance &in = batch.inherit[size_t(r)];
+  for (size_t r = 0; r < batch.robots.size(); ++r) {
+    // One robot at a time: a population of them all would hold every
+    // robot's arenas at once (docs/evolution.md, "memory").
+    runtime::Population pop(info, {batch.robots[r]});
+    pop.initParams(0, opts.seed, batch.ids[r]);
+    runtime::ParamSet seeded = pop.params(0);
+    const Inheritance &in = batch.inherit[r];
     if (in.parentParams.is_null()) {
       init.push_back(std::move(seeded));
       continue;
@@ -41,7 +43,7 @@ std::vector<runtime::ParamSet> inheritedInit(const runtime::ModuleInfo &info,
     init.push_back(runtime::inheritParams(info, paramsFromJson(in.parentParams),
                                           {in.parentPointKeys, in.parentSpringKeys},
                                           {in.pointKeys, in.springKeys}, std::move(seeded), &st));
-    copied[size_t(r)] = st.copied;
+    copied[r] = st.copied;
   }
   return init;
 }
