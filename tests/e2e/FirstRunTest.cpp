@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "EvocProcess.h"
+#include "JsonFiles.h"
 
 namespace fs = std::filesystem;
 using namespace evoc::test;
@@ -24,8 +25,6 @@ using nlohmann::json;
 namespace {
 
 std::string source(const std::string &rel) { return std::string(EVOC_SOURCE_DIR) + "/" + rel; }
-
-json readJsonFile(const fs::path &p) { return json::parse(std::ifstream(p)); }
 
 // The figures under best.svg's frames ("moved +0.0123"), left to right.
 std::vector<double> movedFigures(const std::string &svg) {
@@ -78,7 +77,7 @@ TEST_CASE("evoc run: best.svg's figures are the loss's; the progress line counts
   // The last frame is the last state the loss reads, drawn with the best
   // weights: its "moved" is -loss there, which is the fitness (max(-loss)
   // of losses/displacement.evo, printed to 4 decimals).
-  const json best = readJsonFile(dir / "best.json");
+  const json best = readJson((dir / "best.json").string());
   const std::string svg = readText(dir / "best.svg");
   const std::vector<double> moved = movedFigures(svg);
   REQUIRE(moved.size() == 4);
@@ -93,7 +92,7 @@ TEST_CASE("evoc run: best.svg's figures are the loss's; the progress line counts
                       (dir / "best.json").string(), "--steps", "150", "--out", simOut.string()},
                      out, err) == 0);
   CHECK(err.find("using the trained weights it holds") != std::string::npos);
-  const json sim = readJsonFile(simOut);
+  const json sim = readJson(simOut.string());
   REQUIRE(sim["results"].size() == 1);
   CHECK(-sim["results"][0]["loss"].get<double>() ==
         Approx(best["fitness"].get<double>()).margin(1e-12));
@@ -104,7 +103,7 @@ TEST_CASE("evoc run: best.svg's figures are the loss's; the progress line counts
                       (dir / "gen_0001" / "population.json").string(), "--steps", "150", "--out",
                       simOut.string()},
                      out, err) == 0);
-  CHECK(readJsonFile(simOut)["results"].size() == 4);
+  CHECK(readJson(simOut.string())["results"].size() == 4);
   CHECK(err.find("the population's 4 members") != std::string::npos);
 }
 
@@ -122,7 +121,7 @@ TEST_CASE("evoc run: bodies without an actuated spring are not trained, and say 
     CHECK(r["offspring_not_trained"] == r["offspring_trained"]);
   }
   CHECK(err.find("not trained (nothing to learn)") != std::string::npos);
-  const json pop = readJsonFile(dir / "gen_0001" / "population.json");
+  const json pop = readJson((dir / "gen_0001" / "population.json").string());
   for (const auto &m : pop["population"])
     CHECK(m["losses"].size() == 1); // one evaluation, not 5 updates + 1
   for (const auto &c : pop["offspring"])
@@ -134,7 +133,7 @@ TEST_CASE("evoc run: the loss's named terms are recorded per design", "[run][ter
   fs::path dir = freshDir("terms");
   REQUIRE(runEvoc({"run", source("tests/data/newcomer/terms.evo"), "--out", dir.string(),
                    "--threads", "2"}) == 0);
-  const json best = readJsonFile(dir / "best.json");
+  const json best = readJson((dir / "best.json").string());
   REQUIRE(best.contains("terms"));
   const auto &losses = best["losses"];
   REQUIRE(best["terms"].contains("forward"));
@@ -144,7 +143,7 @@ TEST_CASE("evoc run: the loss's named terms are recorded per design", "[run][ter
   for (size_t i = 0; i < losses.size(); ++i)
     CHECK(best["terms"]["forward"][i].get<double>() + best["terms"]["low"][i].get<double>() ==
           Approx(losses[i].get<double>()).margin(1e-12));
-  const json pop = readJsonFile(dir / "gen_0001" / "population.json");
+  const json pop = readJson((dir / "gen_0001" / "population.json").string());
   for (const auto &m : pop["population"])
     CHECK(m["terms"]["low"].size() == m["losses"].size());
 }

@@ -22,8 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-json readJson(const fs::path &p) { return json::parse(readTextFile(p)); }
-
 // A tiny lattice (2 x 3 triangles) has few shapes: duplicates are common.
 // Every spring actuated and never flipped: only the shape varies.
 EvolutionConfig tinyConfig(int population, int generations) {

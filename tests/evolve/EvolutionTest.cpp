@@ -19,8 +19,6 @@ using namespace evoc::evolve::test;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-static json readJson(const fs::path &p) { return json::parse(readTextFile(p)); }
-
 TEST_CASE("evolution: a small run writes a complete run directory", "[evolution]") {
   auto dir = scratchDir("complete") / "run";
   RunOptions opt;

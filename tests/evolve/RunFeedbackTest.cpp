@@ -24,8 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-json readJson(const fs::path &p) { return json::parse(readTextFile(p)); }
-
 /// Runs with progress into a temporary file (plain lines) and returns it.
 std::string runWithProgress(const EvolutionConfig &cfg, const EvaluateFn &fn, RunOptions opt) {
   std::FILE *f = std::tmpfile();

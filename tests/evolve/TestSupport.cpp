@@ -92,4 +92,8 @@ std::vector<std::string> logWithoutTiming(const std::filesystem::path &dir) {
   return out;
 }
 
+nlohmann::json readJson(const std::filesystem::path &p) {
+  return nlohmann::json::parse(readTextFile(p));
+}
+
 } // namespace evoc::evolve::test

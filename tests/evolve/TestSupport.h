@@ -4,6 +4,8 @@
 
 #include "evolve/Evolution.h"
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <string>
 
@@ -25,6 +27,9 @@ RunOptions quiet(const std::filesystem::path &dir, bool resume = false);
 
 /// A small experiment for the engine tests (6 x 10 lattice).
 EvolutionConfig smallConfig(int population, int generations, uint64_t seed = 7);
+
+/// The JSON document at `p` (evoc::Error naming it when it cannot be read).
+nlohmann::json readJson(const std::filesystem::path &p);
 
 /// The log without its timing fields, one JSON text per line.
 std::vector<std::string> logWithoutTiming(const std::filesystem::path &dir);
