@@ -159,18 +159,11 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
   // moved: the figure losses/displacement.evo makes its loss of, so that the
   // picture and the fitness agree (the leftmost point's displacement, shown
   // before, differs from it whenever the body changes shape).
-  std::vector<std::string> labels, moved;
-  const double mean0 = frames.empty() ? 0 : svg::meanX(robot, frames[0]);
-  double labelW = 0;
-  for (size_t f = 0; f < frames.size(); ++f) {
-    labels.push_back(frames[f].label.empty() ? fmt::format("frame {}", f) : frames[f].label);
-    moved.push_back(svg::movedLabel(svg::meanX(robot, frames[f]) - mean0));
-    labelW = std::max({labelW, svg::textWidth(labels[f], 12), svg::textWidth(moved[f], 12)});
-  }
+  const svg::FrameLabels under = svg::frameLabels(robot, frames);
   const double k = style.pixelsPerUnit, pad = 24, top = style.title.empty() ? 10 : 30;
   // A panel is as wide as its body or its labels, whichever is wider (a
   // small robot's labels would overlap their neighbours'), the body centred.
-  const double panelW = std::max(width * k + 2 * pad, labelW + 16);
+  const double panelW = std::max(width * k + 2 * pad, under.width + 16);
   const double margin = (panelW - width * k) / 2;
   for (double xl : left) // the terrain in view
     for (const auto &[x, h] : svg::groundLine(style, xl - margin / k, xl + width + margin / k)) {
@@ -180,8 +173,7 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
   const double bodyH = (yhi - ylo) * k;
   const double panelH = bodyH + 2 * pad + 32;
   const auto colours = partColours(outlines);
-  const std::string springKey = "actuated springs: orange at rest, red contracted, blue "
-                                "extended; grey: passive";
+  const std::string springKey = svg::springKey();
   // As wide as every line of text in it, so that none is clipped.
   const double W =
       std::max({430.0, std::max(1.0, double(frames.size())) * panelW,
@@ -248,7 +240,7 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
                        "text-anchor=\"middle\">{3}</text>\n<text class=\"frame-label\" "
                        "x=\"{0:.1f}\" y=\"{2:.1f}\" text-anchor=\"middle\">{4}</text>\n</g>\n",
                        strip + f * panelW + panelW / 2, top + panelH - 22, top + panelH - 8,
-                       escape(labels[f]), escape(moved[f]));
+                       escape(under.labels[f]), escape(under.moved[f]));
   }
   return svg + "</svg>\n";
 }

@@ -203,23 +203,15 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
     vlo = vhi = 0;
   // Under each panel: the frame's label and how far the points' mean x
   // (the walking direction) moved, as in 2D (Svg.cpp).
-  std::vector<std::string> labels, moved;
-  const double mean0 = frames.empty() ? 0 : meanX(robot, frames[0]);
-  double labelW = 0;
-  for (size_t f = 0; f < frames.size(); ++f) {
-    labels.push_back(frames[f].label.empty() ? fmt::format("frame {}", f) : frames[f].label);
-    moved.push_back(movedLabel(meanX(robot, frames[f]) - mean0));
-    labelW = std::max({labelW, textWidth(labels[f], 12), textWidth(moved[f], 12)});
-  }
+  const FrameLabels under = frameLabels(robot, frames);
   const double k = style.pixelsPerUnit, pad = 16, top = style.title.empty() ? 10 : 30;
-  const double panelW = std::max(width * k + 2 * pad, labelW + 16);
+  const double panelW = std::max(width * k + 2 * pad, under.width + 16);
   const double margin = (panelW - width * k) / 2;
   const double bodyH = (vhi - vlo) * k;
   const double panelH = bodyH + 2 * pad + 32;
   const auto colours = partColours(outlines);
   const std::string viewKey = "3D, seen from the right, ahead and above (+x to the right)";
-  const std::string springKey = "actuated springs: orange at rest, red contracted, blue "
-                                "extended; grey: passive";
+  const std::string springKey = svg::springKey();
   const double W = std::max({520.0, std::max(1.0, double(frames.size())) * panelW,
                              textWidth(style.title, 14) + 20, textWidth(viewKey, 11) + 20,
                              textWidth(springKey, 11) + 20, textWidth(movedCaption(), 11) + 20,
@@ -309,7 +301,7 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
                        "text-anchor=\"middle\">{3}</text>\n<text class=\"frame-label\" "
                        "x=\"{0:.1f}\" y=\"{2:.1f}\" text-anchor=\"middle\">{4}</text>\n</g>\n",
                        strip + f * panelW + panelW / 2, top + panelH - 22, top + panelH - 8,
-                       escape(labels[f]), escape(moved[f]));
+                       escape(under.labels[f]), escape(under.moved[f]));
   }
   return out + "</svg>\n";
 }

@@ -33,6 +33,16 @@ double meanX(const runtime::Robot &robot, const GaitFrame &fr);
 /// first frame; movedCaption() says so in the picture.
 std::string movedLabel(double moved);
 const char *movedCaption();
+/// The legend line of springColour's colours.
+const char *springKey();
+
+/// What is written under each panel: the frame's label ("frame N" when it
+/// has none) and its movedLabel, and the widest of them at 12 px.
+struct FrameLabels {
+  std::vector<std::string> labels, moved;
+  double width = 0;
+};
+FrameLabels frameLabels(const runtime::Robot &robot, const std::vector<GaitFrame> &frames);
 
 /// The legend of `colours` ("parts:" then a swatch and name each) in rows
 /// no wider than `width`, the first row's baseline at y; `height` gets the

@@ -37,6 +37,21 @@ const char *movedCaption() {
          "losses/displacement.evo measures)";
 }
 
+const char *springKey() {
+  return "actuated springs: orange at rest, red contracted, blue extended; grey: passive";
+}
+
+FrameLabels frameLabels(const runtime::Robot &robot, const std::vector<GaitFrame> &frames) {
+  FrameLabels out;
+  const double mean0 = frames.empty() ? 0 : meanX(robot, frames[0]);
+  for (size_t f = 0; f < frames.size(); ++f) {
+    out.labels.push_back(frames[f].label.empty() ? fmt::format("frame {}", f) : frames[f].label);
+    out.moved.push_back(movedLabel(meanX(robot, frames[f]) - mean0));
+    out.width = std::max({out.width, textWidth(out.labels[f], 12), textWidth(out.moved[f], 12)});
+  }
+  return out;
+}
+
 // Each part kind gets its own colour (grammar bodies: the part's name, so a
 // voxel grammar's rigid, soft and actuated voxels differ). Names are sorted,
 // so the same parts get the same colours in every frame and generation.

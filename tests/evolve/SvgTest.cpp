@@ -139,16 +139,22 @@ std::pair<double, double> extent(const Text &t) {
 
 double svgWidth(const std::string &svg) { return std::stod(svg.substr(svg.find("width=\"") + 7)); }
 
+/// A 2D triangle with these corners: one actuated spring, two passive.
+evoc::runtime::Robot triangle(std::vector<double> points) {
+  evoc::runtime::Robot r;
+  r.dim = 2;
+  r.points = std::move(points);
+  r.springs = {{0, 1, 0.05, 1e4, 0.1}, {1, 2, 0.05, 1e4, 0}, {0, 2, 0.05, 1e4, 0}};
+  return r;
+}
+
 } // namespace
 
 TEST_CASE("svg: a frame's figure is how far the points' mean x moved, as the loss measures",
           "[svg]") {
   // A triangle whose top corner moves 0.03 to the right: the leftmost point
   // stays (it said "dx = +0.000"), the mean x moves 0.01.
-  evoc::runtime::Robot r;
-  r.dim = 2;
-  r.points = {0, 0.1, 0.05, 0.1, 0.025, 0.14};
-  r.springs = {{0, 1, 0.05, 1e4, 0.1}, {1, 2, 0.05, 1e4, 0}, {0, 2, 0.05, 1e4, 0}};
+  evoc::runtime::Robot r = triangle({0, 0.1, 0.05, 0.1, 0.025, 0.14});
   GaitFrame moved{r.points, {}, "t = 10"};
   moved.points[4] += 0.03;
   for (int dim : {2, 3}) {
@@ -175,10 +181,7 @@ TEST_CASE("svg: a frame's figure is how far the points' mean x moved, as the los
 
 TEST_CASE("svg: a small robot's labels neither overlap nor leave the picture", "[svg]") {
   // One triangle (0.05 wide, 45 px): narrower than its frames' labels.
-  evoc::runtime::Robot r;
-  r.dim = 2;
-  r.points = {0.1, 0.1, 0.15, 0.1, 0.125, 0.143};
-  r.springs = {{0, 1, 0.05, 1e4, 0.1}, {1, 2, 0.05, 1e4, 0}, {0, 2, 0.05, 1e4, 0}};
+  evoc::runtime::Robot r = triangle({0.1, 0.1, 0.15, 0.1, 0.125, 0.143});
   std::vector<GaitFrame> frames;
   for (int f = 0; f < 4; ++f) {
     GaitFrame fr{r.points, {}, fmt::format("t = {}", f * 133)};
@@ -354,10 +357,7 @@ TEST_CASE("svg: terrain under the gait, a profile in 2D and a shaded field in 3D
           "[svg][terrain]") {
   // 2D: a ladder on a hill; the ground is the profile's polyline, its rows
   // inside the panel drawn at their heights.
-  evoc::runtime::Robot r;
-  r.dim = 2;
-  r.points = {0.2, 0.1, 0.25, 0.1, 0.225, 0.14};
-  r.springs = {{0, 1, 0.05, 1e4, 0.1}, {1, 2, 0.05, 1e4, 0}, {0, 2, 0.05, 1e4, 0}};
+  evoc::runtime::Robot r = triangle({0.2, 0.1, 0.25, 0.1, 0.225, 0.14});
   evoc::runtime::GroundShape terrain;
   terrain.profile = {{0, 0.1}, {0.22, 0.1}, {0.24, 0.3}, {0.5, 0.1}};
   GaitStyle style;
