@@ -9,6 +9,7 @@ item
   | worldDecl
   | fnDecl
   | physicsDecl
+  | materialDecl
   | partDecl
   | grammarDecl
   | bodyDecl
@@ -53,6 +54,7 @@ anyName
   : IDENT | 'import' | 'world' | 'fn' | 'physics' | 'set' | 'step' | 'for'
   | 'in' | 'let' | 'return' | 'part' | 'grammar' | 'body' | 'mutation'
   | 'until' | 'controller' | 'loss' | 'evolve' | 'commands' | 'train' | 'requires'
+  | 'material'
   ;
 
 // ---- functions and statements
@@ -97,6 +99,9 @@ fieldDecl : anyName IDENT ':' typeName ('=' expr)? ';' ;
 stepDecl : 'step' '{' stmt* '}' ;
 
 // ---- bodies
+
+// `material soft { stiffness = 5e3; colour = "#7fb2e5"; }`
+materialDecl : 'material' IDENT settingsBlock ;
 
 partDecl : 'part' IDENT '{' (partParam | setting)* '}' ;
 

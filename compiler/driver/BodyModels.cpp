@@ -4,6 +4,7 @@
 #include "evolve/CellBody.h"
 #include "evolve/GrammarBody.h"
 #include "evolve/LatticeModel.h"
+#include "evolve/VoxelBody.h"
 #include "support/Error.h"
 
 namespace evoc::driver {
@@ -52,8 +53,12 @@ std::shared_ptr<const evolve::BodyModel> bodyModel(const sema::CheckedProgram &p
     return std::make_shared<evolve::GrammarBody>(*p.grammarBody, p.grammarMutation);
   if (p.hasBody && p.cellBody)
     return std::make_shared<evolve::CellBody>(*p.cellBody, p.world.ground.height);
+  if (p.hasBody && p.voxelBody)
+    return std::make_shared<evolve::VoxelBody>(*p.voxelBody, p.voxelMutation,
+                                               p.world.ground.height);
   throw Error("this program has no body: declare `body lattice NAME { ... }`, "
-              "`body grammar NAME { ... }` or `body cells NAME { ... }`");
+              "`body grammar NAME { ... }`, `body voxel NAME { ... }` or "
+              "`body cells NAME { ... }`");
 }
 
 } // namespace evoc::driver

@@ -456,6 +456,7 @@ enum class DeclKind : uint8_t {
   World,
   Fn,
   Physics,
+  Material,
   Part,
   Grammar,
   Body,
@@ -590,6 +591,13 @@ struct PartParam {
   SourceRange range;
 };
 
+/// `material name { stiffness = ...; actuated = horizontal; colour = "#rrggbb"; }`
+struct MaterialDecl : Decl {
+  static constexpr DeclKind Kind = DeclKind::Material;
+  MaterialDecl() : Decl(Kind) {}
+  SettingsBlock body;
+};
+
 /// `part name { param ...; points = [...]; springs = [...]; ports = n(i, j), ...; }`
 struct PartDecl : Decl {
   static constexpr DeclKind Kind = DeclKind::Part;
@@ -646,7 +654,7 @@ struct GrammarDecl : Decl {
   std::vector<Production> productions;
 };
 
-enum class BodyKind : uint8_t { Lattice, Grammar, Cells };
+enum class BodyKind : uint8_t { Lattice, Grammar, Cells, Voxel };
 
 /// `body lattice name { ... }`, `body grammar name { ... }` or `body cells
 /// name { ... }` (a fixed body of square cells).

@@ -102,6 +102,13 @@ private:
       return fnDecl(c);
     if (auto *c = item->physicsDecl())
       return physicsDecl(c);
+    if (auto *c = item->materialDecl()) {
+      auto d = std::make_unique<MaterialDecl>();
+      d->range = L.rule(c);
+      d->name = ident(c->IDENT());
+      settings(c->settingsBlock(), d->body);
+      return d;
+    }
     if (auto *c = item->partDecl())
       return partDecl(c);
     if (auto *c = item->grammarDecl())
@@ -419,9 +426,11 @@ private:
       d->bodyKind = BodyKind::Grammar;
     else if (d->kindWord.name == "cells")
       d->bodyKind = BodyKind::Cells;
+    else if (d->kindWord.name == "voxel")
+      d->bodyKind = BodyKind::Voxel;
     else
       diags.error(d->kindWord.range, "unknown body kind '" + d->kindWord.name +
-                                         "'; expected 'lattice', 'grammar' or 'cells'");
+                                         "'; expected 'lattice', 'grammar', 'voxel' or 'cells'");
     settings(c->settingsBlock(), d->body);
     return d;
   }

@@ -207,6 +207,12 @@ private:
       }
       break;
     }
+    case DeclKind::Material: {
+      auto &m = *cast<MaterialDecl>(&d);
+      line(depth) << "Material " << m.name.name << " " << rng(m.range) << "\n";
+      settings(m.body, depth + 1);
+      break;
+    }
     case DeclKind::Body: {
       auto &b = *cast<BodyDecl>(&d);
       line(depth) << "Body " << b.kindWord.name << " " << b.name.name << " " << rng(b.range)

@@ -115,6 +115,8 @@ void Checker::checkBody() {
         diags.error(bd->name.range, "a lattice body needs 'rows' and 'cols'");
     } else if (bd->bodyKind == BodyKind::Cells) {
       checkCellBody(*bd, body, bd == chosen);
+    } else if (bd->bodyKind == BodyKind::Voxel) {
+      checkVoxelBody(*bd, body, bd == chosen);
     } else {
       checkGrammarBody(*bd, body, bd == chosen);
     }
@@ -135,6 +137,10 @@ void Checker::checkMutations() {
                   "body " + q(out.body.name) +
                       " is a fixed body: it does not evolve, so it takes no mutation rules; "
                       "remove the 'mutation' block");
+    return;
+  }
+  if (out.hasBody && out.body.kind == BodyKind::Voxel) {
+    checkVoxelMutations();
     return;
   }
   const bool lattice = out.hasBody && out.body.kind == BodyKind::Lattice;
@@ -270,6 +276,52 @@ void Checker::checkMutations() {
       *slot = std::move(rate);
       gm.untilChanged = gm.untilChanged || r.untilChanged;
     }
+    out.mutations.push_back(std::move(mr));
+  }
+}
+
+void Checker::checkVoxelMutations() {
+  std::map<std::string, SourceRange> seen;
+  for (auto &r : mutations.front()->rules) {
+    const std::string key = r.op.name + (r.target.name.empty() ? "" : " " + r.target.name);
+    if (key != "resample voxel") {
+      diags.error(r.op.range, "body " + q(out.body.name) +
+                                  " is a voxel body: it mutates with "
+                                  "'resample voxel p = P;' (each cell "
+                                  "of its box redrawn with probability "
+                                  "P), not '" +
+                                  key + "'");
+      continue;
+    }
+    auto [it, fresh] = seen.emplace(key, r.range);
+    if (!fresh) {
+      diags.error(r.range, "mutation '" + key + "' is given twice")
+          .note(it->second, "the first one is here");
+      continue;
+    }
+    body::Scalar rate;
+    std::map<std::string, int> ix = {{"voxels", body::kVoxels}, {"cells", body::kBoxCells}};
+    if (!compileScalar(*r.rate, ix, rate, "a mutation rate", "voxels, cells"))
+      continue;
+    std::map<std::string, double> vars = {{"voxels", 1}, {"cells", 1}};
+    auto v = evalNumber(*r.rate, "p", &vars);
+    if (!v)
+      continue;
+    r.rate->type = Type::scalar();
+    if (rate.isConstant() && (*v < 0 || *v > 1)) {
+      diags.error(r.rate->range,
+                  "mutation rate " + r.rateName.name + " = " + fmtNum(*v) + " is outside [0, 1]");
+      continue;
+    }
+    MutationRule mr;
+    mr.op = r.op.name;
+    mr.target = r.target.name;
+    mr.untilChanged = r.untilChanged;
+    mr.rateExpr = r.rate.get();
+    mr.constant = rate.isConstant();
+    mr.rate = mr.constant ? *v : 0;
+    out.voxelMutation.resample = std::move(rate);
+    out.voxelMutation.untilChanged = r.untilChanged;
     out.mutations.push_back(std::move(mr));
   }
 }

@@ -97,8 +97,8 @@ std::optional<int> cellIndex(Checker &C, const Expr &x) {
   return int(*v);
 }
 
-/// A cell's actuation template, a name from kTemplates (the cube-only ones
-/// in 3D only).
+} // namespace
+
 std::optional<body::CellTemplate> cellTemplate(Checker &C, const Expr &te, int dim) {
   const bool cube = dim == 3;
   std::optional<body::CellTemplate> tpl;
@@ -131,6 +131,8 @@ std::optional<body::CellTemplate> cellTemplate(Checker &C, const Expr &te, int d
   }
   return tpl;
 }
+
+namespace {
 
 /// `cells = [(i, j, template), ...];` (3D: (i, j, k, template)): each
 /// position once, into spec.cells.

@@ -48,6 +48,8 @@ static const char *declWord(DeclKind k) {
     return "fn";
   case DeclKind::Physics:
     return "physics";
+  case DeclKind::Material:
+    return "material";
   case DeclKind::Part:
     return "part";
   case DeclKind::Grammar:
@@ -113,6 +115,9 @@ void Checker::collect(Program &program) {
         break;
       case DeclKind::Physics:
         physicsDecls.push_back(cast<PhysicsDecl>(d));
+        break;
+      case DeclKind::Material:
+        materials.push_back(cast<MaterialDecl>(d));
         break;
       case DeclKind::Part:
         parts.push_back(cast<PartDecl>(d));
@@ -292,6 +297,10 @@ void checkSizes(Checker &C, CheckedProgram &out) {
     points = out.grammarBody->maxPoints;
   } else if (out.cellBody) {
     points = cellBodyPoints(*out.cellBody);
+  } else if (out.voxelBody) {
+    points = 1; // the box's corners
+    for (int s : out.voxelBody->size)
+      points *= s + 1;
   }
   if (points <= 0 || !out.hasEvolve || C.evolves.empty())
     return;
@@ -356,6 +365,7 @@ std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
     out.ast = std::move(program);
     return std::nullopt;
   }
+  checkMaterials();
   checkParts();
   checkGrammars();
   checkBody();

@@ -75,6 +75,7 @@ public:
   std::vector<ast::FnDecl *> fns;
   std::vector<ast::BodyDecl *> bodies;
   std::vector<ast::PartDecl *> parts;
+  std::vector<ast::MaterialDecl *> materials;
   std::vector<ast::GrammarDecl *> grammars;
   /// Each `requires` block with the file it is in.
   std::vector<std::pair<ast::RequiresDecl *, const ast::Module *>> requirements;
@@ -116,6 +117,24 @@ public:
   /// world.ground: flat(..), terrain("file.csv", ..) or terrain_random(..).
   void checkGround(ast::Expr &e);
   void selectPhysics();
+
+  // ---- Materials.cpp
+  /// A checked material; stiffness and actuation it does not set are the
+  /// body's (resolveMaterial).
+  struct MaterialInfo {
+    const ast::MaterialDecl *decl = nullptr;
+    body::MaterialSpec spec;
+    bool hasStiffness = false, hasActuation = false;
+    bool ok = true; ///< no error in this material
+  };
+  std::vector<MaterialInfo> materialInfos; ///< in declaration order
+  void checkMaterials();
+  /// The material a value names; reports an unknown name (with a
+  /// suggestion) and returns null.
+  const MaterialInfo *materialRef(const ast::Expr &e, const std::string &what);
+  /// The material with the body's defaults for what it leaves unset.
+  body::MaterialSpec resolveMaterial(const MaterialInfo &m, double stiffness,
+                                     double actuation) const;
 
   // ---- Parts.cpp: parts into out.parts and out.partSpecs (parallel)
   /// What a body may still override on a part: its own settings, as written.
@@ -160,10 +179,17 @@ public:
   /// `body cells`: its settings into `body` and, when chosen, out.cellBody.
   void checkCellBody(const ast::BodyDecl &bd, Body &body, bool chosen);
 
+  // ---- VoxelBody.cpp
+  /// `body voxel`: its settings into `body` and, when chosen, out.voxelBody.
+  void checkVoxelBody(const ast::BodyDecl &bd, Body &body, bool chosen);
+
   // ---- Bodies.cpp: parts, grammars, bodies, mutations
   void checkGrammars();
   void checkBody();
   void checkMutations();
+  /// A voxel body's rules (`resample voxel p = P [until changed];`) into
+  /// out.voxelMutation.
+  void checkVoxelMutations();
   /// With a body: the selected physics has the point and spring fields the
   /// runtime fills from a robot (point.x, spring.a/b, rest, stiffness, ...).
   void checkBodyFields();
@@ -198,6 +224,10 @@ public:
   /// The physics controllers and losses are checked against.
   const ast::PhysicsDecl *learningPhysics() const;
 };
+
+/// A cell's actuation template (`vertical`, ..., the cube-only ones in 3D
+/// only); reports anything else at its location.
+std::optional<body::CellTemplate> cellTemplate(Checker &C, const ast::Expr &te, int dim);
 
 /// The number of distinct points (cell corners) of a fixed body.
 int cellBodyPoints(const body::CellBodySpec &spec);

@@ -243,9 +243,9 @@ void Checker::checkTrain() {
     else
       tr.validateEvery = *v;
   }
-  if (out.hasBody && (out.body.kind == BodyKind::Lattice || out.body.kind == BodyKind::Grammar))
+  if (out.hasBody && out.body.kind != BodyKind::Cells)
     diags.error(at, "train trains one fixed body; declare it with 'body cells NAME { ... }' "
-                    "(lattice and grammar bodies evolve: use an 'evolve' block)");
+                    "(lattice, grammar and voxel bodies evolve: use an 'evolve' block)");
 }
 
 void Checker::selectLearn(const SettingsBlock *learn, SourceRange at, Learn &L) {

@@ -325,8 +325,18 @@ bool checkPartPoints(PartDraft &d) {
   return ok;
 }
 
-/// The part's own `stiffness` and `actuation` (defaults of its springs).
+/// The part's own `stiffness` and `actuation` (defaults of its springs),
+/// else its material's (`material = NAME;`, which also gives its colour).
 void checkPartMaterial(PartDraft &d) {
+  if (const Setting *s = d.pd.body.find("material"))
+    if (Expr *e = d.C.single(*s, "material"))
+      if (const auto *m = d.C.materialRef(*e, "material")) {
+        if (m->hasStiffness)
+          d.ex.stiffness = m->spec.stiffness;
+        if (m->hasActuation)
+          d.ex.actuation = m->spec.actuation;
+        d.spec.colour = m->spec.colour;
+      }
   if (const Setting *s = d.pd.body.find("stiffness"))
     if (Expr *e = d.C.single(*s, "stiffness"))
       d.ex.stiffness = d.positive(*e, "stiffness");
@@ -622,7 +632,7 @@ void Checker::checkParts() {
     d.spec.name = d.part.name;
     checkKnownKeys(pd->body, "part",
                    {"points", "springs", "stiffness", "actuation", "actuators", "groups", "ports",
-                    "mirror", "cells"});
+                    "mirror", "cells", "material"});
     checkPartParams(d);
     if (!checkPartPoints(d)) {
       failedParts.insert(d.part.name);

@@ -83,7 +83,8 @@ struct BodyGrammar {
   std::vector<GrammarRule> rules;
 };
 
-/// `body lattice`, `body grammar` or `body cells` (fixed; see CellBodySpec).
+/// `body lattice`, `body grammar`, `body voxel` or `body cells` (fixed; see
+/// CellBodySpec).
 struct Body {
   std::string name;
   ast::BodyKind kind = ast::BodyKind::Lattice;
@@ -198,6 +199,11 @@ struct CheckedProgram {
   std::optional<body::CellBodySpec> cellBody;
   /// The mutation rates of a grammar body (all 0 otherwise).
   body::GrammarMutationSpec grammarMutation;
+  /// The chosen body, when it is a `body voxel`: its box, materials
+  /// (resolved with the body's stiffness and actuation) and weights.
+  std::optional<body::VoxelBodySpec> voxelBody;
+  /// The mutation of a voxel body (Evolution Gym's rate when none is given).
+  body::VoxelMutationSpec voxelMutation;
   std::vector<BodyGrammar> grammars;
   Body body;
   bool hasBody = false;

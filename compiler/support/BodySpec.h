@@ -77,6 +77,9 @@ struct PartSpec {
   /// polyhedron's point set (3D), as point indices. Empty: the convex hull of
   /// all points is the one cell.
   std::vector<std::vector<int>> cells;
+  /// The fill colour of its outline in pictures ("#rrggbb", its material's);
+  /// empty: a colour of the pictures' palette.
+  std::string colour;
 };
 
 /// One binding of an alternative: a port (or a tied pair of ports) and the
@@ -175,6 +178,9 @@ struct CellSpec {
   int i = 0, j = 0;
   CellTemplate actuated = CellTemplate::None;
   int k = 0; ///< a cube cell's third (vertical) index; 0 for square cells
+  /// This cell's own spring stiffness and actuation (a voxel's material);
+  /// negative: the body's.
+  double stiffness = -1, actuation = -1;
 };
 
 /// `body cells NAME { ... }`: a fixed, hand-designed body of unit cells on a
@@ -191,6 +197,51 @@ struct CellBodySpec {
   double stiffness = 3e4;           ///< every spring's
   double actuation = 0.1;           ///< actuated springs' coefficient (others 0)
   std::vector<CellSpec> cells;      ///< in the order written (it numbers points and springs)
+};
+
+/// `material NAME { ... }` (docs/language.md, Materials): what a voxel of
+/// it, or a part made of it, gives its springs, and its colour.
+struct MaterialSpec {
+  std::string name;
+  double stiffness = 3e4; ///< every spring's (resolved: the material's, else the body's)
+  double actuation = 0.1; ///< amplitude of the springs `actuated` selects
+  CellTemplate actuated = CellTemplate::None;
+  std::string colour; ///< "#rrggbb"; empty: the pictures' palette
+  /// Whether a voxel of this material carries actuators.
+  bool actuates() const { return actuated != CellTemplate::None && actuation > 0; }
+};
+
+/// `body voxel NAME { ... }` (docs/grammars.md, Voxel bodies): a bounding
+/// box of square (2D) or cube (3D) cells, each empty or of one material.
+struct VoxelBodySpec {
+  std::string name;
+  int dim = 2;
+  std::vector<int> size;               ///< cells along each axis, dim values (the last is up)
+  double edge = 0.05;                  ///< a cell's side
+  std::vector<double> origin{0, 0};    ///< where the box's corner (0, 0[, 0]) is before the lift
+  std::vector<MaterialSpec> materials; ///< a voxel's value v > 0 is materials[v - 1]
+  /// Sampling weights: weights[0] for an empty cell, weights[v] for
+  /// materials[v - 1] (not normalised).
+  std::vector<double> weights;
+  int cells() const {
+    int n = 1;
+    for (int s : size)
+      n *= s;
+    return n;
+  }
+};
+
+/// The variables a voxel body's mutation rate may use, counted on the
+/// parent: `resample voxel p = 1 / voxels;`.
+enum VoxelRateVar : int { kVoxels = 0, kBoxCells = 1 };
+
+/// `mutation { resample voxel p = P [until changed]; }` of a voxel body:
+/// each cell of the box is redrawn from the sampling weights with
+/// probability P.
+struct VoxelMutationSpec {
+  Scalar resample = Scalar::constant(0.1);
+  bool untilChanged = true;
+  int maxAttempts = 50; ///< then the child is a copy (a logged fallback)
 };
 
 /// Evaluates a Scalar whose Param terms index `vars` (part parameters, or

@@ -29,6 +29,9 @@ using GenomePtr = std::shared_ptr<const Genome>;
 struct PartOutline {
   std::string part;
   std::vector<int> points;
+  /// "#rrggbb" (its material's colour); empty: the pictures' palette
+  /// colour for `part`.
+  std::string colour;
 };
 
 /// A genotype's robot, with where each point and spring came from.

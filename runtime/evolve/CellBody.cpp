@@ -134,8 +134,10 @@ runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
           differs[k] = offsets[p][k] != offsets[q][k];
         }
         s.rest = std::sqrt(d2);
-        s.stiffness = spec.stiffness;
-        s.actuation = actuates(c.actuated, differs, dim) ? spec.actuation : 0.0;
+        s.stiffness = c.stiffness >= 0 ? c.stiffness : spec.stiffness;
+        s.actuation = actuates(c.actuated, differs, dim)
+                          ? (c.actuation >= 0 ? c.actuation : spec.actuation)
+                          : 0.0;
         r.springs.push_back(s);
       }
     if (corners)
@@ -144,14 +146,18 @@ runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
   return r;
 }
 
-CellBody::CellBody(body::CellBodySpec spec, double groundY)
-    : spec_(std::move(spec)), groundY_(groundY), genome_(std::make_shared<CellGenome>()) {
-  std::vector<std::vector<int>> corners;
-  robot_ = buildCellRobot(spec_, &corners);
-  if (spec_.dim == 2) {
-    for (const auto &c : corners)
-      outlines_.push_back({"cell", {c[0], c[2], c[3], c[1]}}); // around the square
-    return;
+std::vector<PartOutline> cellOutlines(int dim, const std::vector<std::vector<int>> &corners,
+                                      const std::vector<PartOutline> &kinds) {
+  std::vector<PartOutline> out;
+  auto outline = [&](size_t cell, std::vector<int> points) {
+    out.push_back({kinds[cell].part, std::move(points), kinds[cell].colour});
+  };
+  if (dim == 2) {
+    for (size_t i = 0; i < corners.size(); ++i) {
+      const auto &c = corners[i];
+      outline(i, {c[0], c[2], c[3], c[1]}); // around the square
+    }
+    return out;
   }
   // Cubes: the faces on the body's surface (a face two cells share is inside).
   std::map<std::vector<int>, int> uses;
@@ -162,12 +168,22 @@ CellBody::CellBody(body::CellBodySpec spec, double groundY)
   for (const auto &c : corners)
     for (const auto &f : kCubeFaces)
       ++uses[key({c[f[0]], c[f[1]], c[f[2]], c[f[3]]})];
-  for (const auto &c : corners)
+  for (size_t i = 0; i < corners.size(); ++i)
     for (const auto &f : kCubeFaces) {
+      const auto &c = corners[i];
       std::vector<int> face{c[f[0]], c[f[1]], c[f[2]], c[f[3]]};
       if (uses[key(face)] == 1)
-        outlines_.push_back({"cell", face});
+        outline(i, face);
     }
+  return out;
+}
+
+CellBody::CellBody(body::CellBodySpec spec, double groundY)
+    : spec_(std::move(spec)), groundY_(groundY), genome_(std::make_shared<CellGenome>()) {
+  std::vector<std::vector<int>> corners;
+  robot_ = buildCellRobot(spec_, &corners);
+  outlines_ =
+      cellOutlines(spec_.dim, corners, std::vector<PartOutline>(corners.size(), {"cell", {}, ""}));
 }
 
 GenomePtr CellBody::sample(EvoRng &) const { return genome_; }

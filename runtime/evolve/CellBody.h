@@ -28,6 +28,13 @@ namespace evoc::evolve {
 runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
                               std::vector<std::vector<int>> *corners = nullptr);
 
+/// The outlines pictures draw around cells built by buildCellRobot
+/// (`corners` as it gives them): a square per 2D cell; in 3D the cube faces
+/// on the body's surface. Cell i's outlines take kinds[i]'s part name and
+/// colour (its points are ignored).
+std::vector<PartOutline> cellOutlines(int dim, const std::vector<std::vector<int>> &corners,
+                                      const std::vector<PartOutline> &kinds);
+
 /// `body cells` as a BodyModel: sample() always gives the one genotype,
 /// express() its robot placed where the file puts it (not lifted onto the
 /// ground), one outline per square cell or per cube face on the surface; vary() is never called on

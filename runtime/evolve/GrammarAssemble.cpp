@@ -409,6 +409,7 @@ private:
       for (const auto &cell : cells_[i].local) {
         PartOutline o;
         o.part = partOf(s_, *as_.inst[i].node).name;
+        o.colour = partOf(s_, *as_.inst[i].node).colour;
         for (int l : cell)
           o.points.push_back(as_.inst[i].gid[l]);
         as_.ph.outlines.push_back(std::move(o));

@@ -52,9 +52,10 @@ FrameLabels frameLabels(const runtime::Robot &robot, const std::vector<GaitFrame
   return out;
 }
 
-// Each part kind gets its own colour (grammar bodies: the part's name, so a
-// voxel grammar's rigid, soft and actuated voxels differ). Names are sorted,
-// so the same parts get the same colours in every frame and generation.
+// Each part kind gets its own colour: its material's when it has one, else
+// the palette's (grammar bodies: by the part's name, so a voxel grammar's
+// rigid, soft and actuated voxels differ). Names are sorted, so the same
+// parts get the same colours in every frame and generation.
 } // namespace evoc::evolve::svg
 
 namespace evoc::evolve {
@@ -64,10 +65,12 @@ std::map<std::string, std::string> partColours(const std::vector<PartOutline> &o
                                         "#ff9da7", "#9c755f", "#f28e2b", "#e15759", "#bab0ac"};
   std::map<std::string, std::string> out;
   for (const auto &o : outlines)
-    out.emplace(o.part, "");
+    out.emplace(o.part, o.colour);
+  // Parts without a material colour take the palette's in name order.
   size_t i = 0;
   for (auto &[name, colour] : out)
-    colour = palette[i++ % (sizeof palette / sizeof *palette)];
+    if (colour.empty())
+      colour = palette[i++ % (sizeof palette / sizeof *palette)];
   return out;
 }
 
