@@ -51,6 +51,25 @@ constexpr int kCube[8][3] = {{0, 0, 0}, {0, 0, 1}, {1, 0, 0}, {1, 0, 1},
 constexpr int kCubeFaces[6][4] = {{0, 4, 6, 2}, {3, 7, 5, 1}, {2, 6, 7, 3},
                                   {1, 5, 4, 0}, {4, 5, 7, 6}, {2, 3, 1, 0}};
 
+/// Every pair of n corners in order (ab, ac, ..., the last two).
+std::vector<std::pair<int, int>> allPairs(int n) {
+  std::vector<std::pair<int, int>> out;
+  for (int p = 0; p < n; ++p)
+    for (int q = p + 1; q < n; ++q)
+      out.emplace_back(p, q);
+  return out;
+}
+
+CellShape makeShape(const int (*offsets)[3], int n, std::vector<std::pair<int, int>> springs,
+                    std::vector<int> outline) {
+  CellShape s;
+  for (int q = 0; q < n; ++q)
+    s.corners.push_back({offsets[q][0], offsets[q][1], offsets[q][2]});
+  s.springs = std::move(springs);
+  s.outline = std::move(outline);
+  return s;
+}
+
 /// Whether template t actuates the spring between corners that differ along
 /// the axes in `differs` (dim of them; the last one is up).
 bool actuates(body::CellTemplate t, const bool *differs, int dim) {
@@ -81,8 +100,23 @@ bool actuates(body::CellTemplate t, const bool *differs, int dim) {
 
 } // namespace
 
+const CellShape &fixedCellShape(int dim) {
+  static const CellShape square = makeShape(kSquare, 4, allPairs(4), {0, 2, 3, 1});
+  static const CellShape cube = makeShape(kCube, 8, allPairs(8), {});
+  return dim == 2 ? square : cube;
+}
+
+const CellShape &voxelCellShape(int dim) {
+  // The stdlib voxel part's points (0, 0), (1, 0), (1, 1), (0, 1) and
+  // springs bottom, right, top, left, then the diagonals.
+  static constexpr int corners[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+  static const CellShape square =
+      makeShape(corners, 4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}, {1, 3}}, {0, 1, 2, 3});
+  return dim == 2 ? square : fixedCellShape(3);
+}
+
 runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
-                              std::vector<std::vector<int>> *corners) {
+                              std::vector<std::vector<int>> *corners, const CellShape *shape) {
   const int dim = spec.dim;
   if ((dim != 2 && dim != 3) || int(spec.origin.size()) != dim)
     throw Error("body '" + spec.name +
@@ -93,8 +127,9 @@ runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
   if (!(spec.edge > 0) || !(spec.stiffness > 0) || !(spec.actuation >= 0))
     throw Error("body '" + spec.name +
                 "': edge and stiffness must be positive and actuation not negative");
-  const int nc = dim == 2 ? 4 : 8;
-  const auto &offsets = dim == 2 ? kSquare : kCube;
+  const CellShape &cs = shape ? *shape : fixedCellShape(dim);
+  const auto &offsets = cs.corners;
+  const int nc = int(offsets.size());
   runtime::Robot r;
   r.dim = dim;
   std::map<std::array<int, 3>, int> pointOf;
@@ -116,30 +151,31 @@ runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
                   ") is given twice");
     std::vector<int> id(static_cast<size_t>(nc));
     for (int q = 0; q < nc; ++q)
-      id[size_t(q)] = point({at[0] + offsets[q][0], at[1] + offsets[q][1], at[2] + offsets[q][2]});
-    // Every pair of corners in order: ab ac ad bc bd cd (square), ab .. gh (cube).
-    for (int p = 0; p < nc; ++p)
-      for (int q = p + 1; q < nc; ++q) {
-        const int a = id[size_t(p)], b = id[size_t(q)];
-        if (!made.emplace(std::min(a, b), std::max(a, b)).second)
-          continue;
-        runtime::Spring s;
-        s.a = a;
-        s.b = b;
-        double d2 = 0;
-        bool differs[3] = {false, false, false};
-        for (int k = 0; k < dim; ++k) {
-          const double d = r.points[size_t(dim * a + k)] - r.points[size_t(dim * b + k)];
-          d2 += d * d;
-          differs[k] = offsets[p][k] != offsets[q][k];
-        }
-        s.rest = std::sqrt(d2);
-        s.stiffness = c.stiffness >= 0 ? c.stiffness : spec.stiffness;
-        s.actuation = actuates(c.actuated, differs, dim)
-                          ? (c.actuation >= 0 ? c.actuation : spec.actuation)
-                          : 0.0;
-        r.springs.push_back(s);
+      id[size_t(q)] = point({at[0] + offsets[size_t(q)][0], at[1] + offsets[size_t(q)][1],
+                             at[2] + offsets[size_t(q)][2]});
+    // The shape's springs in order (a fixed body's: every pair of corners,
+    // ab ac ad bc bd cd for a square, ab .. gh for a cube).
+    for (const auto &[p, q] : cs.springs) {
+      const int a = id[size_t(p)], b = id[size_t(q)];
+      if (!made.emplace(std::min(a, b), std::max(a, b)).second)
+        continue;
+      runtime::Spring s;
+      s.a = a;
+      s.b = b;
+      double d2 = 0;
+      bool differs[3] = {false, false, false};
+      for (int k = 0; k < dim; ++k) {
+        const double d = r.points[size_t(dim * a + k)] - r.points[size_t(dim * b + k)];
+        d2 += d * d;
+        differs[k] = offsets[size_t(p)][size_t(k)] != offsets[size_t(q)][size_t(k)];
       }
+      s.rest = std::sqrt(d2);
+      s.stiffness = c.stiffness >= 0 ? c.stiffness : spec.stiffness;
+      s.actuation = actuates(c.actuated, differs, dim)
+                        ? (c.actuation >= 0 ? c.actuation : spec.actuation)
+                        : 0.0;
+      r.springs.push_back(s);
+    }
     if (corners)
       corners->push_back(std::move(id));
   }
@@ -147,15 +183,19 @@ runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
 }
 
 std::vector<PartOutline> cellOutlines(int dim, const std::vector<std::vector<int>> &corners,
-                                      const std::vector<PartOutline> &kinds) {
+                                      const std::vector<PartOutline> &kinds,
+                                      const CellShape *shape) {
   std::vector<PartOutline> out;
   auto outline = [&](size_t cell, std::vector<int> points) {
     out.push_back({kinds[cell].part, std::move(points), kinds[cell].colour});
   };
   if (dim == 2) {
+    const CellShape &cs = shape ? *shape : fixedCellShape(2);
     for (size_t i = 0; i < corners.size(); ++i) {
-      const auto &c = corners[i];
-      outline(i, {c[0], c[2], c[3], c[1]}); // around the square
+      std::vector<int> around; // the square's corners in polygon order
+      for (int q : cs.outline)
+        around.push_back(corners[i][size_t(q)]);
+      outline(i, around);
     }
     return out;
   }

@@ -7,6 +7,8 @@
 
 #include "support/BodySpec.h"
 
+#include <array>
+#include <utility>
 #include <vector>
 
 namespace evoc::evolve {
@@ -26,14 +28,32 @@ namespace evoc::evolve {
 /// or stiffness). `corners`, if given, gets each cell's point indices in
 /// corner order.
 runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
-                              std::vector<std::vector<int>> *corners = nullptr);
+                              std::vector<std::vector<int>> *corners = nullptr,
+                              const struct CellShape *shape = nullptr);
+
+/// The order of a cell's corners (grid offsets (i, j, k)) and springs
+/// (corner pairs), and (2D) its corners in polygon order. buildCellRobot
+/// builds every cell in one shape.
+struct CellShape {
+  std::vector<std::array<int, 3>> corners;
+  std::vector<std::pair<int, int>> springs;
+  std::vector<int> outline;
+};
+/// A fixed body's (MULTITASK.md, as buildCellRobot above says).
+const CellShape &fixedCellShape(int dim);
+/// A voxel body's (docs/grammars.md, Voxel bodies): in 2D the stdlib voxel
+/// part's corners (0, 0), (1, 0), (1, 1), (0, 1) and springs bottom, right,
+/// top, left and the two diagonals, so that a voxel body numbers points and
+/// springs as the stdlib voxel grammar does; in 3D the fixed body's.
+const CellShape &voxelCellShape(int dim);
 
 /// The outlines pictures draw around cells built by buildCellRobot
 /// (`corners` as it gives them): a square per 2D cell; in 3D the cube faces
 /// on the body's surface. Cell i's outlines take kinds[i]'s part name and
 /// colour (its points are ignored).
 std::vector<PartOutline> cellOutlines(int dim, const std::vector<std::vector<int>> &corners,
-                                      const std::vector<PartOutline> &kinds);
+                                      const std::vector<PartOutline> &kinds,
+                                      const CellShape *shape = nullptr);
 
 /// `body cells` as a BodyModel: sample() always gives the one genotype,
 /// express() its robot placed where the file puts it (not lifted onto the

@@ -248,7 +248,7 @@ Phenotype VoxelBody::express(const Genome &g) const {
     at.push_back(pos);
   }
   std::vector<std::vector<int>> corners;
-  p.robot = buildCellRobot(cb, &corners);
+  p.robot = buildCellRobot(cb, &corners, &voxelCellShape(dim));
   // Rest on the origin's height: the lowest voxel's bottom there.
   double low = p.robot.points[size_t(dim - 1)];
   for (int i = 0; i < p.robot.numPoints(); ++i)
@@ -261,14 +261,11 @@ Phenotype VoxelBody::express(const Genome &g) const {
   std::vector<uint64_t> cornerKey(size_t(p.robot.numPoints()), 0);
   for (size_t i = 0; i < corners.size(); ++i)
     for (size_t q = 0; q < corners[i].size(); ++q) {
-      // buildCellRobot's corner order: offsets (di, dj[, dk]) as documented there.
-      const int di = dim == 2 ? int(q >> 1) : int((q >> 1) & 1);
-      const int dj = dim == 2 ? int(q & 1) : int(q >> 2);
-      const int dk = dim == 2 ? 0 : int(q & 1);
+      const auto &off = voxelCellShape(dim).corners[q];
       uint64_t key = 0;
-      const int off[3] = {di, dj, dk};
       for (int a = dim - 1; a >= 0; --a)
-        key = key * uint64_t(spec_.size[size_t(a)] + 1) + uint64_t(at[i][size_t(a)] + off[a]);
+        key =
+            key * uint64_t(spec_.size[size_t(a)] + 1) + uint64_t(at[i][size_t(a)] + off[size_t(a)]);
       cornerKey[size_t(corners[i][q])] = key;
     }
   p.pointKeys = cornerKey;
@@ -277,7 +274,7 @@ Phenotype VoxelBody::express(const Genome &g) const {
     const uint64_t b = std::max(cornerKey[size_t(s.a)], cornerKey[size_t(s.b)]);
     p.springKeys.push_back(a << 32 | b);
   }
-  p.outlines = cellOutlines(dim, corners, kinds);
+  p.outlines = cellOutlines(dim, corners, kinds, &voxelCellShape(dim));
   return p;
 }
 

@@ -8,6 +8,7 @@
 #include "evolve/CanonicalHash.h"
 #include "evolve/GrammarBody.h"
 #include "evolve/Lattice.h"
+#include "evolve/VoxelBody.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -434,5 +435,45 @@ TEST_CASE("stdlib grammars: the voxel grammar builds Evolution Gym's voxel bodie
     REQUIRE(ph.robot.numPoints() == want.numPoints());
     REQUIRE(ph.robot.numSprings() == want.numSprings());
     REQUIRE(canonicalKey(ph.robot).bytes == canonicalKey(want).bytes);
+  }
+}
+
+TEST_CASE("stdlib grammars: a voxel body builds the voxel grammar's robots, numbered alike",
+          "[grammar][stdlib][voxel]") {
+  body::GrammarBodySpec spec = checkBody(kVoxelBody);
+  GrammarBody grammar(spec, {});
+  // The materials of stdlib/materials/evogym.evo, in the grid's numbering.
+  body::VoxelBodySpec vs;
+  vs.name = "V";
+  vs.size = {5, 5};
+  vs.origin = {0, 0.1};
+  vs.materials = {{"rigid", 2e4, 0.1, body::CellTemplate::None, ""},
+                  {"soft", 5e3, 0.1, body::CellTemplate::None, ""},
+                  {"h_act", 1e4, 0.1, body::CellTemplate::Horizontal, ""},
+                  {"v_act", 1e4, 0.1, body::CellTemplate::Vertical, ""}};
+  vs.weights = {0.6, 0.2, 0.2, 0.2, 0.2};
+  VoxelBody voxels(vs, {}, 0.1);
+  EvoRng rng(11);
+  for (int i = 0; i < 1000; ++i) {
+    auto m = randomVoxels(rng);
+    Phenotype g = grammar.express(voxelsToGrammar(spec, m));
+    Phenotype v = voxels.express(*VoxelBody::make({m.begin(), m.end()}));
+    REQUIRE(g.valid);
+    REQUIRE(v.valid);
+    const runtime::Robot &a = v.robot, &b = g.robot;
+    REQUIRE(a.numPoints() == b.numPoints());
+    REQUIRE(a.numSprings() == b.numSprings());
+    // The grammar's root voxel sits at x = 0; the voxel body's at its column.
+    const double dx = a.points[0] - b.points[0];
+    for (size_t k = 0; k < a.points.size(); ++k)
+      REQUIRE(std::abs(a.points[k] - b.points[k] - (k % 2 == 0 ? dx : 0)) < 1e-12);
+    for (int s = 0; s < a.numSprings(); ++s) {
+      const auto &x = a.springs[size_t(s)], &y = b.springs[size_t(s)];
+      REQUIRE(x.a == y.a);
+      REQUIRE(x.b == y.b);
+      REQUIRE(x.stiffness == y.stiffness);
+      REQUIRE(x.actuation == y.actuation);
+      REQUIRE(std::abs(x.rest - y.rest) < 1e-12);
+    }
   }
 }
