@@ -124,10 +124,12 @@ void Checker::checkVoxelBody(const BodyDecl &bd, Body &body, bool chosen) {
   if (!weightSetting) {
     spec.weights.assign(spec.materials.size() + 1, 0.2);
     spec.weights[0] = 0.6;
-  } else if (spec.weights.size() != spec.materials.size() + 1 && !spec.materials.empty()) {
+  } else if (const size_t listed = matSetting ? matSetting->values.size() : 0;
+             listed > 0 && spec.weights.size() == weightSetting->values.size() &&
+             spec.weights.size() != listed + 1) {
     diags.error(weightSetting->values.front()->range,
                 "'weights' has one sampling weight for an empty cell, then one per material: " +
-                    std::to_string(spec.materials.size() + 1) + " numbers, not " +
+                    std::to_string(listed + 1) + " numbers, not " +
                     std::to_string(spec.weights.size()));
   }
   // Evolution Gym's rule: a body has at least one actuator, so sampling must

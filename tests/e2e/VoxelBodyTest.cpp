@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "EvocProcess.h"
+#include "JsonFiles.h"
 #include "codegen/llvm/CpuBackend.h"
 #include "core/Layout.h"
 #include "core/Population.h"
@@ -118,4 +120,38 @@ TEST_CASE("a voxel body builds and simulates as the same body written as a voxel
     INFO("gradient " << i);
     CHECK(std::abs(ga[i] - gb[i]) <= 1e-7 * scale);
   }
+}
+
+TEST_CASE("evoc run evolves voxel bodies, resumes them bit for bit and draws their materials",
+          "[voxel][e2e][run]") {
+  const std::string example = std::string(EVOC_SOURCE_DIR) + "/examples/voxel_walker.evo";
+  auto run = [&](const std::filesystem::path &dir, const char *generations, bool resume) {
+    return test::runEvoc({"run", example, resume ? "--resume" : "--out", dir.string(), "--set",
+                          std::string("evolve.generations=") + generations, "--set",
+                          "evolve.population=6", "--set", "world.steps=120", "--set",
+                          "evolve.learn.iterations=3", "--threads", "2"});
+  };
+  const auto whole = test::freshDir("voxel_run_whole"), parts = test::freshDir("voxel_run_parts");
+  REQUIRE(run(whole, "3", false) == 0);
+  REQUIRE(run(parts, "2", false) == 0);
+  REQUIRE(run(parts, "3", true) == 0); // resumed for one more generation
+  const auto best = test::readJson((whole / "best.json").string());
+  const auto resumed = test::readJson((parts / "best.json").string());
+  CHECK(best.at("genome").at("kind") == "voxel");
+  CHECK(best.at("genome").at("cells").size() == 25);
+  CHECK(best.at("genome") == resumed.at("genome"));
+  CHECK(best.at("fitness") == resumed.at("fitness"));
+  CHECK(best.at("params") == resumed.at("params"));
+  CHECK(test::logOf(whole).size() == 3);
+  CHECK(test::logOf(parts).size() == 3);
+  const std::string svg = test::readText(whole / "best.svg");
+  CHECK(svg.find("class=\"part\"") != std::string::npos);
+  // The best body's voxels are drawn in their materials' colours.
+  const char *colours[] = {"#262626", "#bfbfbf", "#fd8d3c", "#6baed6"};
+  for (int v : best.at("genome").at("cells"))
+    if (v > 0)
+      CHECK(svg.find(colours[v - 1]) != std::string::npos);
+  // evoc sim reads the best body back through the voxel model.
+  CHECK(test::runEvoc({"sim", example, "--robots", (whole / "best.json").string(), "--out",
+                       (whole / "sim.json").string(), "--steps", "50"}) == 0);
 }
