@@ -350,17 +350,55 @@ void checkPartMaterial(PartDraft &d) {
       }
 }
 
-/// Springs: (a, b) or (a, b, stiffness).
-void checkPartSprings(PartDraft &d) {
-  const Setting *sp = d.pd.body.find("springs");
-  if (!sp)
-    return;
-  auto *sl = sp->values.size() == 1 ? dynCast<ListExpr>(sp->values[0].get()) : nullptr;
-  if (!sl) {
-    d.C.diags.error(sp->range, "springs must be a list of point index pairs: [(0, 1), (1, 2)]");
+/// Adds spring (a, b) with its own stiffness k, if any.
+void addPartSpring(PartDraft &d, int a, int b, std::optional<double> k) {
+  d.part.springs.push_back({a, b});
+  d.ex.springStiffness.push_back(k);
+  body::SpringSpec ss;
+  ss.a = a;
+  ss.b = b;
+  ss.stiffness = k ? *k : d.ex.stiffness ? *d.ex.stiffness : 3e4;
+  ss.actuation = d.ex.actuation ? *d.ex.actuation : 0.1;
+  d.spec.springs.push_back(ss);
+}
+
+/// `within(D)`: every pair of points at most D apart at the params'
+/// defaults, in index order, that no earlier value lists.
+void addSpringsWithin(PartDraft &d, CallExpr &call) {
+  call.ref = CallRef::Setting;
+  if (call.args.size() != 1 || !call.namedArgs.empty()) {
+    d.C.diags.error(call.range, "within(D) takes one distance: the springs join every pair of "
+                                "points at most D apart");
     return;
   }
-  for (auto &se : sl->elems) {
+  auto D = d.positive(*call.args[0], "within's distance");
+  if (!D)
+    return;
+  const auto &pts = d.part.points;
+  const int np = int(pts.size());
+  double closest = -1;
+  int added = 0;
+  for (int a = 0; a < np; ++a)
+    for (int b = a + 1; b < np; ++b) {
+      const double r = dist(pts[size_t(a)], pts[size_t(b)]);
+      if (closest < 0 || r < closest)
+        closest = r;
+      if (r > *D * (1 + 1e-9))
+        continue;
+      bool listed = false;
+      for (auto &[x, y] : d.part.springs)
+        listed = listed || (x == a && y == b) || (x == b && y == a);
+      if (!listed)
+        addPartSpring(d, a, b, std::nullopt), ++added;
+    }
+  if (added == 0 && closest > *D * (1 + 1e-9))
+    d.C.diags.error(call.range, "within(" + fmt(*D) + ") joins no points: the closest two are " +
+                                    fmt(closest) + " apart");
+}
+
+/// A list of springs: (a, b) or (a, b, stiffness).
+void checkSpringList(PartDraft &d, ListExpr &sl) {
+  for (auto &se : sl.elems) {
     auto *t = dynCast<TupleExpr>(se.get());
     if (!t || t->elems.size() < 2 || t->elems.size() > 3) {
       d.C.diags.error(se->range, "a spring is a pair of point indices, e.g. (0, 1), or a "
@@ -382,14 +420,27 @@ void checkPartSprings(PartDraft &d) {
       if ((x == *a && y == *b) || (x == *b && y == *a))
         d.C.diags.warning(se->range, "spring (" + std::to_string(*a) + ", " + std::to_string(*b) +
                                          ") is listed twice");
-    d.part.springs.push_back({*a, *b});
-    d.ex.springStiffness.push_back(k);
-    body::SpringSpec ss;
-    ss.a = *a;
-    ss.b = *b;
-    ss.stiffness = k ? *k : d.ex.stiffness ? *d.ex.stiffness : 3e4;
-    ss.actuation = d.ex.actuation ? *d.ex.actuation : 0.1;
-    d.spec.springs.push_back(ss);
+    addPartSpring(d, *a, *b, k);
+  }
+}
+
+/// Springs: lists of (a, b) or (a, b, stiffness), and `within(D)`.
+void checkPartSprings(PartDraft &d) {
+  const Setting *sp = d.pd.body.find("springs");
+  if (!sp)
+    return;
+  for (auto &v : sp->values) {
+    if (auto *call = dynCast<CallExpr>(v.get()); call && call->callee.name == "within") {
+      addSpringsWithin(d, *call);
+      continue;
+    }
+    auto *sl = dynCast<ListExpr>(v.get());
+    if (!sl) {
+      d.C.diags.error(v->range, "springs are lists of point index pairs, [(0, 1), (1, 2)], "
+                                "and within(D) (every pair of points at most D apart)");
+      continue;
+    }
+    checkSpringList(d, *sl);
   }
 }
 
@@ -402,15 +453,29 @@ std::vector<bool> checkPartActuators(PartDraft &d) {
   Expr *e = d.C.single(*s, "actuators");
   auto *l = e ? dynCast<ListExpr>(e) : nullptr;
   auto *n = e ? dynCast<NameExpr>(e) : nullptr;
-  if (n && (n->name == "all" || n->name == "none")) {
-    std::fill(actuatable.begin(), actuatable.end(), n->name == "all");
+  if (n) {
+    // all, none, or a cell template by the axes a spring's points differ
+    // along at the params' defaults (docs/language.md, Parts).
+    auto t = cellTemplate(d.C, *n, d.spec.dim);
+    if (!t)
+      return actuatable;
+    const auto &pts = d.part.points;
+    for (size_t i = 0; i < actuatable.size(); ++i) {
+      const auto &pa = pts[size_t(d.spec.springs[i].a)], &pb = pts[size_t(d.spec.springs[i].b)];
+      bool differs[3] = {false, false, false};
+      for (size_t c = 0; c < pa.size() && c < 3; ++c)
+        differs[c] = std::abs(pa[c] - pb[c]) > 1e-9 * (1 + std::abs(pa[c]) + std::abs(pb[c]));
+      actuatable[i] = body::templateActuates(*t, differs, d.spec.dim);
+    }
   } else if (l) {
     std::fill(actuatable.begin(), actuatable.end(), false);
     for (auto &ie : l->elems)
       if (auto i = d.springIndex(*ie, "an actuator"))
         actuatable[size_t(*i)] = true;
   } else if (e) {
-    d.C.diags.error(e->range, "actuators is all, none or a list of spring indices, e.g. [0, 2]");
+    d.C.diags.error(e->range, "actuators is all, none, a cell template (vertical, horizontal, "
+                              "diagonal, leg, along_x, along_y) or a list of spring indices, "
+                              "e.g. [0, 2]");
   }
   return actuatable;
 }

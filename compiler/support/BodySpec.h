@@ -173,6 +173,34 @@ enum class CellTemplate : uint8_t {
   AlongY
 };
 
+/// Whether template t actuates a spring whose two points differ along the
+/// axes in `differs` (dim of them; the last one is up).
+inline bool templateActuates(CellTemplate t, const bool *differs, int dim) {
+  int n = 0;
+  for (int c = 0; c < dim; ++c)
+    n += differs[c];
+  const bool up = differs[dim - 1];
+  switch (t) {
+  case CellTemplate::None:
+    return false;
+  case CellTemplate::Vertical:
+    return up && n == 1;
+  case CellTemplate::Horizontal:
+    return !up && n == 1;
+  case CellTemplate::Diagonal:
+    return n >= 2;
+  case CellTemplate::All:
+    return true;
+  case CellTemplate::Leg:
+    return up && n < dim;
+  case CellTemplate::AlongX:
+    return differs[0];
+  case CellTemplate::AlongY:
+    return differs[1];
+  }
+  return false;
+}
+
 /// One cell of a fixed body: its grid position and actuation template.
 struct CellSpec {
   int i = 0, j = 0;

@@ -70,34 +70,6 @@ CellShape makeShape(const int (*offsets)[3], int n, std::vector<std::pair<int, i
   return s;
 }
 
-/// Whether template t actuates the spring between corners that differ along
-/// the axes in `differs` (dim of them; the last one is up).
-bool actuates(body::CellTemplate t, const bool *differs, int dim) {
-  int n = 0;
-  for (int c = 0; c < dim; ++c)
-    n += differs[c];
-  const bool up = differs[dim - 1];
-  switch (t) {
-  case body::CellTemplate::None:
-    return false;
-  case body::CellTemplate::Vertical:
-    return up && n == 1;
-  case body::CellTemplate::Horizontal:
-    return !up && n == 1;
-  case body::CellTemplate::Diagonal:
-    return n >= 2;
-  case body::CellTemplate::All:
-    return true;
-  case body::CellTemplate::Leg:
-    return up && n < dim;
-  case body::CellTemplate::AlongX:
-    return differs[0];
-  case body::CellTemplate::AlongY:
-    return differs[1];
-  }
-  return false;
-}
-
 } // namespace
 
 const CellShape &fixedCellShape(int dim) {
@@ -171,7 +143,7 @@ runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
       }
       s.rest = std::sqrt(d2);
       s.stiffness = c.stiffness >= 0 ? c.stiffness : spec.stiffness;
-      s.actuation = actuates(c.actuated, differs, dim)
+      s.actuation = body::templateActuates(c.actuated, differs, dim)
                         ? (c.actuation >= 0 ? c.actuation : spec.actuation)
                         : 0.0;
       r.springs.push_back(s);

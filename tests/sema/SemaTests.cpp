@@ -799,3 +799,47 @@ TEST_CASE("vector commands: one width in every task and in the grid", "[sema]") 
   CHECK(grid->lines()[0].find("command 'd' is a vec2; write e.g. vec2(0, 0.1)") !=
         std::string::npos);
 }
+
+TEST_CASE("parts derive springs (within) and actuators (cell templates): a cube in three lines",
+          "[sema][parts]") {
+  const std::string corners = "points = [(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1), (0, 1, 0), "
+                              "(0, 1, 1), (1, 1, 0), (1, 1, 1)];\n";
+  auto c = test::checkText("world { dim = 3; }\n"
+                           "part listed {\n" +
+                           corners +
+                           "  springs = [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (0, 7), "
+                           "(1, 2), (1, 3), (1, 4), (1, 5), (1, 6), (1, 7), (2, 3), (2, 4), (2, "
+                           "5), (2, 6), (2, 7), (3, 4), (3, 5), (3, 6), (3, 7), (4, 5), (4, 6), "
+                           "(4, 7), (5, 6), (5, 7), (6, 7)];\n"
+                           "  actuators = [0, 2, 4, 7, 9, 13, 17, 20, 22, 24, 25, 27];\n}\n"
+                           "part derived {\n" +
+                           corners +
+                           "  springs = within(2);\n  actuators = leg;\n}\n"
+                           "part edges {\n" +
+                           corners +
+                           "  springs = [(0, 7, 9e3)], within(1);\n  actuators = vertical;\n}\n");
+  INFO(c->all());
+  REQUIRE(c->program);
+  const auto &ps = c->program->partSpecs;
+  REQUIRE(ps.size() == 3);
+  REQUIRE(ps[0].springs.size() == 28);
+  REQUIRE(ps[1].springs.size() == 28);
+  for (size_t i = 0; i < 28; ++i) {
+    CHECK(ps[0].springs[i].a == ps[1].springs[i].a);
+    CHECK(ps[0].springs[i].b == ps[1].springs[i].b);
+    CHECK(ps[0].springs[i].gene == ps[1].springs[i].gene);
+  }
+  CHECK(ps[1].genes.size() == 12);
+  // A listed spring first (with its own stiffness), then the 12 edges.
+  REQUIRE(ps[2].springs.size() == 13);
+  CHECK(ps[2].springs[0].stiffness == 9e3);
+  int vertical = 0;
+  for (const auto &s : ps[2].springs)
+    vertical += s.gene >= 0;
+  CHECK(vertical == 4);
+
+  auto none = test::checkText("part p { points = [(0, 0), (2, 0)]; springs = within(1); }");
+  REQUIRE(!none->lines().empty());
+  CHECK(none->lines()[0].find("within(1) joins no points: the closest two are 2 apart") !=
+        std::string::npos);
+}
