@@ -111,7 +111,8 @@ partParam : IDENT IDENT '=' expr 'in' expr '..' expr ';' ;
 
 grammarDecl : 'grammar' IDENT '{' (grammarLimit | setting | production)* '}' ;
 
-// `limit Leg = 4;` (the first word must read `limit`).
+// `limit Leg = 4;`, `depth Limb = 3;`, `scale Limb = 0.7;` (the first word must
+// read limit, depth or scale).
 grammarLimit : IDENT IDENT '=' expr ';' ;
 
 production : IDENT '->' alternative ('|' alternative)* ';' ;

@@ -632,7 +632,9 @@ struct Alternative {
 };
 
 /// `limit Sym = N;` in a grammar.
+/// `limit Sym = N;`, `depth Sym = N;` or `scale Sym = F;` in a grammar.
 struct SymbolLimit {
+  Ident kind; ///< limit, depth or scale
   Ident symbol;
   ExprPtr value;
   SourceRange range;

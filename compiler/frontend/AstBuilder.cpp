@@ -397,9 +397,14 @@ private:
       if (auto *s = dynamic_cast<EvoParser::SettingContext *>(child)) {
         d->body.settings.push_back(setting(s));
       } else if (auto *l = dynamic_cast<EvoParser::GrammarLimitContext *>(child)) {
-        if (!expectWord(l->IDENT(0), "limit", "'limit SYMBOL = N;'"))
+        Ident kind = ident(l->IDENT(0));
+        if (kind.name != "limit" && kind.name != "depth" && kind.name != "scale") {
+          diags.error(kind.range, "expected 'limit', 'depth' or 'scale' here ('limit SYMBOL = "
+                                  "N;', 'depth SYMBOL = N;', 'scale SYMBOL = F;'), found '" +
+                                      kind.name + "'");
           continue;
-        d->limits.push_back({ident(l->IDENT(1)), expr(l->expr()), L.rule(l)});
+        }
+        d->limits.push_back({kind, ident(l->IDENT(1)), expr(l->expr()), L.rule(l)});
       } else if (auto *p = dynamic_cast<EvoParser::ProductionContext *>(child)) {
         Production prod;
         prod.lhs = ident(p->IDENT());

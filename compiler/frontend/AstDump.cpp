@@ -176,7 +176,8 @@ private:
       line(depth) << "Grammar " << g.name.name << " " << rng(g.range) << "\n";
       settings(g.body, depth + 1);
       for (const auto &l : g.limits) {
-        line(depth + 1) << "Limit " << l.symbol.name << " " << rng(l.range) << "\n";
+        line(depth + 1) << "Limit " << l.kind.name << " " << l.symbol.name << " " << rng(l.range)
+                        << "\n";
         expr(*l.value, depth + 2);
       }
       for (const auto &p : g.productions) {

@@ -311,6 +311,7 @@ struct GrammarDraft {
   std::vector<const Production *> prods; ///< parallel to gi.spec.symbols
   std::vector<std::string> symNames;
   std::vector<const SymbolLimit *> limitAst;
+  std::vector<const SymbolLimit *> scaleAst; ///< each `scale Sym = F;`
   std::vector<std::vector<AltAst>> altAst;
   /// An alternative uses a part with an error (reported at the part).
   bool usesFailedPart = false;
@@ -364,7 +365,7 @@ void collectGrammarSymbols(GrammarDraft &d) {
     }
     d.prods.push_back(&p);
     d.symNames.push_back(p.lhs.name);
-    d.gi.spec.symbols.push_back({p.lhs.name, {}, -1});
+    d.gi.spec.symbols.push_back({p.lhs.name, {}, -1, -1, 1});
   }
 }
 
@@ -384,18 +385,46 @@ void checkGrammarStart(GrammarDraft &d) {
   }
 }
 
-/// `limit Sym = N;`: at most one per symbol, not negative.
+/// `limit Sym = N;` (not negative), `depth Sym = N;` (at least 1) and
+/// `scale Sym = F;` (positive): at most one of each per symbol.
 void checkGrammarLimits(GrammarDraft &d) {
   auto &symbols = d.gi.spec.symbols;
   d.limitAst.assign(symbols.size(), nullptr);
+  std::map<std::pair<std::string, int>, const SymbolLimit *> seen;
   for (const auto &l : d.g.limits) {
+    const std::string &kind = l.kind.name;
     int s = d.symbolRef(l.symbol);
-    auto v = d.C.evalInt(*l.value, "limit " + l.symbol.name);
+    auto v = kind == "scale" ? d.C.evalNumber(*l.value, "scale " + l.symbol.name)
+                             : d.C.evalNumber(*l.value, kind + " " + l.symbol.name);
     if (s < 0 || !v)
       continue;
-    if (d.limitAst[size_t(s)]) {
-      d.C.diags.error(l.symbol.range, "symbol " + q(l.symbol.name) + " has two limits")
-          .note(d.limitAst[size_t(s)]->range, "the first one is here");
+    auto [it, fresh] = seen.emplace(std::pair{kind, s}, &l);
+    if (!fresh) {
+      d.C.diags.error(l.symbol.range, "symbol " + q(l.symbol.name) + " has two '" + kind + "'s")
+          .note(it->second->range, "the first one is here");
+      continue;
+    }
+    if (kind == "scale") {
+      if (!(*v > 0) || !std::isfinite(*v)) {
+        d.C.diags.error(l.value->range, "a scale is a positive factor (e.g. 0.7: each level 70% "
+                                        "of its parent's size)");
+        continue;
+      }
+      d.scaleAst.push_back(&l);
+      symbols[size_t(s)].levelScale = *v;
+      continue;
+    }
+    if (std::floor(*v) != *v || std::abs(*v) > double(1 << 30)) {
+      d.C.diags.error(l.value->range, "a " + kind + " counts nodes: a whole number");
+      continue;
+    }
+    if (kind == "depth") {
+      if (*v < 1) {
+        d.C.diags.error(l.value->range, "a depth counts the nodes of " + q(l.symbol.name) +
+                                            " on a path from the root: at least 1");
+        continue;
+      }
+      symbols[size_t(s)].depthLimit = int(*v);
       continue;
     }
     if (*v < 0) {
@@ -404,6 +433,33 @@ void checkGrammarLimits(GrammarDraft &d) {
     }
     d.limitAst[size_t(s)] = &l;
     symbols[size_t(s)].limit = int(*v);
+  }
+}
+
+/// `scale Sym = F;` sizes each node of Sym relative to its parent, so its
+/// alternatives attach by one point: a port of several points no longer
+/// fits a parent port of the parent's size.
+void checkScaledAttach(GrammarDraft &d) {
+  for (const SymbolLimit *l : d.scaleAst) {
+    auto it = d.symIdx.find(l->symbol.name);
+    if (it == d.symIdx.end())
+      continue;
+    const auto &sym = d.gi.spec.symbols[size_t(it->second)];
+    if (sym.levelScale == 1)
+      continue;
+    for (size_t ai = 0; ai < sym.alternatives.size(); ++ai) {
+      const auto &a = sym.alternatives[ai];
+      if (a.attach < 0 || a.part < 0)
+        continue;
+      const auto &part = d.C.out.partSpecs[size_t(d.gi.usedParts[size_t(a.part)])];
+      const auto &port = part.ports[size_t(a.attach)];
+      if (port.points.size() != 1)
+        d.C.diags.error(l->range, "'scale " + l->symbol.name +
+                                      "' sizes its nodes relative to their parents, so they must "
+                                      "attach by one point; but " +
+                                      q(part.name + "<" + port.name + ">") + " attaches by " +
+                                      std::to_string(port.points.size()) + " points");
+    }
   }
 }
 
@@ -604,7 +660,7 @@ void checkAlternative(GrammarDraft &d, size_t si, const Alternative &alt, Gramma
 void Checker::checkGrammars() {
   for (auto *g : grammars) {
     const int errorsBefore = diags.errorCount();
-    GrammarDraft d{*this, *g, {}, {}, {}, {}, {}, {}, {}, false};
+    GrammarDraft d{*this, *g, {}, {}, {}, {}, {}, {}, {}, {}, false};
     d.gi.decl = g;
     d.gi.spec.name = g->name.name;
     d.bg.name = g->name.name;
@@ -620,6 +676,7 @@ void Checker::checkGrammars() {
         checkAlternative(d, si, alt, rule);
       d.bg.rules.push_back(std::move(rule));
     }
+    checkScaledAttach(d);
     if (diags.errorCount() == errorsBefore && d.gi.spec.start >= 0 && !d.usesFailedPart)
       analyse(*this, d.gi, d.altAst, d.limitAst);
     d.gi.ok = diags.errorCount() == errorsBefore && !d.usesFailedPart;

@@ -110,6 +110,12 @@ struct SymbolSpec {
   std::string name;
   std::vector<AlternativeSpec> alternatives;
   int limit = -1; ///< `limit Sym = N;`: at most N nodes of this symbol; -1 none
+  /// `depth Sym = N;`: at most N nodes of this symbol on any path from the
+  /// root; -1 none.
+  int depthLimit = -1;
+  /// `scale Sym = F;`: a node of this symbol is F times its parent's size
+  /// (the root: F times the body's scale).
+  double levelScale = 1;
 };
 
 /// A body-part grammar with the parts it uses.

@@ -229,7 +229,8 @@ private:
     root.node = &g_.root;
     root.a0 = geom::identity(dim_);
     root.w = geom::identity(dim_);
-    root.local = localPoints(s_, g_.root);
+    root.scale = s_.grammar.symbols[size_t(g_.root.symbol)].levelScale;
+    root.local = localPoints(s_, g_.root, root.scale);
     root.gid.assign(partOf(s_, g_.root).points.size(), -1);
     as_.inst.push_back(std::move(root));
     if (!place(as_.inst.back()) && stopAtOverlap_)
@@ -265,7 +266,8 @@ private:
     for (int k = 0; k < n; ++k)
       pm.tgt[k] = port[n - 1 - ((k + turn) % n)];
     const Instance &par = as_.inst[q];
-    pm.local = localPoints(s_, *cn);
+    const double scale = par.scale * s_.grammar.symbols[size_t(cn->symbol)].levelScale;
+    pm.local = localPoints(s_, *cn, scale);
     pm.src.resize(n * dim_);
     pm.dst.resize(n * dim_);
     for (int k = 0; k < n; ++k) {
@@ -291,6 +293,7 @@ private:
       in.copy = copies == 2 ? pr.copy * 2 + copy : pr.copy;
       in.path = pr.path;
       in.path.push_back(int(b));
+      in.scale = scale;
       in.a0 = a0;
       in.w = copy == 0 ? pr.w : geom::compose(pr.w, reflect);
       in.local = pm.local;

@@ -84,8 +84,13 @@ public:
   GrammarCost cost(const GrammarGenome &g) const;
   /// A subtree of `symbol` sampled within `budget` (remaining counts) and
   /// `depthLeft` levels below it; fresh ids from g.nextId.
+  /// `onPath` (when known): the nodes of each symbol on the path above the
+  /// subtree, so that an optional slot is not filled past a `depth` limit.
   GrammarNode sampleSubtree(int symbol, const GrammarCost &budget, int depthLeft, GrammarGenome &g,
-                            EvoRng &rng, bool minimal) const;
+                            EvoRng &rng, bool minimal, std::vector<int> *onPath = nullptr) const;
+  /// Whether a child of symbol `child` under a node of `parent` (with
+  /// `onPath` above that node) would pass the child's `depth` limit.
+  bool atDepthLimit(const std::vector<int> &onPath, int parent, int child) const;
   /// The remaining budget: the limits minus `used` (unlimited counts huge).
   GrammarCost remaining(const GrammarCost &used) const;
 

@@ -81,13 +81,15 @@ GrammarCost subtreeCost(const body::GrammarBodySpec &s, const GrammarNode &n) {
   return c;
 }
 
-std::vector<double> localPoints(const body::GrammarBodySpec &s, const GrammarNode &n) {
+std::vector<double> localPoints(const body::GrammarBodySpec &s, const GrammarNode &n,
+                                double levelScale) {
   const auto &p = partOf(s, n);
+  const double scale = s.scale * levelScale;
   std::vector<double> out;
   out.reserve(p.points.size() * s.dim);
   for (const auto &pt : p.points)
     for (int c = 0; c < s.dim; ++c)
-      out.push_back(c < int(pt.size()) ? evalScalar(pt[c], n.params.data()) * s.scale : 0.0);
+      out.push_back(c < int(pt.size()) ? evalScalar(pt[c], n.params.data()) * scale : 0.0);
   return out;
 }
 
@@ -143,7 +145,7 @@ namespace {
 
 /// Checks one node and its subtree; returns the first problem, naming the node.
 std::string checkNode(const body::GrammarBodySpec &s, const GrammarNode &n, int depth,
-                      uint64_t nextId, std::set<uint64_t> &ids) {
+                      uint64_t nextId, std::set<uint64_t> &ids, std::vector<int> &onPath) {
   const auto &gs = s.grammar;
   std::string at = fmt::format("node {}", n.id);
   if (n.symbol < 0 || n.symbol >= int(gs.symbols.size()))
@@ -156,6 +158,9 @@ std::string checkNode(const body::GrammarBodySpec &s, const GrammarNode &n, int 
     return fmt::format("{}: id {} is not below next_id {}", at, n.id, nextId);
   if (s.maxDepth > 0 && depth > s.maxDepth)
     return fmt::format("{}: depth {} exceeds max_depth {}", at, depth, s.maxDepth);
+  if (sym.depthLimit > 0 && onPath[size_t(n.symbol)] + 1 > sym.depthLimit)
+    return fmt::format("{}: {} nodes of {} on its path from the root exceed its depth {}", at,
+                       onPath[size_t(n.symbol)] + 1, sym.name, sym.depthLimit);
   if (n.alt < 0 || n.alt >= int(sym.alternatives.size()))
     return fmt::format("{}: alternative {} out of range ({} has {})", at, n.alt, sym.name,
                        sym.alternatives.size());
@@ -194,7 +199,10 @@ std::string checkNode(const body::GrammarBodySpec &s, const GrammarNode &n, int 
           "{}: child {} of binding {} is a {}, the binding wants {}", at, c->id, b,
           c->symbol >= 0 && c->symbol < int(gs.symbols.size()) ? gs.symbols[c->symbol].name : "?",
           gs.symbols[bs.symbol].name);
-    if (auto e = checkNode(s, *c, depth + 1, nextId, ids); !e.empty())
+    ++onPath[size_t(n.symbol)];
+    auto e = checkNode(s, *c, depth + 1, nextId, ids, onPath);
+    --onPath[size_t(n.symbol)];
+    if (!e.empty())
       return e;
   }
   return "";
@@ -206,7 +214,8 @@ std::string GrammarBody::check(const GrammarGenome &g) const {
   if (g.root.symbol != spec_.grammar.start)
     return fmt::format("the root is not the start symbol");
   std::set<uint64_t> ids;
-  if (auto e = checkNode(spec_, g.root, 0, g.nextId, ids); !e.empty())
+  std::vector<int> onPath(spec_.grammar.symbols.size(), 0);
+  if (auto e = checkNode(spec_, g.root, 0, g.nextId, ids, onPath); !e.empty())
     return e;
   if (altOf(spec_, g.root).attach >= 0)
     return "the root's alternative has an attach port";
@@ -390,7 +399,12 @@ json GrammarBody::fingerprint() const {
         alt["turn"] = a.fixedTurn;
       alts.push_back(std::move(alt));
     }
-    syms.push_back({{"name", sy.name}, {"limit", sy.limit}, {"alternatives", alts}});
+    json sj = {{"name", sy.name}, {"limit", sy.limit}, {"alternatives", alts}};
+    if (sy.depthLimit > 0) // only when written, so fingerprints without them stay as they were
+      sj["depth"] = sy.depthLimit;
+    if (sy.levelScale != 1)
+      sj["scale"] = sy.levelScale;
+    syms.push_back(std::move(sj));
   }
   const auto &m = mutation_;
   return {

@@ -37,6 +37,7 @@ struct Instance {
   int parent = -1;       ///< instance index, -1 for the root
   int copy = 0;          ///< which mirror copy (bit per tied level), provenance
   std::vector<int> path; ///< binding indices from the root to this node
+  double scale = 1;      ///< the product of the level scales on its path
   geom::Affine a0, w;
   std::vector<double> local; ///< the part's points (scaled), part coordinates
   std::vector<double> world; ///< final coordinates
@@ -84,8 +85,11 @@ inline double reflectInto(double x, double lo, double hi) {
     y = 2 * w - y;
   return lo + y;
 }
-/// Evaluates the part's point coordinates at the node's parameters, times scale.
-std::vector<double> localPoints(const body::GrammarBodySpec &s, const GrammarNode &n);
+/// Evaluates the part's point coordinates at the node's parameters, times
+/// the body's scale and the node's level scale (the product of `scale Sym`
+/// along its path, docs/grammars.md).
+std::vector<double> localPoints(const body::GrammarBodySpec &s, const GrammarNode &n,
+                                double levelScale = 1);
 /// Number of actuation genes in the tree, and how many are on.
 void countGenes(const GrammarNode &n, int &total, int &on);
 /// Switches one uniformly chosen gene on when the tree has genes but none on

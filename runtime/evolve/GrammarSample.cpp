@@ -18,8 +18,14 @@ constexpr double kOptionalP = 0.5;
 
 } // namespace
 
+bool GrammarBody::atDepthLimit(const std::vector<int> &onPath, int parent, int child) const {
+  const int limit = spec_.grammar.symbols[size_t(child)].depthLimit;
+  return limit > 0 && onPath[size_t(child)] + (parent == child ? 1 : 0) + 1 > limit;
+}
+
 GrammarNode GrammarBody::sampleSubtree(int symbol, const GrammarCost &budget, int depthLeft,
-                                       GrammarGenome &g, EvoRng &rng, bool minimal) const {
+                                       GrammarGenome &g, EvoRng &rng, bool minimal,
+                                       std::vector<int> *onPath) const {
   const auto &sym = spec_.grammar.symbols[symbol];
   // The alternatives whose cheapest completion fits what is left.
   std::vector<int> ok;
@@ -90,11 +96,15 @@ GrammarNode GrammarBody::sampleSubtree(int symbol, const GrammarCost &budget, in
       addCost(left, minCost_[b.symbol], mult);
     } else if (minimal || depthLeft < 1 + minHeight_[b.symbol] ||
                !fits(divided(minCost_[b.symbol], 1), divided(left, mult)) ||
-               !rng.bernoulli(kOptionalP)) {
+               (onPath && atDepthLimit(*onPath, symbol, b.symbol)) || !rng.bernoulli(kOptionalP)) {
       continue;
     }
+    if (onPath)
+      ++(*onPath)[size_t(symbol)];
     auto child = std::make_unique<GrammarNode>(
-        sampleSubtree(b.symbol, divided(left, mult), depthLeft - 1, g, rng, minimal));
+        sampleSubtree(b.symbol, divided(left, mult), depthLeft - 1, g, rng, minimal, onPath));
+    if (onPath)
+      --(*onPath)[size_t(symbol)];
     addCost(left, subtreeCost(spec_, *child), -mult);
     n.children[bi] = std::move(child);
   }
@@ -108,7 +118,9 @@ GrammarGenome GrammarBody::sampleGenome(EvoRng &rng) const {
   for (int attempt = 0; attempt <= 20; ++attempt) {
     bool minimal = attempt == 20;
     GrammarGenome g;
-    g.root = sampleSubtree(spec_.grammar.start, remaining(GrammarCost{}), depth, g, rng, minimal);
+    std::vector<int> onPath(spec_.grammar.symbols.size(), 0);
+    g.root = sampleSubtree(spec_.grammar.start, remaining(GrammarCost{}), depth, g, rng, minimal,
+                           &onPath);
     g = prune(g);
     ensureActuated(g.root, rng);
     if (minimal || (check(g).empty() && expressExact(g).valid))

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <deque>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -476,4 +477,83 @@ TEST_CASE("stdlib grammars: a voxel body builds the voxel grammar's robots, numb
       REQUIRE(std::abs(x.rest - y.rest) < 1e-12);
     }
   }
+}
+
+TEST_CASE("grammar depth and scale: Sims' recursion limit along a path and limbs that shrink "
+          "per level",
+          "[grammar][depth]") {
+  auto checked = test::checkGrammarBody(R"(
+part block {
+  points = [(0, 0), (1, 0), (1, 1), (0, 1)];
+  springs = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (1, 3)];
+  ports = top(2), right(1);
+}
+part rod {
+  points = [(0, 0), (0.2, 1), (-0.2, 1)];
+  springs = [(0, 1), (1, 2), (2, 0)];
+  ports = pin(0), tip(1);
+}
+grammar Tree {
+  start = Root;
+  depth Limb = 3;
+  scale Limb = 0.7;
+  Root -> block(top: Limb?, right: Limb?);
+  Limb -> rod<pin, angle = -40 .. 40>(tip: Limb?);
+}
+body grammar T { grammar = Tree; max_parts = 20; scale = 0.05; }
+mutation { add p = 0.5; remove p = 0.2; perturb p = 0.3; }
+)");
+  GrammarBody model(checked.spec, checked.mutation);
+  EvoRng rng(4);
+  int deepest = 0;
+  // The longest chain of Limbs under a node, and each rod's length against
+  // its level: 0.05 * 0.7^level * |(0.2, 1)|.
+  std::function<int(const GrammarNode &)> chain = [&](const GrammarNode &n) {
+    int below = 0;
+    for (const auto &c : n.children)
+      if (c)
+        below = std::max(below, chain(*c));
+    return (n.symbol == checked.spec.grammar.start ? 0 : 1) + below;
+  };
+  for (int i = 0; i < 300; ++i) {
+    auto g = model.sampleGenome(rng);
+    REQUIRE(model.check(g).empty());
+    const int d = chain(g.root);
+    REQUIRE(d <= 3);
+    deepest = std::max(deepest, d);
+    Variation v = model.vary(g, {}, rng);
+    if (!v.fallback) {
+      const auto &child = dynamic_cast<const GrammarGenome &>(*v.genome);
+      REQUIRE(model.check(child).empty());
+      REQUIRE(chain(child.root) <= 3);
+    }
+  }
+  CHECK(deepest == 3);
+  // A chain of three rods: each 0.7 times the one it hangs from.
+  GrammarGenome g;
+  uint64_t next = 1;
+  const int limb = symbolIndex(checked.spec.grammar, "Limb");
+  auto root = makeNode(checked.spec.grammar, checked.spec.grammar.start, 0, next);
+  root->children[0] = makeNode(checked.spec.grammar, limb, 0, next);
+  root->children[0]->children[0] = makeNode(checked.spec.grammar, limb, 0, next);
+  root->children[0]->children[0]->children[0] = makeNode(checked.spec.grammar, limb, 0, next);
+  for (auto *n = root->children[0].get(); n; n = n->children[0].get())
+    n->angle = 0;
+  g.root = std::move(*root);
+  g.nextId = next;
+  REQUIRE(model.check(g).empty());
+  Phenotype ph = model.express(g);
+  REQUIRE(ph.valid);
+  // Points: the block's 4, then 2 new per rod (its pin is the parent's point).
+  REQUIRE(ph.robot.numPoints() == 4 + 3 * 2);
+  std::vector<double> lengths;
+  for (const auto &s : ph.robot.springs)
+    if (s.a >= 2 &&
+        std::abs(s.rest - 0.05 * std::hypot(0.2, 1) * std::pow(0.7, lengths.size() + 1)) < 1e-9)
+      lengths.push_back(s.rest);
+  CHECK(lengths.size() == 3);
+  // A fourth level is past the depth.
+  g.root.children[0]->children[0]->children[0]->children[0] =
+      makeNode(checked.spec.grammar, limb, 0, g.nextId);
+  CHECK(model.check(g).find("exceed its depth 3") != std::string::npos);
 }

@@ -292,8 +292,8 @@ TEST_CASE("grammars: attach ports, angles, optional and tied bindings, limits", 
   auto n = test::parse("fn limit(x: scalar) -> scalar { return x; }\n"
                        "grammar G { start = A; limt A = 2; A -> p; }");
   REQUIRE(n->lines().size() == 1);
-  CHECK(n->lines()[0] == "t.evo:2:24: error: expected 'limit' here ('limit SYMBOL = N;'), found "
-                         "'limt'");
+  CHECK(n->lines()[0] == "t.evo:2:24: error: expected 'limit', 'depth' or 'scale' here ('limit "
+                         "SYMBOL = N;', 'depth SYMBOL = N;', 'scale SYMBOL = F;'), found 'limt'");
 }
 
 TEST_CASE("grammar-body mutation rules and the AST dump of grammars", "[parser]") {
@@ -318,7 +318,7 @@ mutation {
   std::ostringstream out;
   dumpProgram(prog, out);
   std::string s = out.str();
-  CHECK(s.find("    Limit B <2:3-2:15>") != std::string::npos);
+  CHECK(s.find("    Limit limit B <2:3-2:15>") != std::string::npos);
   CHECK(s.find("Alternative seg<left> [a,b]:B? <3:8-3:33>") != std::string::npos);
   CHECK(s.find("Alternative foot<top, angle -10..10> <3:36-3:64>") != std::string::npos);
 }
