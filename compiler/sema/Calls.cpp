@@ -311,6 +311,9 @@ Type Typer::fnCall(CallExpr &c, const FnDecl &fn) {
     return err();
   }
   bool ok = true;
+  // A field argument applies the fn element by element: the result is a
+  // field over the same set (docs/language.md, Functions).
+  const SetDecl *set = nullptr;
   for (size_t i = 0; i < c.args.size(); ++i) {
     Type t = check(*c.args[i]);
     const Type &want = fn.params[i].type.resolved;
@@ -318,24 +321,26 @@ Type Typer::fnCall(CallExpr &c, const FnDecl &fn) {
       ok = false;
       continue;
     }
-    if (t.isField()) {
-      diags.error(c.args[i]->range, "fn arguments are single values; this is " + typeToString(t));
+    if (t.isField() && !combine(Type{t.kind, t.width, set}, t, c.range, set)) {
       ok = false;
       continue;
     }
-    bool match = t == want || (t.kind == TypeKind::Int && want.kind == TypeKind::Scalar);
+    const Type value{t.kind, t.width, nullptr}; // one element's value
+    bool match = value == want || (t.kind == TypeKind::Int && want.kind == TypeKind::Scalar);
     if (!match) {
       diags
           .error(c.args[i]->range, "argument " + std::to_string(i + 1) + " of " + q(fn.name.name) +
                                        " must be " + typeToString(want) + ", not " +
-                                       typeToString(t))
+                                       typeToString(value))
           .note(fn.params[i].range, "parameter " + q(fn.params[i].name.name) + " is declared here");
       ok = false;
     }
   }
   if (!ok)
     return err();
-  return fn.result.resolved;
+  Type r = fn.result.resolved;
+  r.set = set;
+  return r;
 }
 
 } // namespace evoc::sema
