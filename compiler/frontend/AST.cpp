@@ -117,6 +117,8 @@ const char *builtinName(Builtin b) {
     return "ground_gap";
   case Builtin::GroundSpeed:
     return "ground_speed";
+  case Builtin::PartMean:
+    return "part_mean";
   }
   return "?";
 }

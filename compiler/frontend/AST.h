@@ -245,6 +245,9 @@ enum class Builtin : uint8_t {
   GroundNormal, ///< ground_normal(x): the unit normal
   GroundGap, ///< ground_gap(p, x): p's signed distance to the ground line under x, along its normal
   GroundSpeed, ///< ground_speed(v, x): v's component along the normal of the ground under x
+  // part_mean(NAME, F): the mean of a point field over the points of the
+  // body's parts (or voxels' materials) named NAME
+  PartMean,
 };
 
 /// What a call is (sema).

@@ -559,6 +559,8 @@ Val Lowerer::builtin(const ast::CallExpr *e) {
   case BI::ReduceMin:
   case BI::ReduceMax:
     return reduce(e);
+  case BI::PartMean:
+    return partMean(e);
   case BI::SinWaves:
     unsupported(e->range, "sin_waves(...) is only meaningful as a controller input");
   case BI::Repeat:
@@ -572,6 +574,42 @@ Val Lowerer::builtin(const ast::CallExpr *e) {
     break;
   }
   unsupported(e->range, "unknown builtin");
+}
+
+// part_mean(NAME, F): sum(m F) / max(sum(m), 1) over the points, m the
+// body buffer "point.part.NAME" (1 for the part's points, 0 elsewhere) that
+// the runtime fills from the robot; 0 for a robot without such a part.
+Val Lowerer::partMean(const ast::CallExpr *e) {
+  const auto *name = ast::dynCast<ast::NameExpr>(e->args.at(0).get());
+  const ast::Expr *arg = e->args.at(1).get();
+  const ast::SetDecl *set = arg->type.set;
+  if (!name || !set)
+    unsupported(e->range, "part_mean needs a part's name and a point field");
+  ir::Buffer mask;
+  mask.name = set->name.name + ".part." + name->name;
+  mask.field = mask.name;
+  mask.role = ir::Role::Body;
+  mask.sets = {setId(set)};
+  const int maskBuf = ensureBuffer(m_, std::move(mask));
+  const int n = comps(arg->type);
+  Val slots;
+  for (int c = 0; c < n; ++c)
+    slots.push_back(b_.local(0));
+  const ValueId count = b_.local(0);
+  ValueId i = b_.beginLoop(setId(set));
+  auto old = setContext(set, i);
+  Val v = expr(arg);
+  const ValueId m = b_.load(maskBuf, i);
+  for (int c = 0; c < n; ++c)
+    b_.localUpdate(Op::LocalAdd, slots[c], b_.mul(m, v[c]));
+  b_.localUpdate(Op::LocalAdd, count, m);
+  setContext(old.first, old.second);
+  b_.endLoop();
+  const ValueId total = b_.op(Op::Max, {b_.localGet(count), b_.constF(1)});
+  Val r;
+  for (int c = 0; c < n; ++c)
+    r.push_back(b_.div(b_.localGet(slots[c]), total));
+  return r;
 }
 
 Val Lowerer::reduce(const ast::CallExpr *e) {

@@ -95,6 +95,7 @@ private:
   Val call(const ast::CallExpr *e);
   Val builtin(const ast::CallExpr *e);
   Val reduce(const ast::CallExpr *e);
+  Val partMean(const ast::CallExpr *e);
   Val inlineFn(const ast::CallExpr *e);
   Val binary(const ast::BinaryExpr *e);
   /// The value of a field let at the element in context, lowered once per

@@ -2,6 +2,8 @@
 // sin_waves) and user fns, with arity and argument types.
 #include "sema/Typer.h"
 
+#include <algorithm>
+
 namespace evoc::sema {
 
 using namespace ast;
@@ -39,6 +41,7 @@ const BuiltinInfo kBuiltins[] = {
     {"ground_normal", Builtin::GroundNormal, 1, 1},
     {"ground_gap", Builtin::GroundGap, 2, 2},
     {"ground_speed", Builtin::GroundSpeed, 2, 2},
+    {"part_mean", Builtin::PartMean, 2, 2},
 };
 
 } // namespace
@@ -58,6 +61,8 @@ Type Typer::call(CallExpr &c) {
     return sinWaves(c);
   if (bi->id == Builtin::Repeat)
     return repeat(c);
+  if (bi->id == Builtin::PartMean)
+    return partMean(c);
   if (!c.namedArgs.empty()) {
     diags.error(c.namedArgs[0].name.range, q(fname) + " takes no named arguments");
     return err();
@@ -123,6 +128,76 @@ Type Typer::reduction(CallExpr &c, const Type &arg) {
     return err();
   }
   Type r = arg;
+  r.set = nullptr;
+  if (r.kind == TypeKind::Int)
+    r.kind = TypeKind::Scalar;
+  return r;
+}
+
+/// The names part_mean may use: the chosen body's parts (a grammar body) or
+/// materials (a voxel body); nullopt when there is no body to check against
+/// (a library), empty when the body has none.
+static std::optional<std::vector<std::string>> partNames(const Checker &C) {
+  const auto &p = C.out;
+  if (!p.hasBody)
+    return std::nullopt;
+  std::vector<std::string> names;
+  if (p.grammarBody)
+    for (const auto &part : p.grammarBody->grammar.parts)
+      names.push_back(part.name);
+  if (p.voxelBody)
+    for (const auto &m : p.voxelBody->materials)
+      names.push_back(m.name);
+  return names;
+}
+
+Type Typer::partMean(CallExpr &c) {
+  if (!c.namedArgs.empty() || c.args.size() != 2) {
+    diags.error(c.range, "part_mean takes a part's name and a point field: "
+                         "part_mean(torso, point.x[T])");
+    for (auto &a : c.args)
+      check(*a);
+    return err();
+  }
+  auto *name = dynCast<NameExpr>(c.args[0].get());
+  Type f = check(*c.args[1]);
+  if (!name) {
+    diags.error(c.args[0]->range, "part_mean's first argument is the name of a part (a grammar "
+                                  "body's) or a material (a voxel body's)");
+    return err();
+  }
+  name->type = Type::scalar(); // a name, not a value: irgen reads it off the call
+  if (f.isError())
+    return err();
+  if (cx.ctx != Ctx::Loss) {
+    diags.error(c.range, "part_mean(...) is a loss's: it reduces a point field over a part");
+    return err();
+  }
+  if (!f.isField() || !f.isNumeric() || f.set->name.name != "point") {
+    diags.error(c.args[1]->range, "part_mean averages a field over points (e.g. point.x[T]), "
+                                  "not " +
+                                      typeToString(f));
+    return err();
+  }
+  if (auto names = partNames(C)) {
+    if (names->empty()) {
+      diags.error(name->range, "body " + q(C.out.body.name) +
+                                   " has no named parts: part_mean names the parts of a grammar "
+                                   "body or the materials of a voxel body");
+      return err();
+    }
+    if (std::find(names->begin(), names->end(), name->name) == names->end()) {
+      std::string list;
+      for (size_t i = 0; i < names->size(); ++i)
+        list += (i ? ", " : "") + (*names)[i];
+      std::string close = closest(name->name, *names);
+      diags.error(name->range,
+                  "body " + q(C.out.body.name) + " has no part " + q(name->name) +
+                      (close.empty() ? "; its parts: " + list : "; did you mean '" + close + "'?"));
+      return err();
+    }
+  }
+  Type r = f;
   r.set = nullptr;
   if (r.kind == TypeKind::Int)
     r.kind = TypeKind::Scalar;

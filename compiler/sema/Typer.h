@@ -36,6 +36,8 @@ public:
   ast::Type userCall(ast::CallExpr &c);
   /// sum / mean / min / max of one field: reduced over its set.
   ast::Type reduction(ast::CallExpr &c, const ast::Type &arg);
+  /// part_mean(NAME, F) (docs/language.md, Losses).
+  ast::Type partMean(ast::CallExpr &c);
   /// The other builtins on numbers (`ts`: the argument types), element-wise
   /// over one set.
   ast::Type elementwise(ast::CallExpr &c, const std::vector<ast::Type> &ts);

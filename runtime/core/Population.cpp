@@ -80,7 +80,26 @@ Population::Population(const ModuleInfo &info, std::vector<Robot> robots)
             storeF(p, i, v, f32_);
         }
       };
-      if (key == "spring.a")
+      if (key.rfind("point.part.", 0) == 0) {
+        // part_mean's mask (docs/language.md, Losses): 1 on the part's points.
+        const std::string part = key.substr(11);
+        if (!R.hasParts)
+          throw Error(fmt::format("robot {} is known only as points and springs, but the loss "
+                                  "names part '{}' (part_mean): give the robot as a genome "
+                                  "(a run's best.json or population.json) so that its parts "
+                                  "are known",
+                                  r, part));
+        if (n != R.numPoints())
+          throw Error(fmt::format("body buffer '{}' has {} entries for robot {}, which has {} "
+                                  "points",
+                                  B.name, n, r, R.numPoints()));
+        for (int64_t i = 0; i < n; ++i)
+          storeF(p, i, 0.0, f32_);
+        auto it = R.partPoints.find(part);
+        if (it != R.partPoints.end())
+          for (int q : it->second)
+            storeF(p, q, 1.0, f32_);
+      } else if (key == "spring.a")
         fill([](const Spring &s) { return double(s.a); });
       else if (key == "spring.b")
         fill([](const Spring &s) { return double(s.b); });

@@ -2,6 +2,7 @@
 // data, not code (ARCHITECTURE.md): this is what kernels are run over.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,11 @@ struct Robot {
   int dim = 2;
   std::vector<double> points;
   std::vector<Spring> springs;
+  /// The points of each named part (a grammar body's part, a voxel body's
+  /// material), for losses that name parts (part_mean). `hasParts` is false
+  /// for a robot known only as points and springs.
+  std::map<std::string, std::vector<int>> partPoints;
+  bool hasParts = false;
 
   int numPoints() const { return dim == 0 ? 0 : int(points.size()) / dim; }
   int numSprings() const { return int(springs.size()); }

@@ -218,6 +218,7 @@ private:
           return why;
     }
     addOutlines();
+    addPartPoints();
     if (auto why = checkWhole())
       return why;
     lift();
@@ -404,6 +405,20 @@ private:
     const auto &a = *as_.inst[as_.overlapEarlier].node, &b = *as_.inst[as_.overlapLater].node;
     return fmt::format("part {} (node {}) penetrates part {} (node {})", partOf(s_, b).name, b.id,
                        partOf(s_, a).name, a.id);
+  }
+
+  /// Each part's points (part_mean's masks), by part name.
+  void addPartPoints() {
+    auto &r = as_.ph.robot;
+    r.hasParts = true;
+    for (const auto &in : as_.inst) {
+      auto &pts = r.partPoints[partOf(s_, *in.node).name];
+      pts.insert(pts.end(), in.gid.begin(), in.gid.end());
+    }
+    for (auto &[name, pts] : r.partPoints) {
+      std::sort(pts.begin(), pts.end());
+      pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
+    }
   }
 
   /// Outlines: each cell of each part, in polygon order, as phenotype points.

@@ -275,6 +275,16 @@ Phenotype VoxelBody::express(const Genome &g) const {
     p.springKeys.push_back(a << 32 | b);
   }
   p.outlines = cellOutlines(dim, corners, kinds, &voxelCellShape(dim));
+  // Each material's points (part_mean's masks): the corners of its voxels.
+  p.robot.hasParts = true;
+  for (size_t i = 0; i < corners.size(); ++i) {
+    auto &pts = p.robot.partPoints[kinds[i].part];
+    pts.insert(pts.end(), corners[i].begin(), corners[i].end());
+  }
+  for (auto &[name, pts] : p.robot.partPoints) {
+    std::sort(pts.begin(), pts.end());
+    pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
+  }
   return p;
 }
 

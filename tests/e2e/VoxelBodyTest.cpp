@@ -204,3 +204,66 @@ TEST_CASE("evoc run evolves voxel bodies, resumes them bit for bit and draws the
   CHECK(test::runEvoc({"sim", example, "--robots", (whole / "best.json").string(), "--out",
                        (whole / "sim.json").string(), "--steps", "50"}) == 0);
 }
+
+TEST_CASE("part_mean: a loss that names a part reads the mean of its points", "[part][e2e]") {
+  const auto dir = test::freshDir("part_mean");
+  std::filesystem::create_directories(dir);
+  auto program = [&](const std::string &name, const std::string &loss) {
+    const auto path = dir / name;
+    std::ofstream(path)
+        << "import \"physics/mass_spring.evo\";\n"
+           "import \"materials/evogym.evo\";\n"
+           "import \"controllers/mlp.evo\";\n"
+           "world { steps = 300; gravity = -4.8; damping = 15; physics = "
+           "mass_spring_friction; ground = flat(height = 0.1, friction = 1.0); }\n"
+           "body voxel V { materials = rigid, soft, h_act, v_act; size = (3, 3); }\n"
+           "loss l = "
+        << loss << ";\n";
+    return driver::compileFile(path.string());
+  };
+  // The arch (bottom row first): h_act . h_act / v_act . v_act / rigid soft rigid.
+  const nlohmann::json arch = {{"kind", "voxel"},
+                               {"size", {3, 3}},
+                               {"materials", {"rigid", "soft", "h_act", "v_act"}},
+                               {"cells", {3, 0, 3, 4, 0, 4, 1, 2, 1}}};
+  auto robotOf = [](const driver::CompiledFile &f, const nlohmann::json &genome) {
+    auto model = driver::bodyModel(f.program);
+    return model->express(*model->fromJson(genome)).robot;
+  };
+  // At t = 0: the rigid voxels' corners (the top row's outer cells).
+  auto start =
+      program("start.evo", "part_mean(rigid, point.x[0]).y + part_mean(h_act, point.x[0]).x");
+  const Robot r = robotOf(start, arch);
+  REQUIRE(r.hasParts);
+  auto mean = [&](const std::string &part, int axis) {
+    double s = 0;
+    for (int q : r.partPoints.at(part))
+      s += r.points[size_t(2 * q + axis)];
+    return s / double(r.partPoints.at(part).size());
+  };
+  CHECK(r.partPoints.at("rigid").size() == 8);
+  CHECK(r.partPoints.at("h_act").size() == 8);
+  const Outcome s = simulate(start, r, 300);
+  CHECK(std::abs(s.loss - (mean("rigid", 1) + mean("h_act", 0))) < 1e-12);
+  CHECK(std::abs(mean("rigid", 1) - (0.1 + 2.5 * 0.05)) < 1e-12);
+
+  // A body of one material: part_mean over it is mean over every point,
+  // loss and gradients, at T.
+  const nlohmann::json block = {{"kind", "voxel"},
+                                {"size", {3, 3}},
+                                {"materials", {"rigid", "soft", "h_act", "v_act"}},
+                                {"cells", {3, 3, 3, 3, 3, 3, 0, 0, 0}}};
+  auto part = program("part.evo", "-part_mean(h_act, point.x[T]).x");
+  auto all = program("all.evo", "-mean(point.x[T]).x");
+  const Outcome a = simulate(part, robotOf(part, block), 300);
+  const Outcome b = simulate(all, robotOf(all, block), 300);
+  CHECK(std::abs(a.loss - b.loss) <= 1e-12 * std::abs(b.loss));
+  REQUIRE(a.grad.size() == b.grad.size());
+  const double scale = largest(b.grad.data(), int64_t(b.grad.size()));
+  REQUIRE(scale > 0);
+  for (size_t i = 0; i < a.grad.size(); ++i)
+    CHECK(std::abs(a.grad[i] - b.grad[i]) <= 1e-12 * scale);
+  // A body without the part: 0, not a division by zero.
+  auto none = program("none.evo", "part_mean(soft, point.x[T]).x");
+  CHECK(simulate(none, robotOf(none, block), 300).loss == 0);
+}
