@@ -115,6 +115,9 @@ public:
   void checkWorld();
   /// world.ground: flat(..), terrain("file.csv", ..) or terrain_random(..).
   void checkGround(ast::Expr &e);
+  /// world.scene: [box(..), ...] into out.world.ground.scene (Scene.cpp),
+  /// after the ground (a box resting on it has no bottom face).
+  void checkScene(ast::Expr &e);
   void selectPhysics();
 
   // ---- Parts.cpp: parts into out.parts and out.partSpecs (parallel)
