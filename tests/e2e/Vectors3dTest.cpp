@@ -9,7 +9,9 @@
 // other. The terrain vectors (tests/data/reference_terrain, from
 // tests/reference/terrain_reference.py) do the same for ELDiR's two contact
 // models on a random 2D profile (lattice robots) and a random 3D height
-// field (cube-cell robots) at T = 1000.
+// field (cube-cell robots) at T = 1000; the scene vectors
+// (tests/data/reference_scene, from tests/reference/scene_reference.py) for
+// lattice robots among boxes, to 1e-9 (loss) and 1e-7 (gradients).
 #include "Close.h"
 #include <catch2/catch.hpp>
 
@@ -29,6 +31,7 @@ using test::Reference;
 
 const std::string kDir3 = std::string(EVOC_SOURCE_DIR) + "/tests/data/reference3d/";
 const std::string kDirT = std::string(EVOC_SOURCE_DIR) + "/tests/data/reference_terrain/";
+const std::string kDirS = std::string(EVOC_SOURCE_DIR) + "/tests/data/reference_scene/";
 
 /// The 3D vectors: eldir3d.evo with each ELDiR model, fang3d.evo.
 const Reference kFlat3d{
@@ -45,6 +48,19 @@ const Reference kTerrain3d{
     kDirT, 3, "robots3d.json", "params3d.json", "expected3d_", [](const std::string &m, int T) {
       return programFile(kDirT, "eldir3d.evo", T, "mass_spring3_" + m);
     }};
+
+/// The scene vectors: lattices falling off a high box into a pit beside a
+/// step (box sides, tops and the ground all met; README.md there).
+const Reference kScene2d{kDirS,
+                         2,
+                         "robots2d.json",
+                         "params2d.json",
+                         "expected2d_",
+                         [](const std::string &m, int T) {
+                           return programFile(kDirS, "scene2d.evo", T, "mass_spring_" + m);
+                         },
+                         1e-9,
+                         1e-7};
 
 } // namespace
 
@@ -65,6 +81,14 @@ TEST_CASE("terrain reference vectors, T = 1000, CPU back end: a 2D profile, a 3D
   for (const char *model : {"noslip", "friction"}) {
     checkReference(kTerrain2d, "cpu", model, 1000);
     checkReference(kTerrain3d, "cpu", model, 1000);
+  }
+}
+
+TEST_CASE("scene reference vectors, T = 1000: the CPU back end and the interpreter",
+          "[vectors][scene][cpu][interp]") {
+  for (const char *model : {"noslip", "friction"}) {
+    checkReference(kScene2d, "cpu", model, 1000);
+    checkReference(kScene2d, "interp", model, 1000, {0});
   }
 }
 
