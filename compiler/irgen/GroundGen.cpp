@@ -159,7 +159,7 @@ Val Lowerer::sceneFace(const Val &x) {
   for (const SceneBox &box : prog_.world.ground.scene) {
     ValueId inside = 0;
     ValueId bd = 0, bc = 0;
-    Val bn(size_t(dim));
+    Val bn(static_cast<size_t>(dim), 0);
     bool first = true;
     for (int k = 0; k < dim; ++k) {
       const double lo = box.lo[size_t(k)], hi = box.hi[size_t(k)];
