@@ -121,17 +121,19 @@ TEST_CASE("scenes: a physics that reads the ground alone is refused, located", "
                                 "p.x.x)); } }\n"
                                 "}\n");
   CHECK(!ground->program);
-  CHECK(has(ground->all(), "t.evo:4:47: error: 'ground_gap' reads the ground alone, and this "
+  CHECK(has(ground->all(), "t.evo:4:45: error: 'ground_gap' reads the ground alone, and this "
                            "world has a scene: physics 'P' must read the contact surface"));
   // The stdlib's models honour it, in 2D and 3D.
   for (const char *physics : {"mass_spring_noslip", "mass_spring_friction"}) {
     auto ok = test::checkText("import \"physics/mass_spring.evo\";\n"
+                              "import \"controllers/mlp.evo\";\n"
                               "world { dim = 2; scene = [box(0.5, 0, 0.6, 0.2)]; physics = " +
                               std::string(physics) + "; }\n");
     CHECK(ok->all().empty());
   }
   for (const char *physics : {"mass_spring3_noslip", "mass_spring3_friction"}) {
     auto ok = test::checkText("import \"physics/mass_spring3.evo\";\n"
+                              "import \"controllers/mlp.evo\";\n"
                               "world { dim = 3; scene = [box(0.5, 0, 0, 0.6, 1, 0.2)]; physics = " +
                               std::string(physics) + "; }\n");
     CHECK(ok->all().empty());
