@@ -88,7 +88,7 @@ TEST_CASE("scene reference vectors, T = 1000: the CPU back end and the interpret
           "[vectors][scene][cpu][interp]") {
   for (const char *model : {"noslip", "friction"}) {
     checkReference(kScene2d, "cpu", model, 1000);
-    checkReference(kScene2d, "interp", model, 1000, {0});
+    checkReference(kScene2d, "interp", model, 1000);
   }
 }
 
