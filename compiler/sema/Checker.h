@@ -49,6 +49,8 @@ struct ExprCtx {
 
 /// The keys of a `learn { ... }` block (and of --set evolve.learn.* / train.learn.*).
 const std::vector<std::string> &learnKeys();
+/// The keys of the `world { ... }` block (and of --set world.*).
+const std::vector<std::string> &worldKeys();
 
 class Checker {
 public:

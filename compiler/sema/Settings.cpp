@@ -163,16 +163,13 @@ void Checker::checkWorld() {
   const SettingsBlock &b = worlds.front()->body;
   Expr *ground = nullptr;
   Expr *scene = nullptr;
-  checkKnownKeys(b, "world",
-                 {"dim", "dt", "steps", "precision", "gravity", "damping", "dashpot", "ground",
-                  "scene", "physics", "checkpoint", "state_limit"});
+  checkKnownKeys(b, "world", worldKeys());
   for (const auto &s : b.settings) {
     const std::string &k = s.key.name;
     const std::string what = "world." + k;
     Expr *e = nullptr;
-    if (k == "dim" || k == "dt" || k == "steps" || k == "precision" || k == "gravity" ||
-        k == "damping" || k == "dashpot" || k == "ground" || k == "scene" || k == "physics" ||
-        k == "checkpoint" || k == "state_limit")
+    const auto &keys = worldKeys();
+    if (std::find(keys.begin(), keys.end(), k) != keys.end())
       e = single(s, what);
     if (!e)
       continue;

@@ -347,6 +347,28 @@ TEST_CASE("evoc run: a lattice experiment on a random terrain runs end to end", 
   CHECK(test::readText(dir / "resolved.evo").find("terrain_random(seed = 2") != std::string::npos);
 }
 
+TEST_CASE("evoc run: examples/obstacles.evo evolves among its boxes and draws them",
+          "[scene][run]") {
+  fs::path dir = test::freshDir("scene-run");
+  REQUIRE(test::runEvoc({"run", std::string(EVOC_SOURCE_DIR) + "/examples/obstacles.evo", "--out",
+                         dir.string(), "--set", "evolve.population=4", "--set",
+                         "evolve.generations=2", "--set", "evolve.learn.iterations=3", "--threads",
+                         "2"}) == 0);
+  auto log = test::logOf(dir);
+  REQUIRE(log.size() == 2);
+  CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
+  CHECK(test::readText(dir / "report.html").find("\"boxes\":[[[0.3,0.1],[0.6,0.115]]") !=
+        std::string::npos);
+  // A scene set on the command line, a box under the body's start: every
+  // frame of best.svg draws it.
+  fs::path under = test::freshDir("scene-run-under");
+  REQUIRE(test::runEvoc({"run", std::string(EVOC_SOURCE_DIR) + "/examples/obstacles.evo", "--out",
+                         under.string(), "--set", "world.scene=[box(0.1, 0.1, 0.2, 0.12)]",
+                         "--set", "evolve.population=2", "--set", "evolve.generations=1",
+                         "--set", "evolve.learn.iterations=1", "--threads", "2"}) == 0);
+  CHECK(test::countOf(test::readText(under / "best.svg"), "class=\"scene-box\"") >= 4);
+}
+
 TEST_CASE("evoc run: 3D walkers on a random height field run end to end and draw it",
           "[terrain][run][3d]") {
   fs::path dir = test::freshDir("terrain-run-3d");
