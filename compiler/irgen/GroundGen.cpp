@@ -169,8 +169,8 @@ Val Lowerer::sceneFace(const Val &x) {
       for (int side = 0; side < 2; ++side) {
         if (side == 0 && k == dim - 1 && !box.floating)
           continue; // resting on the ground: no bottom face
-        ValueId d = side == 0 ? b_.sub(b_.constF(lo), x[size_t(k)])
-                              : b_.sub(x[size_t(k)], b_.constF(hi));
+        ValueId d =
+            side == 0 ? b_.sub(b_.constF(lo), x[size_t(k)]) : b_.sub(x[size_t(k)], b_.constF(hi));
         const double plane = side == 0 ? -lo : hi;
         const double out = side == 0 ? -1 : 1;
         ValueId better = first ? 0 : b_.op(Op::Gt, {d, bd});

@@ -235,7 +235,8 @@ Type Typer::groundCall(CallExpr &c, const std::vector<Type> &ts, const SetDecl *
   }
   const World &w = C.out.world;
   if (!w.ground.scene.empty() && cx.physics && cx.physics == w.physics) {
-    diags.error(c.range, q(fname) + " reads the ground alone, and this world has a scene: physics " +
+    diags.error(c.range, q(fname) +
+                             " reads the ground alone, and this world has a scene: physics " +
                              q(cx.physics->name.name) +
                              " must read the contact surface with in_contact, contact_normal, "
                              "contact_gap, contact_speed and push_out (docs/language.md, "

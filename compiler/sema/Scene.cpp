@@ -85,8 +85,8 @@ void Checker::checkScene(Expr &e) {
     for (int k = 0; ok && k < dim; ++k)
       if (!(b.lo[size_t(k)] < b.hi[size_t(k)])) {
         diags.error(call->args[size_t(k + dim)]->range,
-                    std::string("this box is empty: ") + kAxes[k] + "1 = " +
-                        fmtNumber(b.hi[size_t(k)]) + " must be greater than " + kAxes[k] +
+                    std::string("this box is empty: ") + kAxes[k] +
+                        "1 = " + fmtNumber(b.hi[size_t(k)]) + " must be greater than " + kAxes[k] +
                         "0 = " + fmtNumber(b.lo[size_t(k)]));
         ok = false;
       }

@@ -115,9 +115,10 @@ TEST_CASE("every stdlib physics compiles to CUBIN, with the MLP controller", "[c
     INFO(p.name << (p.terrain ? " on a terrain" : "") << (p.scene ? " among boxes" : ""));
     fs::path file = dir / (std::string(p.name) + (p.terrain ? "_terrain" : "") +
                            (p.scene ? "_scene" : "") + ".evo");
-    const std::string scene = !p.scene       ? ""
-                              : p.dim == 2 ? "  scene = [box(0.3, 0, 0.4, 0.2), box(0, 0.5, 1, 0.6)];\n"
-                                           : "  scene = [box(0.3, 0, 0, 0.4, 1, 0.2)];\n";
+    const std::string scene = !p.scene ? ""
+                              : p.dim == 2
+                                  ? "  scene = [box(0.3, 0, 0.4, 0.2), box(0, 0.5, 1, 0.6)];\n"
+                                  : "  scene = [box(0.3, 0, 0, 0.4, 1, 0.2)];\n";
     std::ofstream(file) << "import \"physics/" << p.file
                         << ".evo\";\nimport \"controllers/mlp.evo\";\n"
                            "import \"losses/displacement.evo\";\n"

@@ -236,9 +236,9 @@ TEST_CASE("the GPU training device (emulated) trains among a scene's boxes as th
   Fixture &f = fixture(); // its bodies
   for (const char *physics : {"mass_spring_friction", "mass_spring_noslip"}) {
     INFO(physics);
-    driver::CompiledFile file = driver::compileFile(
-        std::string(EVOC_SOURCE_DIR) + "/tests/data/reference_scene/scene2d.evo",
-        {{"world.physics", physics}});
+    driver::CompiledFile file = driver::compileFile(std::string(EVOC_SOURCE_DIR) +
+                                                        "/tests/data/reference_scene/scene2d.evo",
+                                                    {{"world.physics", physics}});
     REQUIRE(!file.program.world.ground.scene.empty());
     runtime::TrainOptions o = options();
     o.steps = 200;

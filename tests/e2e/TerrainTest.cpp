@@ -145,8 +145,8 @@ struct BoxTouches {
   int sides = 0, tops = 0;
 };
 
-BoxTouches boxTouches(const std::vector<SceneBox> &boxes, const std::vector<std::vector<double>> &xs,
-                      int dim) {
+BoxTouches boxTouches(const std::vector<SceneBox> &boxes,
+                      const std::vector<std::vector<double>> &xs, int dim) {
   BoxTouches t;
   for (const auto &x : xs)
     for (size_t i = 0; i < x.size(); i += size_t(dim))
@@ -155,7 +155,8 @@ BoxTouches boxTouches(const std::vector<SceneBox> &boxes, const std::vector<std:
         int onFace = -1; // the axis of a face the point lies on
         bool within = true;
         for (int k = 0; k < dim; ++k) {
-          const double lo = x[i + size_t(k)] - b.lo[size_t(k)], hi = b.hi[size_t(k)] - x[i + size_t(k)];
+          const double lo = x[i + size_t(k)] - b.lo[size_t(k)],
+                       hi = b.hi[size_t(k)] - x[i + size_t(k)];
           depth = std::min({depth, lo, hi});
           if (std::abs(lo) < 1e-9 || std::abs(hi) < 1e-9)
             onFace = k;
@@ -311,8 +312,7 @@ TEST_CASE("3D terrain: both contact models on a height field's slopes and kinks"
   }
 }
 
-TEST_CASE("scenes: gradients where a body tips off a box against a wall",
-          "[scene][gradcheck]") {
+TEST_CASE("scenes: gradients where a body tips off a box against a wall", "[scene][gradcheck]") {
   // The ladder's left column starts inside the platform (lifted onto its
   // top); the rest hangs over its edge and tips, its top right point into
   // the wall's side.
@@ -350,10 +350,10 @@ TEST_CASE("evoc run: a lattice experiment on a random terrain runs end to end", 
 TEST_CASE("evoc run: examples/obstacles.evo evolves among its boxes and draws them",
           "[scene][run]") {
   fs::path dir = test::freshDir("scene-run");
-  REQUIRE(test::runEvoc({"run", std::string(EVOC_SOURCE_DIR) + "/examples/obstacles.evo", "--out",
-                         dir.string(), "--set", "evolve.population=4", "--set",
-                         "evolve.generations=2", "--set", "evolve.learn.iterations=3", "--threads",
-                         "2"}) == 0);
+  REQUIRE(
+      test::runEvoc({"run", std::string(EVOC_SOURCE_DIR) + "/examples/obstacles.evo", "--out",
+                     dir.string(), "--set", "evolve.population=4", "--set", "evolve.generations=2",
+                     "--set", "evolve.learn.iterations=3", "--threads", "2"}) == 0);
   auto log = test::logOf(dir);
   REQUIRE(log.size() == 2);
   CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
@@ -363,9 +363,9 @@ TEST_CASE("evoc run: examples/obstacles.evo evolves among its boxes and draws th
   // frame of best.svg draws it.
   fs::path under = test::freshDir("scene-run-under");
   REQUIRE(test::runEvoc({"run", std::string(EVOC_SOURCE_DIR) + "/examples/obstacles.evo", "--out",
-                         under.string(), "--set", "world.scene=[box(0.1, 0.1, 0.2, 0.12)]",
-                         "--set", "evolve.population=2", "--set", "evolve.generations=1",
-                         "--set", "evolve.learn.iterations=1", "--threads", "2"}) == 0);
+                         under.string(), "--set", "world.scene=[box(0.1, 0.1, 0.2, 0.12)]", "--set",
+                         "evolve.population=2", "--set", "evolve.generations=1", "--set",
+                         "evolve.learn.iterations=1", "--threads", "2"}) == 0);
   CHECK(test::countOf(test::readText(under / "best.svg"), "class=\"scene-box\"") >= 4);
 }
 

@@ -57,8 +57,7 @@ TEST_CASE("scenes: good boxes check, bad ones are located errors", "[scene]") {
   CHECK(has(worldErrors("scence = [];"), "did you mean 'scene'?"));
 }
 
-TEST_CASE("scenes: a box floats when its bottom is above the highest ground under it",
-          "[scene]") {
+TEST_CASE("scenes: a box floats when its bottom is above the highest ground under it", "[scene]") {
   auto c = test::checkText("world { dim = 2; ground = flat(height = 0.1);\n"
                            "  scene = [box(0, 0.05, 1, 0.2), box(0, 0.1, 1, 0.2),\n"
                            "           box(0, 0.3, 1, 0.4)]; }\n");
@@ -139,7 +138,8 @@ TEST_CASE("scenes: a physics that reads the ground alone is refused, located", "
     CHECK(ok->all().empty());
   }
   // The contact built-ins take positions of the world's dimension.
-  auto bad = test::checkText("world { dim = 3; }\n"
-                             "fn f(x: vec3) -> scalar { return contact_gap(x, vec2(x.x, x.y)); }\n");
+  auto bad =
+      test::checkText("world { dim = 3; }\n"
+                      "fn f(x: vec3) -> scalar { return contact_gap(x, vec2(x.x, x.y)); }\n");
   CHECK(has(bad->all(), "'contact_gap' takes two vec3, not vec2"));
 }
