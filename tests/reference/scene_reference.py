@@ -38,20 +38,11 @@ eldir_reference.py gen (2D lattices), mass_spring3_reference.py gen (3D).
 """
 import argparse
 import json
-import math
 import os
-import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import eldir_reference as ref2  # noqa: E402  (controller, springs, result files, check)
-
-DT = 0.004
-DAMPING = 15.0
-GRAVITY = -4.8
-MU = 1.0
-HIDDEN = 32
-N_SINES = 10
+import terrain_reference as tref  # noqa: E402  (the contact rules, rollout, sim and check)
 
 
 def read_scene(path, dim):
@@ -156,71 +147,18 @@ def initial_lift(pts, g, boxes, dim):
 
 
 def rollout_loss(robot, params, steps, model, g, boxes, dim, counts):
-    import torch
-    f64 = torch.float64
-    pts, a, b, rest, stiff, actu = ref2.robot_tensors(robot)
-    n = pts.shape[0]
-    lift = initial_lift(pts.tolist(), g, boxes, dim)
-    up = torch.zeros(dim, dtype=f64)
-    up[dim - 1] = 1.0
-    x = pts + lift * up
-    v = torch.zeros_like(x)
-    x0 = x
-    phases = torch.tensor([2 * math.pi * j / N_SINES for j in range(N_SINES)], dtype=f64)
-    ones2 = torch.ones(2, dtype=f64)
-    decay = math.exp(-DT * DAMPING)
-    grav = DT * GRAVITY * up
-
-    for t in range(1, steps):
-        act = ref2.controller_act(x, v, t, params, phases, ones2)
-        vinc = ref2.spring_velocity_change(x, v, a, b, rest, stiff, actu, act)
-        v1 = decay * v + grav + vinc
-        x1 = x + DT * v1
+    """The loss; counts[kind] += the hits on box sides, tops, bottoms and the ground."""
+    def contact(x, v1, x1):
         s = Surface(x1, g, boxes, dim)
-        vn = s.speed(v1)
-        if model == "noslip":
-            hit = s.in_contact() & (vn < -1e-4)
-            toi = -s.gap(x) / torch.where(hit, vn, -torch.ones_like(vn))
-            x_new = torch.where(hit.unsqueeze(1), x + toi.unsqueeze(1) * v1, x1)
-            v_new = torch.where(hit.unsqueeze(1), torch.zeros_like(v1), v1)
-        else:
-            hit = s.in_contact()
-            toi = torch.clamp(torch.abs(s.gap(x)) / (torch.abs(vn) + 1e-10), 0.0, DT)
-            q = x + toi.unsqueeze(1) * v1
-            vt = v1 - vn.unsqueeze(1) * s.nrm
-            speed2 = (vt * vt).sum(dim=1)
-            nz = speed2 > 0
-            sp = torch.sqrt(torch.where(nz, speed2, torch.ones_like(speed2)))
-            direction = torch.where(nz.unsqueeze(1), vt / sp.unsqueeze(1), torch.zeros_like(vt))
-            sp = torch.where(nz, sp, torch.zeros_like(sp))
-            v2 = vt - direction * (MU * torch.minimum(torch.abs(vn), sp)).unsqueeze(1)
-            q2 = torch.where((toi < DT).unsqueeze(1), q + (DT - toi).unsqueeze(1) * v2, q)
-            x_new = torch.where(hit.unsqueeze(1), s.push_out(q2), x1)
-            v_new = torch.where(hit.unsqueeze(1), v2, v1)
+        x_new, v_new, hit = tref.contact_update(model, x, v1, x1, s.in_contact(), s.gap, s.speed,
+                                                s.nrm, s.push_out)
         for kind, name in ((0, "side"), (1, "top"), (2, "bottom")):
             counts[name] += int((hit & s.any & (s.kind == kind)).sum())
         counts["ground"] += int((hit & ~s.any).sum())
-        x, v = x_new, v_new
+        return x_new, v_new
 
-    return -(x[:, 0] - x0[:, 0]).sum() / n
-
-
-def simulate(robots, params, steps, model, g, boxes, dim):
-    import torch
-    results = []
-    for i, (rob, par) in enumerate(zip(robots, params)):
-        leaves = {k: torch.tensor(par[k], dtype=torch.float64, requires_grad=True)
-                  for k in ("w1", "b1", "w2", "b2")}
-        n, s = len(rob["points"]), len(rob["springs"])
-        assert tuple(leaves["w1"].shape) == (HIDDEN, N_SINES + 2 * dim * n + 2), i
-        assert tuple(leaves["w2"].shape) == (s, HIDDEN), i
-        counts = {"side": 0, "top": 0, "bottom": 0, "ground": 0}
-        loss = rollout_loss(rob, leaves, steps, model, g, boxes, dim, counts)
-        loss.backward()
-        results.append({"loss": float(loss.item()),
-                        "grad": {k: leaves[k].grad.tolist() for k in ("w1", "b1", "w2", "b2")}})
-        print("robot %d: loss %.17g, contacts %s" % (i, loss.item(), counts))
-    return results
+    return tref.rollout(robot, params, steps, dim,
+                        lambda pts: initial_lift(pts.tolist(), g, boxes, dim), contact)
 
 
 def main(argv):
@@ -228,40 +166,22 @@ def main(argv):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("sim")
-    s.add_argument("--dim", type=int, choices=(2, 3), required=True)
+    tref.add_sim_arguments(s)
     s.add_argument("--scene", required=True)
-    s.add_argument("--robots", required=True)
-    s.add_argument("--params", required=True)
-    s.add_argument("--steps", type=int, default=1000)
-    s.add_argument("--model", choices=("noslip", "friction"), required=True)
-    s.add_argument("--out", required=True)
-    s.add_argument("--grad-digits", type=int, default=None)
-    s.add_argument("--perturb", type=float, default=0.0,
-                   help="add uniform noise of this size to the initial positions (conditioning check)")
-    c = sub.add_parser("check")
-    c.add_argument("--expected", required=True)
-    c.add_argument("--got", required=True)
-    c.add_argument("--loss-tol", type=float, default=1e-9)
-    c.add_argument("--grad-tol", type=float, default=1e-7)
+    tref.add_check_arguments(sub.add_parser("check"), 1e-9, 1e-7)
     args = ap.parse_args(argv)
 
     if args.cmd == "sim":
-        import torch
-        torch.set_default_dtype(torch.float64)
-        robots = json.load(open(args.robots))["robots"]
-        params = json.load(open(args.params))["params"]
-        if args.perturb:
-            rng = random.Random(12345)
-            for r in robots:
-                r["points"] = [[c + rng.uniform(-args.perturb, args.perturb) for c in p]
-                               for p in r["points"]]
         g, boxes = read_scene(args.scene, args.dim)
-        res = simulate(robots, params, args.steps, args.model, g, boxes, args.dim)
-        ref2.write_results(args.out, res, args.grad_digits)
-    else:
-        return ref2.main(["check", "--expected", args.expected, "--got", args.got,
-                          "--loss-tol", str(args.loss_tol), "--grad-tol", str(args.grad_tol)])
-    return 0
+
+        def loss_of(rob, leaves, i):
+            counts = {"side": 0, "top": 0, "bottom": 0, "ground": 0}
+            loss = rollout_loss(rob, leaves, args.steps, args.model, g, boxes, args.dim, counts)
+            print("robot %d: contacts %s" % (i, counts))
+            return loss
+        tref.run_sim(args, loss_of)
+        return 0
+    return tref.check(args)
 
 
 if __name__ == "__main__":
