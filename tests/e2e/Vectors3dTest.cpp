@@ -50,29 +50,25 @@ const Reference kTerrain3d{
       return programFile(kDirT, "eldir3d.evo", T, "mass_spring3_" + m);
     }};
 
-/// The scene vectors: lattices falling off a high box into a pit beside a
-/// step (box sides, tops and the ground all met; README.md there).
-const Reference kScene2d{kDirS,
-                         2,
-                         "robots2d.json",
-                         "params2d.json",
-                         "expected2d_",
-                         [](const std::string &m, int T) {
-                           return programFile(kDirS, "scene2d.evo", T, "mass_spring_" + m);
-                         },
-                         1e-9,
-                         1e-7};
-/// The same in 3D: cube-cell bodies tipping off two high boxes.
-const Reference kScene3d{kDirS,
-                         3,
-                         "robots3d.json",
-                         "params3d.json",
-                         "expected3d_",
-                         [](const std::string &m, int T) {
-                           return programFile(kDirS, "scene3d.evo", T, "mass_spring3_" + m);
-                         },
-                         1e-9,
-                         1e-7};
+/// The scene vectors in `dim` D (README.md there): lattices (2D) or
+/// cube-cell bodies (3D) tipping off high boxes, meeting box sides, tops and
+/// the ground; to 1e-9 (loss) and 1e-7 (gradients).
+Reference sceneReference(int dim) {
+  const std::string d = std::to_string(dim) + "d";
+  const std::string physics = dim == 3 ? "mass_spring3_" : "mass_spring_";
+  return {kDirS,
+          dim,
+          "robots" + d + ".json",
+          "params" + d + ".json",
+          "expected" + d + "_",
+          [d, physics](const std::string &m, int T) {
+            return programFile(kDirS, "scene" + d + ".evo", T, physics + m);
+          },
+          1e-9,
+          1e-7};
+}
+const Reference kScene2d = sceneReference(2);
+const Reference kScene3d = sceneReference(3);
 
 } // namespace
 
