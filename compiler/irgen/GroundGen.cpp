@@ -218,7 +218,7 @@ Val Lowerer::contact(const ast::CallExpr *e) {
       r.push_back(b_.op(Op::Select, {face[0], boxValue[j], groundValue[j]}));
     return r;
   };
-  auto planeGap = [&](const Val &p) {
+  auto dotNormal = [&](const Val &p) { // n . p for the chosen face
     ValueId dot = b_.mul(face[2], p[0]);
     for (size_t j = 1; j < dim; ++j)
       dot = b_.add(dot, b_.mul(face[2 + j], p[j]));
@@ -239,13 +239,13 @@ Val Lowerer::contact(const ast::CallExpr *e) {
     Val g = ground(gap ? BI::GroundGap : BI::GroundSpeed, a0, horizontal(x));
     if (!scene)
       return g;
-    ValueId along = planeGap(a0);
+    ValueId along = dotNormal(a0);
     return onFace({gap ? b_.sub(along, face[1]) : along}, g);
   }
   default: { // PushOut
     Val q = a0;
     if (scene) {
-      ValueId behind = b_.op(Op::Min, {b_.constF(0), b_.sub(planeGap(q), face[1])});
+      ValueId behind = b_.op(Op::Min, {b_.constF(0), b_.sub(dotNormal(q), face[1])});
       Val pushed;
       for (size_t j = 0; j < dim; ++j)
         pushed.push_back(b_.sub(q[j], b_.mul(behind, face[2 + j])));
