@@ -50,7 +50,7 @@ runtime::TrainOptions Session::trainOptions() const {
   runtime::TrainOptions o;
   o.steps = p.world.steps;
   o.groundHeight = p.world.ground.height;
-  o.terrain = {p.world.ground.profile, p.world.ground.field};
+  o.terrain = p.world.ground.shape();
   o.upAxis = p.world.dim - 1; // gravity and the ground act along the last axis
   o.checkpointK = p.world.checkpoint.value_or(0);
   o.stateLimit = p.world.stateLimit;

@@ -88,7 +88,7 @@ void writeGaits(const evolve::RunDir &run, runtime::FixedTrainer &trainer,
   if (ec)
     throw Error("cannot create '" + dir.string() + "': " + ec.message());
   const int64_t T = p.world.steps;
-  const runtime::GroundShape terrain{p.world.ground.profile, p.world.ground.field};
+  const runtime::GroundShape terrain = p.world.ground.shape();
   std::vector<int64_t> times;
   for (int k = 0; k < 5; ++k)
     times.push_back(std::min<int64_t>(T - 1, k * (T - 1) / 4));

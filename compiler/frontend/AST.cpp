@@ -117,6 +117,16 @@ const char *builtinName(Builtin b) {
     return "ground_gap";
   case Builtin::GroundSpeed:
     return "ground_speed";
+  case Builtin::InContact:
+    return "in_contact";
+  case Builtin::ContactNormal:
+    return "contact_normal";
+  case Builtin::ContactGap:
+    return "contact_gap";
+  case Builtin::ContactSpeed:
+    return "contact_speed";
+  case Builtin::PushOut:
+    return "push_out";
   case Builtin::PartMean:
     return "part_mean";
   }

@@ -245,6 +245,12 @@ enum class Builtin : uint8_t {
   GroundNormal, ///< ground_normal(x): the unit normal
   GroundGap, ///< ground_gap(p, x): p's signed distance to the ground line under x, along its normal
   GroundSpeed, ///< ground_speed(v, x): v's component along the normal of the ground under x
+  // the contact surface at a position: the ground, or a scene box's face
+  InContact,     ///< in_contact(x): x is below the ground or inside a box
+  ContactNormal, ///< contact_normal(x): the contact surface's outward unit normal
+  ContactGap,    ///< contact_gap(p, x): p's signed distance to the contact plane chosen at x
+  ContactSpeed,  ///< contact_speed(v, x): v's component along that plane's normal
+  PushOut,       ///< push_out(q, x): q moved out of that plane, then onto the ground
   // part_mean(NAME, F): the mean of a point field over the points of the
   // body's parts (or voxels' materials) named NAME
   PartMean,

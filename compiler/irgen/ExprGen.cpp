@@ -377,142 +377,6 @@ Val Lowerer::inlineFn(const ast::CallExpr *e) {
   return result;
 }
 
-// The ground under a horizontal position. Flat ground lowers to the plain
-// expressions (height g, normal (0, 1), gap p.y - g, speed v.y), so flat
-// physics compiles to the kernels it had before terrain existed. A terrain
-// profile selects the segment under the position (flat beyond its ends)
-// with a chain of comparisons: its start (x_i, y_i) and slope s_i; then
-// height y_i + s_i (x - x_i), normal (-s_i, 1) / sqrt(1 + s_i^2).
-Val Lowerer::ground(const ast::CallExpr *e) {
-  using BI = ast::Builtin;
-  const auto &g = prog_.world.ground;
-  if (prog_.world.dim == 3)
-    return ground3(e);
-  Val a0 = expr(e->args.at(0).get());
-  Val a1 = e->args.size() > 1 ? expr(e->args[1].get()) : Val{};
-  const ValueId at =
-      e->builtin == BI::GroundGap || e->builtin == BI::GroundSpeed ? a1.at(0) : a0.at(0);
-  if (g.profile.empty()) {
-    switch (e->builtin) {
-    case BI::GroundHeight:
-      return {b_.constF(g.height)};
-    case BI::GroundNormal:
-      return {b_.constF(0), b_.constF(1)};
-    case BI::GroundGap:
-      return {b_.sub(a0.at(1), b_.constF(g.height))};
-    default:
-      return {a0.at(1)};
-    }
-  }
-  const auto &P = g.profile;
-  ValueId x0 = b_.constF(P[0].first), y0 = b_.constF(P[0].second), s = b_.constF(0);
-  for (size_t i = 0; i < P.size(); ++i) {
-    const bool last = i + 1 == P.size();
-    double slope = last ? 0 : (P[i + 1].second - P[i].second) / (P[i + 1].first - P[i].first);
-    ValueId on = b_.op(Op::Ge, {at, b_.constF(P[i].first)});
-    x0 = b_.op(Op::Select, {on, b_.constF(P[i].first), x0});
-    y0 = b_.op(Op::Select, {on, b_.constF(P[i].second), y0});
-    s = b_.op(Op::Select, {on, b_.constF(slope), s});
-  }
-  ValueId inv = b_.div(b_.constF(1), b_.op(Op::Sqrt, {b_.add(b_.constF(1), b_.mul(s, s))}));
-  auto height = [&](ValueId x) { return b_.add(y0, b_.mul(s, b_.sub(x, x0))); };
-  switch (e->builtin) {
-  case BI::GroundHeight:
-    return {height(at)};
-  case BI::GroundNormal:
-    return {b_.op(Op::Neg, {b_.mul(s, inv)}), inv};
-  case BI::GroundGap:
-    return {b_.mul(b_.sub(a0.at(1), height(a0.at(0))), inv)};
-  default:
-    return {b_.mul(b_.sub(a0.at(1), b_.mul(s, a0.at(0))), inv)};
-  }
-}
-
-// In 3D the horizontal position is (x, y). Flat ground lowers to height g,
-// normal (0, 0, 1), gap p.z - g and speed v.z. A height field selects, by
-// comparisons on x, each grid row's height and x-slope in the cell under x,
-// then, by comparisons on y, the two rows around y: height h, slopes hx, hy
-// (0 across the edges, where the field is continued flat), normal
-// (-hx, -hy, 1) / sqrt(1 + hx^2 + hy^2), and gap and speed measured along it
-// from the tangent plane at (x, y).
-Val Lowerer::ground3(const ast::CallExpr *e) {
-  using BI = ast::Builtin;
-  const auto &g = prog_.world.ground;
-  const bool point = e->builtin == BI::GroundGap || e->builtin == BI::GroundSpeed;
-  Val a0 = expr(e->args.at(0).get());
-  Val at = point ? expr(e->args.at(1).get()) : a0;
-  if (g.field.empty()) {
-    switch (e->builtin) {
-    case BI::GroundHeight:
-      return {b_.constF(g.height)};
-    case BI::GroundNormal:
-      return {b_.constF(0), b_.constF(0), b_.constF(1)};
-    case BI::GroundGap:
-      return {b_.sub(a0.at(2), b_.constF(g.height))};
-    default:
-      return {a0.at(2)};
-    }
-  }
-  const HeightField &F = g.field;
-  const size_t nx = F.nx(), ny = F.ny();
-  auto select = [&](ValueId on, double v, ValueId old) {
-    return b_.op(Op::Select, {on, b_.constF(v), old});
-  };
-  // Along x: the cell start and, per row j, the height there and the slope.
-  ValueId xi = b_.constF(F.xs[0]);
-  std::vector<ValueId> row(ny), slope(ny);
-  for (size_t j = 0; j < ny; ++j) {
-    row[j] = b_.constF(F.at(0, j));
-    slope[j] = b_.constF(0);
-  }
-  for (size_t i = 0; i < nx; ++i) {
-    ValueId on = b_.op(Op::Ge, {at.at(0), b_.constF(F.xs[i])});
-    xi = select(on, F.xs[i], xi);
-    for (size_t j = 0; j < ny; ++j) {
-      double s = i + 1 == nx ? 0 : (F.at(i + 1, j) - F.at(i, j)) / (F.xs[i + 1] - F.xs[i]);
-      row[j] = select(on, F.at(i, j), row[j]);
-      slope[j] = select(on, s, slope[j]);
-    }
-  }
-  ValueId dx = b_.sub(at.at(0), xi);
-  for (size_t j = 0; j < ny; ++j)
-    row[j] = b_.add(row[j], b_.mul(slope[j], dx));
-  // Along y: the rows below and above y, and 1 / the cell's height in y.
-  ValueId yj = b_.constF(F.ys[0]), w = b_.constF(0);
-  ValueId rA = row[0], rB = row[0], sA = slope[0], sB = slope[0];
-  for (size_t j = 0; j < ny; ++j) {
-    ValueId on = b_.op(Op::Ge, {at.at(1), b_.constF(F.ys[j])});
-    const size_t up = j + 1 == ny ? j : j + 1;
-    yj = select(on, F.ys[j], yj);
-    w = select(on, up == j ? 0 : 1 / (F.ys[up] - F.ys[j]), w);
-    rA = b_.op(Op::Select, {on, row[j], rA});
-    rB = b_.op(Op::Select, {on, row[up], rB});
-    sA = b_.op(Op::Select, {on, slope[j], sA});
-    sB = b_.op(Op::Select, {on, slope[up], sB});
-  }
-  ValueId t = b_.mul(b_.sub(at.at(1), yj), w);
-  ValueId h = b_.add(rA, b_.mul(t, b_.sub(rB, rA)));
-  ValueId hx = b_.add(sA, b_.mul(t, b_.sub(sB, sA)));
-  ValueId hy = b_.mul(b_.sub(rB, rA), w);
-  ValueId inv =
-      b_.div(b_.constF(1),
-             b_.op(Op::Sqrt, {b_.add(b_.constF(1), b_.add(b_.mul(hx, hx), b_.mul(hy, hy)))}));
-  // The tangent plane's height at (px, py), and a vector's normal component.
-  auto along = [&](ValueId vx, ValueId vy) { return b_.add(b_.mul(hx, vx), b_.mul(hy, vy)); };
-  switch (e->builtin) {
-  case BI::GroundHeight:
-    return {h};
-  case BI::GroundNormal:
-    return {b_.op(Op::Neg, {b_.mul(hx, inv)}), b_.op(Op::Neg, {b_.mul(hy, inv)}), inv};
-  case BI::GroundGap: {
-    ValueId plane = b_.add(h, along(b_.sub(a0.at(0), at.at(0)), b_.sub(a0.at(1), at.at(1))));
-    return {b_.mul(b_.sub(a0.at(2), plane), inv)};
-  }
-  default:
-    return {b_.mul(b_.sub(a0.at(2), along(a0.at(0), a0.at(1))), inv)};
-  }
-}
-
 Val Lowerer::builtin(const ast::CallExpr *e) {
   using BI = ast::Builtin;
   auto arg = [&](size_t i) { return expr(e->args.at(i).get()); };
@@ -568,8 +432,17 @@ Val Lowerer::builtin(const ast::CallExpr *e) {
   case BI::GroundHeight:
   case BI::GroundNormal:
   case BI::GroundGap:
-  case BI::GroundSpeed:
-    return ground(e);
+  case BI::GroundSpeed: {
+    Val a0 = arg(0);
+    const bool point = e->builtin == BI::GroundGap || e->builtin == BI::GroundSpeed;
+    return ground(e->builtin, a0, point ? arg(1) : a0);
+  }
+  case BI::InContact:
+  case BI::ContactNormal:
+  case BI::ContactGap:
+  case BI::ContactSpeed:
+  case BI::PushOut:
+    return contact(e);
   case BI::None:
     break;
   }

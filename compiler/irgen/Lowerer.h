@@ -65,10 +65,15 @@ public:
   int offsetStateBuffer(const ast::FieldDecl *f, int64_t offset);
   /// Command `index` (CheckedProgram::commands) at a time.
   int commandBuffer(int index, ir::TimeRef time, int64_t at);
-  /// ground_height / ground_normal / ground_gap / ground_speed.
-  Val ground(const ast::CallExpr *e);
+  /// ground_height / ground_normal / ground_gap / ground_speed (`id`) of the
+  /// point or velocity `a0` (gap, speed) at a horizontal position (GroundGen.cpp).
+  Val ground(ast::Builtin id, const Val &a0, const Val &horizontal);
   /// The same in 3D: flat, or a height field's bilinear cell under (x, y).
-  Val ground3(const ast::CallExpr *e);
+  Val ground3(ast::Builtin id, const Val &a0, const Val &at);
+  /// in_contact / contact_normal / contact_gap / contact_speed / push_out.
+  Val contact(const ast::CallExpr *e);
+  /// The scene box face chosen at position x: {inside any box, c, normal}.
+  Val sceneFace(const Val &x);
   /// A command's value (its components) at a time.
   Val commandValue(int index, ir::TimeRef time, int64_t at);
   int endpointBuffer(const ast::EndpointDecl *e);

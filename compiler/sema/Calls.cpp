@@ -41,6 +41,11 @@ const BuiltinInfo kBuiltins[] = {
     {"ground_normal", Builtin::GroundNormal, 1, 1},
     {"ground_gap", Builtin::GroundGap, 2, 2},
     {"ground_speed", Builtin::GroundSpeed, 2, 2},
+    {"in_contact", Builtin::InContact, 1, 1},
+    {"contact_normal", Builtin::ContactNormal, 1, 1},
+    {"contact_gap", Builtin::ContactGap, 2, 2},
+    {"contact_speed", Builtin::ContactSpeed, 2, 2},
+    {"push_out", Builtin::PushOut, 2, 2},
     {"part_mean", Builtin::PartMean, 2, 2},
 };
 
@@ -256,6 +261,12 @@ Type Typer::elementwise(CallExpr &c, const std::vector<Type> &ts) {
   case Builtin::GroundGap:
   case Builtin::GroundSpeed:
     return groundCall(c, ts, set);
+  case Builtin::InContact:
+  case Builtin::ContactNormal:
+  case Builtin::ContactGap:
+  case Builtin::ContactSpeed:
+  case Builtin::PushOut:
+    return contactCall(c, ts, set);
   case Builtin::Clamp:
     if (!scalarArg(c, ts, 1) || !scalarArg(c, ts, 2))
       return err();
@@ -297,6 +308,16 @@ Type Typer::groundCall(CallExpr &c, const std::vector<Type> &ts, const SetDecl *
                                       horiz + ": " + fname + "(p, at)");
     return err();
   }
+  const World &w = C.out.world;
+  if (!w.ground.scene.empty() && cx.physics && cx.physics == w.physics) {
+    diags.error(c.range, q(fname) +
+                             " reads the ground alone, and this world has a scene: physics " +
+                             q(cx.physics->name.name) +
+                             " must read the contact surface with in_contact, contact_normal, "
+                             "contact_gap, contact_speed and push_out (docs/language.md, "
+                             "\"Scenes\"), or the world have no scene");
+    return err();
+  }
   const Type &at = ts[point ? 1 : 0];
   if (dim == 2 ? !scalarArg(c, ts, point ? 1 : 0) : !(at.kind == TypeKind::Vec && at.width == 2)) {
     if (dim == 3)
@@ -307,6 +328,27 @@ Type Typer::groundCall(CallExpr &c, const std::vector<Type> &ts, const SetDecl *
   if (id == Builtin::GroundNormal)
     return {TypeKind::Vec, dim, set};
   return {TypeKind::Scalar, 1, set};
+}
+
+Type Typer::contactCall(CallExpr &c, const std::vector<Type> &ts, const SetDecl *set) {
+  // Every argument is a position (or velocity) of the world's dimension.
+  const int dim = C.out.world.dim;
+  for (size_t i = 0; i < ts.size(); ++i)
+    if (!(ts[i].kind == TypeKind::Vec && ts[i].width == dim)) {
+      diags.error(c.args[i]->range, q(c.callee.name) + " takes " +
+                                        (ts.size() == 1 ? "a position" : "two") + " vec" +
+                                        std::to_string(dim) + ", not " + typeToString(ts[i]));
+      return err();
+    }
+  switch (c.builtin) {
+  case Builtin::InContact:
+    return {TypeKind::Bool, 1, set};
+  case Builtin::ContactNormal:
+  case Builtin::PushOut:
+    return {TypeKind::Vec, dim, set};
+  default:
+    return {TypeKind::Scalar, 1, set};
+  }
 }
 
 Type Typer::sinWaves(CallExpr &c) {

@@ -144,9 +144,12 @@ void Checker::collect(Program &program) {
 }
 
 /// Keys `--set` accepts, per block.
-static const std::vector<std::string> kWorldKeys = {
-    "dim",     "dt",     "steps",   "precision",  "gravity",    "damping",
-    "dashpot", "ground", "physics", "checkpoint", "state_limit"};
+const std::vector<std::string> &worldKeys() {
+  static const std::vector<std::string> keys = {"dim",     "dt",      "steps",      "precision",
+                                                "gravity", "damping", "dashpot",    "ground",
+                                                "scene",   "physics", "checkpoint", "state_limit"};
+  return keys;
+}
 static const std::vector<std::string> kEvolveKeys = {
     "population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"};
 const std::vector<std::string> &learnKeys() {
@@ -172,7 +175,7 @@ bool Checker::applyOverrides() {
     const std::vector<std::string> *known = nullptr;
     std::string leaf = path.back();
     if (path.size() == 2 && path[0] == "world") {
-      known = &kWorldKeys;
+      known = &worldKeys();
       if (!worlds.empty())
         block = &worlds.front()->body;
     } else if (path.size() == 2 && path[0] == "evolve") {
@@ -197,7 +200,7 @@ bool Checker::applyOverrides() {
     if (!known || std::find(known->begin(), known->end(), leaf) == known->end()) {
       std::string hint;
       std::vector<std::string> all;
-      for (auto &k : kWorldKeys)
+      for (auto &k : worldKeys())
         all.push_back("world." + k);
       for (auto &k : kEvolveKeys)
         all.push_back("evolve." + k);

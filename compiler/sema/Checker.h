@@ -49,6 +49,8 @@ struct ExprCtx {
 
 /// The keys of a `learn { ... }` block (and of --set evolve.learn.* / train.learn.*).
 const std::vector<std::string> &learnKeys();
+/// The keys of the `world { ... }` block (and of --set world.*).
+const std::vector<std::string> &worldKeys();
 
 class Checker {
 public:
@@ -116,6 +118,9 @@ public:
   void checkWorld();
   /// world.ground: flat(..), terrain("file.csv", ..) or terrain_random(..).
   void checkGround(ast::Expr &e);
+  /// world.scene: [box(..), ...] into out.world.ground.scene (Scene.cpp),
+  /// after the ground (a box resting on it has no bottom face).
+  void checkScene(ast::Expr &e);
   void selectPhysics();
 
   // ---- Materials.cpp

@@ -328,6 +328,15 @@ Type Typer::worldMember(MemberExpr &m) {
                                "built-ins (docs/language.md), or the world use flat ground");
       return err();
     }
+    if (f == "height" && !w.ground.scene.empty() && cx.physics && cx.physics == w.physics) {
+      diags.error(m.range, "world.ground.height is the ground's height alone, and this world has "
+                           "a scene: physics '" +
+                               cx.physics->name.name +
+                               "' cannot honour its boxes; use a physics that reads the contact "
+                               "surface with in_contact and the other contact_* built-ins "
+                               "(docs/language.md, \"Scenes\"), or no scene");
+      return err();
+    }
     if (f == "height")
       m.constValue = w.ground.height;
     else if (f == "friction")

@@ -36,6 +36,11 @@ struct Ground {
   TerrainProfile profile;
   /// 3D terrain: heights on a grid, bilinear, the edges continued beyond it.
   HeightField field;
+  /// world.scene = [box(...), ...]: static boxes (docs/language.md, "Scenes").
+  std::vector<SceneBox> scene;
+
+  /// The shape the runtime rests bodies on and draws: terrain and boxes.
+  GroundShape shape() const { return {profile, field, scene}; }
 };
 
 /// The evaluated `world { ... }`.

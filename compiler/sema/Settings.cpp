@@ -162,16 +162,14 @@ void Checker::checkWorld() {
     return;
   const SettingsBlock &b = worlds.front()->body;
   Expr *ground = nullptr;
-  checkKnownKeys(b, "world",
-                 {"dim", "dt", "steps", "precision", "gravity", "damping", "dashpot", "ground",
-                  "physics", "checkpoint", "state_limit"});
+  Expr *scene = nullptr;
+  checkKnownKeys(b, "world", worldKeys());
   for (const auto &s : b.settings) {
     const std::string &k = s.key.name;
     const std::string what = "world." + k;
     Expr *e = nullptr;
-    if (k == "dim" || k == "dt" || k == "steps" || k == "precision" || k == "gravity" ||
-        k == "damping" || k == "dashpot" || k == "ground" || k == "physics" || k == "checkpoint" ||
-        k == "state_limit")
+    const auto &keys = worldKeys();
+    if (std::find(keys.begin(), keys.end(), k) != keys.end())
       e = single(s, what);
     if (!e)
       continue;
@@ -241,11 +239,15 @@ void Checker::checkWorld() {
       }
     } else if (k == "ground") {
       ground = e;
+    } else if (k == "scene") {
+      scene = e;
     }
     // `physics` is resolved in selectPhysics.
   }
   if (ground) // after world.dim, wherever it is written: 3D reads a height field
     checkGround(*ground);
+  if (scene && dimKnown) // on the ground: a box resting on it has no bottom face
+    checkScene(*scene);
 }
 
 void Checker::checkGround(Expr &e) {

@@ -43,6 +43,9 @@ public:
   ast::Type elementwise(ast::CallExpr &c, const std::vector<ast::Type> &ts);
   /// ground_height / ground_normal / ground_gap / ground_speed.
   ast::Type groundCall(ast::CallExpr &c, const std::vector<ast::Type> &ts, const ast::SetDecl *set);
+  /// in_contact / contact_normal / contact_gap / contact_speed / push_out.
+  ast::Type contactCall(ast::CallExpr &c, const std::vector<ast::Type> &ts,
+                        const ast::SetDecl *set);
   /// Whether argument i is a scalar; reports it if not.
   bool scalarArg(const ast::CallExpr &c, const std::vector<ast::Type> &ts, size_t i);
   ast::Type repeat(ast::CallExpr &c);

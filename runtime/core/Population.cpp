@@ -233,7 +233,7 @@ void Population::initialState(int r, std::byte *snapshot, double groundHeight, i
   int np = R.numPoints();
   double lift = 0;
   if (np > 0 && upAxis >= 0 && upAxis < R.dim) {
-    // Lift the body until no point is below the ground under it.
+    // Lift the body until no point is below the ground under it ...
     auto under = [&](int i) {
       return terrain && upAxis == R.dim - 1
                  ? terrain->heightUnder(&R.points[i * R.dim], R.dim, groundHeight)
@@ -241,6 +241,10 @@ void Population::initialState(int r, std::byte *snapshot, double groundHeight, i
     };
     for (int i = 0; i < np; ++i)
       lift = std::max(lift, under(i) - R.points[i * R.dim + upAxis]);
+    // Then, as little further as it takes, out of the scene's boxes: a body
+    // placed in one starts on it.
+    if (terrain && upAxis == R.dim - 1)
+      lift = terrain->liftOutOfBoxes(R.points.data(), np, R.dim, lift);
   }
   std::byte *x = snapshot + L.fieldOffset[info_->pointX];
   for (int i = 0; i < np * R.dim; ++i)

@@ -64,7 +64,8 @@ public:
 
   /// Writes robot r's initial state into a snapshot of layout(r).stateBytes():
   /// point.x from the robot's points, lifted along `upAxis` so that no point
-  /// is below `groundHeight`; every other field zero.
+  /// is below `groundHeight` (or the terrain), then out of the scene's boxes
+  /// (docs/language.md, "Scenes"); every other field zero.
   void initialState(int r, std::byte *snapshot, double groundHeight, int upAxis,
                     const GroundShape *terrain = nullptr) const;
 

@@ -34,8 +34,8 @@ struct Robot {
   int numSprings() const { return int(springs.size()); }
 };
 
-/// A terrain world's ground (support/Ground.h): a 2D profile or a 3D height
-/// field, empty on flat ground.
+/// A world's ground (support/Ground.h): a 2D profile or a 3D height field
+/// and the scene's boxes, empty on flat ground without boxes.
 using evoc::GroundShape;
 
 } // namespace evoc::runtime

@@ -21,7 +21,7 @@ struct RolloutConfig {
   int64_t checkpointK = 0;              // window length K; 0: round(sqrt(T - 1))
   bool fullTape = false;                // store every state (K = T - 1)
   double groundHeight = 0;              // initial placement: no point below this
-  const GroundShape *terrain = nullptr; // a terrain: no point below it instead
+  const GroundShape *terrain = nullptr; // a terrain (and boxes): no point in them instead
   int upAxis = 1;                       // the vertical coordinate
   // A state value whose magnitude exceeds this makes the rollout invalid
   // (world.state_limit): a simulation that blew up but stayed finite.

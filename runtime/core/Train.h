@@ -77,7 +77,7 @@ struct TrainOptions {
   int64_t checkpointK = 0;                // 0: round(sqrt(T - 1))
   bool fullTape = false;                  // store every state instead of checkpointing
   double groundHeight = 0;                // initial placement (the world's ground height)
-  GroundShape terrain;                    // a terrain world's ground (initial placement on it)
+  GroundShape terrain;                    // terrain and boxes (initial placement on them)
   int upAxis = 1;                         // vertical coordinate
   double stateLimit = kDefaultStateLimit; // world.state_limit (RolloutConfig::stateLimit)
   int64_t sliceBytes = int64_t(1) << 30;  // train(): robots held at once (trainSliceBytes)

@@ -106,22 +106,50 @@ std::vector<std::pair<double, double>> groundLine(const GaitStyle &style, double
   return line;
 }
 
+void widenForScene(const GaitStyle &style, double xa, double xb, double &ylo, double &yhi) {
+  if (style.terrain)
+    for (const SceneBox &b : style.terrain->boxes)
+      if (b.hi[0] > xa && b.lo[0] < xb)
+        yhi = std::max({yhi, ylo, b.hi[1]});
+}
+
+/// The scene's boxes (2D) over [xa, xb] as rectangles, cut to that range and
+/// above `bottom` (screen coordinates).
+template <class FX, class FY>
+std::string sceneSvg(const GaitStyle &style, double xa, double xb, FX X, FY Y, double bottom) {
+  std::string out;
+  if (style.terrain)
+    for (const SceneBox &b : style.terrain->boxes) {
+      const double l = std::max(b.lo[0], xa), r = std::min(b.hi[0], xb);
+      if (l < r)
+        out += fmt::format("<rect class=\"scene-box\" x=\"{:.1f}\" y=\"{:.1f}\" "
+                           "width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#cbbd9f\" "
+                           "stroke=\"#6b4f2a\" stroke-width=\"2\"/>\n",
+                           X(l), Y(b.hi[1]), X(r) - X(l),
+                           std::max(0.0, std::min(Y(b.lo[1]), bottom) - Y(b.hi[1])));
+    }
+  return out;
+}
+
 /// An SVG polyline of the ground between xa and xb (screen coordinates by X
-/// and Y), filled below down to `bottom` when it is a terrain.
+/// and Y), filled below down to `bottom` when it is a terrain, and the
+/// scene's boxes on it.
 template <class FX, class FY>
 std::string groundSvg(const GaitStyle &style, double xa, double xb, FX X, FY Y, double bottom) {
   const auto line = groundLine(style, xa, xb);
   if (line.size() == 2 && line[0].second == line[1].second)
     return fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
                        "stroke=\"#6b4f2a\" stroke-width=\"3\"/>\n",
-                       X(xa), Y(line[0].second), X(xb), Y(line[1].second));
+                       X(xa), Y(line[0].second), X(xb), Y(line[1].second)) +
+           sceneSvg(style, xa, xb, X, Y, bottom);
   std::string pts;
   for (const auto &[x, h] : line)
     pts += fmt::format("{}{:.1f},{:.1f}", pts.empty() ? "" : " ", X(x), Y(h));
   return fmt::format("<polygon class=\"terrain\" points=\"{} {:.1f},{:.1f} {:.1f},{:.1f}\" "
                      "fill=\"#e8dcc4\" stroke=\"none\"/>\n<polyline class=\"ground\" "
                      "points=\"{}\" fill=\"none\" stroke=\"#6b4f2a\" stroke-width=\"3\"/>\n",
-                     pts, X(xb), bottom, X(xa), bottom, pts);
+                     pts, X(xb), bottom, X(xa), bottom, pts) +
+         sceneSvg(style, xa, xb, X, Y, bottom);
 }
 
 } // namespace svg
@@ -165,11 +193,13 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
   // small robot's labels would overlap their neighbours'), the body centred.
   const double panelW = std::max(width * k + 2 * pad, under.width + 16);
   const double margin = (panelW - width * k) / 2;
-  for (double xl : left) // the terrain in view
+  for (double xl : left) { // the terrain and the scene's boxes in view
     for (const auto &[x, h] : svg::groundLine(style, xl - margin / k, xl + width + margin / k)) {
       ylo = std::min(ylo, h);
       yhi = std::max(yhi, h);
     }
+    svg::widenForScene(style, xl - margin / k, xl + width + margin / k, ylo, yhi);
+  }
   const double bodyH = (yhi - ylo) * k;
   const double panelH = bodyH + 2 * pad + 32;
   const auto colours = partColours(outlines);
@@ -270,6 +300,7 @@ std::string renderGaitAnimation(const runtime::Robot &robot, const std::vector<G
     ylo = std::min(ylo, h);
     yhi = std::max(yhi, h);
   }
+  svg::widenForScene(style, xlo - pad / k, xhi + pad / k, ylo, yhi);
   const double W = std::max(300.0, (xhi - xlo) * k + 2 * pad);
   const double H = (yhi - ylo) * k + 2 * pad + top;
   auto X = [&](double x) { return pad + (x - xlo) * k; };

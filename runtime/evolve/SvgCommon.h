@@ -64,6 +64,10 @@ double groundAt(const GaitStyle &style, double x, double y, int dim);
 /// terrain profile's rows in between and its heights at the ends.
 std::vector<std::pair<double, double>> groundLine(const GaitStyle &style, double xa, double xb);
 
+/// Raises the top yhi of a 2D picture to the tops of the scene's boxes over
+/// [xa, xb], so that they are drawn whole above the ground.
+void widenForScene(const GaitStyle &style, double xa, double xb, double &ylo, double &yhi);
+
 /// renderGait for a 3D robot (runtime/evolve/Svg3d.cpp): a fixed oblique
 /// view from the right, ahead and above, parts and springs drawn far to near,
 /// faces shaded by their slope to a fixed light, and the ground plane under

@@ -83,6 +83,13 @@ nlohmann::json worldJson(const World &w) {
                       {"profile", profile}, {"steps", w.steps}, {"dt", w.dt}};
   if (!w.terrain.field.empty()) // a 3D height field: grid lines and heights h[j * nx + i]
     j["field"] = {{"xs", w.terrain.field.xs}, {"ys", w.terrain.field.ys}, {"h", w.terrain.field.h}};
+  if (!w.terrain.boxes.empty()) { // the scene: each box's low corner, then its high corner
+    nlohmann::json boxes = nlohmann::json::array();
+    for (const SceneBox &b : w.terrain.boxes)
+      boxes.push_back({std::vector<double>(b.lo.begin(), b.lo.begin() + w.dim),
+                       std::vector<double>(b.hi.begin(), b.hi.begin() + w.dim)});
+    j["boxes"] = std::move(boxes);
+  }
   return j;
 }
 

@@ -207,6 +207,7 @@ Player.prototype.draw = function () {
   function P(j) { return d === 3 ? [f[j * 3], f[j * 3 + 1], f[j * 3 + 2]] : [f[j * 2], f[j * 2 + 1]]; }
   ctx.fillStyle = '#f8f8f4'; ctx.fillRect(0, 0, c.width, c.height);
   this.drawGround(S, com, span);
+  this.drawBoxes(S);
   // the centre of mass's trail so far
   ctx.strokeStyle = 'rgba(40,120,40,0.8)'; ctx.lineWidth = 1.5; ctx.beginPath();
   for (var k = 0; k <= this.i; ++k) {
@@ -260,6 +261,28 @@ Player.prototype.draw = function () {
     c.setAttribute('data-frame', String(this.i));
   }
   if (this.ondraw) this.ondraw();
+};
+// The scene's boxes: rectangles in 2D, their twelve edges in 3D.
+Player.prototype.drawBoxes = function (S) {
+  var ctx = this.ctx;
+  ctx.strokeStyle = '#6b5b3e'; ctx.lineWidth = 1.5; ctx.fillStyle = '#cbbd9f';
+  (W.boxes || []).forEach(function (b) {
+    var lo = b[0], hi = b[1];
+    if (W.dim !== 3) {
+      var p = S([lo[0], hi[1]]), q = S([hi[0], lo[1]]);
+      ctx.fillRect(p[0], p[1], q[0] - p[0], q[1] - p[1]);
+      ctx.strokeRect(p[0], p[1], q[0] - p[0], q[1] - p[1]);
+      return;
+    }
+    for (var a = 0; a < 8; ++a)
+      for (var axis = 0; axis < 3; ++axis) {
+        if (a & (1 << axis)) continue;
+        var c = [0, 1, 2].map(function (k) { return a & (1 << k) ? hi[k] : lo[k]; });
+        var d = c.slice(); d[axis] = hi[axis];
+        var u = S(c), v = S(d);
+        ctx.beginPath(); ctx.moveTo(u[0], u[1]); ctx.lineTo(v[0], v[1]); ctx.stroke();
+      }
+  });
 };
 Player.prototype.drawGround = function (S, com, span) {
   var ctx = this.ctx, x0 = com[0] - span * 1.5, x1 = com[0] + span * 1.5, steps = 60, k, x;

@@ -139,6 +139,19 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
     else
       cv.line(p[0], p[1], p[0] - 6, p[1] + 8, 0.8, {141, 123, 88});
   }
+  // The scene's boxes: their edges (the four of a rectangle in 2D).
+  for (const SceneBox &b : world.terrain.boxes)
+    for (int a = 0; a < (1 << d); ++a)
+      for (int axis = 0; axis < d; ++axis) {
+        if (a & (1 << axis))
+          continue;
+        double p0[3] = {0, 0, 0}, p1[3] = {0, 0, 0};
+        for (int k = 0; k < d; ++k)
+          p0[k] = p1[k] = (a & (1 << k)) ? b.hi[size_t(k)] : b.lo[size_t(k)];
+        p1[axis] = b.hi[size_t(axis)];
+        auto p = S(p0), q = S(p1);
+        cv.line(p[0], p[1], q[0], q[1], 1.4, {107, 91, 62});
+      }
   // The centre of mass's trail so far.
   for (size_t k = 1; k <= i; ++k) {
     auto a = centre(m, k - 1), b = centre(m, k);

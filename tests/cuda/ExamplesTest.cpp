@@ -91,24 +91,34 @@ TEST_CASE("every stdlib physics compiles to CUBIN, with the MLP controller", "[c
     const char *file, *name;
     int dim;
     bool terrain; ///< on a random terrain (a profile in 2D, a height field in 3D)
+    bool scene;   ///< among boxes (world.scene)
   };
-  const Physics all[] = {{"mass_spring", "mass_spring_noslip", 2, false},
-                         {"mass_spring", "mass_spring_friction", 2, false},
-                         {"mass_spring_fang", "mass_spring_fang", 2, false},
-                         {"mass_spring3", "mass_spring3_noslip", 3, false},
-                         {"mass_spring3", "mass_spring3_friction", 3, false},
-                         {"mass_spring_fang3", "mass_spring_fang3", 3, false},
-                         {"mass_spring", "mass_spring_noslip", 2, true},
-                         {"mass_spring", "mass_spring_friction", 2, true},
-                         {"mass_spring3", "mass_spring3_noslip", 3, true},
-                         {"mass_spring3", "mass_spring3_friction", 3, true}};
+  const Physics all[] = {{"mass_spring", "mass_spring_noslip", 2, false, false},
+                         {"mass_spring", "mass_spring_friction", 2, false, false},
+                         {"mass_spring_fang", "mass_spring_fang", 2, false, false},
+                         {"mass_spring3", "mass_spring3_noslip", 3, false, false},
+                         {"mass_spring3", "mass_spring3_friction", 3, false, false},
+                         {"mass_spring_fang3", "mass_spring_fang3", 3, false, false},
+                         {"mass_spring", "mass_spring_noslip", 2, true, false},
+                         {"mass_spring", "mass_spring_friction", 2, true, false},
+                         {"mass_spring3", "mass_spring3_noslip", 3, true, false},
+                         {"mass_spring3", "mass_spring3_friction", 3, true, false},
+                         {"mass_spring", "mass_spring_noslip", 2, true, true},
+                         {"mass_spring", "mass_spring_friction", 2, false, true},
+                         {"mass_spring3", "mass_spring3_noslip", 3, false, true},
+                         {"mass_spring3", "mass_spring3_friction", 3, true, true}};
   fs::path dir = fs::temp_directory_path() / "evoc-cuda-stdlib-physics";
   fs::create_directories(dir);
   codegen::CompileOptions opts;
   opts.useCache = false;
   for (const Physics &p : all) {
-    INFO(p.name << (p.terrain ? " on a terrain" : ""));
-    fs::path file = dir / (std::string(p.name) + (p.terrain ? "_terrain" : "") + ".evo");
+    INFO(p.name << (p.terrain ? " on a terrain" : "") << (p.scene ? " among boxes" : ""));
+    fs::path file = dir / (std::string(p.name) + (p.terrain ? "_terrain" : "") +
+                           (p.scene ? "_scene" : "") + ".evo");
+    const std::string scene = !p.scene ? ""
+                              : p.dim == 2
+                                  ? "  scene = [box(0.3, 0, 0.4, 0.2), box(0, 0.5, 1, 0.6)];\n"
+                                  : "  scene = [box(0.3, 0, 0, 0.4, 1, 0.2)];\n";
     std::ofstream(file) << "import \"physics/" << p.file
                         << ".evo\";\nimport \"controllers/mlp.evo\";\n"
                            "import \"losses/displacement.evo\";\n"
@@ -117,13 +127,14 @@ TEST_CASE("every stdlib physics compiles to CUBIN, with the MLP controller", "[c
                         << ";\n  ground = "
                         << (p.terrain ? "terrain_random(seed = 3, segments = 4, friction = 0.4)"
                                       : "flat(height = 0.1, friction = 0.4)")
-                        << "; }\n";
+                        << ";\n"
+                        << scene << "}\n";
     ir::Module m = compileExample(file);
     std::string src = codegen::cuda::emitCuda(m);
     CHECK(src.find("stdlib/physics/" + std::string(p.file) + ".evo") != std::string::npos);
-    // The models added with 3D and terrain for both architectures; the 2D
-    // flat ones (unchanged since the examples test covers them) for one.
-    const bool added = p.dim == 3 || p.terrain;
+    // The models added with 3D, terrain and scenes for both architectures;
+    // the 2D flat ones (unchanged since the examples test covers them) for one.
+    const bool added = p.dim == 3 || p.terrain || p.scene;
     for (const char *arch : {"sm_90", "sm_80"}) {
       if (!added && std::string(arch) == "sm_80")
         continue;

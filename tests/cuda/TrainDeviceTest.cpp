@@ -228,6 +228,32 @@ TEST_CASE("the GPU training device (emulated) gives the CPU's verdicts", "[cuda]
   }
 }
 
+TEST_CASE("the GPU training device (emulated) trains among a scene's boxes as the CPU device does",
+          "[cuda][train][scene]") {
+  // The scene reference's world (tests/data/reference_scene): the bodies
+  // start on a high box, tip off its edge and meet its side, a step's top
+  // and the ground, with either contact model.
+  Fixture &f = fixture(); // its bodies
+  for (const char *physics : {"mass_spring_friction", "mass_spring_noslip"}) {
+    INFO(physics);
+    driver::CompiledFile file = driver::compileFile(std::string(EVOC_SOURCE_DIR) +
+                                                        "/tests/data/reference_scene/scene2d.evo",
+                                                    {{"world.physics", physics}});
+    REQUIRE(!file.program.world.ground.scene.empty());
+    runtime::TrainOptions o = options();
+    o.steps = 200;
+    o.iterations = 2;
+    o.terrain = file.program.world.ground.shape();
+    auto both = compileBoth(std::move(file.module), std::string("scene-") + physics);
+    auto gpu = runtime::cuda::cudaDevice(*both->info, *both->emu);
+    auto cpu = runtime::train(*both->info, *both->cpu, f.robots, o);
+    auto dev = runtime::train(*both->info, *gpu, f.robots, o);
+    for (const auto &r : cpu)
+      REQUIRE(r.valid);
+    checkSame(cpu, dev, 1e-9);
+  }
+}
+
 TEST_CASE("the GPU training device (emulated) learns in f32 as the CPU device does",
           "[cuda][train]") {
   Fixture &f = fixture(); // its bodies

@@ -89,13 +89,13 @@ void checkReference(const Reference &ref, const std::string &backend, const std:
     const auto &got = r.results[k];
     REQUIRE(got.valid);
     const double want = expected[i]["loss"].get<double>();
-    CHECK(test::close(got.loss, want, 1e-8, 1e-14));
+    CHECK(test::close(got.loss, want, ref.lossTol, 1e-14));
     const double scale = largestEntry(expected[i]["grad"]);
     REQUIRE(scale > 0);
     for (const char *name : {"w1", "b1", "w2", "b2"}) {
       INFO("gradient " << name);
       REQUIRE(got.grad.count(name));
-      CHECK(largestDiff(expected[i]["grad"][name], got.grad.at(name)) <= 1e-6 * scale);
+      CHECK(largestDiff(expected[i]["grad"][name], got.grad.at(name)) <= ref.gradTol * scale);
     }
   }
 }

@@ -20,6 +20,8 @@ struct Reference {
   std::string robots, params;
   std::string expected; ///< the result files' prefix: PREFIX<model>_T<steps>.json
   std::function<driver::CommonOptions(const std::string &model, int steps)> program;
+  double lossTol = 1e-8; ///< relative
+  double gradTol = 1e-6; ///< of the robot's largest gradient entry
 };
 
 /// The program dir/file at `steps`, with world.physics = `physics` unless
@@ -33,8 +35,9 @@ runtime::SimResult simulateReference(const Reference &ref, const std::string &ba
                                      const std::string &model, int steps,
                                      const std::vector<size_t> &which);
 
-/// Checks `backend` against PREFIX<model>_T<steps>.json: every loss to 1e-8
-/// relative, every gradient entry to 1e-6 of the robot's largest entry.
+/// Checks `backend` against PREFIX<model>_T<steps>.json: every loss to
+/// ref.lossTol relative, every gradient entry to ref.gradTol of the robot's
+/// largest entry.
 void checkReference(const Reference &ref, const std::string &backend, const std::string &model,
                     int steps, const std::vector<size_t> &which = {});
 

@@ -1,8 +1,9 @@
-// Terrain grounds (docs/language.md, "The world"): a profile read from CSV
-// or drawn from a seed, checked with located errors; the ELDiR friction
-// contact on a slope and at a kink, differentiated (central differences, the
+// Terrain grounds and scenes (docs/language.md, "The world"): a profile read
+// from CSV or drawn from a seed, checked with located errors; the ELDiR
+// friction contact on a slope and at a kink, and both contact models at a
+// scene's box sides and tops, differentiated (central differences, the
 // interpreter against the CPU back end); the initial lift rests the body on
-// the terrain and no point sinks into it.
+// the terrain (out of the boxes) and no point sinks into either.
 #include "Close.h"
 #include <catch2/catch.hpp>
 
@@ -136,11 +137,45 @@ TEST_CASE("terrain: a physics that reads the flat height is refused, located", "
 
 namespace {
 
+// How a trajectory meets a scene's boxes: the deepest any point gets inside
+// one, and how many (time, point) pairs lie on a box's side face or on its
+// top (within 1e-9 of the plane, inside the face).
+struct BoxTouches {
+  double deepest = 0;
+  int sides = 0, tops = 0;
+};
+
+BoxTouches boxTouches(const std::vector<SceneBox> &boxes,
+                      const std::vector<std::vector<double>> &xs, int dim) {
+  BoxTouches t;
+  for (const auto &x : xs)
+    for (size_t i = 0; i < x.size(); i += size_t(dim))
+      for (const SceneBox &b : boxes) {
+        double depth = 1e9;
+        int onFace = -1; // the axis of a face the point lies on
+        bool within = true;
+        for (int k = 0; k < dim; ++k) {
+          const double lo = x[i + size_t(k)] - b.lo[size_t(k)],
+                       hi = b.hi[size_t(k)] - x[i + size_t(k)];
+          depth = std::min({depth, lo, hi});
+          if (std::abs(lo) < 1e-9 || std::abs(hi) < 1e-9)
+            onFace = k;
+          else if (lo < 0 || hi < 0)
+            within = false;
+        }
+        t.deepest = std::max(t.deepest, depth);
+        if (within && onFace >= 0)
+          ++(onFace == dim - 1 ? t.tops : t.sides);
+      }
+  return t;
+}
+
 // Checks tests/data/terrain/FILE with `body` (and world.physics = `physics`
-// when given): the body starts resting on the terrain and never sinks into
-// it; `spans` says the trajectory passes over the kinks it should; the
-// interpreter agrees with the CPU back end, and the adjoint with central
-// differences of the loss.
+// when given): the body starts resting on the terrain (or, in a scene, out
+// of every box) and never sinks into it (nor into a box, whose sides and
+// tops it meets); `spans` says the trajectory passes over the kinks it
+// should; the interpreter agrees with the CPU back end, and the adjoint
+// with central differences of the loss.
 void checkOnTerrain(const std::string &file, const Robot &body, const std::string &physics,
                     const std::function<void(double, double, double, double)> &spans) {
   std::vector<std::pair<std::string, std::string>> overrides;
@@ -153,7 +188,7 @@ void checkOnTerrain(const std::string &file, const Robot &body, const std::strin
   ModuleInfo info(*m);
   auto cpu = codegen::compile(*m, codegen::BackendKind::Cpu);
   auto interp = codegen::compile(*m, codegen::BackendKind::Interp);
-  const GroundShape terrain{prog->world.ground.profile, prog->world.ground.field};
+  const GroundShape terrain = prog->world.ground.shape();
   REQUIRE(!terrain.empty());
   const int dim = body.dim;
 
@@ -182,7 +217,15 @@ void checkOnTerrain(const std::string &file, const Robot &body, const std::strin
   double gap0 = 1e9, worst = 1e9, xmin = 1e9, xmax = -1e9, ymin = 1e9, ymax = -1e9;
   for (size_t i = 0; i < xs[0].size(); i += size_t(dim))
     gap0 = std::min(gap0, gap(xs[0], i));
-  CHECK(std::abs(gap0) < 1e-12);
+  if (terrain.boxes.empty()) {
+    CHECK(std::abs(gap0) < 1e-12);
+  } else {
+    CHECK(boxTouches(terrain.boxes, {xs[0]}, dim).deepest <= 0);
+    const BoxTouches all = boxTouches(terrain.boxes, xs, dim);
+    CHECK(all.deepest < 1e-9);
+    CHECK(all.sides > 0);
+    CHECK(all.tops > 0);
+  }
   for (const auto &x : xs)
     for (size_t i = 0; i < x.size(); i += size_t(dim)) {
       worst = std::min(worst, gap(x, i));
@@ -269,6 +312,27 @@ TEST_CASE("3D terrain: both contact models on a height field's slopes and kinks"
   }
 }
 
+TEST_CASE("scenes: gradients where a body tips off a box against a wall", "[scene][gradcheck]") {
+  // The ladder's left column starts inside the platform (lifted onto its
+  // top); the rest hangs over its edge and tips, its top right point into
+  // the wall's side.
+  for (const char *physics : {"mass_spring_friction", "mass_spring_noslip"}) {
+    INFO(physics);
+    checkOnTerrain("boxes.evo", ladder(), physics, [](double, double xmax, double ymin, double) {
+      CHECK(xmax > 0.45); // over the platform's edge
+      CHECK(ymin < 0.2);  // and below its top
+    });
+  }
+}
+
+TEST_CASE("3D scenes: both contact models where a cube tips off a box", "[scene][gradcheck][3d]") {
+  for (const char *physics : {"mass_spring3_friction", "mass_spring3_noslip"}) {
+    INFO(physics);
+    checkOnTerrain("boxes3d.evo", test::cube(0.46, 0.0, 0.0), physics,
+                   [](double, double xmax, double, double) { CHECK(xmax > 0.47); });
+  }
+}
+
 TEST_CASE("evoc run: a lattice experiment on a random terrain runs end to end", "[terrain][run]") {
   fs::path dir = test::freshDir("terrain-run");
   REQUIRE(test::runEvoc({"run", std::string(EVOC_SOURCE_DIR) + "/examples/eldir_small.evo", "--out",
@@ -281,6 +345,28 @@ TEST_CASE("evoc run: a lattice experiment on a random terrain runs end to end", 
   REQUIRE(log.size() == 2);
   CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
   CHECK(test::readText(dir / "resolved.evo").find("terrain_random(seed = 2") != std::string::npos);
+}
+
+TEST_CASE("evoc run: examples/obstacles.evo evolves among its boxes and draws them",
+          "[scene][run]") {
+  fs::path dir = test::freshDir("scene-run");
+  REQUIRE(
+      test::runEvoc({"run", std::string(EVOC_SOURCE_DIR) + "/examples/obstacles.evo", "--out",
+                     dir.string(), "--set", "evolve.population=4", "--set", "evolve.generations=2",
+                     "--set", "evolve.learn.iterations=3", "--threads", "2"}) == 0);
+  auto log = test::logOf(dir);
+  REQUIRE(log.size() == 2);
+  CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
+  CHECK(test::readText(dir / "report.html").find("\"boxes\":[[[0.3,0.1],[0.6,0.115]]") !=
+        std::string::npos);
+  // A scene set on the command line, a box under the body's start: every
+  // frame of best.svg draws it.
+  fs::path under = test::freshDir("scene-run-under");
+  REQUIRE(test::runEvoc({"run", std::string(EVOC_SOURCE_DIR) + "/examples/obstacles.evo", "--out",
+                         under.string(), "--set", "world.scene=[box(0.1, 0.1, 0.2, 0.12)]", "--set",
+                         "evolve.population=2", "--set", "evolve.generations=1", "--set",
+                         "evolve.learn.iterations=1", "--threads", "2"}) == 0);
+  CHECK(test::countOf(test::readText(under / "best.svg"), "class=\"scene-box\"") >= 4);
 }
 
 TEST_CASE("evoc run: 3D walkers on a random height field run end to end and draw it",

@@ -165,13 +165,66 @@ class Field:
 
 
 # ---------------------------------------------------------------------------
-# Simulation
+# Simulation (shared with scene_reference.py)
 
-def rollout_loss(robot, params, steps, model, terrain, dim):
+def contact_update(model, x, v1, x1, inside, gap, speed, nrm, rest):
+    """SCIENCE.md's contact rules with a contact plane chosen at the new
+    position x1: `inside` says x1 is in the solid, gap(p) and speed(v) are
+    measured along the plane's unit normal `nrm`, and rest(q2) is where a
+    friction hit ends (no lower than the solid). Returns (x', v', hit)."""
+    import torch
+    vn = speed(v1)
+    if model == "noslip":
+        hit = inside & (vn < -1e-4)
+        toi = -gap(x) / torch.where(hit, vn, -torch.ones_like(vn))
+        x_new = torch.where(hit.unsqueeze(1), x + toi.unsqueeze(1) * v1, x1)
+        return x_new, torch.where(hit.unsqueeze(1), torch.zeros_like(v1), v1), hit
+    hit = inside
+    toi = torch.clamp(torch.abs(gap(x)) / (torch.abs(vn) + 1e-10), 0.0, DT)
+    q = x + toi.unsqueeze(1) * v1
+    vt = v1 - vn.unsqueeze(1) * nrm
+    speed2 = (vt * vt).sum(dim=1)
+    nz = speed2 > 0
+    sp = torch.sqrt(torch.where(nz, speed2, torch.ones_like(speed2)))
+    direction = torch.where(nz.unsqueeze(1), vt / sp.unsqueeze(1), torch.zeros_like(vt))
+    sp = torch.where(nz, sp, torch.zeros_like(sp))
+    v2 = vt - direction * (MU * torch.minimum(torch.abs(vn), sp)).unsqueeze(1)
+    q2 = torch.where((toi < DT).unsqueeze(1), q + (DT - toi).unsqueeze(1) * v2, q)
+    x_new = torch.where(hit.unsqueeze(1), rest(q2), x1)
+    return x_new, torch.where(hit.unsqueeze(1), v2, v1), hit
+
+
+def rollout(robot, params, steps, dim, lift_of, contact):
+    """ELDiR's laws and controller from the body lifted by lift_of(points);
+    contact(x, v1, x1) gives each step's (x', v'). Minus the mean x
+    displacement."""
     import torch
     f64 = torch.float64
     pts, a, b, rest, stiff, actu = ref2.robot_tensors(robot)
     n = pts.shape[0]
+    with torch.no_grad():
+        lift = lift_of(pts)
+    up = torch.zeros(dim, dtype=f64)
+    up[dim - 1] = 1.0
+    x = pts + lift * up
+    v = torch.zeros_like(x)
+    x0 = x
+    phases = torch.tensor([2 * math.pi * j / N_SINES for j in range(N_SINES)], dtype=f64)
+    ones2 = torch.ones(2, dtype=f64)
+    decay = math.exp(-DT * DAMPING)
+    grav = DT * GRAVITY * up
+
+    for t in range(1, steps):
+        act = ref2.controller_act(x, v, t, params, phases, ones2)
+        vinc = ref2.spring_velocity_change(x, v, a, b, rest, stiff, actu, act)
+        v1 = decay * v + grav + vinc
+        x, v = contact(x, v1, x + DT * v1)
+
+    return -(x[:, 0] - x0[:, 0]).sum() / n
+
+
+def rollout_loss(robot, params, steps, model, terrain, dim):
+    import torch
     ground = Profile(terrain) if dim == 2 else Field(terrain)
 
     # The ground's pieces at horizontal position `at` (a column of x in 2D,
@@ -200,56 +253,23 @@ def rollout_loss(robot, params, steps, model, terrain, dim):
     def height_under(p):
         return pieces(p[:, :dim - 1])[0]
 
+    def rest(q2):  # max(q2.up, the ground under q2)
+        under = height_under(q2)
+        top = torch.where(q2[:, dim - 1] < under, under, q2[:, dim - 1])
+        return torch.cat([q2[:, :dim - 1], top.unsqueeze(1)], dim=1)
+
+    def contact(x, v1, x1):
+        h, nrm, gap, speed = pieces(x1[:, :dim - 1])
+        return contact_update(model, x, v1, x1, x1[:, dim - 1] < h, gap, speed, nrm, rest)[:2]
+
     # Initial placement: lift the body until no point is below the ground.
-    with torch.no_grad():
-        lift = max(0.0, float((height_under(pts) - pts[:, dim - 1]).max()))
-    up = torch.zeros(dim, dtype=f64)
-    up[dim - 1] = 1.0
-    x = pts + lift * up
-    v = torch.zeros_like(x)
-    x0 = x
-    phases = torch.tensor([2 * math.pi * j / N_SINES for j in range(N_SINES)], dtype=f64)
-    ones2 = torch.ones(2, dtype=f64)
-    decay = math.exp(-DT * DAMPING)
-    grav = DT * GRAVITY * up
-
-    for t in range(1, steps):
-        act = ref2.controller_act(x, v, t, params, phases, ones2)
-        vinc = ref2.spring_velocity_change(x, v, a, b, rest, stiff, actu, act)
-        v1 = decay * v + grav + vinc
-        x1 = x + DT * v1
-        at = x1[:, :dim - 1]
-        h, nrm, gap, speed = pieces(at)
-        if model == "noslip":
-            vn = speed(v1)
-            hit = (x1[:, dim - 1] < h) & (vn < -1e-4)
-            toi = -gap(x) / torch.where(hit, vn, -torch.ones_like(vn))
-            x_new = torch.where(hit.unsqueeze(1), x + toi.unsqueeze(1) * v1, x1)
-            v_new = torch.where(hit.unsqueeze(1), torch.zeros_like(v1), v1)
-        else:
-            hit = x1[:, dim - 1] < h
-            vn = speed(v1)
-            toi = torch.clamp(torch.abs(gap(x)) / (torch.abs(vn) + 1e-10), 0.0, DT)
-            q = x + toi.unsqueeze(1) * v1
-            vt = v1 - vn.unsqueeze(1) * nrm
-            speed2 = (vt * vt).sum(dim=1)
-            nz = speed2 > 0
-            sp = torch.sqrt(torch.where(nz, speed2, torch.ones_like(speed2)))
-            direction = torch.where(nz.unsqueeze(1), vt / sp.unsqueeze(1), torch.zeros_like(vt))
-            sp = torch.where(nz, sp, torch.zeros_like(sp))
-            v2 = vt - direction * (MU * torch.minimum(torch.abs(vn), sp)).unsqueeze(1)
-            q2 = torch.where((toi < DT).unsqueeze(1), q + (DT - toi).unsqueeze(1) * v2, q)
-            under = height_under(q2)
-            top = torch.where(q2[:, dim - 1] < under, under, q2[:, dim - 1])  # max(q2.up, ground)
-            q2 = torch.cat([q2[:, :dim - 1], top.unsqueeze(1)], dim=1)
-            x_new = torch.where(hit.unsqueeze(1), q2, x1)
-            v_new = torch.where(hit.unsqueeze(1), v2, v1)
-        x, v = x_new, v_new
-
-    return -(x[:, 0] - x0[:, 0]).sum() / n
+    def lift_of(pts):
+        return max(0.0, float((height_under(pts) - pts[:, dim - 1]).max()))
+    return rollout(robot, params, steps, dim, lift_of, contact)
 
 
-def simulate(robots, params, steps, model, terrain, dim):
+def simulate(robots, params, dim, loss_of):
+    """Loss and gradients of each robot: loss_of(robot, leaves, index)."""
     import torch
     results = []
     for i, (rob, par) in enumerate(zip(robots, params)):
@@ -258,11 +278,54 @@ def simulate(robots, params, steps, model, terrain, dim):
         n, s = len(rob["points"]), len(rob["springs"])
         assert tuple(leaves["w1"].shape) == (HIDDEN, N_SINES + 2 * dim * n + 2), i
         assert tuple(leaves["w2"].shape) == (s, HIDDEN), i
-        loss = rollout_loss(rob, leaves, steps, model, terrain, dim)
+        loss = loss_of(rob, leaves, i)
         loss.backward()
         results.append({"loss": float(loss.item()),
                         "grad": {k: leaves[k].grad.tolist() for k in ("w1", "b1", "w2", "b2")}})
     return results
+
+
+def add_sim_arguments(s):
+    """The options `sim` shares with scene_reference.py's."""
+    s.add_argument("--dim", type=int, choices=(2, 3), required=True)
+    s.add_argument("--robots", required=True)
+    s.add_argument("--params", required=True)
+    s.add_argument("--steps", type=int, default=1000)
+    s.add_argument("--model", choices=("noslip", "friction"), required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--grad-digits", type=int, default=None)
+    s.add_argument("--perturb", type=float, default=0.0,
+                   help="add uniform noise of this size to the initial positions (conditioning check)")
+
+
+def run_sim(args, loss_of):
+    """`sim`: the robots and parameters of args (perturbed if asked), each
+    robot's loss and gradients by loss_of, written to args.out."""
+    import torch
+    torch.set_default_dtype(torch.float64)
+    robots = json.load(open(args.robots))["robots"]
+    params = json.load(open(args.params))["params"]
+    if args.perturb:
+        rng = random.Random(12345)
+        for r in robots:
+            r["points"] = [[c + rng.uniform(-args.perturb, args.perturb) for c in p]
+                           for p in r["points"]]
+    res = simulate(robots, params, args.dim, loss_of)
+    ref2.write_results(args.out, res, args.grad_digits)
+    for i, r in enumerate(res):
+        print("robot %d: loss %.17g" % (i, r["loss"]))
+
+
+def add_check_arguments(c, loss_tol, grad_tol):
+    c.add_argument("--expected", required=True)
+    c.add_argument("--got", required=True)
+    c.add_argument("--loss-tol", type=float, default=loss_tol)
+    c.add_argument("--grad-tol", type=float, default=grad_tol)
+
+
+def check(args):
+    return ref2.main(["check", "--expected", args.expected, "--got", args.got,
+                      "--loss-tol", str(args.loss_tol), "--grad-tol", str(args.grad_tol)])
 
 
 def main(argv):
@@ -274,21 +337,9 @@ def main(argv):
     t.add_argument("--seed", type=int, required=True)
     t.add_argument("--out", required=True)
     s = sub.add_parser("sim")
-    s.add_argument("--dim", type=int, choices=(2, 3), required=True)
+    add_sim_arguments(s)
     s.add_argument("--terrain", required=True)
-    s.add_argument("--robots", required=True)
-    s.add_argument("--params", required=True)
-    s.add_argument("--steps", type=int, default=1000)
-    s.add_argument("--model", choices=("noslip", "friction"), required=True)
-    s.add_argument("--out", required=True)
-    s.add_argument("--grad-digits", type=int, default=None)
-    s.add_argument("--perturb", type=float, default=0.0,
-                   help="add uniform noise of this size to the initial positions (conditioning check)")
-    c = sub.add_parser("check")
-    c.add_argument("--expected", required=True)
-    c.add_argument("--got", required=True)
-    c.add_argument("--loss-tol", type=float, default=1e-8)
-    c.add_argument("--grad-tol", type=float, default=1e-6)
+    add_check_arguments(sub.add_parser("check"), 1e-8, 1e-6)
     args = ap.parse_args(argv)
 
     if args.cmd == "terrain":
@@ -300,23 +351,11 @@ def main(argv):
             for r in rows:
                 f.write(", ".join("%.4f" % v for v in r) + "\n")
     elif args.cmd == "sim":
-        import torch
-        torch.set_default_dtype(torch.float64)
-        robots = json.load(open(args.robots))["robots"]
-        params = json.load(open(args.params))["params"]
-        if args.perturb:
-            rng = random.Random(12345)
-            for r in robots:
-                r["points"] = [[c + rng.uniform(-args.perturb, args.perturb) for c in p]
-                               for p in r["points"]]
-        res = simulate(robots, params, args.steps, args.model,
-                       read_terrain(args.terrain, args.dim), args.dim)
-        ref2.write_results(args.out, res, args.grad_digits)
-        for i, r in enumerate(res):
-            print("robot %d: loss %.17g" % (i, r["loss"]))
+        terrain = read_terrain(args.terrain, args.dim)
+        run_sim(args, lambda rob, leaves, i: rollout_loss(rob, leaves, args.steps, args.model,
+                                                          terrain, args.dim))
     else:
-        return ref2.main(["check", "--expected", args.expected, "--got", args.got,
-                          "--loss-tol", str(args.loss_tol), "--grad-tol", str(args.grad_tol)])
+        return check(args)
     return 0
 
 

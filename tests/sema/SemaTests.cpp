@@ -276,8 +276,8 @@ TEST_CASE("annotations: every name resolved and typed in the physics step", "[se
   CHECK(next->ref == AssignRef::NextState);
   CHECK(next->field == point->findField("v"));
   CHECK(next->through == nullptr);
-  // `let at = p.x.x + world.dt * v1.x;`: world.dt resolves to its value,
-  // and the next let reads the ground through ground_height(at).
+  // `let x1 = p.x + world.dt * v1;`: world.dt resolves to its value, and
+  // the next let reads the ground (and a scene) through in_contact(x1).
   auto *at = dynCast<LetStmt>(pointLoop->body[1].get());
   REQUIRE(at);
   auto *sum = dynCast<BinaryExpr>(at->value.get());
@@ -294,7 +294,7 @@ TEST_CASE("annotations: every name resolved and typed in the physics step", "[se
   bool groundCall = false;
   std::function<void(const Expr *)> find = [&](const Expr *e) {
     if (auto *c = dynCast<CallExpr>(e)) {
-      groundCall |= c->builtin == Builtin::GroundHeight;
+      groundCall |= c->builtin == Builtin::InContact;
       for (const auto &a : c->args)
         find(a.get());
     } else if (auto *b = dynCast<BinaryExpr>(e)) {
