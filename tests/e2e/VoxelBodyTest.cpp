@@ -267,3 +267,27 @@ TEST_CASE("part_mean: a loss that names a part reads the mean of its points", "[
   auto none = program("none.evo", "part_mean(soft, point.x[T]).x");
   CHECK(simulate(none, robotOf(none, block), 300).loss == 0);
 }
+
+TEST_CASE("the stdlib tasks' examples evolve voxel bodies and draw their scenes",
+          "[tasks][e2e][run]") {
+  // name, has a scene
+  const std::pair<const char *, bool> tasks[] = {
+      {"walker", false}, {"bridge", true},    {"climber", true},    {"obstacles", true},
+      {"stairs", true},  {"walker3d", false}, {"obstacles3d", true}};
+  for (const auto &[name, scene] : tasks) {
+    INFO(name);
+    const auto dir = test::freshDir(std::string("task_") + name);
+    const std::string example = std::string(EVOC_SOURCE_DIR) + "/examples/tasks/" + name + ".evo";
+    REQUIRE(test::runEvoc({"run", example, "--out", dir.string(), "--set", "evolve.generations=2",
+                           "--set", "evolve.population=4", "--set", "world.steps=80", "--set",
+                           "evolve.learn.iterations=2", "--threads", "2"}) == 0);
+    const auto best = test::readJson((dir / "best.json").string());
+    CHECK(best.at("genome").at("kind") == "voxel");
+    CHECK(test::logOf(dir).size() == 2);
+    // 2D pictures draw the scene's boxes (3D ones draw them in the report).
+    const std::string svg = test::readText(dir / "best.svg");
+    if (scene && std::string(name).find("3d") == std::string::npos)
+      CHECK(svg.find("class=\"scene-box\"") != std::string::npos);
+    CHECK(svg.find("class=\"part\"") != std::string::npos);
+  }
+}
