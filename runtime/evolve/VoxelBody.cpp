@@ -63,43 +63,37 @@ void VoxelBody::neighbours(int c, int *out) const {
   }
 }
 
-std::vector<int> VoxelBody::placementOrder(const std::vector<uint8_t> &cells) const {
-  std::vector<int> order;
-  auto first = std::find_if(cells.begin(), cells.end(), [](uint8_t v) { return v != 0; });
-  if (first == cells.end())
-    return order;
-  std::vector<char> seen(cells.size(), 0);
-  order.push_back(int(first - cells.begin()));
-  seen[size_t(order[0])] = 1;
+std::vector<int> VoxelBody::groupFrom(const std::vector<uint8_t> &cells, int start,
+                                      std::vector<char> &seen) const {
+  std::vector<int> group{start};
+  seen[size_t(start)] = 1;
   int nb[6];
-  for (size_t i = 0; i < order.size(); ++i) {
-    neighbours(order[i], nb);
+  for (size_t i = 0; i < group.size(); ++i) {
+    neighbours(group[i], nb);
     for (int k = 0; k < 2 * spec_.dim; ++k)
       if (nb[k] >= 0 && cells[size_t(nb[k])] != 0 && !seen[size_t(nb[k])]) {
         seen[size_t(nb[k])] = 1;
-        order.push_back(nb[k]);
+        group.push_back(nb[k]);
       }
   }
-  return order;
+  return group;
+}
+
+std::vector<int> VoxelBody::placementOrder(const std::vector<uint8_t> &cells) const {
+  auto first = std::find_if(cells.begin(), cells.end(), [](uint8_t v) { return v != 0; });
+  if (first == cells.end())
+    return {};
+  std::vector<char> seen(cells.size(), 0);
+  return groupFrom(cells, int(first - cells.begin()), seen);
 }
 
 std::vector<int> VoxelBody::largestGroup(const std::vector<uint8_t> &cells) const {
   std::vector<int> best;
   std::vector<char> seen(cells.size(), 0);
-  int nb[6];
   for (size_t s = 0; s < cells.size(); ++s) {
     if (cells[s] == 0 || seen[s])
       continue;
-    std::vector<int> group{int(s)};
-    seen[s] = 1;
-    for (size_t i = 0; i < group.size(); ++i) {
-      neighbours(group[i], nb);
-      for (int k = 0; k < 2 * spec_.dim; ++k)
-        if (nb[k] >= 0 && cells[size_t(nb[k])] != 0 && !seen[size_t(nb[k])]) {
-          seen[size_t(nb[k])] = 1;
-          group.push_back(nb[k]);
-        }
-    }
+    std::vector<int> group = groupFrom(cells, int(s), seen);
     if (group.size() > best.size())
       best = std::move(group);
   }

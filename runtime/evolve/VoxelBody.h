@@ -54,6 +54,10 @@ private:
   uint8_t draw(EvoRng &rng, bool actuatedOnly = false) const;
   /// The face neighbours of cell c, in placement order (-1: outside the box).
   void neighbours(int c, int *out) const;
+  /// The voxels face-connected to `start`, breadth first (neighbours in
+  /// placement order), marked in `seen`.
+  std::vector<int> groupFrom(const std::vector<uint8_t> &cells, int start,
+                             std::vector<char> &seen) const;
   /// The cells of the largest face-connected group of voxels (the first in
   /// grid order on a tie); empty when there is no voxel.
   std::vector<int> largestGroup(const std::vector<uint8_t> &cells) const;
