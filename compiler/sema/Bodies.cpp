@@ -282,14 +282,20 @@ void Checker::checkMutations() {
 
 void Checker::checkVoxelMutations() {
   std::map<std::string, SourceRange> seen;
+  // With rules, a rate that is not given is 0 (docs/language.md, Mutation).
+  if (!mutations.front()->rules.empty()) {
+    out.voxelMutation.resample = body::Scalar::constant(0);
+    out.voxelMutation.untilChanged = false;
+  }
   for (auto &r : mutations.front()->rules) {
     const std::string key = r.op.name + (r.target.name.empty() ? "" : " " + r.target.name);
-    if (key != "resample voxel") {
+    static const std::vector<std::string> voxelOps = {"resample voxel", "add voxel", "remove voxel",
+                                                      "swap voxel"};
+    if (std::find(voxelOps.begin(), voxelOps.end(), key) == voxelOps.end()) {
       diags.error(r.op.range, "body " + q(out.body.name) +
-                                  " is a voxel body: it mutates with "
-                                  "'resample voxel p = P;' (each cell "
-                                  "of its box redrawn with probability "
-                                  "P), not '" +
+                                  " is a voxel body: it mutates with 'resample voxel p = P;' "
+                                  "(each cell of its box redrawn with probability P), 'add "
+                                  "voxel', 'remove voxel' and 'swap voxel', not '" +
                                   key + "'");
       continue;
     }
@@ -320,8 +326,12 @@ void Checker::checkVoxelMutations() {
     mr.rateExpr = r.rate.get();
     mr.constant = rate.isConstant();
     mr.rate = mr.constant ? *v : 0;
-    out.voxelMutation.resample = std::move(rate);
-    out.voxelMutation.untilChanged = r.untilChanged;
+    auto &vm = out.voxelMutation;
+    (r.op.name == "resample" ? vm.resample
+     : r.op.name == "add"    ? vm.add
+     : r.op.name == "remove" ? vm.remove
+                             : vm.swap) = std::move(rate);
+    vm.untilChanged = vm.untilChanged || r.untilChanged;
     out.mutations.push_back(std::move(mr));
   }
 }

@@ -269,11 +269,16 @@ struct VoxelBodySpec {
 /// parent: `resample voxel p = 1 / voxels;`.
 enum VoxelRateVar : int { kVoxels = 0, kBoxCells = 1 };
 
-/// `mutation { resample voxel p = P [until changed]; }` of a voxel body:
-/// each cell of the box is redrawn from the sampling weights with
-/// probability P.
+/// `mutation { resample voxel p = P [until changed]; ... }` of a voxel
+/// body: each cell of the box is redrawn from the sampling weights with
+/// probability P (Evolution Gym's); and evoc's per-child operators, each
+/// applied with its probability: add (a voxel on an empty cell beside the
+/// body), remove (a voxel whose removal keeps the body valid) and swap (one
+/// voxel's material for another). Without rules: resample 0.1 until
+/// changed; with rules, a rate not given is 0.
 struct VoxelMutationSpec {
   Scalar resample = Scalar::constant(0.1);
+  Scalar add, remove, swap;
   bool untilChanged = true;
   int maxAttempts = 50; ///< then the child is a copy (a logged fallback)
 };

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <map>
 
 namespace evoc::evolve {
 
@@ -171,37 +172,133 @@ GenomePtr VoxelBody::sample(EvoRng &rng) const {
   return make(std::move(kept));
 }
 
+namespace {
+
+/// A voxel operator's rate for one parent, clamped to [0, 1] (recorded in
+/// `clamped` when it had to be).
+double rateOf(const body::Scalar &s, const double *counts, const std::string &op,
+              std::map<std::string, double> &clamped) {
+  double r = s.code.empty() ? 0.0 : body::evalScalar(s, counts);
+  if (!(r >= 0 && r <= 1)) {
+    clamped[op] = r;
+    r = std::isfinite(r) ? std::clamp(r, 0.0, 1.0) : 0.0;
+  }
+  return r;
+}
+
+} // namespace
+
+bool VoxelBody::addVoxel(std::vector<uint8_t> &cells, EvoRng &rng) const {
+  std::vector<int> free; // empty cells beside a voxel, in grid order
+  int nb[6];
+  for (size_t c = 0; c < cells.size(); ++c) {
+    if (cells[c] != 0)
+      continue;
+    neighbours(int(c), nb);
+    for (int k = 0; k < 2 * spec_.dim; ++k)
+      if (nb[k] >= 0 && cells[size_t(nb[k])] != 0) {
+        free.push_back(int(c));
+        break;
+      }
+  }
+  double materials = 0;
+  for (size_t v = 1; v < spec_.weights.size(); ++v)
+    materials += spec_.weights[v];
+  if (free.empty() || !(materials > 0))
+    return false;
+  const int c = free[size_t(rng.below(free.size()))];
+  double u = rng.uniform() * materials;
+  uint8_t v = 1;
+  for (size_t m = 1; m < spec_.weights.size(); ++m) {
+    if (spec_.weights[m] <= 0)
+      continue;
+    v = uint8_t(m);
+    if (u < spec_.weights[m])
+      break;
+    u -= spec_.weights[m];
+  }
+  cells[size_t(c)] = v;
+  return true;
+}
+
+bool VoxelBody::removeVoxel(std::vector<uint8_t> &cells, EvoRng &rng) const {
+  std::vector<int> removable; // voxels whose removal leaves a valid body
+  for (size_t c = 0; c < cells.size(); ++c) {
+    if (cells[c] == 0)
+      continue;
+    const uint8_t keep = cells[c];
+    cells[c] = 0;
+    if (invalidReason(cells).empty())
+      removable.push_back(int(c));
+    cells[c] = keep;
+  }
+  if (removable.empty())
+    return false;
+  cells[size_t(removable[size_t(rng.below(removable.size()))])] = 0;
+  return true;
+}
+
+bool VoxelBody::swapVoxel(std::vector<uint8_t> &cells, EvoRng &rng) const {
+  std::vector<int> voxels;
+  for (size_t c = 0; c < cells.size(); ++c)
+    if (cells[c] != 0)
+      voxels.push_back(int(c));
+  const size_t nm = spec_.materials.size();
+  if (voxels.empty() || nm < 2)
+    return false;
+  const int c = voxels[size_t(rng.below(voxels.size()))];
+  // Another material, uniformly (the weights may give the others 0).
+  uint8_t v = uint8_t(1 + rng.below(nm - 1));
+  if (v >= cells[size_t(c)])
+    ++v;
+  cells[size_t(c)] = v;
+  return true;
+}
+
 Variation VoxelBody::vary(const Genome &parent, const std::vector<const Genome *> &,
                           EvoRng &rng) const {
-  static const std::string op = "resample voxel";
   const auto &from = cells(parent);
   double counts[2] = {0, double(spec_.cells())};
   for (uint8_t v : from)
     counts[body::kVoxels] += v != 0;
-  double rate = body::evalScalar(mutation_.resample, counts);
   Variation out;
-  out.ops = {op};
-  if (!(rate >= 0 && rate <= 1)) {
-    out.clampedRates[op] = rate;
-    rate = std::isfinite(rate) ? std::clamp(rate, 0.0, 1.0) : 0.0;
-  }
+  const double resample = rateOf(mutation_.resample, counts, "resample voxel", out.clampedRates);
+  const double add = rateOf(mutation_.add, counts, "add voxel", out.clampedRates);
+  const double remove = rateOf(mutation_.remove, counts, "remove voxel", out.clampedRates);
+  const double swap = rateOf(mutation_.swap, counts, "swap voxel", out.clampedRates);
   std::vector<uint8_t> child;
+  std::string last = "resample voxel";
   for (int attempt = 1; attempt <= mutation_.maxAttempts; ++attempt) {
-    const double p =
-        mutation_.untilChanged ? std::min(1.0, rate * std::ldexp(1.0, attempt - 1)) : rate;
+    // Under `until changed` each retry doubles every rate (capped at 1).
+    const double grow = mutation_.untilChanged ? std::ldexp(1.0, attempt - 1) : 1.0;
+    auto p = [&](double r) { return std::min(1.0, r * grow); };
     child = from;
+    out.ops.clear();
+    bool drawn = false;
+    const double pr = p(resample);
     for (auto &c : child)
-      if (rng.bernoulli(p))
-        c = draw(rng);
+      if (rng.bernoulli(pr))
+        c = draw(rng), drawn = true;
+    if (drawn)
+      out.ops.push_back("resample voxel");
+    if (rng.bernoulli(p(add)) && addVoxel(child, rng))
+      out.ops.push_back("add voxel");
+    if (rng.bernoulli(p(remove)) && removeVoxel(child, rng))
+      out.ops.push_back("remove voxel");
+    if (rng.bernoulli(p(swap)) && swapVoxel(child, rng))
+      out.ops.push_back("swap voxel");
+    if (!out.ops.empty())
+      last = out.ops.back();
     out.attempts = attempt;
     if (invalidReason(child).empty() && (!mutation_.untilChanged || child != from)) {
       out.genome = make(std::move(child));
       return out;
     }
   }
+  out.ops = {last};
   out.genome = make(from);
   out.fallback = true;
-  out.fallbackOp = op;
+  out.fallbackOp = last;
   return out;
 }
 
@@ -334,9 +431,12 @@ nlohmann::json VoxelBody::fingerprint() const {
                     {"stiffness", m.stiffness},
                     {"actuation", m.actuation},
                     {"actuated", int(m.actuated)}});
-  nlohmann::json rate = nlohmann::json::array();
-  for (const auto &t : mutation_.resample.code)
-    rate.push_back({int(t.op), t.value, t.param});
+  auto rate = [](const body::Scalar &s) {
+    nlohmann::json r = nlohmann::json::array();
+    for (const auto &t : s.code)
+      r.push_back({int(t.op), t.value, t.param});
+    return r;
+  };
   return {{"kind", "voxel"},
           {"name", spec_.name},
           {"size", spec_.size},
@@ -345,7 +445,10 @@ nlohmann::json VoxelBody::fingerprint() const {
           {"materials", mats},
           {"weights", spec_.weights},
           {"mutation",
-           {{"resample", rate},
+           {{"resample", rate(mutation_.resample)},
+            {"add", rate(mutation_.add)},
+            {"remove", rate(mutation_.remove)},
+            {"swap", rate(mutation_.swap)},
             {"until_changed", mutation_.untilChanged},
             {"max_attempts", mutation_.maxAttempts}}}};
 }

@@ -58,6 +58,13 @@ private:
   /// placement order), marked in `seen`.
   std::vector<int> groupFrom(const std::vector<uint8_t> &cells, int start,
                              std::vector<char> &seen) const;
+  /// evoc's operators (docs/grammars.md, Voxel bodies); each returns false
+  /// when it has nothing to act on. add: a voxel of a material drawn by
+  /// weight on an empty cell beside the body; remove: one whose removal
+  /// keeps the body valid; swap: one voxel's material for another.
+  bool addVoxel(std::vector<uint8_t> &cells, EvoRng &rng) const;
+  bool removeVoxel(std::vector<uint8_t> &cells, EvoRng &rng) const;
+  bool swapVoxel(std::vector<uint8_t> &cells, EvoRng &rng) const;
   /// The cells of the largest face-connected group of voxels (the first in
   /// grid order on a tie); empty when there is no voxel.
   std::vector<int> largestGroup(const std::vector<uint8_t> &cells) const;

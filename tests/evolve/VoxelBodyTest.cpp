@@ -166,3 +166,40 @@ TEST_CASE("voxel bodies in 3D: cubes of 28 springs sharing faces, drawn by mater
   for (int i = 0; i < 50; ++i)
     REQUIRE(model.invalidReason(VoxelBody::cells(*model.sample(rng))).empty());
 }
+
+TEST_CASE("voxel bodies: evoc's add, remove and swap each change one voxel", "[voxel][body]") {
+  auto one = [](const char *op) {
+    body::VoxelMutationSpec m;
+    m.resample = body::Scalar::constant(0);
+    m.untilChanged = true;
+    (std::string(op) == "add"      ? m.add
+     : std::string(op) == "remove" ? m.remove
+                                   : m.swap) = body::Scalar::constant(1);
+    return m;
+  };
+  EvoRng rng(21);
+  VoxelBody sampler(evogym({5, 5}), {}, 0.1);
+  for (const char *op : {"add", "remove", "swap"}) {
+    VoxelBody model(evogym({5, 5}), one(op), 0.1);
+    for (int i = 0; i < 100; ++i) {
+      GenomePtr g = sampler.sample(rng);
+      const auto &a = VoxelBody::cells(*g);
+      Variation v = model.vary(*g, {}, rng);
+      INFO(op);
+      if (v.fallback)
+        continue; // e.g. nothing removable from a body of one actuator
+      REQUIRE(v.ops == std::vector<std::string>{std::string(op) + " voxel"});
+      const auto &b = VoxelBody::cells(*v.genome);
+      REQUIRE(model.invalidReason(b).empty());
+      int changed = 0, grown = 0, emptied = 0;
+      for (size_t c = 0; c < a.size(); ++c) {
+        changed += a[c] != b[c];
+        grown += a[c] == 0 && b[c] != 0;
+        emptied += a[c] != 0 && b[c] == 0;
+      }
+      CHECK(changed == 1);
+      CHECK(grown == (std::string(op) == "add" ? 1 : 0));
+      CHECK(emptied == (std::string(op) == "remove" ? 1 : 0));
+    }
+  }
+}
