@@ -98,6 +98,50 @@ std::vector<Quad> groundQuads(const GaitFrame &fr, size_t n, const GaitStyle &st
   return quads;
 }
 
+/// The faces of the scene's boxes that face the viewer, cut to the x-y
+/// extent of the ground quads `ground` (a wall across the world is drawn
+/// where the robot is).
+std::vector<Quad> sceneFaces(const GaitStyle &style, const std::vector<Quad> &ground,
+                             const View &view) {
+  std::vector<Quad> faces;
+  if (!style.terrain || style.terrain->boxes.empty() || ground.empty())
+    return faces;
+  double lo[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  double hi[2] = {-lo[0], -lo[1]};
+  for (const Quad &q : ground)
+    for (const Vec &c : q)
+      for (int k = 0; k < 2; ++k) {
+        lo[k] = std::min(lo[k], c[size_t(k)]);
+        hi[k] = std::max(hi[k], c[size_t(k)]);
+      }
+  for (const SceneBox &b : style.terrain->boxes) {
+    const double a[3] = {std::max(b.lo[0], lo[0]), std::max(b.lo[1], lo[1]), b.lo[2]};
+    const double z[3] = {std::min(b.hi[0], hi[0]), std::min(b.hi[1], hi[1]), b.hi[2]};
+    if (!(a[0] < z[0] && a[1] < z[1]))
+      continue;
+    // Each axis: the face at its low end (normal -axis) and high end.
+    for (int axis = 0; axis < 3; ++axis)
+      for (int side = 0; side < 2; ++side) {
+        Vec n{0, 0, 0};
+        n[size_t(axis)] = side ? 1 : -1;
+        if (dot(n, view.toViewer) <= 0)
+          continue; // facing away
+        const int u = (axis + 1) % 3, w = (axis + 2) % 3;
+        Quad q;
+        const double uv[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+        for (int c = 0; c < 4; ++c) {
+          Vec p;
+          p[size_t(axis)] = side ? z[axis] : a[axis];
+          p[size_t(u)] = uv[c][0] ? z[u] : a[u];
+          p[size_t(w)] = uv[c][1] ? z[w] : a[w];
+          q[size_t(c)] = p;
+        }
+        faces.push_back(q);
+      }
+  }
+  return faces;
+}
+
 /// One quad of the ground as an SVG polygon: the flat plane's colour, or on
 /// a terrain shaded by its slope to the light.
 template <class FX, class FY> std::string quadSvg(const Quad &q, bool terrain, FX X, FY Y) {
@@ -194,7 +238,11 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
     };
     for (size_t i = 0; i < n; ++i)
       take(pointOf(fr, int(i)));
-    for (const Quad &q : groundQuads(fr, n, style))
+    const auto ground = groundQuads(fr, n, style);
+    for (const Quad &q : ground)
+      for (const Vec &c : q)
+        take(c);
+    for (const Quad &q : sceneFaces(style, ground, view))
       for (const Vec &c : q)
         take(c);
     width = std::max(width, uhi - ulo);
@@ -248,6 +296,10 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
     for (const Quad &q : ground)
       for (const Vec &c : q)
         ulo = std::min(ulo, view.u(c));
+    const auto boxes = sceneFaces(style, ground, view);
+    for (const Quad &q : boxes)
+      for (const Vec &c : q)
+        ulo = std::min(ulo, view.u(c));
     const double ox = strip + f * panelW + margin, oy = top + pad;
     auto X = [&](const Vec &p) { return ox + (view.u(p) - ulo) * k; };
     auto Y = [&](const Vec &p) { return oy + (vhi - view.v(p)) * k; };
@@ -269,6 +321,21 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
                          X(p), Y(p));
     }
     std::vector<Item> items;
+    // The scene's boxes: their faces toward the viewer, in the painter's
+    // order with the robot's faces.
+    for (const Quad &q : boxes) {
+      std::string pts;
+      Vec mid{0, 0, 0};
+      for (const Vec &c : q) {
+        pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", X(c), Y(c));
+        for (int k = 0; k < 3; ++k)
+          mid[size_t(k)] += c[size_t(k)] / 4;
+      }
+      items.push_back({view.depth(mid), 0,
+                       fmt::format("<polygon class=\"scene-box\" points=\"{}\" fill=\"#cbbd9f\" "
+                                   "stroke=\"#6b4f2a\" stroke-width=\"1.2\"/>\n",
+                                   pts)});
+    }
     // Part outlines: a face of 3 or 4 points is shaded by its normal; a
     // part given as a point set is drawn as its silhouette.
     for (const auto &o : outlines)
