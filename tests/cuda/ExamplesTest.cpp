@@ -147,3 +147,21 @@ TEST_CASE("every stdlib physics compiles to CUBIN, with the MLP controller", "[c
   }
   fs::remove_all(dir);
 }
+
+TEST_CASE("voxel bodies, scenes, fns on fields and part_mean compile to CUBIN", "[cuda][voxel]") {
+  const fs::path f = fs::path(EVOC_SOURCE_DIR) / "tests/data/voxel/part_loss.evo";
+  ir::Module m = compileExample(f);
+  bool mask = false;
+  for (const ir::Buffer &b : m.buffers)
+    mask = mask || b.name == "point.part.rigid";
+  CHECK(mask);
+  codegen::CompileOptions opts;
+  opts.useCache = false;
+  for (const char *arch : {"sm_80", "sm_90"}) {
+    INFO(arch);
+    std::string bin = codegen::cuda::emitCubin(m, arch, opts);
+    CHECK(bin.compare(0, 4,
+                      "\x7f"
+                      "ELF") == 0);
+  }
+}
