@@ -132,6 +132,10 @@ void Checker::checkGrammarBody(const BodyDecl &bd, Body &body, bool chosen) {
                                            : 3e4;
       sp.actuation = ex.actuation ? *ex.actuation : actuation ? *actuation : 0.1;
     }
+    for (auto &port : part.ports) { // a hinge's motor: the part's defaults
+      port.leverStiffness = ex.stiffness ? *ex.stiffness : stiffness ? *stiffness : 3e4;
+      port.leverActuation = ex.actuation ? *ex.actuation : actuation ? *actuation : 0.1;
+    }
     spec.grammar.parts.push_back(std::move(part));
   }
   out.grammarBody = std::move(spec);

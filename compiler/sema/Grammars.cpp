@@ -153,6 +153,14 @@ void checkAttachPorts(Checker &c, const Checker::GrammarInfo &gi,
           const auto &att = cpart.ports[size_t(calt.attach)];
           const Alternative *castAst = altAst[size_t(bind.symbol)][ca].alt;
           std::string childName = q(cpart.name + "<" + att.name + ">") + " of " + q(child.name);
+          if ((port.lever >= 0) != (att.lever >= 0))
+            c.diags
+                .error(pb->port.range,
+                       "a hinge's motor joins a lever on each side: port " + q(port.name) +
+                           " of part " + q(parent.name) + (port.lever >= 0 ? " has" : " has no") +
+                           " lever, but alternative " + childName + " attaches by a port with" +
+                           (att.lever >= 0 ? "" : "out") + " one")
+                .note(castAst->range, "that alternative is here");
           if (att.points.size() != port.points.size()) {
             c.diags
                 .error(pb->port.range, "port " + q(port.name) + " of part " + q(parent.name) +

@@ -545,7 +545,7 @@ void checkPartPorts(PartDraft &d) {
   std::map<std::string, SourceRange> seen;
   for (auto &v : po->values) {
     auto *call = dynCast<CallExpr>(v.get());
-    if (!call || call->args.empty() || !call->namedArgs.empty()) {
+    if (!call || call->args.empty()) {
       d.C.diags.error(v->range, "a port is a name and its points, e.g. left(2, 0)");
       continue;
     }
@@ -566,7 +566,27 @@ void checkPartPorts(PartDraft &d) {
         else
           port.points.push_back(*i);
       }
-    d.spec.ports.push_back({port.name, port.points});
+    body::PortSpec spec{port.name, port.points};
+    for (auto &na : call->namedArgs) {
+      if (na.name.name != "lever") {
+        d.C.diags.error(na.name.range, "a port takes its points and, for a hinge, 'lever = "
+                                       "POINT'; not " +
+                                           q(na.name.name));
+        continue;
+      }
+      auto i = d.pointIndex(*na.value, "a lever");
+      if (!i)
+        continue;
+      if (port.points.size() != 1)
+        d.C.diags.error(na.name.range,
+                        "a lever makes a one-point port a hinge; port " + q(port.name) + " has " +
+                            std::to_string(port.points.size()) + " points, so it cannot turn");
+      else if (*i == port.points[0])
+        d.C.diags.error(na.value->range, "a lever is a point off the pin, not the pin itself");
+      else
+        spec.lever = *i;
+    }
+    d.spec.ports.push_back(std::move(spec));
     d.part.ports.push_back(port);
   }
 }

@@ -217,6 +217,7 @@ private:
         if (auto why = placeChild(q, b))
           return why;
     }
+    addMotors();
     addOutlines();
     addPartPoints();
     if (auto why = checkWhole())
@@ -405,6 +406,48 @@ private:
     const auto &a = *as_.inst[as_.overlapEarlier].node, &b = *as_.inst[as_.overlapLater].node;
     return fmt::format("part {} (node {}) penetrates part {} (node {})", partOf(s_, b).name, b.id,
                        partOf(s_, a).name, a.id);
+  }
+
+  /// Hinges (docs/grammars.md, Joints): where a child's attach port and
+  /// its parent's port both have a lever, a motor spring joins the two
+  /// levers, always actuated, with the child port's stiffness and
+  /// actuation; its provenance key is the child's with local index 0xfff.
+  void addMotors() {
+    Phenotype &ph = as_.ph;
+    for (const Instance &in : as_.inst) {
+      if (in.parent < 0)
+        continue;
+      const Instance &par = as_.inst[size_t(in.parent)];
+      const auto &pa = altOf(s_, *par.node);
+      const auto &bind = pa.bindings[size_t(in.path.back())];
+      const auto &pp = s_.grammar.parts[size_t(pa.part)];
+      const auto &ca = altOf(s_, *in.node);
+      const auto &cp = s_.grammar.parts[size_t(ca.part)];
+      const auto &port = pp.ports[size_t(bind.ports[0])];
+      const auto &attach = cp.ports[size_t(ca.attach)];
+      if (port.lever < 0 || attach.lever < 0)
+        continue;
+      // The mirrored copy of a tied pair meets the mirror of the parent's lever.
+      const bool mirrored = bind.ports.size() == 2 && (in.copy & 1);
+      const int ga = par.gid[size_t(mirrored ? pp.mirror[size_t(port.lever)] : port.lever)];
+      const int gb = in.gid[size_t(attach.lever)];
+      const uint64_t k = (uint64_t(std::min(ga, gb)) << 32) | uint64_t(std::max(ga, gb));
+      if (ga == gb || springIndex_.count(k))
+        continue;
+      springIndex_[k] = ph.robot.numSprings();
+      runtime::Spring rs;
+      rs.a = ga, rs.b = gb;
+      double d2 = 0;
+      for (int c = 0; c < dim_; ++c) {
+        const double d = ph.robot.points[ga * dim_ + c] - ph.robot.points[gb * dim_ + c];
+        d2 += d * d;
+      }
+      rs.rest = std::sqrt(d2);
+      rs.stiffness = attach.leverStiffness;
+      rs.actuation = attach.leverActuation;
+      ph.robot.springs.push_back(rs);
+      ph.springKeys.push_back((in.node->id << 20) | (uint64_t(in.copy & 0xff) << 12) | 0xfffu);
+    }
   }
 
   /// Each part's points (part_mean's masks), by part name.

@@ -372,8 +372,12 @@ json GrammarBody::fingerprint() const {
       genes.push_back({{"name", ge.name}, {"springs", ge.springs}});
     jp["genes"] = genes;
     json ports = json::array();
-    for (const auto &po : p.ports)
-      ports.push_back({{"name", po.name}, {"points", po.points}});
+    for (const auto &po : p.ports) {
+      json pj = {{"name", po.name}, {"points", po.points}};
+      if (po.lever >= 0) // only when written, so fingerprints without one stay as they were
+        pj["lever"] = {po.lever, po.leverStiffness, po.leverActuation};
+      ports.push_back(std::move(pj));
+    }
     jp["ports"] = ports;
     json params = json::array();
     for (const auto &pa : p.params)

@@ -557,3 +557,55 @@ mutation { add p = 0.5; remove p = 0.2; perturb p = 0.3; }
       makeNode(checked.spec.grammar, limb, 0, g.nextId);
   CHECK(model.check(g).find("exceed its depth 3") != std::string::npos);
 }
+
+TEST_CASE("hinges: a motor spring joins the levers of a pin joint, mirrored with a tied pair",
+          "[grammar][joint]") {
+  auto checked = test::checkGrammarBody(R"(
+part torso {
+  points = [(0, 0), (2, 0), (2, 1), (0, 1)];
+  springs = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (1, 3)];
+  actuators = none;
+  ports = hip_r(1, lever = 2), hip_l(0, lever = 3);
+  mirror = [1, 0, 3, 2];
+}
+part leg {
+  points = [(0, 0), (0.3, -1.2), (-0.3, -1.2)];
+  springs = [(0, 1), (1, 2), (2, 0)];
+  actuators = none;
+  ports = top(0, lever = 1);
+  mirror = [0, 2, 1];
+}
+grammar Biped {
+  start = Body;
+  Body -> torso([hip_r, hip_l]: Leg);
+  Leg -> leg<top, angle = -20 .. 20>;
+}
+body grammar B { grammar = Biped; scale = 0.05; stiffness = 1e4; actuation = 0.2; max_parts = 3; }
+)");
+  GrammarBody model(checked.spec, {});
+  EvoRng rng(8);
+  for (int i = 0; i < 50; ++i) {
+    Phenotype ph = model.express(model.sampleGenome(rng));
+    REQUIRE(ph.valid);
+    const auto &r = ph.robot;
+    REQUIRE(r.numPoints() == 8);
+    REQUIRE(r.numSprings() == 6 + 2 * 3 + 2);
+    // The two motors: torso corner 2 (3) to the right (left) leg's lever,
+    // actuated with the body's amplitude; every part spring is passive.
+    int motors = 0;
+    for (int s = 0; s < r.numSprings(); ++s) {
+      const auto &sp = r.springs[size_t(s)];
+      const bool motor = (ph.springKeys[size_t(s)] & 0xfff) == 0xfff;
+      CHECK(sp.actuation == (motor ? 0.2 : 0.0));
+      if (!motor)
+        continue;
+      ++motors;
+      CHECK((sp.a == 2 || sp.a == 3));
+      CHECK(sp.stiffness == 1e4);
+      const double dx = r.points[size_t(2 * sp.a)] - r.points[size_t(2 * sp.b)];
+      const double dy = r.points[size_t(2 * sp.a + 1)] - r.points[size_t(2 * sp.b + 1)];
+      CHECK(std::abs(std::hypot(dx, dy) - sp.rest) < 1e-12);
+    }
+    CHECK(motors == 2);
+  }
+}
