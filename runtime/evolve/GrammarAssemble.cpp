@@ -377,29 +377,34 @@ private:
   /// The springs of `in` between distinct points; the first placed spring
   /// between two points wins.
   void addSprings(const Instance &in, const body::PartSpec &p, uint64_t keyBase) {
-    Phenotype &ph = as_.ph;
     for (size_t si = 0; si < p.springs.size(); ++si) {
       const auto &sp = p.springs[si];
-      int ga = in.gid[sp.a], gb = in.gid[sp.b];
-      if (ga == gb)
-        continue;
-      uint64_t k = (uint64_t(std::min(ga, gb)) << 32) | uint64_t(std::max(ga, gb));
-      if (springIndex_.count(k))
-        continue; // the first placed spring between two points wins
-      springIndex_[k] = ph.robot.numSprings();
-      runtime::Spring rs;
-      rs.a = ga, rs.b = gb;
-      double d2 = 0;
-      for (int c = 0; c < dim_; ++c) {
-        double d = ph.robot.points[ga * dim_ + c] - ph.robot.points[gb * dim_ + c];
-        d2 += d * d;
-      }
-      rs.rest = std::sqrt(d2);
-      rs.stiffness = sp.stiffness;
-      rs.actuation = sp.gene >= 0 && in.node->genes[sp.gene] ? sp.actuation : 0.0;
-      ph.robot.springs.push_back(rs);
-      ph.springKeys.push_back(keyBase | uint64_t(si));
+      addSpring(in.gid[sp.a], in.gid[sp.b], sp.stiffness,
+                sp.gene >= 0 && in.node->genes[sp.gene] ? sp.actuation : 0.0,
+                keyBase | uint64_t(si));
     }
+  }
+
+  /// A spring between phenotype points ga and gb at their distance, unless
+  /// they are one point or already joined (the first placed spring wins).
+  void addSpring(int ga, int gb, double stiffness, double actuation, uint64_t key) {
+    Phenotype &ph = as_.ph;
+    const uint64_t k = (uint64_t(std::min(ga, gb)) << 32) | uint64_t(std::max(ga, gb));
+    if (ga == gb || springIndex_.count(k))
+      return;
+    springIndex_[k] = ph.robot.numSprings();
+    runtime::Spring rs;
+    rs.a = ga, rs.b = gb;
+    double d2 = 0;
+    for (int c = 0; c < dim_; ++c) {
+      const double d = ph.robot.points[ga * dim_ + c] - ph.robot.points[gb * dim_ + c];
+      d2 += d * d;
+    }
+    rs.rest = std::sqrt(d2);
+    rs.stiffness = stiffness;
+    rs.actuation = actuation;
+    ph.robot.springs.push_back(rs);
+    ph.springKeys.push_back(key);
   }
 
   std::string overlapReason() const {
@@ -413,7 +418,6 @@ private:
   /// levers, always actuated, with the child port's stiffness and
   /// actuation; its provenance key is the child's with local index 0xfff.
   void addMotors() {
-    Phenotype &ph = as_.ph;
     for (const Instance &in : as_.inst) {
       if (in.parent < 0)
         continue;
@@ -430,23 +434,8 @@ private:
       // The mirrored copy of a tied pair meets the mirror of the parent's lever.
       const bool mirrored = bind.ports.size() == 2 && (in.copy & 1);
       const int ga = par.gid[size_t(mirrored ? pp.mirror[size_t(port.lever)] : port.lever)];
-      const int gb = in.gid[size_t(attach.lever)];
-      const uint64_t k = (uint64_t(std::min(ga, gb)) << 32) | uint64_t(std::max(ga, gb));
-      if (ga == gb || springIndex_.count(k))
-        continue;
-      springIndex_[k] = ph.robot.numSprings();
-      runtime::Spring rs;
-      rs.a = ga, rs.b = gb;
-      double d2 = 0;
-      for (int c = 0; c < dim_; ++c) {
-        const double d = ph.robot.points[ga * dim_ + c] - ph.robot.points[gb * dim_ + c];
-        d2 += d * d;
-      }
-      rs.rest = std::sqrt(d2);
-      rs.stiffness = attach.leverStiffness;
-      rs.actuation = attach.leverActuation;
-      ph.robot.springs.push_back(rs);
-      ph.springKeys.push_back((in.node->id << 20) | (uint64_t(in.copy & 0xff) << 12) | 0xfffu);
+      addSpring(ga, in.gid[size_t(attach.lever)], attach.leverStiffness, attach.leverActuation,
+                (in.node->id << 20) | (uint64_t(in.copy & 0xff) << 12) | 0xfffu);
     }
   }
 
