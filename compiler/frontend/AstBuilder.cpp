@@ -58,46 +58,16 @@ private:
   DeclPtr decl(EvoParser::ItemContext *item) {
     if (auto *c = item->importDecl())
       return importDecl(c);
-    if (auto *c = item->worldDecl()) {
-      auto d = std::make_unique<WorldDecl>();
-      d->range = L.rule(c);
-      d->name.name = "world";
-      d->name.range = L.token(c->getStart());
-      settings(c->settingsBlock(), d->body);
-      return d;
-    }
-    if (auto *c = item->evolveDecl()) {
-      auto d = std::make_unique<EvolveDecl>();
-      d->range = L.rule(c);
-      d->name.name = "evolve";
-      d->name.range = L.token(c->getStart());
-      settings(c->settingsBlock(), d->body);
-      return d;
-    }
-    if (auto *c = item->commandsDecl()) {
-      auto d = std::make_unique<CommandsDecl>();
-      d->range = L.rule(c);
-      d->name.name = "commands";
-      d->name.range = L.token(c->getStart());
-      settings(c->settingsBlock(), d->body);
-      return d;
-    }
-    if (auto *c = item->trainDecl()) {
-      auto d = std::make_unique<TrainDecl>();
-      d->range = L.rule(c);
-      d->name.name = "train";
-      d->name.range = L.token(c->getStart());
-      settings(c->settingsBlock(), d->body);
-      return d;
-    }
-    if (auto *c = item->requiresDecl()) {
-      auto d = std::make_unique<RequiresDecl>();
-      d->range = L.rule(c);
-      d->name.name = "requires";
-      d->name.range = L.token(c->getStart());
-      settings(c->settingsBlock(), d->body);
-      return d;
-    }
+    if (auto *c = item->worldDecl())
+      return blockDecl<WorldDecl>(c, "world");
+    if (auto *c = item->evolveDecl())
+      return blockDecl<EvolveDecl>(c, "evolve");
+    if (auto *c = item->commandsDecl())
+      return blockDecl<CommandsDecl>(c, "commands");
+    if (auto *c = item->trainDecl())
+      return blockDecl<TrainDecl>(c, "train");
+    if (auto *c = item->requiresDecl())
+      return blockDecl<RequiresDecl>(c, "requires");
     if (auto *c = item->fnDecl())
       return fnDecl(c);
     if (auto *c = item->physicsDecl())
@@ -122,6 +92,17 @@ private:
     if (auto *c = item->lossDecl())
       return lossDecl(c);
     return nullptr;
+  }
+
+  /// An anonymous block `word { ... }` (world, evolve, commands, train,
+  /// requires): named by its keyword, at the keyword.
+  template <class D, class Ctx> DeclPtr blockDecl(Ctx *c, const char *word) {
+    auto d = std::make_unique<D>();
+    d->range = L.rule(c);
+    d->name.name = word;
+    d->name.range = L.token(c->getStart());
+    settings(c->settingsBlock(), d->body);
+    return d;
   }
 
   DeclPtr importDecl(EvoParser::ImportDeclContext *c) {
