@@ -463,34 +463,44 @@ Val Lowerer::partMean(const ast::CallExpr *e) {
   mask.field = mask.name;
   mask.role = ir::Role::Body;
   mask.sets = {setId(set)};
-  const int maskBuf = ensureBuffer(m_, std::move(mask));
+  ValueId count;
+  Val r = accumulate(arg, Op::LocalAdd, 0, ensureBuffer(m_, std::move(mask)), &count);
+  const ValueId total = b_.op(Op::Max, {count, b_.constF(1)});
+  for (auto &x : r)
+    x = b_.div(x, total);
+  return r;
+}
+
+Val Lowerer::accumulate(const ast::Expr *arg, Op update, double init, int weights,
+                        ValueId *weightSum) {
+  const ast::SetDecl *set = arg->type.set;
+  if (!set)
+    unsupported(arg->range, "a reduction needs a per-element field");
   const int n = comps(arg->type);
   Val slots;
   for (int c = 0; c < n; ++c)
-    slots.push_back(b_.local(0));
-  const ValueId count = b_.local(0);
+    slots.push_back(b_.local(init));
+  const ValueId sum = weights >= 0 ? b_.local(0) : ValueId{};
   ValueId i = b_.beginLoop(setId(set));
   auto old = setContext(set, i);
   Val v = expr(arg);
-  const ValueId m = b_.load(maskBuf, i);
+  const ValueId w = weights >= 0 ? b_.load(weights, i) : ValueId{};
   for (int c = 0; c < n; ++c)
-    b_.localUpdate(Op::LocalAdd, slots[c], b_.mul(m, v[c]));
-  b_.localUpdate(Op::LocalAdd, count, m);
+    b_.localUpdate(update, slots[c], weights >= 0 ? b_.mul(w, v[c]) : v[c]);
+  if (weights >= 0)
+    b_.localUpdate(Op::LocalAdd, sum, w);
   setContext(old.first, old.second);
   b_.endLoop();
-  const ValueId total = b_.op(Op::Max, {b_.localGet(count), b_.constF(1)});
   Val r;
   for (int c = 0; c < n; ++c)
-    r.push_back(b_.div(b_.localGet(slots[c]), total));
+    r.push_back(b_.localGet(slots[c]));
+  if (weightSum)
+    *weightSum = b_.localGet(sum);
   return r;
 }
 
 Val Lowerer::reduce(const ast::CallExpr *e) {
   const ast::Expr *arg = e->args.at(0).get();
-  const ast::SetDecl *set = arg->type.set;
-  if (!set)
-    unsupported(arg->range, "a reduction needs a per-element field");
-  int n = comps(arg->type);
   Op update = Op::LocalAdd;
   double init = 0;
   if (e->builtin == ast::Builtin::ReduceMin) {
@@ -500,21 +510,9 @@ Val Lowerer::reduce(const ast::CallExpr *e) {
     update = Op::LocalMax;
     init = -std::numeric_limits<double>::infinity();
   }
-  Val slots;
-  for (int c = 0; c < n; ++c)
-    slots.push_back(b_.local(init));
-  ValueId i = b_.beginLoop(setId(set));
-  auto old = setContext(set, i);
-  Val v = expr(arg);
-  for (int c = 0; c < n; ++c)
-    b_.localUpdate(update, slots[c], v[c]);
-  setContext(old.first, old.second);
-  b_.endLoop();
-  Val r;
-  for (int c = 0; c < n; ++c)
-    r.push_back(b_.localGet(slots[c]));
+  Val r = accumulate(arg, update, init, -1, nullptr);
   if (e->builtin == ast::Builtin::Mean) {
-    ValueId count = b_.op(Op::IToF, {b_.size(setId(set))});
+    ValueId count = b_.op(Op::IToF, {b_.size(setId(arg->type.set))});
     for (auto &x : r)
       x = b_.div(x, count);
   }

@@ -101,6 +101,11 @@ private:
   Val builtin(const ast::CallExpr *e);
   Val reduce(const ast::CallExpr *e);
   Val partMean(const ast::CallExpr *e);
+  /// Folds `arg` (a field) over its set with `update` from `init`; with a
+  /// `weights` buffer (>= 0) each element's value is multiplied by its
+  /// weight and the weights' sum is returned in *weightSum.
+  Val accumulate(const ast::Expr *arg, ir::Op update, double init, int weights,
+                 ir::ValueId *weightSum);
   Val inlineFn(const ast::CallExpr *e);
   Val binary(const ast::BinaryExpr *e);
   /// The value of a field let at the element in context, lowered once per
