@@ -123,10 +123,12 @@ std::string VoxelBody::invalidReason(const std::vector<uint8_t> &cells) const {
   return "";
 }
 
-uint8_t VoxelBody::draw(EvoRng &rng, bool actuatedOnly) const {
+uint8_t VoxelBody::draw(EvoRng &rng, Pick pick) const {
   double total = 0;
   auto weight = [&](size_t v) {
-    if (actuatedOnly && (v == 0 || !spec_.materials[v - 1].actuates()))
+    if (pick != Pick::Any && v == 0)
+      return 0.0;
+    if (pick == Pick::Actuated && !spec_.materials[v - 1].actuates())
       return 0.0;
     return spec_.weights[v];
   };
@@ -167,7 +169,7 @@ GenomePtr VoxelBody::sample(EvoRng &rng) const {
   }
   if (!actuator) {
     const int c = group[size_t(rng.below(group.size()))];
-    kept[size_t(c)] = draw(rng, true);
+    kept[size_t(c)] = draw(rng, Pick::Actuated);
   }
   return make(std::move(kept));
 }
@@ -201,23 +203,10 @@ bool VoxelBody::addVoxel(std::vector<uint8_t> &cells, EvoRng &rng) const {
         break;
       }
   }
-  double materials = 0;
-  for (size_t v = 1; v < spec_.weights.size(); ++v)
-    materials += spec_.weights[v];
-  if (free.empty() || !(materials > 0))
+  if (free.empty()) // (a material can always be drawn: sema requires an actuated one)
     return false;
   const int c = free[size_t(rng.below(free.size()))];
-  double u = rng.uniform() * materials;
-  uint8_t v = 1;
-  for (size_t m = 1; m < spec_.weights.size(); ++m) {
-    if (spec_.weights[m] <= 0)
-      continue;
-    v = uint8_t(m);
-    if (u < spec_.weights[m])
-      break;
-    u -= spec_.weights[m];
-  }
-  cells[size_t(c)] = v;
+  cells[size_t(c)] = draw(rng, Pick::Material);
   return true;
 }
 

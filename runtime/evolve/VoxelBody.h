@@ -49,9 +49,11 @@ public:
   double groundY() const override { return groundY_; }
 
 private:
-  /// A cell's value drawn from the sampling weights (`actuatedOnly`: among
-  /// the actuated materials).
-  uint8_t draw(EvoRng &rng, bool actuatedOnly = false) const;
+  /// Which values draw() may give: any (empty included), a material, an
+  /// actuated material.
+  enum class Pick { Any, Material, Actuated };
+  /// A cell's value drawn from the sampling weights among `pick`.
+  uint8_t draw(EvoRng &rng, Pick pick = Pick::Any) const;
   /// The face neighbours of cell c, in placement order (-1: outside the box).
   void neighbours(int c, int *out) const;
   /// The voxels face-connected to `start`, breadth first (neighbours in
