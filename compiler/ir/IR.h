@@ -316,6 +316,16 @@ struct ElementSet {
   /// add up to base and terms. Lets the runtime tell which rows and columns
   /// of a weight belong to which body element (weight inheritance).
   std::vector<std::pair<int, int64_t>> layout;
+  /// A set of all pairs (docs/language.md, "Objects"): two endpoints, each
+  /// (the endpoint buffer's field, the set it indexes); element e is the
+  /// pair (e / n1, e % n1), n1 the second set's size. The runtime fills the
+  /// two endpoint buffers with these indices.
+  std::vector<std::pair<std::string, int>> pairs;
+  /// Entries the compiler knows (the world's objects): a field of this set
+  /// ("object.half", "object.x") and its values, element-major. The runtime
+  /// fills body fields with them and starts state fields from them (other
+  /// state fields start at zero).
+  std::vector<std::pair<std::string, std::vector<double>>> values;
 };
 
 /// A weight gradient that the runtime accumulates once per window of steps

@@ -208,6 +208,18 @@ private:
             fail("bad layout segment '" + t + "'");
           s.layout.emplace_back(f[0] == "-" ? -1 : findSet(f[0]), integer(f[1]));
         }
+      } else if (k == "pairs") {
+        for (auto &t : split(v, ',')) {
+          auto f = split(t, ':');
+          if (f.size() != 2)
+            fail("bad pair endpoint '" + t + "'");
+          s.pairs.emplace_back(f[0], findSet(f[1]));
+        }
+      } else if (k.rfind("value.", 0) == 0) {
+        std::vector<double> vals;
+        for (auto &t : split(v, ';'))
+          vals.push_back(number(t));
+        s.values.emplace_back(k.substr(6), std::move(vals));
       } else
         fail("bad set attribute '" + k + "'");
     }

@@ -210,6 +210,16 @@ void print(const Module &m, std::ostream &os) {
         os << (i ? "," : "") << (s.layout[i].first < 0 ? "-" : setName(m, s.layout[i].first)) << "*"
            << s.layout[i].second;
     }
+    if (!s.pairs.empty()) {
+      os << " pairs=";
+      for (size_t i = 0; i < s.pairs.size(); ++i)
+        os << (i ? "," : "") << s.pairs[i].first << ":" << setName(m, s.pairs[i].second);
+    }
+    for (const auto &[field, vals] : s.values) {
+      os << " value." << field << "=";
+      for (size_t i = 0; i < vals.size(); ++i)
+        os << (i ? ";" : "") << num(vals[i]);
+    }
     os << "\n";
   }
   for (const auto &b : m.buffers) {

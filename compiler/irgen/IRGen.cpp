@@ -162,6 +162,50 @@ int Lowerer::endpointBuffer(const ast::EndpointDecl *e) {
   return ensureBuffer(m_, std::move(buf));
 }
 
+/// The sets the world fills (docs/language.md, "Objects"): `object`, one
+/// element per object with its centre, half extents and mass known here,
+/// and each set of (point, object) pairs, point-major.
+static void worldSets(const sema::CheckedProgram &prog, ir::Module &m) {
+  const auto &objects = prog.world.ground.objects;
+  const int dim = prog.world.dim;
+  const int64_t n = int64_t(objects.size());
+  for (const auto &s : prog.physics->sets) {
+    ir::ElementSet &set = m.sets[size_t(m.findSet(s->name.name))];
+    if (s->name.name == "object") {
+      set.fromBody = false;
+      set.base = n;
+      std::vector<double> centre, half, mass;
+      for (const WorldObject &o : objects) {
+        for (int k = 0; k < dim; ++k) {
+          centre.push_back(0.5 * (o.lo[size_t(k)] + o.hi[size_t(k)]));
+          half.push_back(0.5 * (o.hi[size_t(k)] - o.lo[size_t(k)]));
+        }
+        mass.push_back(o.mass);
+      }
+      for (const auto &f : s->fields) {
+        const std::string name = "object." + f->name.name;
+        if (f->kind == ast::FieldKind::State && f->name.name == "x")
+          set.values.emplace_back(name, centre);
+        else if (f->kind == ast::FieldKind::Body)
+          set.values.emplace_back(name, f->name.name == "half" ? half : mass);
+      }
+      continue;
+    }
+    bool pairs = false;
+    for (const auto &e : s->endpoints)
+      pairs = pairs || (e.target && e.target->name.name == "object");
+    if (!pairs)
+      continue;
+    set.fromBody = false;
+    for (const auto &e : s->endpoints) {
+      const int target = m.findSet(e.target->name.name);
+      set.pairs.emplace_back(s->name.name + "." + e.name.name, target);
+      if (e.target->name.name == "point")
+        set.terms.emplace_back(target, n);
+    }
+  }
+}
+
 std::optional<ir::Module> lowerProgram(const sema::CheckedProgram &prog,
                                        const SourceManager &sources, DiagnosticEngine &diags) {
   ir::Module m;
@@ -182,6 +226,7 @@ std::optional<ir::Module> lowerProgram(const sema::CheckedProgram &prog,
     set.fromBody = true;
     m.sets.push_back(set);
   }
+  worldSets(prog, m);
   try {
     lowerStep(prog, m);
     lowerLoss(prog, m);

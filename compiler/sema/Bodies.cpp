@@ -367,12 +367,72 @@ void Checker::checkBodyFields() {
       const std::string &n = f->name.name;
       bool known = set.get() == spring && (n == "rest" || n == "stiffness" || n == "actuation") &&
                    f->type.resolved == Type::scalar();
-      if (!known)
+      if (!known && set->name.name != "object") // the world's (checkObjectSets)
         diags.error(f->name.range, "a body provides only spring.rest, spring.stiffness and "
                                    "spring.actuation (scalars); it cannot fill body field " +
                                        q(set->name.name + "." + n) +
                                        " (make it a 'param' to learn it)");
     }
+}
+
+void Checker::checkObjectSets() {
+  const PhysicsDecl *ph = out.world.physics;
+  if (!ph)
+    return;
+  const SetDecl *object = ph->findSet("object");
+  const std::string vec = "vec" + std::to_string(out.world.dim);
+  if (!object) {
+    const Setting *objs = worlds.empty() ? nullptr : worlds.front()->body.find("objects");
+    if (objs && !out.world.ground.objects.empty())
+      diags.error(objs->key.range, "this world has objects, but physics " + q(ph->name.name) +
+                                       " has no 'set object { state x: " + vec +
+                                       "; ... }' to move them (docs/language.md, \"Objects\"; "
+                                       "the stdlib's is mass_spring_objects)");
+    return;
+  }
+  // The world fills the object set (docs/language.md, "Objects").
+  if (!object->endpoints.empty())
+    diags.error(object->name.range, "set 'object' holds the world's objects; it has no "
+                                    "endpoints (pair it with points in a set like "
+                                    "'set touch(p: point, o: object)')");
+  const FieldDecl *x = object->findField("x");
+  if (!x || x->kind != FieldKind::State || x->type.resolved != Type::vec(out.world.dim))
+    diags.error(object->name.range,
+                "set 'object' needs 'state x: " + vec + ";' (each object's centre)");
+  for (const auto &f : object->fields) {
+    const std::string &n = f->name.name;
+    if (f->kind == FieldKind::Param || f->kind == FieldKind::Input)
+      diags.error(f->name.range, "an object's fields are state, temp or body (half, mass); "
+                                 "nothing trains or drives 'object." +
+                                     n + "'");
+    else if (f->kind == FieldKind::Body &&
+             !(n == "half" && f->type.resolved == Type::vec(out.world.dim)) &&
+             !(n == "mass" && f->type.resolved == Type::scalar()))
+      diags.error(f->name.range, "the world provides only object.half (" + vec +
+                                     ", the half extents) and object.mass (scalar); it "
+                                     "cannot fill body field 'object." +
+                                     n + "'");
+  }
+  const SetDecl *point = ph->findSet("point");
+  for (const auto &set : ph->sets) {
+    bool pairs = false;
+    for (const auto &e : set->endpoints)
+      pairs = pairs || e.target == object;
+    if (!pairs)
+      continue;
+    bool shape = set->endpoints.size() == 2 && point &&
+                 ((set->endpoints[0].target == point) != (set->endpoints[1].target == point));
+    if (!shape)
+      diags.error(set->name.range, "a set with an endpoint in 'object' holds every (point, "
+                                   "object) pair: it takes one endpoint in point and one in "
+                                   "object, like 'set " +
+                                       set->name.name + "(p: point, o: object)'");
+    for (const auto &f : set->fields)
+      if (f->kind != FieldKind::Temp)
+        diags.error(f->name.range, "a set of (point, object) pairs holds only temps; '" +
+                                       set->name.name + "." + f->name.name +
+                                       "' cannot be state, body, param or input");
+  }
 }
 
 } // namespace evoc::sema

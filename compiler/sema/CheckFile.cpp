@@ -147,7 +147,7 @@ void Checker::collect(Program &program) {
 const std::vector<std::string> &worldKeys() {
   static const std::vector<std::string> keys = {"dim",     "dt",      "steps",      "precision",
                                                 "gravity", "damping", "dashpot",    "ground",
-                                                "scene",   "physics", "checkpoint", "state_limit"};
+                                                "scene",   "objects", "physics", "checkpoint", "state_limit"};
   return keys;
 }
 static const std::vector<std::string> kEvolveKeys = {
@@ -378,8 +378,10 @@ std::optional<CheckedProgram> Checker::run(std::unique_ptr<Program> program) {
   checkFns();
   for (auto *p : physicsDecls)
     checkPhysics(*p);
-  if (!diags.hasErrors())
+  if (!diags.hasErrors()) {
     checkBodyFields();
+    checkObjectSets();
+  }
   for (auto *c : controllers)
     checkController(*c);
   for (auto *l : losses)

@@ -121,6 +121,13 @@ public:
   /// world.scene: [box(..), ...] into out.world.ground.scene (Scene.cpp),
   /// after the ground (a box resting on it has no bottom face).
   void checkScene(ast::Expr &e);
+  /// world.objects: [box(.., mass = M), ...] into out.world.ground.objects
+  /// (Scene.cpp), after the scene (an object may not start inside a box).
+  void checkObjects(ast::Expr &e);
+  /// A box(..) of the scene or the objects: its corners, each checked;
+  /// `named` lists the named arguments it may have (read by the caller).
+  std::optional<SceneBox> evalBox(ast::CallExpr &call, const std::string &what,
+                                  const std::vector<std::string> &named);
   void selectPhysics();
 
   // ---- Materials.cpp
@@ -198,6 +205,9 @@ public:
   /// With a body: the selected physics has the point and spring fields the
   /// runtime fills from a robot (point.x, spring.a/b, rest, stiffness, ...).
   void checkBodyFields();
+  /// The physics' sets the world fills: 'object' and sets of (point,
+  /// object) pairs (docs/language.md, "Objects"); Bodies.cpp.
+  void checkObjectSets();
 
   // ---- Evolve.cpp
   void checkEvolve();

@@ -38,9 +38,11 @@ struct Ground {
   HeightField field;
   /// world.scene = [box(...), ...]: static boxes (docs/language.md, "Scenes").
   std::vector<SceneBox> scene;
+  /// world.objects = [box(...), ...]: movable boxes (docs/language.md, "Objects").
+  std::vector<WorldObject> objects;
 
-  /// The shape the runtime rests bodies on and draws: terrain and boxes.
-  GroundShape shape() const { return {profile, field, scene}; }
+  /// The shape the runtime rests bodies on and draws: terrain, boxes, objects.
+  GroundShape shape() const { return {profile, field, scene, objects}; }
 };
 
 /// The evaluated `world { ... }`.

@@ -163,6 +163,7 @@ void Checker::checkWorld() {
   const SettingsBlock &b = worlds.front()->body;
   Expr *ground = nullptr;
   Expr *scene = nullptr;
+  Expr *objects = nullptr;
   checkKnownKeys(b, "world", worldKeys());
   for (const auto &s : b.settings) {
     const std::string &k = s.key.name;
@@ -241,6 +242,8 @@ void Checker::checkWorld() {
       ground = e;
     } else if (k == "scene") {
       scene = e;
+    } else if (k == "objects") {
+      objects = e;
     }
     // `physics` is resolved in selectPhysics.
   }
@@ -248,6 +251,8 @@ void Checker::checkWorld() {
     checkGround(*ground);
   if (scene && dimKnown) // on the ground: a box resting on it has no bottom face
     checkScene(*scene);
+  if (objects && dimKnown) // on the ground and outside the scene's boxes
+    checkObjects(*objects);
 }
 
 void Checker::checkGround(Expr &e) {

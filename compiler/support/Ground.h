@@ -81,14 +81,26 @@ struct SceneBox {
   }
 };
 
+/// A movable object of the world (docs/language.md, "Objects"): a box that
+/// starts at rest between lo and hi and moves without turning; `mass` in
+/// point masses.
+struct WorldObject {
+  std::array<double, 3> lo{}, hi{};
+  double mass = 1;
+};
+
 /// A world's ground: a terrain profile in 2D, a height field in 3D (both
-/// empty on flat ground), and the scene's boxes.
+/// empty on flat ground), the scene's boxes, and the movable objects where
+/// they start (the pictures draw them).
 struct GroundShape {
   TerrainProfile profile;
   HeightField field;
   std::vector<SceneBox> boxes;
+  std::vector<WorldObject> objects;
 
-  bool empty() const { return profile.empty() && field.empty() && boxes.empty(); }
+  bool empty() const {
+    return profile.empty() && field.empty() && boxes.empty() && objects.empty();
+  }
   /// The height under a point of a `dim`-dimensional body (its horizontal
   /// coordinates are all but the last); `flat` when there is no terrain.
   double heightUnder(const double *p, int dim, double flat) const {

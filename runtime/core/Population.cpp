@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,33 @@ std::string shapeStr(const std::vector<int64_t> &s) {
   for (size_t i = 0; i < s.size(); ++i)
     out += (i ? " x " : "") + std::to_string(s[i]);
   return out;
+}
+
+/// The values the compiler gives field `key` of buffer B's set (the world's
+/// objects), or null.
+const std::vector<double> *worldValues(const ir::Module &m, const ir::Buffer &B,
+                                       const std::string &key) {
+  if (B.sets.size() != 1)
+    return nullptr;
+  for (const auto &[field, vals] : m.sets[size_t(B.sets[0])].values)
+    if (field == key)
+      return &vals;
+  return nullptr;
+}
+
+/// For an endpoint buffer of a set of all pairs: which endpoint (0, 1) and
+/// the second endpoint's set.
+std::optional<std::pair<int, int>> pairEndpoint(const ir::Module &m, const ir::Buffer &B,
+                                                const std::string &key) {
+  if (B.sets.size() != 1 || B.elem != ir::Type::I)
+    return std::nullopt;
+  const auto &pairs = m.sets[size_t(B.sets[0])].pairs;
+  if (pairs.size() != 2)
+    return std::nullopt;
+  for (int i = 0; i < 2; ++i)
+    if (pairs[size_t(i)].first == key)
+      return std::pair{i, pairs[1].second};
+  return std::nullopt;
 }
 
 } // namespace
@@ -80,7 +108,19 @@ Population::Population(const ModuleInfo &info, std::vector<Robot> robots)
             storeF(p, i, v, f32_);
         }
       };
-      if (key.rfind("point.part.", 0) == 0) {
+      if (const std::vector<double> *known = worldValues(m, B, key)) {
+        // The world's objects (docs/language.md, "Objects").
+        if (int64_t(known->size()) != n)
+          throw Error(fmt::format("body buffer '{}' has {} entries, but the world gives {}",
+                                  B.name, n, known->size()));
+        for (int64_t i = 0; i < n; ++i)
+          storeF(p, i, (*known)[size_t(i)], f32_);
+      } else if (auto pair = pairEndpoint(m, B, key)) {
+        // Every (point, object) pair: element e is (e / n1, e % n1).
+        const int64_t n1 = layouts_[r].sizes[size_t(pair->second)];
+        for (int64_t e = 0; e < n; ++e)
+          reinterpret_cast<int32_t *>(p)[e] = int32_t(pair->first == 0 ? e / n1 : e % n1);
+      } else if (key.rfind("point.part.", 0) == 0) {
         // part_mean's mask (docs/language.md, Losses): 1 on the part's points.
         const std::string part = key.substr(11);
         if (!R.hasParts)
@@ -227,6 +267,21 @@ void Population::initialState(int r, std::byte *snapshot, double groundHeight, i
                               const GroundShape *terrain) const {
   const RobotLayout &L = layouts_[r];
   std::memset(snapshot, 0, size_t(L.stateBytes()));
+  // State fields the world starts (the objects' centres), then the points.
+  const ir::Module &m = *info_->module;
+  for (int f = 0; f < int(info_->fields.size()); ++f) {
+    const StateField &F = info_->fields[size_t(f)];
+    if (F.sets.size() != 1)
+      continue;
+    for (const auto &[field, vals] : m.sets[size_t(F.sets[0])].values)
+      if (field == F.name) {
+        std::byte *dst = snapshot + L.fieldOffset[size_t(f)];
+        const int64_t n = std::min<int64_t>(int64_t(vals.size()),
+                                            L.sizes[size_t(F.sets[0])] * F.comps);
+        for (int64_t i = 0; i < n; ++i)
+          storeF(dst, i, vals[size_t(i)], f32_);
+      }
+  }
   if (info_->pointX < 0)
     return;
   const Robot &R = robots_[r];
