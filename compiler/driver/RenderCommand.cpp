@@ -201,14 +201,15 @@ int renderOneRobot(const RenderArgs &a, Experiment *e, std::vector<std::string> 
   m.times = report::sampleTimes(world.steps, 200);
   if (e && params.is_object())
     m.frames = reportTrajectory(*e->info, e->session->executable(), e->train,
-                                controllerOutputField(e->session->program()))(robot, params,
-                                                                              m.times, &m.outputs);
+                                controllerOutputField(e->session->program()))(
+        robot, params, m.times, &m.outputs, &m.objects);
   else
     notes.push_back(params.is_object() ? "no experiment to simulate it with: the rest pose"
                                        : "no weights (\"params\"): the rest pose");
   if (m.frames.empty()) {
     m.frames.assign(1, robot.points);
     m.times.assign(1, 0);
+    m.objects.clear();
   }
   printNotes(notes);
   if (!a.video.empty()) {

@@ -27,11 +27,16 @@ std::string controllerOutputField(const sema::CheckedProgram &p) {
 report::TrajectoryFn reportTrajectory(const runtime::ModuleInfo &info,
                                       const codegen::Executable &exe, runtime::TrainOptions train,
                                       std::string outputField) {
-  return [&info, &exe, train, outputField](
-             const runtime::Robot &robot, const nlohmann::json &params,
-             const std::vector<int64_t> &times, std::vector<std::vector<double>> *outputs) {
-    return runtime::trajectory(info, exe, robot, evolve::paramsFromJson(params), train, "point.x",
-                               times, outputField.empty() ? nullptr : outputs, outputField);
+  return [&info, &exe, train, outputField](const runtime::Robot &robot,
+                                           const nlohmann::json &params,
+                                           const std::vector<int64_t> &times,
+                                           std::vector<std::vector<double>> *outputs,
+                                           std::vector<std::vector<double>> *objects) {
+    const runtime::ParamSet weights = evolve::paramsFromJson(params);
+    if (objects)
+      *objects = evolve::objectTrajectory(info, exe, robot, weights, train, times);
+    return runtime::trajectory(info, exe, robot, weights, train, "point.x", times,
+                               outputField.empty() ? nullptr : outputs, outputField);
   };
 }
 

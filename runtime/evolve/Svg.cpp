@@ -131,6 +131,35 @@ std::string sceneSvg(const GaitStyle &style, double xa, double xb, FX X, FY Y, d
   return out;
 }
 
+/// The world's movable objects (2D) in frame `fr` (where they start when it
+/// does not say) over [xa, xb], as rectangles cut to that range.
+template <class FX, class FY>
+std::string objectsSvg(const GaitStyle &style, const GaitFrame &fr, double xa, double xb, FX X,
+                       FY Y) {
+  std::string out;
+  if (!style.terrain)
+    return out;
+  const auto &objects = style.terrain->objects;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const WorldObject &o = objects[i];
+    double lo[2], hi[2];
+    for (size_t k = 0; k < 2; ++k) {
+      const double half = (o.hi[k] - o.lo[k]) / 2;
+      const double c = fr.objects.size() >= 2 * objects.size() ? fr.objects[2 * i + k]
+                                                               : (o.lo[k] + o.hi[k]) / 2;
+      lo[k] = c - half;
+      hi[k] = c + half;
+    }
+    const double l = std::max(lo[0], xa), r = std::min(hi[0], xb);
+    if (l < r)
+      out += fmt::format("<rect class=\"object\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
+                         "height=\"{:.1f}\" fill=\"#d9a441\" stroke=\"#333\" "
+                         "stroke-width=\"2\"><title>object {}</title></rect>\n",
+                         X(l), Y(hi[1]), X(r) - X(l), Y(lo[1]) - Y(hi[1]), i);
+  }
+  return out;
+}
+
 /// An SVG polyline of the ground between xa and xb (screen coordinates by X
 /// and Y), filled below down to `bottom` when it is a terrain, and the
 /// scene's boxes on it.
@@ -239,6 +268,8 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
                        strip + f * panelW + 2, top, panelW - 4, panelH - 2);
     svg += svg::groundSvg(style, xlo + (4 - margin) / k, xlo + (panelW - 4 - margin) / k, X, Y,
                           oy + bodyH + pad / 2);
+    svg += svg::objectsSvg(style, fr, xlo + (4 - margin) / k, xlo + (panelW - 4 - margin) / k, X,
+                           Y);
     // Part outlines first, so the springs draw over them; each part kind in
     // its own colour (the legend names them).
     for (const auto &o : outlines) {

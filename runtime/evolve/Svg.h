@@ -19,6 +19,9 @@ struct GaitFrame {
   std::vector<double> points;
   std::vector<double> activation;
   std::string label; ///< e.g. "t = 250"; empty for none
+  /// The world's objects' centres (dim each), empty: where they start
+  /// (GaitStyle::terrain's objects; docs/language.md, "Objects").
+  std::vector<double> objects = {};
 };
 
 /// Drawing options for renderGait.

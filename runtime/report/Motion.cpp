@@ -54,6 +54,17 @@ nlohmann::json motionJson(const Motion &m) {
     }
     j["parts"] = {{"names", names}, {"colours", fills}, {"cells", cells}};
   }
+  // The objects' centres, as the frames, when known for every frame.
+  if (!m.objects.empty() && m.objects.size() == m.frames.size()) {
+    json objs = json::array();
+    for (const auto &o : m.objects) {
+      json row = json::array();
+      for (double v : o)
+        row.push_back(std::isfinite(v) ? int64_t(std::lround(v * 1e4)) : 0);
+      objs.push_back(std::move(row));
+    }
+    j["o"] = std::move(objs);
+  }
   // The controller's outputs, to 1e-3, when known for every frame.
   if (!m.outputs.empty() && m.outputs.size() == m.frames.size()) {
     json outs = json::array();
@@ -89,6 +100,13 @@ nlohmann::json worldJson(const World &w) {
       boxes.push_back({std::vector<double>(b.lo.begin(), b.lo.begin() + w.dim),
                        std::vector<double>(b.hi.begin(), b.hi.begin() + w.dim)});
     j["boxes"] = std::move(boxes);
+  }
+  if (!w.terrain.objects.empty()) { // each object's start: low corner, high corner
+    nlohmann::json objects = nlohmann::json::array();
+    for (const WorldObject &o : w.terrain.objects)
+      objects.push_back({std::vector<double>(o.lo.begin(), o.lo.begin() + w.dim),
+                         std::vector<double>(o.hi.begin(), o.hi.begin() + w.dim)});
+    j["objects"] = std::move(objects);
   }
   return j;
 }

@@ -27,11 +27,12 @@ namespace evoc::report {
 
 /// point.x of `robot` under `params` (PARAMS.json entry) at `times`
 /// (ascending steps), and with `outputs` the controller's output per spring at
-/// each (empty when unknown); may throw evoc::Error (the gait is then left
-/// out).
+/// each (empty when unknown), with `objects` the world's objects' centres at
+/// each (empty without objects); may throw evoc::Error (the gait is then
+/// left out).
 using TrajectoryFn = std::function<std::vector<std::vector<double>>(
     const runtime::Robot &robot, const nlohmann::json &params, const std::vector<int64_t> &times,
-    std::vector<std::vector<double>> *outputs)>;
+    std::vector<std::vector<double>> *outputs, std::vector<std::vector<double>> *objects)>;
 
 /// The world the gaits are drawn in.
 struct World {
@@ -55,6 +56,9 @@ struct Motion {
   /// The body's parts (grammar bodies: BodyModel's outlines), drawn under
   /// the springs in their kind's colour (evolve::partColours); may be empty.
   std::vector<evolve::PartOutline> outlines;
+  /// The world's movable objects' centres at each time (docs/language.md,
+  /// "Objects"); empty: drawn where they start.
+  std::vector<std::vector<double>> objects;
 };
 
 /// The steps a gait is sampled at: 0, k, 2k, ... and the last state, at most

@@ -115,6 +115,7 @@ function linePlot(parent, o) {
 function decode(m) {
   var s = m.scale || 1, d = m.dim || W.dim;
   m.frames = m.f.map(function (row) { return row.map(function (v) { return v / s; }); });
+  if (m.o) m.objs = m.o.map(function (row) { return row.map(function (v) { return v / s; }); });
   m.n = m.frames[0].length / d;
   m.com = m.frames.map(function (f) {
     var c = [0, 0, 0];
@@ -208,6 +209,7 @@ Player.prototype.draw = function () {
   ctx.fillStyle = '#f8f8f4'; ctx.fillRect(0, 0, c.width, c.height);
   this.drawGround(S, com, span);
   this.drawBoxes(S);
+  this.drawObjects(S);
   // the centre of mass's trail so far
   ctx.strokeStyle = 'rgba(40,120,40,0.8)'; ctx.lineWidth = 1.5; ctx.beginPath();
   for (var k = 0; k <= this.i; ++k) {
@@ -281,6 +283,33 @@ Player.prototype.drawBoxes = function (S) {
         var d = c.slice(); d[axis] = hi[axis];
         var u = S(c), v = S(d);
         ctx.beginPath(); ctx.moveTo(u[0], u[1]); ctx.lineTo(v[0], v[1]); ctx.stroke();
+      }
+  });
+};
+// The movable objects, where they are at this frame (else where they start).
+Player.prototype.drawObjects = function (S) {
+  var ctx = this.ctx, m = this.m, i = this.i;
+  ctx.strokeStyle = '#333'; ctx.lineWidth = 2; ctx.fillStyle = '#d9a441';
+  (W.objects || []).forEach(function (b, k) {
+    var d = W.dim, c = [], h = [];
+    for (var a = 0; a < d; ++a) {
+      h.push((b[1][a] - b[0][a]) / 2);
+      c.push(m.objs && m.objs[i] ? m.objs[i][k * d + a] : (b[0][a] + b[1][a]) / 2);
+    }
+    var lo = c.map(function (v, a) { return v - h[a]; }), hi = c.map(function (v, a) { return v + h[a]; });
+    if (d !== 3) {
+      var p = S([lo[0], hi[1]]), q = S([hi[0], lo[1]]);
+      ctx.fillRect(p[0], p[1], q[0] - p[0], q[1] - p[1]);
+      ctx.strokeRect(p[0], p[1], q[0] - p[0], q[1] - p[1]);
+      return;
+    }
+    for (var e = 0; e < 8; ++e)
+      for (var axis = 0; axis < 3; ++axis) {
+        if (e & (1 << axis)) continue;
+        var u = [0, 1, 2].map(function (k2) { return e & (1 << k2) ? hi[k2] : lo[k2]; });
+        var v = u.slice(); v[axis] = hi[axis];
+        var U = S(u), V = S(v);
+        ctx.beginPath(); ctx.moveTo(U[0], U[1]); ctx.lineTo(V[0], V[1]); ctx.stroke();
       }
   });
 };

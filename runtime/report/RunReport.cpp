@@ -208,7 +208,8 @@ Motion RunReport::Impl::motionOf(const Generation &g, int frames, bool outputs) 
   m.times = sampleTimes(ctx.world.steps, frames);
   if (ctx.trajectory && g.bestParams.is_object()) {
     try {
-      m.frames = ctx.trajectory(m.robot, g.bestParams, m.times, outputs ? &m.outputs : nullptr);
+      m.frames = ctx.trajectory(m.robot, g.bestParams, m.times, outputs ? &m.outputs : nullptr,
+                                &m.objects);
     } catch (const std::exception &err) { // weights that do not fit, a rollout that fails
       gaitNotes.push_back(fmt::format("design {}: its gait could not be computed ({}); the "
                                       "page shows its rest pose",
@@ -218,6 +219,7 @@ Motion RunReport::Impl::motionOf(const Generation &g, int frames, bool outputs) 
   if (m.frames.size() != m.times.size()) {
     m.frames.assign(1, m.robot.points);
     m.times.assign(1, 0);
+    m.objects.clear();
   }
   return m;
 }

@@ -152,6 +152,31 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
         auto p = S(p0), q = S(p1);
         cv.line(p[0], p[1], q[0], q[1], 1.4, {107, 91, 62});
       }
+  // The movable objects where they are (their edges; where they start when
+  // the motion does not say).
+  const auto &objects = world.terrain.objects;
+  for (size_t o = 0; o < objects.size(); ++o) {
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int k = 0; k < d; ++k) {
+      const double half = (objects[o].hi[size_t(k)] - objects[o].lo[size_t(k)]) / 2;
+      const bool known = i < m.objects.size() && m.objects[i].size() >= objects.size() * size_t(d);
+      const double c = known ? m.objects[i][o * size_t(d) + size_t(k)]
+                             : (objects[o].lo[size_t(k)] + objects[o].hi[size_t(k)]) / 2;
+      lo[k] = c - half;
+      hi[k] = c + half;
+    }
+    for (int a = 0; a < (1 << d); ++a)
+      for (int axis = 0; axis < d; ++axis) {
+        if (a & (1 << axis))
+          continue;
+        double p0[3] = {0, 0, 0}, p1[3] = {0, 0, 0};
+        for (int k = 0; k < d; ++k)
+          p0[k] = p1[k] = (a & (1 << k)) ? hi[k] : lo[k];
+        p1[axis] = hi[axis];
+        auto p = S(p0), q = S(p1);
+        cv.line(p[0], p[1], q[0], q[1], 2.0, {51, 51, 51});
+      }
+  }
   // The centre of mass's trail so far.
   for (size_t k = 1; k <= i; ++k) {
     auto a = centre(m, k - 1), b = centre(m, k);
