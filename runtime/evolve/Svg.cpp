@@ -229,6 +229,14 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
     }
     svg::widenForScene(style, xl - margin / k, xl + width + margin / k, ylo, yhi);
   }
+  if (style.terrain) // the objects' tops, wherever a frame has them
+    for (const auto &fr : frames)
+      for (size_t i = 0; i < style.terrain->objects.size(); ++i) {
+        const WorldObject &o = style.terrain->objects[i];
+        const double half = (o.hi[1] - o.lo[1]) / 2;
+        const double c = fr.objects.size() >= 2 * (i + 1) ? fr.objects[2 * i + 1] : o.lo[1] + half;
+        yhi = std::max(yhi, c + half);
+      }
   const double bodyH = (yhi - ylo) * k;
   const double panelH = bodyH + 2 * pad + 32;
   const auto colours = partColours(outlines);

@@ -148,6 +148,23 @@ TEST_CASE("every stdlib physics compiles to CUBIN, with the MLP controller", "[c
   fs::remove_all(dir);
 }
 
+TEST_CASE("movable objects compile to CUBIN, in 2D and 3D", "[cuda][objects]") {
+  for (const char *name : {"objects.evo", "objects3d.evo"}) {
+    INFO(name);
+    ir::Module m = compileExample(fs::path(EVOC_SOURCE_DIR) / "tests/data/terrain" / name);
+    CHECK(m.findBuffer("touch.o") >= 0);
+    codegen::CompileOptions opts;
+    opts.useCache = false;
+    for (const char *arch : {"sm_80", "sm_90"}) {
+      INFO(arch);
+      std::string bin = codegen::cuda::emitCubin(m, arch, opts);
+      CHECK(bin.compare(0, 4,
+                        "\x7f"
+                        "ELF") == 0);
+    }
+  }
+}
+
 TEST_CASE("voxel bodies, scenes, fns on fields and part_mean compile to CUBIN", "[cuda][voxel]") {
   const fs::path f = fs::path(EVOC_SOURCE_DIR) / "tests/data/voxel/part_loss.evo";
   ir::Module m = compileExample(f);

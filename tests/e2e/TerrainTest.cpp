@@ -174,10 +174,13 @@ BoxTouches boxTouches(const std::vector<SceneBox> &boxes,
 // when given): the body starts resting on the terrain (or, in a scene, out
 // of every box) and never sinks into it (nor into a box, whose sides and
 // tops it meets); `spans` says the trajectory passes over the kinks it
-// should; the interpreter agrees with the CPU back end, and the adjoint
+// should; `objects`, when given, checks the world's objects' centres at
+// every step; the interpreter agrees with the CPU back end, and the adjoint
 // with central differences of the loss.
+using ObjectsFn = std::function<void(const std::vector<std::vector<double>> &)>;
 void checkOnTerrain(const std::string &file, const Robot &body, const std::string &physics,
-                    const std::function<void(double, double, double, double)> &spans) {
+                    const std::function<void(double, double, double, double)> &spans,
+                    const ObjectsFn &objects = {}) {
   std::vector<std::pair<std::string, std::string>> overrides;
   if (!physics.empty())
     overrides.push_back({"world.physics", physics});
@@ -239,6 +242,8 @@ void checkOnTerrain(const std::string &file, const Robot &body, const std::strin
   // curvature x (dt v)^2 ~ 1e-8 below the surface.
   CHECK(worst > (dim == 2 ? -1e-9 : -1e-7));
   spans(xmin, xmax, ymin, ymax);
+  if (objects)
+    objects(ro.trajectory(pop, 0, rc, "object.x", times));
 
   auto run = [&](const codegen::Executable &exe, bool backward) {
     Rollout r(info, exe);
@@ -331,6 +336,38 @@ TEST_CASE("3D scenes: both contact models where a cube tips off a box", "[scene]
     checkOnTerrain("boxes3d.evo", test::cube(0.46, 0.0, 0.0), physics,
                    [](double, double xmax, double, double) { CHECK(xmax > 0.47); });
   }
+}
+
+TEST_CASE("objects: gradients where boxes fall onto a body and lie against it",
+          "[objects][gradcheck]") {
+  // The ladder spans x 0.44 .. 0.54, y 0.1 .. 0.15 on the ground.
+  checkOnTerrain("objects.evo", ladder(), "", [](double, double, double, double) {},
+                 [](const std::vector<std::vector<double>> &c) {
+                   REQUIRE(c.size() == 150);
+                   REQUIRE(c[0].size() == 4);
+                   CHECK(c[0][1] == 0.22); // the dropped box starts where the world puts it
+                   // It falls, then rests on the ladder: above the ground's
+                   // 0.1 + its half height 0.02, near the ladder's top.
+                   const double y = c.back()[1];
+                   CHECK(y < 0.2);
+                   CHECK(y > 0.15);
+                   // The other box is pushed: it moves right, stays on the ground.
+                   CHECK(c.back()[2] > c[0][2] + 1e-4);
+                   CHECK(std::abs(c.back()[3] - 0.13) < 1e-9);
+                 });
+}
+
+TEST_CASE("3D objects: gradients where boxes fall onto a cube and lie against it",
+          "[objects][gradcheck][3d]") {
+  checkOnTerrain("objects3d.evo", test::cube(0.46, 0.0, 0.0), "",
+                 [](double, double, double, double) {},
+                 [](const std::vector<std::vector<double>> &c) {
+                   REQUIRE(c[0].size() == 6);
+                   const double z = c.back()[2]; // on the cube's top (0.15), not the ground
+                   CHECK(z < 0.22);
+                   CHECK(z > 0.15);
+                   CHECK(c.back()[3] > c[0][3] + 1e-4);
+                 });
 }
 
 TEST_CASE("evoc run: a lattice experiment on a random terrain runs end to end", "[terrain][run]") {

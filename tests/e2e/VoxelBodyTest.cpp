@@ -268,13 +268,18 @@ TEST_CASE("part_mean: a loss that names a part reads the mean of its points", "[
   CHECK(simulate(none, robotOf(none, block), 300).loss == 0);
 }
 
-TEST_CASE("the stdlib tasks' examples evolve voxel bodies and draw their scenes",
+TEST_CASE("the stdlib tasks' examples evolve voxel bodies and draw their scenes and objects",
           "[tasks][e2e][run]") {
-  // name, has a scene
-  const std::pair<const char *, bool> tasks[] = {
-      {"walker", false}, {"bridge", true},    {"climber", true},    {"obstacles", true},
-      {"stairs", true},  {"walker3d", false}, {"obstacles3d", true}};
-  for (const auto &[name, scene] : tasks) {
+  struct Task {
+    const char *name;
+    bool scene, objects;
+  };
+  const Task tasks[] = {{"walker", false, false},      {"bridge", true, false},
+                        {"climber", true, false},      {"obstacles", true, false},
+                        {"stairs", true, false},       {"walker3d", false, false},
+                        {"obstacles3d", true, false},  {"pusher", false, true},
+                        {"carrier", false, true},      {"thrower", false, true}};
+  for (const auto &[name, scene, objects] : tasks) {
     INFO(name);
     const auto dir = test::freshDir(std::string("task_") + name);
     const std::string example = std::string(EVOC_SOURCE_DIR) + "/examples/tasks/" + name + ".evo";
@@ -287,6 +292,10 @@ TEST_CASE("the stdlib tasks' examples evolve voxel bodies and draw their scenes"
     // The pictures draw the scene's boxes, in 2D and 3D.
     const std::string svg = test::readText(dir / "best.svg");
     CHECK((svg.find("class=\"scene-box\"") != std::string::npos) == scene);
+    // And the objects, where each frame has them; the report moves them.
+    CHECK((svg.find("class=\"object\"") != std::string::npos) == objects);
+    if (objects)
+      CHECK(test::readText(dir / "report.html").find("\"o\":[[") != std::string::npos);
     CHECK(svg.find("class=\"part\"") != std::string::npos);
   }
 }

@@ -128,8 +128,9 @@ def pair_impulses(x, v, c, u, half, dim, counts):
     sp = torch.where(nz, sp, torch.zeros_like(sp))
     jt = -direction * torch.minimum(MU * jn, sp).unsqueeze(2)
     j = jn.unsqueeze(2) * n + jt
-    for k in range(dim):
-        counts["pair_" + "xyz"[k]] += int((inside & (axis == k)).sum())
+    for o in range(c.shape[0]):
+        for k in range(dim):
+            counts["pairs"][o]["xyz"[k]] += int((inside[:, o] & (axis[:, o] == k)).sum())
     return torch.where(inside.unsqueeze(2), j, torch.zeros_like(j))
 
 
@@ -191,11 +192,13 @@ def rollout_loss(robot, params, steps, g, boxes, objects, dim, counts):
     return loss, c.detach()
 
 
-def new_counts(dim):
-    keys = ["pair_" + "xyz"[k] for k in range(dim)]
+def new_counts(dim, n_objects):
+    """Point-steps inside each object by exit axis; point and object contacts
+    with box sides, tops, bottoms and the ground."""
+    counts = {"pairs": [{"xyz"[k]: 0 for k in range(dim)} for _ in range(n_objects)]}
     for prefix in ("", "object_"):
-        keys += [prefix + s for s in ("side", "top", "bottom", "ground")]
-    return {k: 0 for k in keys}
+        counts.update({prefix + s: 0 for s in ("side", "top", "bottom", "ground")})
+    return counts
 
 
 def main(argv):
@@ -223,7 +226,7 @@ def main(argv):
         g, boxes, objects = read_world(args.world, args.dim)
 
         def loss_of(rob, leaves, i):
-            counts = new_counts(args.dim)
+            counts = new_counts(args.dim, len(objects))
             loss, c = rollout_loss(rob, leaves, args.steps, g, boxes, objects, args.dim, counts)
             print("robot %d: contacts %s" % (i, counts))
             print("robot %d: object centres at T: %s" %

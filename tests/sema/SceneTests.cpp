@@ -143,3 +143,59 @@ TEST_CASE("scenes: a physics that reads the ground alone is refused, located", "
                       "fn f(x: vec3) -> scalar { return contact_gap(x, vec2(x.x, x.y)); }\n");
   CHECK(has(bad->all(), "'contact_gap' takes two vec3, not vec2"));
 }
+
+TEST_CASE("objects: good boxes check, bad ones and misused object sets are located errors",
+          "[objects]") {
+  CHECK(worldErrors("objects = [box(0.3, 0.1, 0.4, 0.2), box(0, 0.5, 0.1, 0.6, mass = 2)];")
+            .empty());
+  CHECK(worldErrors("objects = [box(0, 0, 0.1, 0.1, 0.1, 0.2)];", 3).empty());
+  CHECK(has(worldErrors("objects = box(0.3, 0.1, 0.4, 0.2);"),
+            "world.objects must be a list of boxes: [box(x0, y0, x1, y1, mass = M), ...]"));
+  CHECK(has(worldErrors("objects = [ball(0.3, 0.1, 0.4, 0.2)];"), "world.objects holds boxes"));
+  CHECK(has(worldErrors("objects = [box(0.3, 0.1, 0.2, 0.2)];"),
+            "this box is empty: x1 = 0.2 must be greater than x0 = 0.3"));
+  CHECK(has(worldErrors("objects = [box(0.3, 0.1, 0.4, 0.2, mass = -1)];"),
+            "an object's mass must lie in (0, 1000000], not -1"));
+  CHECK(has(worldErrors("objects = [box(0.3, 0.1, 0.4, 0.2, weight = 1)];"),
+            "box() in world.objects takes its corners as numbers and mass = M, not 'weight'"));
+  CHECK(has(worldErrors("objects = [box(0.3, 0.1, 2e4, 0.2)];"),
+            "world.objects box x1 = 20000 lies outside [-10000, 10000]"));
+  // Where it starts: on or above the ground, outside the scene's boxes.
+  CHECK(has(worldErrors("ground = flat(height = 0.1); objects = [box(0.3, 0.05, 0.4, 0.2)];"),
+            "t.evo:1:58: error: object 0 starts in the ground: its bottom 0.05 lies below the "
+            "ground's 0.1 under it"));
+  CHECK(has(worldErrors("scene = [box(0, 0.1, 1, 0.3)]; objects = [box(0.3, 0.25, 0.4, 0.35)];"),
+            "object 0 starts inside scene box 0"));
+  CHECK(worldErrors("scene = [box(0, 0.1, 1, 0.3)]; objects = [box(0.3, 0.3, 0.4, 0.4)];").empty());
+  std::string many;
+  for (int i = 0; i < 17; ++i)
+    many += (i ? ", " : "") + std::string("box(") + std::to_string(i) + ", 0.1, " +
+            std::to_string(i) + ".5, 1)";
+  CHECK(has(worldErrors("objects = [" + many + "];"), "a world has at most 16 objects"));
+
+  // The physics' sets the world fills.
+  auto physics = [](const std::string &sets, const std::string &world = "") {
+    return test::checkText("world { dim = 2; " + world + " physics = P; }\nphysics P {\n"
+                           "  set point { state x: vec2; }\n  set spring(a: point, b: point) {}\n" +
+                           sets + "\n  step { }\n}\n")
+        ->all();
+  };
+  CHECK(physics("set object { state x: vec2; state v: vec2; body half: vec2; body mass: scalar; "
+                "temp dv: vec2; }\nset touch(p: point, o: object) { temp t: scalar; }",
+                "objects = [box(0.3, 0.1, 0.4, 0.2)];")
+            .empty());
+  CHECK(has(physics("", "objects = [box(0.3, 0.1, 0.4, 0.2)];"),
+            "this world has objects, but physics 'P' has no 'set object { state x: vec2; ... }'"));
+  CHECK(has(physics("set object { state v: vec2; }"), "set 'object' needs 'state x: vec2;'"));
+  CHECK(has(physics("set object { state x: vec2; param k: scalar; }"),
+            "nothing trains or drives 'object.k'"));
+  CHECK(has(physics("set object { state x: vec2; body size: vec2; }"),
+            "cannot fill body field 'object.size'"));
+  CHECK(has(physics("set object { state x: vec2; body half: scalar; }"),
+            "cannot fill body field 'object.half'"));
+  CHECK(has(physics("set object { state x: vec2; }\nset touch(o: object) {}"),
+            "it takes one endpoint in point and one in object"));
+  CHECK(has(physics("set object { state x: vec2; }\nset touch(p: point, o: object) { state s: "
+                    "scalar; }"),
+            "a set of (point, object) pairs holds only temps"));
+}
