@@ -98,6 +98,51 @@ std::vector<Quad> groundQuads(const GaitFrame &fr, size_t n, const GaitStyle &st
   return quads;
 }
 
+/// The faces of the box from corner a to corner z that face the viewer.
+void boxFaces(const double a[3], const double z[3], const View &view, std::vector<Quad> &faces) {
+  // Each axis: the face at its low end (normal -axis) and high end.
+  for (int axis = 0; axis < 3; ++axis)
+    for (int side = 0; side < 2; ++side) {
+      Vec n{0, 0, 0};
+      n[size_t(axis)] = side ? 1 : -1;
+      if (dot(n, view.toViewer) <= 0)
+        continue; // facing away
+      const int u = (axis + 1) % 3, w = (axis + 2) % 3;
+      Quad q;
+      const double uv[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+      for (int c = 0; c < 4; ++c) {
+        Vec p;
+        p[size_t(axis)] = side ? z[axis] : a[axis];
+        p[size_t(u)] = uv[c][0] ? z[u] : a[u];
+        p[size_t(w)] = uv[c][1] ? z[w] : a[w];
+        q[size_t(c)] = p;
+      }
+      faces.push_back(q);
+    }
+}
+
+/// The faces of the world's objects in frame `fr` (where they start when it
+/// does not say) that face the viewer (docs/language.md, "Objects").
+std::vector<Quad> objectFaces(const GaitStyle &style, const GaitFrame &fr, const View &view) {
+  std::vector<Quad> faces;
+  if (!style.terrain)
+    return faces;
+  const auto &objects = style.terrain->objects;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    double a[3], z[3];
+    for (size_t k = 0; k < 3; ++k) {
+      const double half = (objects[i].hi[k] - objects[i].lo[k]) / 2;
+      const double c = fr.objects.size() >= 3 * objects.size()
+                           ? fr.objects[3 * i + k]
+                           : (objects[i].lo[k] + objects[i].hi[k]) / 2;
+      a[k] = c - half;
+      z[k] = c + half;
+    }
+    boxFaces(a, z, view, faces);
+  }
+  return faces;
+}
+
 /// The faces of the scene's boxes that face the viewer, cut to the x-y
 /// extent of the ground quads `ground` (a wall across the world is drawn
 /// where the robot is).
@@ -119,25 +164,7 @@ std::vector<Quad> sceneFaces(const GaitStyle &style, const std::vector<Quad> &gr
     const double z[3] = {std::min(b.hi[0], hi[0]), std::min(b.hi[1], hi[1]), b.hi[2]};
     if (!(a[0] < z[0] && a[1] < z[1]))
       continue;
-    // Each axis: the face at its low end (normal -axis) and high end.
-    for (int axis = 0; axis < 3; ++axis)
-      for (int side = 0; side < 2; ++side) {
-        Vec n{0, 0, 0};
-        n[size_t(axis)] = side ? 1 : -1;
-        if (dot(n, view.toViewer) <= 0)
-          continue; // facing away
-        const int u = (axis + 1) % 3, w = (axis + 2) % 3;
-        Quad q;
-        const double uv[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
-        for (int c = 0; c < 4; ++c) {
-          Vec p;
-          p[size_t(axis)] = side ? z[axis] : a[axis];
-          p[size_t(u)] = uv[c][0] ? z[u] : a[u];
-          p[size_t(w)] = uv[c][1] ? z[w] : a[w];
-          q[size_t(c)] = p;
-        }
-        faces.push_back(q);
-      }
+    boxFaces(a, z, view, faces);
   }
   return faces;
 }
@@ -297,9 +324,11 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
       for (const Vec &c : q)
         ulo = std::min(ulo, view.u(c));
     const auto boxes = sceneFaces(style, ground, view);
-    for (const Quad &q : boxes)
-      for (const Vec &c : q)
-        ulo = std::min(ulo, view.u(c));
+    const auto objects = objectFaces(style, fr, view);
+    for (const auto *faces : {&boxes, &objects})
+      for (const Quad &q : *faces)
+        for (const Vec &c : q)
+          ulo = std::min(ulo, view.u(c));
     const double ox = strip + f * panelW + margin, oy = top + pad;
     auto X = [&](const Vec &p) { return ox + (view.u(p) - ulo) * k; };
     auto Y = [&](const Vec &p) { return oy + (vhi - view.v(p)) * k; };
@@ -323,7 +352,7 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
     std::vector<Item> items;
     // The scene's boxes: their faces toward the viewer, in the painter's
     // order with the robot's faces.
-    for (const Quad &q : boxes) {
+    auto face = [&](const Quad &q, const char *cls, const char *fill, const char *stroke) {
       std::string pts;
       Vec mid{0, 0, 0};
       for (const Vec &c : q) {
@@ -332,10 +361,14 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
           mid[size_t(k)] += c[size_t(k)] / 4;
       }
       items.push_back({view.depth(mid), 0,
-                       fmt::format("<polygon class=\"scene-box\" points=\"{}\" fill=\"#cbbd9f\" "
-                                   "stroke=\"#6b4f2a\" stroke-width=\"1.2\"/>\n",
-                                   pts)});
-    }
+                       fmt::format("<polygon class=\"{}\" points=\"{}\" fill=\"{}\" "
+                                   "stroke=\"{}\" stroke-width=\"1.2\"/>\n",
+                                   cls, pts, fill, stroke)});
+    };
+    for (const Quad &q : boxes)
+      face(q, "scene-box", "#cbbd9f", "#6b4f2a");
+    for (const Quad &q : objects) // the movable objects, likewise
+      face(q, "object", "#d9a441", "#333");
     // Part outlines: a face of 3 or 4 points is shaded by its normal; a
     // part given as a point set is drawn as its silhouette.
     for (const auto &o : outlines)

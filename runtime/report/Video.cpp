@@ -139,19 +139,23 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
     else
       cv.line(p[0], p[1], p[0] - 6, p[1] + 8, 0.8, {141, 123, 88});
   }
-  // The scene's boxes: their edges (the four of a rectangle in 2D).
-  for (const SceneBox &b : world.terrain.boxes)
+  // A box's edges (the four of a rectangle in 2D).
+  auto edges = [&](const double *lo, const double *hi, double thick, Rgb colour) {
     for (int a = 0; a < (1 << d); ++a)
       for (int axis = 0; axis < d; ++axis) {
         if (a & (1 << axis))
           continue;
         double p0[3] = {0, 0, 0}, p1[3] = {0, 0, 0};
         for (int k = 0; k < d; ++k)
-          p0[k] = p1[k] = (a & (1 << k)) ? b.hi[size_t(k)] : b.lo[size_t(k)];
-        p1[axis] = b.hi[size_t(axis)];
+          p0[k] = p1[k] = (a & (1 << k)) ? hi[k] : lo[k];
+        p1[axis] = hi[axis];
         auto p = S(p0), q = S(p1);
-        cv.line(p[0], p[1], q[0], q[1], 1.4, {107, 91, 62});
+        cv.line(p[0], p[1], q[0], q[1], thick, colour);
       }
+  };
+  // The scene's boxes.
+  for (const SceneBox &b : world.terrain.boxes)
+    edges(b.lo.data(), b.hi.data(), 1.4, {107, 91, 62});
   // The movable objects where they are (their edges; where they start when
   // the motion does not say).
   const auto &objects = world.terrain.objects;
@@ -165,17 +169,7 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
       lo[k] = c - half;
       hi[k] = c + half;
     }
-    for (int a = 0; a < (1 << d); ++a)
-      for (int axis = 0; axis < d; ++axis) {
-        if (a & (1 << axis))
-          continue;
-        double p0[3] = {0, 0, 0}, p1[3] = {0, 0, 0};
-        for (int k = 0; k < d; ++k)
-          p0[k] = p1[k] = (a & (1 << k)) ? hi[k] : lo[k];
-        p1[axis] = hi[axis];
-        auto p = S(p0), q = S(p1);
-        cv.line(p[0], p[1], q[0], q[1], 2.0, {51, 51, 51});
-      }
+    edges(lo, hi, 2.0, {51, 51, 51});
   }
   // The centre of mass's trail so far.
   for (size_t k = 1; k <= i; ++k) {

@@ -28,6 +28,19 @@ ir::Module compileExample(const fs::path &file) {
   return driver::compileFile(file.string()).module;
 }
 
+/// `m`'s CUDA compiles to CUBIN (an ELF) for sm_80 and sm_90.
+void checkCubin(const ir::Module &m) {
+  codegen::CompileOptions opts;
+  opts.useCache = false;
+  for (const char *arch : {"sm_80", "sm_90"}) {
+    INFO(arch);
+    std::string bin = codegen::cuda::emitCubin(m, arch, opts);
+    CHECK(bin.compare(0, 4,
+                      "\x7f"
+                      "ELF") == 0);
+  }
+}
+
 } // namespace
 
 TEST_CASE("every example's CUDA compiles to CUBIN for sm_80 and sm_90", "[cuda][examples]") {
@@ -153,15 +166,7 @@ TEST_CASE("movable objects compile to CUBIN, in 2D and 3D", "[cuda][objects]") {
     INFO(name);
     ir::Module m = compileExample(fs::path(EVOC_SOURCE_DIR) / "tests/data/terrain" / name);
     CHECK(m.findBuffer("touch.o") >= 0);
-    codegen::CompileOptions opts;
-    opts.useCache = false;
-    for (const char *arch : {"sm_80", "sm_90"}) {
-      INFO(arch);
-      std::string bin = codegen::cuda::emitCubin(m, arch, opts);
-      CHECK(bin.compare(0, 4,
-                        "\x7f"
-                        "ELF") == 0);
-    }
+    checkCubin(m);
   }
 }
 
@@ -172,13 +177,5 @@ TEST_CASE("voxel bodies, scenes, fns on fields and part_mean compile to CUBIN", 
   for (const ir::Buffer &b : m.buffers)
     mask = mask || b.name == "point.part.rigid";
   CHECK(mask);
-  codegen::CompileOptions opts;
-  opts.useCache = false;
-  for (const char *arch : {"sm_80", "sm_90"}) {
-    INFO(arch);
-    std::string bin = codegen::cuda::emitCubin(m, arch, opts);
-    CHECK(bin.compare(0, 4,
-                      "\x7f"
-                      "ELF") == 0);
-  }
+  checkCubin(m);
 }

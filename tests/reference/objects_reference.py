@@ -14,10 +14,12 @@ world (../../../shared/design/SCIENCE.md), with a scene of static boxes:
   the point is inside when every g_k > 0 (else j = 0). Exit axis: 2D x when
   g_x < g_y, else y; 3D x when g_x < g_y and g_x < g_z, else y when
   g_y < g_z, else z. n = that axis' unit vector times (+1 if d_k > 0 else
-  -1), depth = min_k g_k. w = v - u, w_n = w . n, j_n = dt max(20000 depth
-  - 100 w_n, 0), w_t = w - w_n n, j_t = -(min(mu j_n, |w_t|) / |w_t|) w_t
-  (0 when |w_t| = 0), j = j_n n + j_t. The point adds j to its velocity
-  change (unit mass), the object -j.
+  -1), depth = min_k g_k. w = v - u, w_n = w . n, j_n = dt depth
+  max(20000 - 100000 w_n, 0) (a penalty spring with a dashpot growing with
+  the depth, after Hunt and Crossley), w_t = w - w_n n, j_t = -(min(mu j_n,
+  |w_t|) / |w_t|) w_t (0 when |w_t| = 0), j = j_n n + j_t. The point adds j
+  to its velocity change (unit mass), the object -j. (`--normal linear`:
+  the first text's j_n = dt max(20000 depth - 100 w_n, 0) instead.)
 - Points: v1 = exp(-dt damping) v + dt gravity e_up + (springs + pairs),
   then the friction contact with the ground and the scene at x1 = x + dt v1
   (scene_reference.py's contact surface, SCIENCE.md's friction rule).
@@ -38,7 +40,8 @@ sources. A test-data generator: nothing in the build or CI needs Python.
 
 W.json: {"ground": g, "boxes": [[x0, y0, (z0,) x1, y1, (z1)], ...],
 "objects": [{"box": [x0, y0, (z0,) x1, y1, (z1)], "mass": M}, ...]} (mass
-optional: the box's volume in voxels of side 0.05). `sim` prints, per robot,
+optional: the box's volume in voxels of side 0.05), and optionally
+"friction": mu (world.ground.friction, default 1.0). `sim` prints, per robot,
 the loss, the point-steps inside an object by exit axis, the point contacts
 (box sides, tops, bottoms, ground) and the object contacts (same kinds).
 
@@ -48,6 +51,12 @@ the loss, the point-steps inside an object by exit axis, the point contacts
 mass_spring3_reference.py's random cube-cell bodies and parameters, each body
 moved so that its lowest x and y corner is at (X, Y) (its height kept).
 2D robots: eldir_reference.py gen (lattices start at x = 0.025).
+
+    objects_reference.py pick --take R.json P.json I[,J...] [--take ...] \\
+        --out-robots R.json --out-params P.json
+
+the robots I, J, ... (from 0) of R.json with their parameters from P.json,
+in the order given: a set of well-conditioned robots from larger random sets.
 
     objects_reference.py check --expected E.json --got G.json
 """
@@ -69,7 +78,9 @@ DAMPING = tref.DAMPING
 GRAVITY = tref.GRAVITY
 MU = tref.MU
 PENALTY = 20000.0
-DASHPOT = 100.0
+DASHPOT = 100000.0          # Hunt-Crossley: the dashpot is DASHPOT * depth
+LINEAR_DASHPOT = 100.0      # --normal linear: a constant dashpot
+NORMAL = "hunt-crossley"
 VOXEL = 0.05
 
 
@@ -119,7 +130,10 @@ def pair_impulses(x, v, c, u, half, dim, counts):
     depth = (gk * onehot).sum(dim=2)                 # = min_k g_k (the exit axis')
     w = v.unsqueeze(1) - u.unsqueeze(0)
     wn = (w * n).sum(dim=2)
-    jn = DT * torch.clamp(PENALTY * depth - DASHPOT * wn, min=0.0)
+    if NORMAL == "linear":
+        jn = DT * torch.clamp(PENALTY * depth - LINEAR_DASHPOT * wn, min=0.0)
+    else:
+        jn = DT * depth * torch.clamp(PENALTY - DASHPOT * wn, min=0.0)
     wt = w - wn.unsqueeze(2) * n
     s2 = (wt * wt).sum(dim=2)
     nz = s2 > 0
@@ -163,6 +177,10 @@ def rollout_loss(robot, params, steps, g, boxes, objects, dim, counts):
     mass = torch.tensor([o["mass"] for o in objects], dtype=f64)
     u = torch.zeros_like(c)
     c0 = c
+    if len(objects):  # the docs ask for objects clear of the body's start
+        start = (half.unsqueeze(0) - torch.abs(x.unsqueeze(1) - c.unsqueeze(0)) > 0).all(dim=2)
+        if bool(start.any()):
+            print("warning: %d points start inside objects" % int(start.sum()), file=sys.stderr)
     hup = half[:, dim - 1:dim] * up                  # h_up e_up per object
     phases = torch.tensor([2 * math.pi * j / tref.N_SINES for j in range(tref.N_SINES)], dtype=f64)
     ones2 = torch.ones(2, dtype=f64)
@@ -207,23 +225,33 @@ def main(argv):
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("sim")
     tref.add_sim_arguments(s)
-    s.set_defaults(model="friction")
-    for act in s._actions:               # the model is friction: --model optional
+    for act in s._actions:               # the objects' physics use the friction contact
         if act.dest == "model":
-            act.required = False
+            act.required, act.choices, act.default = False, ("friction",), "friction"
     s.add_argument("--world", required=True)
+    s.add_argument("--normal", choices=("hunt-crossley", "linear"), default="hunt-crossley",
+                   help="the pairs' normal impulse: dt depth max(20000 - 100000 w_n, 0) "
+                        "(default) or dt max(20000 depth - 100 w_n, 0)")
     gen = sub.add_parser("gen3")
     gen.add_argument("--seed", type=int, required=True)
     gen.add_argument("--spec", nargs="+", required=True, help="CELLS:STIFFNESS per robot")
     gen.add_argument("--at", nargs=2, type=float, required=True, metavar=("X", "Y"))
     gen.add_argument("--out-robots", required=True)
     gen.add_argument("--out-params", required=True)
+    pick = sub.add_parser("pick")
+    pick.add_argument("--take", nargs=3, action="append", required=True,
+                      metavar=("ROBOTS", "PARAMS", "INDICES"))
+    pick.add_argument("--out-robots", required=True)
+    pick.add_argument("--out-params", required=True)
     tref.add_check_arguments(sub.add_parser("check"), 1e-9, 1e-7)
     args = ap.parse_args(argv)
 
     if args.cmd == "sim":
-        assert args.model == "friction", "the objects' physics use the friction contact"
+        global MU, NORMAL
+        NORMAL = args.normal
         g, boxes, objects = read_world(args.world, args.dim)
+        # world.ground.friction: the ground's, the boxes' and the pairs' mu
+        tref.MU = MU = float(json.load(open(args.world)).get("friction", 1.0))
 
         def loss_of(rob, leaves, i):
             counts = new_counts(args.dim, len(objects))
@@ -234,10 +262,15 @@ def main(argv):
             return loss
         tref.run_sim(args, loss_of)
         return 0
-    if args.cmd == "gen3":
-        rng = random.Random(args.seed)
+    if args.cmd in ("gen3", "pick"):
         robots, params = [], []
-        for spec in args.spec:
+        for rpath, ppath, idx in (args.take if args.cmd == "pick" else []):
+            rs, ps = json.load(open(rpath))["robots"], json.load(open(ppath))["params"]
+            for i in (int(k) for k in idx.split(",")):
+                robots.append(rs[i])
+                params.append(ps[i])
+        rng = random.Random(args.seed if args.cmd == "gen3" else 0)
+        for spec in (args.spec if args.cmd == "gen3" else []):
             cells, stiffness = spec.split(":")
             rob = ref3.random_robot(rng, int(cells), float(stiffness))
             mx = min(p[0] for p in rob["points"])
