@@ -27,11 +27,10 @@ std::string controllerOutputField(const sema::CheckedProgram &p) {
 report::TrajectoryFn reportTrajectory(const runtime::ModuleInfo &info,
                                       const codegen::Executable &exe, runtime::TrainOptions train,
                                       std::string outputField) {
-  return [&info, &exe, train, outputField](const runtime::Robot &robot,
-                                           const nlohmann::json &params,
-                                           const std::vector<int64_t> &times,
-                                           std::vector<std::vector<double>> *outputs,
-                                           std::vector<std::vector<double>> *objects) {
+  return [&info, &exe, train,
+          outputField](const runtime::Robot &robot, const nlohmann::json &params,
+                       const std::vector<int64_t> &times, std::vector<std::vector<double>> *outputs,
+                       std::vector<std::vector<double>> *objects) {
     const runtime::ParamSet weights = evolve::paramsFromJson(params);
     if (objects)
       *objects = evolve::objectTrajectory(info, exe, robot, weights, train, times);

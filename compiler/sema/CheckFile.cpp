@@ -145,9 +145,9 @@ void Checker::collect(Program &program) {
 
 /// Keys `--set` accepts, per block.
 const std::vector<std::string> &worldKeys() {
-  static const std::vector<std::string> keys = {"dim",     "dt",      "steps",      "precision",
-                                                "gravity", "damping", "dashpot",    "ground",
-                                                "scene",   "objects", "physics", "checkpoint", "state_limit"};
+  static const std::vector<std::string> keys = {
+      "dim",    "dt",    "steps",   "precision", "gravity",    "damping",    "dashpot",
+      "ground", "scene", "objects", "physics",   "checkpoint", "state_limit"};
   return keys;
 }
 static const std::vector<std::string> kEvolveKeys = {

@@ -44,10 +44,10 @@ std::optional<SceneBox> Checker::evalBox(CallExpr &call, const std::string &what
   call.ref = CallRef::Setting;
   for (const auto &na : call.namedArgs)
     if (std::find(named.begin(), named.end(), na.name.name) == named.end()) {
-      diags.error(na.name.range,
-                  named.empty() ? "box() takes its corners as numbers, without names: " + form
-                                : "box() in " + what + " takes its corners as numbers and " +
-                                      named.front() + " = M, not '" + na.name.name + "'");
+      diags.error(na.name.range, named.empty()
+                                     ? "box() takes its corners as numbers, without names: " + form
+                                     : "box() in " + what + " takes its corners as numbers and " +
+                                           named.front() + " = M, not '" + na.name.name + "'");
       return std::nullopt;
     }
   if (call.args.size() != size_t(2 * dim)) {
@@ -76,10 +76,10 @@ std::optional<SceneBox> Checker::evalBox(CallExpr &call, const std::string &what
   }
   for (int k = 0; ok && k < dim; ++k)
     if (!(b.lo[size_t(k)] < b.hi[size_t(k)])) {
-      diags.error(call.args[size_t(k + dim)]->range,
-                  std::string("this box is empty: ") + kAxes[k] +
-                      "1 = " + fmtNumber(b.hi[size_t(k)]) + " must be greater than " + kAxes[k] +
-                      "0 = " + fmtNumber(b.lo[size_t(k)]));
+      diags.error(call.args[size_t(k + dim)]->range, std::string("this box is empty: ") + kAxes[k] +
+                                                         "1 = " + fmtNumber(b.hi[size_t(k)]) +
+                                                         " must be greater than " + kAxes[k] +
+                                                         "0 = " + fmtNumber(b.lo[size_t(k)]));
       ok = false;
     }
   if (!ok)
@@ -164,9 +164,11 @@ void Checker::checkObjects(Expr &e) {
     }
     const double ground = w.ground.shape().highestUnder(*b, dim, w.ground.height);
     if (o.lo[size_t(dim - 1)] < ground - 1e-12) {
-      diags.error(call->range, "object " + std::to_string(i) + " starts in the ground: its "
-                                   "bottom " + fmtNumber(o.lo[size_t(dim - 1)]) +
-                                   " lies below the ground's " + fmtNumber(ground) +
+      diags.error(call->range, "object " + std::to_string(i) +
+                                   " starts in the ground: its "
+                                   "bottom " +
+                                   fmtNumber(o.lo[size_t(dim - 1)]) + " lies below the ground's " +
+                                   fmtNumber(ground) +
                                    " under it (objects start at rest on or above it)");
       ok = false;
     }

@@ -111,8 +111,8 @@ Population::Population(const ModuleInfo &info, std::vector<Robot> robots)
       if (const std::vector<double> *known = worldValues(m, B, key)) {
         // The world's objects (docs/language.md, "Objects").
         if (int64_t(known->size()) != n)
-          throw Error(fmt::format("body buffer '{}' has {} entries, but the world gives {}",
-                                  B.name, n, known->size()));
+          throw Error(fmt::format("body buffer '{}' has {} entries, but the world gives {}", B.name,
+                                  n, known->size()));
         for (int64_t i = 0; i < n; ++i)
           storeF(p, i, (*known)[size_t(i)], f32_);
       } else if (auto pair = pairEndpoint(m, B, key)) {
@@ -276,8 +276,8 @@ void Population::initialState(int r, std::byte *snapshot, double groundHeight, i
     for (const auto &[field, vals] : m.sets[size_t(F.sets[0])].values)
       if (field == F.name) {
         std::byte *dst = snapshot + L.fieldOffset[size_t(f)];
-        const int64_t n = std::min<int64_t>(int64_t(vals.size()),
-                                            L.sizes[size_t(F.sets[0])] * F.comps);
+        const int64_t n =
+            std::min<int64_t>(int64_t(vals.size()), L.sizes[size_t(F.sets[0])] * F.comps);
         for (int64_t i = 0; i < n; ++i)
           storeF(dst, i, vals[size_t(i)], f32_);
       }

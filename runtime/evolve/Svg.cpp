@@ -7,10 +7,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
 namespace evoc::evolve {
+
+/// How far beside the body (in world units) an object still widens a 2D
+/// gait panel to show it.
+constexpr double kObjectsInView = 0.3;
 
 namespace svg {
 
@@ -131,31 +136,38 @@ std::string sceneSvg(const GaitStyle &style, double xa, double xb, FX X, FY Y, d
   return out;
 }
 
-/// The world's movable objects (2D) in frame `fr` (where they start when it
-/// does not say) over [xa, xb], as rectangles cut to that range.
+/// Where the world's object `i` is in 2D frame `fr` (where it starts when the
+/// frame does not say): {x0, y0, x1, y1}.
+std::array<double, 4> objectRect(const GaitStyle &style, const GaitFrame &fr, size_t i) {
+  const auto &objects = style.terrain->objects;
+  const WorldObject &o = objects[i];
+  std::array<double, 4> r{};
+  for (size_t k = 0; k < 2; ++k) {
+    const double half = (o.hi[k] - o.lo[k]) / 2;
+    const double c =
+        fr.objects.size() >= 2 * objects.size() ? fr.objects[2 * i + k] : (o.lo[k] + o.hi[k]) / 2;
+    r[k] = c - half;
+    r[k + 2] = c + half;
+  }
+  return r;
+}
+
+/// The world's movable objects (2D) in frame `fr` over [xa, xb], as
+/// rectangles cut to that range.
 template <class FX, class FY>
 std::string objectsSvg(const GaitStyle &style, const GaitFrame &fr, double xa, double xb, FX X,
                        FY Y) {
   std::string out;
   if (!style.terrain)
     return out;
-  const auto &objects = style.terrain->objects;
-  for (size_t i = 0; i < objects.size(); ++i) {
-    const WorldObject &o = objects[i];
-    double lo[2], hi[2];
-    for (size_t k = 0; k < 2; ++k) {
-      const double half = (o.hi[k] - o.lo[k]) / 2;
-      const double c = fr.objects.size() >= 2 * objects.size() ? fr.objects[2 * i + k]
-                                                               : (o.lo[k] + o.hi[k]) / 2;
-      lo[k] = c - half;
-      hi[k] = c + half;
-    }
-    const double l = std::max(lo[0], xa), r = std::min(hi[0], xb);
+  for (size_t i = 0; i < style.terrain->objects.size(); ++i) {
+    const auto b = objectRect(style, fr, i);
+    const double l = std::max(b[0], xa), r = std::min(b[2], xb);
     if (l < r)
       out += fmt::format("<rect class=\"object\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
                          "height=\"{:.1f}\" fill=\"#d9a441\" stroke=\"#333\" "
                          "stroke-width=\"2\"><title>object {}</title></rect>\n",
-                         X(l), Y(hi[1]), X(r) - X(l), Y(lo[1]) - Y(hi[1]), i);
+                         X(l), Y(b[3]), X(r) - X(l), Y(b[1]) - Y(b[3]), i);
   }
   return out;
 }
@@ -207,6 +219,14 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
       ylo = std::min(ylo, fr.points[2 * i + 1]);
       yhi = std::max(yhi, fr.points[2 * i + 1]);
     }
+    // Objects near the body widen its panel to show them (a box it pushes).
+    for (size_t i = 0; n > 0 && style.terrain && i < style.terrain->objects.size(); ++i) {
+      const auto b = svg::objectRect(style, fr, i);
+      if (b[0] < xhi + kObjectsInView && b[2] > xlo - kObjectsInView) {
+        xlo = std::min(xlo, b[0]);
+        xhi = std::max(xhi, b[2]);
+      }
+    }
     if (n > 0) {
       width = std::max(width, xhi - xlo);
       left[f] = xlo;
@@ -231,12 +251,8 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
   }
   if (style.terrain) // the objects' tops, wherever a frame has them
     for (const auto &fr : frames)
-      for (size_t i = 0; i < style.terrain->objects.size(); ++i) {
-        const WorldObject &o = style.terrain->objects[i];
-        const double half = (o.hi[1] - o.lo[1]) / 2;
-        const double c = fr.objects.size() >= 2 * (i + 1) ? fr.objects[2 * i + 1] : o.lo[1] + half;
-        yhi = std::max(yhi, c + half);
-      }
+      for (size_t i = 0; i < style.terrain->objects.size(); ++i)
+        yhi = std::max(yhi, svg::objectRect(style, fr, i)[3]);
   const double bodyH = (yhi - ylo) * k;
   const double panelH = bodyH + 2 * pad + 32;
   const auto colours = partColours(outlines);
@@ -276,8 +292,8 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
                        strip + f * panelW + 2, top, panelW - 4, panelH - 2);
     svg += svg::groundSvg(style, xlo + (4 - margin) / k, xlo + (panelW - 4 - margin) / k, X, Y,
                           oy + bodyH + pad / 2);
-    svg += svg::objectsSvg(style, fr, xlo + (4 - margin) / k, xlo + (panelW - 4 - margin) / k, X,
-                           Y);
+    svg +=
+        svg::objectsSvg(style, fr, xlo + (4 - margin) / k, xlo + (panelW - 4 - margin) / k, X, Y);
     // Part outlines first, so the springs draw over them; each part kind in
     // its own colour (the legend names them).
     for (const auto &o : outlines) {

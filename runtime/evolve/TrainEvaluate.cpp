@@ -127,12 +127,10 @@ runtime::ParamSet paramsFromJson(const nlohmann::json &j) {
   return runtime::parseParamsJson(doc.dump(), "trained parameters").at(0);
 }
 
-std::vector<std::vector<double>> objectTrajectory(const runtime::ModuleInfo &info,
-                                                 const codegen::Executable &exe,
-                                                 const runtime::Robot &robot,
-                                                 const runtime::ParamSet &params,
-                                                 const runtime::TrainOptions &opts,
-                                                 const std::vector<int64_t> &times) {
+std::vector<std::vector<double>>
+objectTrajectory(const runtime::ModuleInfo &info, const codegen::Executable &exe,
+                 const runtime::Robot &robot, const runtime::ParamSet &params,
+                 const runtime::TrainOptions &opts, const std::vector<int64_t> &times) {
   if (opts.terrain.objects.empty())
     return {};
   for (const auto &f : info.fields)
@@ -152,7 +150,9 @@ GaitFn trainGait(const runtime::ModuleInfo &info, const codegen::Executable &exe
       auto xs = runtime::trajectory(info, exe, robot, weights, opts, "point.x", times);
       const auto objects = objectTrajectory(info, exe, robot, weights, opts, times);
       for (size_t k = 0; k < xs.size() && k < times.size(); ++k)
-        frames.push_back(GaitFrame{xs[k], {}, fmt::format("t = {}", times[k]),
+        frames.push_back(GaitFrame{xs[k],
+                                   {},
+                                   fmt::format("t = {}", times[k]),
                                    k < objects.size() ? objects[k] : std::vector<double>{}});
     } catch (const Error &) {
       frames.clear(); // a picture is never worth failing the run for

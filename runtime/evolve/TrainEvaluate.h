@@ -44,12 +44,10 @@ EvaluateFn trainEvaluate(const runtime::ModuleInfo &info,
 
 /// The world's objects' centres ("object.x") at `times` under `params`;
 /// empty when the world has no objects (docs/language.md, "Objects").
-std::vector<std::vector<double>> objectTrajectory(const runtime::ModuleInfo &info,
-                                                 const codegen::Executable &exe,
-                                                 const runtime::Robot &robot,
-                                                 const runtime::ParamSet &params,
-                                                 const runtime::TrainOptions &opts,
-                                                 const std::vector<int64_t> &times);
+std::vector<std::vector<double>>
+objectTrajectory(const runtime::ModuleInfo &info, const codegen::Executable &exe,
+                 const runtime::Robot &robot, const runtime::ParamSet &params,
+                 const runtime::TrainOptions &opts, const std::vector<int64_t> &times);
 
 /// A GaitFn: the robot's "point.x" at `times` (e.g. 0, T/3, 2T/3, T-1) under
 /// the given trained parameters (PARAMS.json entry format). Returns no frames

@@ -345,35 +345,36 @@ TEST_CASE("objects: gradients where boxes fall onto a body and lie against it",
   // across an exit-axis switch (a box's diagonal, where the push turns from
   // one axis to the other) within the 150 steps, and the difference quotient
   // jumps; at 1e-7 and 1e-8 every entry agrees with the adjoint.
-  checkOnTerrain("objects.evo", ladder(), "", [](double, double, double, double) {},
-                 [](const std::vector<std::vector<double>> &c) {
-                   REQUIRE(c.size() == 150);
-                   REQUIRE(c[0].size() == 4);
-                   CHECK(c[0][1] == 0.22); // the dropped box starts where the world puts it
-                   // It falls, then rests on the ladder: above the ground's
-                   // 0.1 + its half height 0.02, near the ladder's top.
-                   const double y = c.back()[1];
-                   CHECK(y < 0.2);
-                   CHECK(y > 0.15);
-                   // The other box is pushed: it moves right, stays on the ground.
-                   CHECK(c.back()[2] > c[0][2] + 1e-4);
-                   CHECK(std::abs(c.back()[3] - 0.13) < 1e-9);
-                 },
-                 1e-7);
+  checkOnTerrain(
+      "objects.evo", ladder(), "", [](double, double, double, double) {},
+      [](const std::vector<std::vector<double>> &c) {
+        REQUIRE(c.size() == 150);
+        REQUIRE(c[0].size() == 4);
+        CHECK(c[0][1] == 0.22); // the dropped box starts where the world puts it
+        // It falls, then rests on the ladder: above the ground's
+        // 0.1 + its half height 0.02, near the ladder's top.
+        const double y = c.back()[1];
+        CHECK(y < 0.2);
+        CHECK(y > 0.15);
+        // The other box is pushed: it moves right, stays on the ground.
+        CHECK(c.back()[2] > c[0][2] + 1e-4);
+        CHECK(std::abs(c.back()[3] - 0.13) < 1e-9);
+      },
+      1e-7);
 }
 
 TEST_CASE("3D objects: gradients where boxes fall onto a cube and lie against it",
           "[objects][gradcheck][3d]") {
-  checkOnTerrain("objects3d.evo", test::cube(0.46, 0.0, 0.0), "",
-                 [](double, double, double, double) {},
-                 [](const std::vector<std::vector<double>> &c) {
-                   REQUIRE(c[0].size() == 6);
-                   const double z = c.back()[2]; // on the cube's top (0.15), not the ground
-                   CHECK(z < 0.22);
-                   CHECK(z > 0.15);
-                   CHECK(c.back()[3] > c[0][3] + 1e-4);
-                 },
-                 1e-7);
+  checkOnTerrain(
+      "objects3d.evo", test::cube(0.46, 0.0, 0.0), "", [](double, double, double, double) {},
+      [](const std::vector<std::vector<double>> &c) {
+        REQUIRE(c[0].size() == 6);
+        const double z = c.back()[2]; // on the cube's top (0.15), not the ground
+        CHECK(z < 0.22);
+        CHECK(z > 0.15);
+        CHECK(c.back()[3] > c[0][3] + 1e-4);
+      },
+      1e-7);
 }
 
 TEST_CASE("evoc run: a lattice experiment on a random terrain runs end to end", "[terrain][run]") {

@@ -274,11 +274,11 @@ TEST_CASE("the stdlib tasks' examples evolve voxel bodies and draw their scenes 
     const char *name;
     bool scene, objects;
   };
-  const Task tasks[] = {{"walker", false, false},      {"bridge", true, false},
-                        {"climber", true, false},      {"obstacles", true, false},
-                        {"stairs", true, false},       {"walker3d", false, false},
-                        {"obstacles3d", true, false},  {"pusher", false, true},
-                        {"carrier", false, true},      {"thrower", false, true}};
+  const Task tasks[] = {{"walker", false, false},     {"bridge", true, false},
+                        {"climber", true, false},     {"obstacles", true, false},
+                        {"stairs", true, false},      {"walker3d", false, false},
+                        {"obstacles3d", true, false}, {"pusher", false, true},
+                        {"carrier", false, true},     {"thrower", false, true}};
   for (const auto &[name, scene, objects] : tasks) {
     INFO(name);
     const auto dir = test::freshDir(std::string("task_") + name);

@@ -146,8 +146,8 @@ TEST_CASE("scenes: a physics that reads the ground alone is refused, located", "
 
 TEST_CASE("objects: good boxes check, bad ones and misused object sets are located errors",
           "[objects]") {
-  CHECK(worldErrors("objects = [box(0.3, 0.1, 0.4, 0.2), box(0, 0.5, 0.1, 0.6, mass = 2)];")
-            .empty());
+  CHECK(
+      worldErrors("objects = [box(0.3, 0.1, 0.4, 0.2), box(0, 0.5, 0.1, 0.6, mass = 2)];").empty());
   CHECK(worldErrors("objects = [box(0, 0, 0.1, 0.1, 0.1, 0.2)];", 3).empty());
   CHECK(has(worldErrors("objects = box(0.3, 0.1, 0.4, 0.2);"),
             "world.objects must be a list of boxes: [box(x0, y0, x1, y1, mass = M), ...]"));
@@ -175,7 +175,8 @@ TEST_CASE("objects: good boxes check, bad ones and misused object sets are locat
 
   // The physics' sets the world fills.
   auto physics = [](const std::string &sets, const std::string &world = "") {
-    return test::checkText("world { dim = 2; " + world + " physics = P; }\nphysics P {\n"
+    return test::checkText("world { dim = 2; " + world +
+                           " physics = P; }\nphysics P {\n"
                            "  set point { state x: vec2; }\n  set spring(a: point, b: point) {}\n" +
                            sets + "\n  step { }\n}\n")
         ->all();
