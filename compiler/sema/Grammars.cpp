@@ -153,14 +153,20 @@ void checkAttachPorts(Checker &c, const Checker::GrammarInfo &gi,
           const auto &att = cpart.ports[size_t(calt.attach)];
           const Alternative *castAst = altAst[size_t(bind.symbol)][ca].alt;
           std::string childName = q(cpart.name + "<" + att.name + ">") + " of " + q(child.name);
-          if ((port.lever >= 0) != (att.lever >= 0))
+          if (port.levers.size() != att.levers.size()) {
+            auto levers = [](size_t n) {
+              return n == 0 ? std::string("no lever")
+                            : std::to_string(n) + (n == 1 ? " lever" : " levers");
+            };
             c.diags
                 .error(pb->port.range,
-                       "a hinge's motor joins a lever on each side: port " + q(port.name) +
-                           " of part " + q(parent.name) + (port.lever >= 0 ? " has" : " has no") +
-                           " lever, but alternative " + childName + " attaches by a port with" +
-                           (att.lever >= 0 ? "" : "out") + " one")
+                       "a hinge's motor joins a lever on each side (a ball joint's two motors, "
+                       "two): port " +
+                           q(port.name) + " of part " + q(parent.name) + " has " +
+                           levers(port.levers.size()) + ", but alternative " + childName +
+                           " attaches by a port with " + levers(att.levers.size()))
                 .note(castAst->range, "that alternative is here");
+          }
           if (att.points.size() != port.points.size()) {
             c.diags
                 .error(pb->port.range, "port " + q(port.name) + " of part " + q(parent.name) +

@@ -570,21 +570,44 @@ void checkPartPorts(PartDraft &d) {
     for (auto &na : call->namedArgs) {
       if (na.name.name != "lever") {
         d.C.diags.error(na.name.range, "a port takes its points and, for a hinge, 'lever = "
-                                       "POINT'; not " +
+                                       "POINT' (a ball joint in 3D: 'lever = [P, Q]'); not " +
                                            q(na.name.name));
         continue;
       }
-      auto i = d.pointIndex(*na.value, "a lever");
-      if (!i)
+      // One lever (a hinge) or, in 3D, a list of two (a ball joint).
+      std::vector<Expr *> items;
+      if (auto *list = dynCast<ListExpr>(na.value.get()))
+        for (auto &e : list->elems)
+          items.push_back(e.get());
+      else
+        items.push_back(na.value.get());
+      const size_t most = d.spec.dim == 3 ? 2 : 1;
+      if (items.empty() || items.size() > most) {
+        d.C.diags.error(na.value->range,
+                        d.spec.dim == 3
+                            ? "a joint has one lever (a hinge) or two (a ball joint), not " +
+                                  std::to_string(items.size())
+                            : "a 2D joint has one lever (a hinge); two levers make a ball joint, "
+                              "which turns in 3D");
         continue;
-      if (port.points.size() != 1)
+      }
+      if (port.points.size() != 1) {
         d.C.diags.error(na.name.range,
                         "a lever makes a one-point port a hinge; port " + q(port.name) + " has " +
                             std::to_string(port.points.size()) + " points, so it cannot turn");
-      else if (*i == port.points[0])
-        d.C.diags.error(na.value->range, "a lever is a point off the pin, not the pin itself");
-      else
-        spec.lever = *i;
+        continue;
+      }
+      for (Expr *item : items) {
+        auto i = d.pointIndex(*item, "a lever");
+        if (!i)
+          continue;
+        if (*i == port.points[0])
+          d.C.diags.error(item->range, "a lever is a point off the pin, not the pin itself");
+        else if (std::count(spec.levers.begin(), spec.levers.end(), *i))
+          d.C.diags.error(item->range, "a ball joint's two levers are two different points");
+        else
+          spec.levers.push_back(*i);
+      }
     }
     d.spec.ports.push_back(std::move(spec));
     d.part.ports.push_back(port);

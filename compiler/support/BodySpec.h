@@ -59,11 +59,12 @@ struct GeneSpec {
 struct PortSpec {
   std::string name;
   std::vector<int> points;
-  /// A one-point port's lever (`hip(1, lever = 4)`): a point of the part
-  /// off the pin. Where a parent port and a child's attach port both have
-  /// one, a motor spring joins the two levers (docs/grammars.md, Joints);
-  /// -1: none.
-  int lever = -1;
+  /// A one-point port's levers (`hip(1, lever = 4)`, a hinge; in 3D
+  /// `hip(1, lever = [4, 5])`, a ball joint): points of the part off the
+  /// pin. Where a parent port and a child's attach port have as many, a
+  /// motor spring joins each pair of levers in order (docs/grammars.md,
+  /// Joints); empty: none.
+  std::vector<int> levers;
   double leverStiffness = 0, leverActuation = 0; ///< the motor's (resolved like springs)
 };
 

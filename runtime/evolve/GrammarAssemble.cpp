@@ -429,13 +429,17 @@ private:
       const auto &cp = s_.grammar.parts[size_t(ca.part)];
       const auto &port = pp.ports[size_t(bind.ports[0])];
       const auto &attach = cp.ports[size_t(ca.attach)];
-      if (port.lever < 0 || attach.lever < 0)
+      if (port.levers.empty() || port.levers.size() != attach.levers.size())
         continue;
       // The mirrored copy of a tied pair meets the mirror of the parent's lever.
       const bool mirrored = bind.ports.size() == 2 && (in.copy & 1);
-      const int ga = par.gid[size_t(mirrored ? pp.mirror[size_t(port.lever)] : port.lever)];
-      addSpring(ga, in.gid[size_t(attach.lever)], attach.leverStiffness, attach.leverActuation,
-                (in.node->id << 20) | (uint64_t(in.copy & 0xff) << 12) | 0xfffu);
+      for (size_t k = 0; k < port.levers.size(); ++k) { // one motor per lever pair
+        const int lever = port.levers[k];
+        const int ga = par.gid[size_t(mirrored ? pp.mirror[size_t(lever)] : lever)];
+        addSpring(ga, in.gid[size_t(attach.levers[k])], attach.leverStiffness,
+                  attach.leverActuation,
+                  (in.node->id << 20) | (uint64_t(in.copy & 0xff) << 12) | (0xfffu - k));
+      }
     }
   }
 

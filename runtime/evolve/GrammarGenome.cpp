@@ -374,8 +374,11 @@ json GrammarBody::fingerprint() const {
     json ports = json::array();
     for (const auto &po : p.ports) {
       json pj = {{"name", po.name}, {"points", po.points}};
-      if (po.lever >= 0) // only when written, so fingerprints without one stay as they were
-        pj["lever"] = {po.lever, po.leverStiffness, po.leverActuation};
+      if (!po.levers.empty()) { // only when written: fingerprints without one stay as they were
+        pj["lever"] = {po.levers[0], po.leverStiffness, po.leverActuation};
+        if (po.levers.size() > 1)
+          pj["lever2"] = po.levers[1];
+      }
       ports.push_back(std::move(pj));
     }
     jp["ports"] = ports;

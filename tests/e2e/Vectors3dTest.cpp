@@ -12,7 +12,9 @@
 // field (cube-cell robots) at T = 1000; the scene vectors
 // (tests/data/reference_scene, from tests/reference/scene_reference.py) for
 // lattice robots (2D) and cube-cell bodies (3D) among boxes, to 1e-9
-// (loss) and 1e-7 (gradients).
+// (loss) and 1e-7 (gradients); the objects vectors
+// (tests/data/reference_objects, from tests/reference/objects_reference.py)
+// the same among boxes with movable objects in 2D and 3D.
 #include "Close.h"
 #include <catch2/catch.hpp>
 
@@ -70,6 +72,24 @@ Reference sceneReference(int dim) {
 const Reference kScene2d = sceneReference(2);
 const Reference kScene3d = sceneReference(3);
 
+const std::string kDirO = std::string(EVOC_SOURCE_DIR) + "/tests/data/reference_objects/";
+/// The objects vectors in `dim` D (README.md there): lattices (2D) or
+/// cube-cell bodies (3D) that tip off a platform onto an object on a step,
+/// against a tall one they push, carrying a third dropped onto them; to
+/// 1e-9 (loss) and 1e-7 (gradients).
+Reference objectsReference(int dim) {
+  const std::string d = std::to_string(dim) + "d";
+  return {
+      kDirO,
+      dim,
+      "robots" + d + ".json",
+      "params" + d + ".json",
+      "expected" + d,
+      [d](const std::string &, int T) { return programFile(kDirO, "objects" + d + ".evo", T, ""); },
+      1e-9,
+      1e-7};
+}
+
 } // namespace
 
 TEST_CASE("3D reference vectors, T = 1000, CPU back end", "[vectors][3d][cpu]") {
@@ -108,6 +128,15 @@ TEST_CASE("3D scene reference vectors, T = 1000: the CPU back end and the interp
     // change of their start moves their loss by 1e-5; README.md there).
     checkReference(kScene3d, backend, "noslip", 1000, {0});
   }
+}
+
+TEST_CASE("objects reference vectors, T = 1000: the CPU back end and the interpreter, 2D and 3D",
+          "[vectors][objects][cpu][interp]") {
+  for (int dim : {2, 3})
+    for (const char *backend : {"cpu", "interp"}) {
+      INFO(dim << "D, " << backend);
+      checkReference(objectsReference(dim), backend, "", 1000);
+    }
 }
 
 namespace {

@@ -609,3 +609,55 @@ body grammar B { grammar = Biped; scale = 0.05; stiffness = 1e4; actuation = 0.2
     CHECK(motors == 2);
   }
 }
+
+TEST_CASE("ball joints: two lever pairs give two motors in 3D", "[grammar][joint][3d]") {
+  // (The refusals are docs/language.md's examples: two levers in 2D, as many
+  // levers on both sides.)
+  auto checked = test::checkGrammarBody(R"(
+world { dim = 3; }
+part block {
+  points = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1)];
+  springs = within(1.8);
+  actuators = none;
+  ports = hip(1, lever = [2, 4]);
+}
+part leg {
+  points = [(0, 0, 0), (0.3, 0.3, -1), (-0.3, 0.3, -1), (0, -0.4, -1)];
+  springs = within(2);
+  actuators = none;
+  ports = top(0, lever = [1, 3]);
+}
+grammar Quad {
+  start = Body;
+  Body -> block(hip: Leg);
+  Leg -> leg<top>;
+}
+body grammar B { grammar = Quad; scale = 0.05; stiffness = 1e4; actuation = 0.2; max_parts = 2; }
+)");
+  GrammarBody model(checked.spec, {});
+  EvoRng rng(3);
+  Phenotype ph = model.express(model.sampleGenome(rng));
+  REQUIRE(ph.valid);
+  const auto &r = ph.robot;
+  REQUIRE(r.dim == 3);
+  REQUIRE(r.numPoints() == 5 + 3);
+  // Motors: block point 2 to the leg's lever 1 (key ...fff), block point 4
+  // to the leg's lever 3 (key ...ffe); both at their placed distance.
+  std::vector<std::pair<int, int>> motors;
+  for (int s = 0; s < r.numSprings(); ++s) {
+    const uint64_t local = ph.springKeys[size_t(s)] & 0xfff;
+    if (local != 0xfff && local != 0xffe)
+      continue;
+    const auto &sp = r.springs[size_t(s)];
+    CHECK(sp.actuation == 0.2);
+    double d2 = 0;
+    for (int k = 0; k < 3; ++k)
+      d2 += std::pow(r.points[size_t(3 * sp.a + k)] - r.points[size_t(3 * sp.b + k)], 2);
+    CHECK(std::abs(std::sqrt(d2) - sp.rest) < 1e-12);
+    motors.push_back({int(local), sp.a});
+  }
+  REQUIRE(motors.size() == 2);
+  std::sort(motors.begin(), motors.end());
+  CHECK(motors[0] == std::pair{0xffe, 4});
+  CHECK(motors[1] == std::pair{0xfff, 2});
+}
