@@ -166,7 +166,8 @@ Type Typer::name(NameExpr &n) {
         n.set = s;
         return {TypeKind::Set, 1, s};
       }
-    } else if (C.physicsDecls.empty() && (n.name == "point" || n.name == "spring")) {
+    } else if (C.physicsDecls.empty() &&
+               (n.name == "point" || n.name == "spring" || n.name == "object")) {
       // A library file with no physics: nothing to check fields against.
       return err();
     }

@@ -161,10 +161,12 @@ TEST_CASE("every stdlib physics compiles to CUBIN, with the MLP controller", "[c
   fs::remove_all(dir);
 }
 
-TEST_CASE("movable objects compile to CUBIN, in 2D and 3D", "[cuda][objects]") {
-  for (const char *name : {"objects.evo", "objects3d.evo"}) {
+TEST_CASE("movable objects compile to CUBIN, in 2D and 3D, and a controller that sees them",
+          "[cuda][objects]") {
+  for (const char *name : {"tests/data/terrain/objects.evo", "tests/data/terrain/objects3d.evo",
+                           "examples/tasks/pusher.evo"}) {
     INFO(name);
-    ir::Module m = compileExample(fs::path(EVOC_SOURCE_DIR) / "tests/data/terrain" / name);
+    ir::Module m = compileExample(fs::path(EVOC_SOURCE_DIR) / name);
     CHECK(m.findBuffer("touch.o") >= 0);
     checkCubin(m);
   }
