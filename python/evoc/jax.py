@@ -1,0 +1,76 @@
+"""evoc's rollout loss as a JAX function with a custom VJP (docs/python.md).
+
+The forward pass runs evoc's rollout on the host through
+``jax.pure_callback``; the VJP is evoc's adjoint (the gradient simulate
+computes with the loss). Batched over robots like evoc.torch: every
+parameter array has a leading dimension N. Use float64
+(``jax.config.update("jax_enable_x64", True)``) to get evoc's f64 values.
+
+    import jax, evoc, evoc.jax
+    f = evoc.jax.rollout_loss(exp, bodies)         # params -> losses (N,)
+    g = jax.grad(lambda p: f(p).sum())(params)     # params: {field: (N, ...)}
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import Body, EvocError, Experiment
+
+
+def rollout_loss(
+    experiment: Experiment, bodies: Sequence[Body], *, steps: Optional[int] = None
+) -> Callable[[Dict[str, jax.Array]], jax.Array]:
+    """A function params -> losses (N,), differentiable with jax.grad / jax.vjp.
+
+    params: {field: array (N, *shape)}, every controller parameter, one row
+    per body. Not traceable by jit's compiler beyond the callback: the
+    rollout runs on the host."""
+    bodies = list(bodies)
+    n = len(bodies)
+
+    def host(params):
+        names = sorted(params)
+        arrays = {k: np.asarray(params[k], dtype=np.float64) for k in names}
+        for k, a in arrays.items():
+            if a.ndim < 1 or a.shape[0] != n:
+                raise ValueError(f"parameter '{k}': shape {a.shape} needs a leading dimension of {n}")
+        res = experiment.simulate(bodies, [{k: a[i] for k, a in arrays.items()} for i in range(n)], steps=steps)
+        if not res.valid.all():
+            bad = int(np.flatnonzero(~res.valid)[0])
+            raise EvocError(f"body {bad}: {res.errors[bad]}")
+        dtype = np.asarray(params[names[0]]).dtype
+        grads = {k: np.stack([g[k] for g in res.grads]).astype(dtype) for k in names}
+        return res.losses.astype(dtype), grads
+
+    def call(params):
+        dtype = jnp.result_type(*params.values())
+        shapes = (
+            jax.ShapeDtypeStruct((n,), dtype),
+            {k: jax.ShapeDtypeStruct(jnp.shape(v), dtype) for k, v in params.items()},
+        )
+        return jax.pure_callback(host, shapes, params)
+
+    @jax.custom_vjp
+    def f(params):
+        return call(params)[0]
+
+    def fwd(params):
+        losses, grads = call(params)
+        return losses, grads
+
+    def bwd(grads, g):
+        return ({k: g.reshape((-1,) + (1,) * (v.ndim - 1)) * v for k, v in grads.items()},)
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
+def init_params(experiment: Experiment, bodies: Sequence[Body]) -> Dict[str, jax.Array]:
+    """The controllers' initial weights stacked over bodies: {field: (N, *shape)}."""
+    res = experiment.simulate(list(bodies), steps=2)
+    return {k: jnp.asarray(np.stack([p[k] for p in res.params])) for k in sorted(res.params[0])}
