@@ -103,30 +103,30 @@ class Body:
     @property
     def points(self) -> np.ndarray:
         """Initial positions, (P, dim) float64 (a copy)."""
-        return self._b.points
+        return self._b.points()
 
     @property
     def springs(self) -> np.ndarray:
         """Spring endpoints, (S, 2) int64."""
-        return np.asarray(self._b.spring_ends, dtype=np.int64).reshape(-1, 2)
+        return np.asarray(self._b.spring_ends(), dtype=np.int64).reshape(-1, 2)
 
     @property
     def rest(self) -> np.ndarray:
         """Rest lengths, (S,) float64."""
-        return self._b.spring_props[:, 0].copy()
+        return self._b.spring_props()[:, 0].copy()
 
     @property
     def stiffness(self) -> np.ndarray:
-        return self._b.spring_props[:, 1].copy()
+        return self._b.spring_props()[:, 1].copy()
 
     @property
     def actuation(self) -> np.ndarray:
-        return self._b.spring_props[:, 2].copy()
+        return self._b.spring_props()[:, 2].copy()
 
     @property
     def parts(self) -> Optional[Dict[str, List[int]]]:
         """The points of each named part (grammar and voxel bodies), else None."""
-        return self._b.parts
+        return self._b.parts()
 
     @property
     def genome(self) -> Optional[dict]:

@@ -88,8 +88,19 @@ def init_params(
     """The controllers' initial weights (drawn from evolve.seed, as evoc sim
     draws them) stacked over bodies: {field: (N, *shape)}."""
     res = experiment.simulate(list(bodies), steps=2)
+    _check_shapes(res.params)
     out = {}
     for k in sorted(res.params[0]):
         t = torch.from_numpy(np.stack([p[k] for p in res.params])).to(dtype)
         out[k] = t.requires_grad_(requires_grad)
     return out
+
+
+def _check_shapes(params):
+    for i, p in enumerate(params[1:], 1):
+        for k, v in p.items():
+            if v.shape != params[0][k].shape:
+                raise ValueError(
+                    f"body {i}'s parameter '{k}' has shape {v.shape}, body 0's {params[0][k].shape}: "
+                    "batched bodies must share the controller's shapes (same number of points and springs)"
+                )

@@ -8,6 +8,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include <cmath>
@@ -311,29 +312,32 @@ NB_MODULE(_evoc, m) {
       .def_prop_ro("dim", [](const Body &b) { return b.robot.dim; })
       .def_prop_ro("num_points", [](const Body &b) { return b.robot.numPoints(); })
       .def_prop_ro("num_springs", [](const Body &b) { return b.robot.numSprings(); })
-      .def_prop_ro(
+      .def(
           "points",
           [](const Body &b) {
             return toArray(b.robot.points, {size_t(b.robot.numPoints()), size_t(b.robot.dim)});
-          })
-      .def_prop_ro("spring_props",
-                   [](const Body &b) {
-                     std::vector<double> v;
-                     for (const auto &s : b.robot.springs)
-                       v.insert(v.end(), {s.rest, s.stiffness, s.actuation});
-                     return toArray(v, {b.robot.springs.size(), 3});
-                   })
-      .def_prop_ro("spring_ends",
-                   [](const Body &b) {
-                     std::vector<std::pair<int, int>> v;
-                     for (const auto &s : b.robot.springs)
-                       v.emplace_back(s.a, s.b);
-                     return v;
-                   })
-      .def_prop_ro("parts",
-                   [](const Body &b) {
-                     return b.robot.hasParts ? std::optional(b.robot.partPoints) : std::nullopt;
-                   })
+          },
+          nb::rv_policy::take_ownership)
+      .def(
+          "spring_props",
+          [](const Body &b) {
+            std::vector<double> v;
+            for (const auto &s : b.robot.springs)
+              v.insert(v.end(), {s.rest, s.stiffness, s.actuation});
+            return toArray(v, {b.robot.springs.size(), 3});
+          },
+          nb::rv_policy::take_ownership)
+      .def("spring_ends",
+           [](const Body &b) {
+             std::vector<std::pair<int, int>> v;
+             for (const auto &s : b.robot.springs)
+               v.emplace_back(s.a, s.b);
+             return v;
+           })
+      .def("parts",
+           [](const Body &b) {
+             return b.robot.hasParts ? std::optional(b.robot.partPoints) : std::nullopt;
+           })
       .def_prop_ro("genome_json", [](const Body &b) { return b.genome; })
       .def("to_json", [](const Body &b) { return runtime::robotToJson(b.robot).dump(); });
 
