@@ -87,3 +87,35 @@ def test_stop_from_progress_is_resumable(tmp_path):
 def test_render(cli_run):
     path = evoc.render(cli_run)
     assert Path(path).exists()
+
+
+def test_ctrl_c_stops_and_resumes(tmp_path):
+    """SIGINT (Ctrl-C) in a Python process running a long evolution: it stops
+    after a committed generation with KeyboardInterrupt; the run resumes."""
+    import signal
+    import sys
+    import time
+
+    d = tmp_path / "interrupted"
+    settings = {**FAST, "world.steps": 200, "evolve.generations": 500}
+    script = (
+        "import sys, evoc\n"
+        f"exp = evoc.load({str(SMALL)!r}, set={settings!r})\n"
+        "try:\n"
+        "    exp.run(out=sys.argv[1], progress=False)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted'); sys.exit(3)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", script, str(d)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    log = d / "log.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and not (log.exists() and log.read_text().count("\n") >= 1):
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 3 and "interrupted" in out, out + err
+    n = evoc.open_run(d).num_generations
+    assert 1 <= n < 500
+    exp = evoc.load(SMALL, set={**settings, "evolve.generations": n + 1})
+    assert exp.run(resume=str(d), progress=False).num_generations == n + 1
