@@ -171,7 +171,8 @@ class SimResult:
     each array shaped as the parameter; params: the parameters used (after
     training when iterations > 0); curves: list of N learning curves;
     valid / errors: per body; trajectory (when asked): list of N arrays
-    (T, P, dim) of point positions."""
+    (T, P, dim) of point positions; point_grads (when asked): list of N
+    arrays (P, dim), d loss / d initial positions."""
 
     def __init__(self, rows: List[dict]):
         self.rows = rows
@@ -182,6 +183,9 @@ class SimResult:
         self.curves: List[np.ndarray] = [r["losses"] for r in rows]
         self.valid = np.array([r["valid"] for r in rows], dtype=bool)
         self.errors: List[str] = [r["error"] for r in rows]
+        self.point_grads: Optional[List[np.ndarray]] = (
+            [r.get("point_grad") for r in rows] if rows and "point_grad" in rows[0] else None
+        )
         self.trajectory: Optional[List[np.ndarray]] = (
             [r.get("trajectory") for r in rows] if rows and "trajectory" in rows[0] else None
         )
@@ -259,6 +263,7 @@ class Experiment:
         steps: Optional[int] = None,
         iterations: int = 0,
         trajectory: bool = False,
+        point_grads: bool = False,
         threads: int = 0,
     ) -> SimResult:
         """Roll out each body and differentiate its loss, as ``evoc sim`` does.
@@ -273,6 +278,8 @@ class Experiment:
           iterations: 0 for one forward and backward pass; K > 0 trains K
             iterations first (``evoc sim --iterations K``).
           trajectory: also return each body's point positions, (T, P, dim).
+          point_grads: also d loss / d initial positions, (P, dim) per body
+            (iterations = 0 only; the CPU back ends).
           threads: worker threads (0: one per core).
 
         Returns:
@@ -290,6 +297,8 @@ class Experiment:
             raise ValueError("steps must be at least 2")
         if int(iterations) < 0:
             raise ValueError("iterations must be >= 0")
+        if point_grads and (int(iterations) > 0 or self._backend == "cuda"):
+            raise ValueError("point_grads needs iterations = 0 and a CPU back end (cpu, interp)")
         rows = self._e.simulate(
             [b._b for b in bodies],
             _params_list(params, len(bodies)),
@@ -297,6 +306,7 @@ class Experiment:
             int(iterations),
             int(threads),
             bool(trajectory),
+            bool(point_grads),
         )
         return SimResult(rows)
 
@@ -471,6 +481,7 @@ def simulate(
     steps: Optional[int] = None,
     iterations: int = 0,
     trajectory: bool = False,
+    point_grads: bool = False,
     threads: int = 0,
 ) -> SimResult:
     """Roll out N bodies through an experiment and differentiate their losses
@@ -489,6 +500,7 @@ def simulate(
       iterations: 0: one forward and backward pass; K > 0: K learning
         iterations first, with the experiment's optimiser.
       trajectory: also return the point positions at every step.
+      point_grads: also d loss / d the initial positions (iterations = 0).
       threads: worker threads (0: one per core).
 
     Returns:
@@ -498,7 +510,9 @@ def simulate(
         params / best_params: N dicts, the weights after the last update /
           of the lowest loss (the weights used, when iterations = 0);
         curves: N arrays (max(1, K) + (K > 0),), the loss of every pass;
-        trajectory: with trajectory=True, N arrays (T, P, dim).
+        trajectory: with trajectory=True, N arrays (T, P, dim);
+        point_grads: with point_grads=True, N arrays (P, dim): d loss / d
+          initial positions (the points after the lift onto the ground).
       Equal bit for bit to ``evoc sim FILE --robots R.json`` on the same
       bodies and weights.
 
@@ -506,7 +520,13 @@ def simulate(
       TypeError / ValueError: bodies or params of the wrong type, shape, or
         with NaN; evoc.EvocError: parameters that do not fit the controller."""
     return experiment.simulate(
-        bodies, params, steps=steps, iterations=iterations, trajectory=trajectory, threads=threads
+        bodies,
+        params,
+        steps=steps,
+        iterations=iterations,
+        trajectory=trajectory,
+        point_grads=point_grads,
+        threads=threads,
     )
 
 

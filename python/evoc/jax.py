@@ -23,37 +23,70 @@ from . import Body, EvocError, Experiment
 
 
 def rollout_loss(
-    experiment: Experiment, bodies: Sequence[Body], *, steps: Optional[int] = None
-) -> Callable[[Dict[str, jax.Array]], jax.Array]:
-    """A function params -> losses (N,), differentiable with jax.grad / jax.vjp.
+    experiment: Experiment, bodies: Sequence[Body], *, steps: Optional[int] = None, points: bool = False
+) -> Callable[..., jax.Array]:
+    """A function params -> losses (N,), differentiable with jax.grad / jax.vjp;
+    with points=True, (params, points) -> losses, also differentiable in the
+    initial positions points (N, P, dim) (the points after the lift onto the
+    ground; bodies so rebuilt keep their springs but not their named parts).
 
     params: {field: array (N, *shape)}, every controller parameter, one row
-    per body. Not traceable by jit's compiler beyond the callback: the
-    rollout runs on the host."""
+    per body. The rollout runs on the host (jax.pure_callback)."""
     bodies = list(bodies)
     n = len(bodies)
 
-    def host(params):
+    def host(params, pts):
         names = sorted(params)
         arrays = {k: np.asarray(params[k], dtype=np.float64) for k in names}
         for k, a in arrays.items():
             if a.ndim < 1 or a.shape[0] != n:
                 raise ValueError(f"parameter '{k}': shape {a.shape} needs a leading dimension of {n}")
-        res = experiment.simulate(bodies, [{k: a[i] for k, a in arrays.items()} for i in range(n)], steps=steps)
+        bs = bodies
+        if pts is not None:
+            pts = np.asarray(pts, dtype=np.float64)
+            bs = [Body(pts[i], b.springs, b.rest, b.stiffness, b.actuation) for i, b in enumerate(bodies)]
+        res = experiment.simulate(
+            bs, [{k: a[i] for k, a in arrays.items()} for i in range(n)], steps=steps, point_grads=pts is not None
+        )
         if not res.valid.all():
             bad = int(np.flatnonzero(~res.valid)[0])
             raise EvocError(f"body {bad}: {res.errors[bad]}")
         dtype = np.asarray(params[names[0]]).dtype
         grads = {k: np.stack([g[k] for g in res.grads]).astype(dtype) for k in names}
-        return res.losses.astype(dtype), grads
+        if pts is None:
+            return res.losses.astype(dtype), grads
+        return res.losses.astype(dtype), grads, np.stack(res.point_grads).astype(dtype)
 
-    def call(params):
+    def call(params, pts=None):
         dtype = jnp.result_type(*params.values())
-        shapes = (
+        shapes = [
             jax.ShapeDtypeStruct((n,), dtype),
             {k: jax.ShapeDtypeStruct(jnp.shape(v), dtype) for k, v in params.items()},
-        )
-        return jax.pure_callback(host, shapes, params)
+        ]
+        if pts is None:
+            return jax.pure_callback(lambda p: host(p, None), tuple(shapes), params)
+        shapes.append(jax.ShapeDtypeStruct(jnp.shape(pts), dtype))
+        return jax.pure_callback(host, tuple(shapes), params, pts)
+
+    def scale(g, v):
+        return g.reshape((-1,) + (1,) * (v.ndim - 1)) * v
+
+    if points:
+
+        @jax.custom_vjp
+        def fp(params, pts):
+            return call(params, pts)[0]
+
+        def fwd_p(params, pts):
+            losses, grads, pgrad = call(params, pts)
+            return losses, (grads, pgrad)
+
+        def bwd_p(res, g):
+            grads, pgrad = res
+            return ({k: scale(g, v) for k, v in grads.items()}, scale(g, pgrad))
+
+        fp.defvjp(fwd_p, bwd_p)
+        return fp
 
     @jax.custom_vjp
     def f(params):
@@ -64,7 +97,7 @@ def rollout_loss(
         return losses, grads
 
     def bwd(grads, g):
-        return ({k: g.reshape((-1,) + (1,) * (v.ndim - 1)) * v for k, v in grads.items()},)
+        return ({k: scale(g, v) for k, v in grads.items()},)
 
     f.defvjp(fwd, bwd)
     return f

@@ -209,7 +209,7 @@ runtime::ParamSet toParamSet(const nb::dict &d) {
 /// `evoc sim` on bodies already in memory: one dict per body.
 std::vector<nb::dict> simulate(const Experiment &e, const std::vector<Body> &bodies,
                                std::optional<std::vector<nb::dict>> params, int64_t steps,
-                               int iterations, int threads, bool trajectory) {
+                               int iterations, int threads, bool trajectory, bool pointGrads) {
   const driver::Session &s = *e.session;
   runtime::SimOptions so = s.trainOptions();
   so.iterations = iterations;
@@ -227,11 +227,17 @@ std::vector<nb::dict> simulate(const Experiment &e, const std::vector<Body> &bod
   }
   runtime::SimResult r;
   std::vector<std::vector<std::vector<double>>> traj(robots.size());
+  std::vector<runtime::InitialGradient> pg(robots.size());
   {
     nb::gil_scoped_release release;
     r = driver::simulateRobots(s, robots, ps, so);
+    runtime::ModuleInfo info(s.module());
+    if (pointGrads) // the weights simulate used (iterations = 0: no update)
+      for (size_t i = 0; i < robots.size(); ++i)
+        if (r.results[i].valid)
+          pg[i] = runtime::initialStateGradient(info, s.executable(), robots[i],
+                                                ps ? (*ps)[i] : r.results[i].params, so, "point.x");
     if (trajectory) {
-      runtime::ModuleInfo info(s.module());
       std::vector<int64_t> times;
       for (int64_t t = 0; t < so.steps; ++t)
         times.push_back(t);
@@ -252,6 +258,10 @@ std::vector<nb::dict> simulate(const Experiment &e, const std::vector<Body> &bod
     d["grad"] = paramSetToDict(t.grad);
     d["params"] = paramSetToDict(t.params);
     d["best_params"] = paramSetToDict(t.bestParams);
+    if (pointGrads && !pg[i].grad.empty()) {
+      const size_t dim = size_t(robots[i].dim);
+      d["point_grad"] = toArray(pg[i].grad, {pg[i].grad.size() / dim, dim});
+    }
     if (trajectory && !traj[i].empty()) {
       std::vector<double> flat;
       for (const auto &row : traj[i])
@@ -360,7 +370,7 @@ NB_MODULE(_evoc, m) {
       .def("sample", &sample, "n"_a, "seed"_a.none())
       .def("from_genome", &fromGenome, "genome_json"_a)
       .def("simulate", &simulate, "bodies"_a, "params"_a.none(), "steps"_a, "iterations"_a,
-           "threads"_a, "trajectory"_a);
+           "threads"_a, "trajectory"_a, "point_grads"_a);
 
   m.def("compile", &compile, "file"_a, "text"_a.none(), "overrides"_a, "stdlib_dirs"_a,
         "backend"_a);

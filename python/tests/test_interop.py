@@ -78,3 +78,45 @@ def test_jax_grad_equals_simulate(setup):
     for k in params:
         want = np.stack([0.7 * ref.grads[0][k], -1.3 * ref.grads[1][k]])
         assert np.array_equal(np.asarray(g[k]), want), k
+
+
+def test_torch_gradient_of_initial_positions(setup):
+    """d loss / d initial positions through the PyTorch function: equal to
+    simulate's point_grads and to central differences (a body raised above
+    the ground, so that the lift onto it is the identity)."""
+    torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch)")
+    import evoc.torch as et
+
+    exp, bodies, _ = setup
+    b = bodies[0]
+    raised = evoc.Body(b.points + [0.0, 0.002], b.springs, b.rest, b.stiffness, b.actuation)
+    params = {k: v.detach() for k, v in et.init_params(exp, [raised]).items()}
+    ref = exp.simulate(raised, {k: v[0].numpy() for k, v in params.items()}, steps=STEPS, point_grads=True)
+    pts = torch.from_numpy(raised.points[None].copy()).requires_grad_(True)
+    loss = et.rollout_loss(exp, [raised], params, points=pts, steps=STEPS)
+    assert loss.item() == ref.losses[0]
+    loss.sum().backward()
+    assert np.array_equal(pts.grad[0].numpy(), ref.point_grads[0])
+    assert np.abs(ref.point_grads[0]).max() > 0
+
+    def f(x):
+        return et.rollout_loss(exp, [raised], params, points=x, steps=STEPS)
+
+    x = pts.detach().clone().requires_grad_(True)
+    assert torch.autograd.gradcheck(f, (x,), eps=1e-6, atol=1e-6, rtol=1e-4)
+
+
+def test_jax_gradient_of_initial_positions(setup):
+    jax = pytest.importorskip("jax", reason="jax is not installed (pip install jax)")
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    import evoc.jax as ej
+
+    exp, bodies, _ = setup
+    b = bodies[0]
+    raised = evoc.Body(b.points + [0.0, 0.002], b.springs, b.rest, b.stiffness, b.actuation)
+    params = ej.init_params(exp, [raised])
+    ref = exp.simulate(raised, {k: np.asarray(v[0]) for k, v in params.items()}, steps=STEPS, point_grads=True)
+    f = ej.rollout_loss(exp, [raised], steps=STEPS, points=True)
+    g = jax.grad(lambda x: f(params, x).sum())(jnp.asarray(raised.points[None]))
+    assert np.array_equal(np.asarray(g[0]), ref.point_grads[0])
