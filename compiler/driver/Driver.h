@@ -46,16 +46,16 @@ const std::function<void()> &runHook();
 
 /// Options shared by the subcommands that read a .evo file.
 struct CommonOptions {
-  std::string file; ///< the .evo file (first positional)
-  /// The file's text when it is not to be read from disk (Python's
-  /// evoc.load of a string); `file` is then the name diagnostics show.
-  std::optional<std::string> text;
+  std::string file;              ///< the .evo file (first positional)
   sema::CheckOptions check;      ///< --stdlib DIR, --set key=value
   bool warnings = true;          ///< -w turns them off
   bool warningsAsErrors = false; ///< --Werror
   /// --replay-temps: Replay; --no-window-products: Keep (PipelineOptions::tape)
   autodiff::Tape tape = autodiff::Tape::Products;
   std::vector<std::string> rest; ///< arguments this parser did not take
+  /// The file's text when it is not to be read from disk (Python's
+  /// evoc.load of a string); `file` is then the name diagnostics show.
+  std::optional<std::string> text;
 };
 
 /// Parses the common options; unknown `--x` arguments go to `rest`. Returns
