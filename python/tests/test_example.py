@@ -3,10 +3,13 @@
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 
 
 def test_example_script(tmp_path):
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed (pip install matplotlib)")
     out = tmp_path / "run"
     p = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "python" / "evolve_and_plot.py"), "--out", str(out),
