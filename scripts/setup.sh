@@ -6,7 +6,7 @@
 # the build works without it.
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build git python3
+  build-essential cmake ninja-build git python3 python3-dev python3-venv
   llvm-19-dev libzstd-dev zlib1g-dev libedit-dev libxml2-dev libcurl4-openssl-dev
   antlr4 libantlr4-runtime-dev uuid-dev default-jre-headless
   libfmt-dev nlohmann-json3-dev catch2 clang-format

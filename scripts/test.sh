@@ -21,4 +21,7 @@ fi
 ./scripts/lint.sh
 ./scripts/build.sh
 ./scripts/tidy.sh
+# The Python package into $BUILD_DIR/pyenv (docs/python.md): ctest's
+# python_pytest runs its tests.
+./scripts/python.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"

@@ -6,6 +6,7 @@
 #include "autodiff/Differentiate.h"
 #include "sema/Program.h"
 
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -33,6 +34,15 @@ struct Subcommand {
 /// Registers a subcommand (call from a static initializer in its file).
 bool addSubcommand(Subcommand cmd);
 const std::vector<Subcommand> &subcommands();
+/// Runs subcommand `name` with `args` (the arguments after NAME), as `evoc
+/// NAME args...` does; -1 when there is no such subcommand. The Python
+/// module runs `evoc run` and `evoc render` through it (docs/python.md).
+int runSubcommand(const std::string &name, const std::vector<std::string> &args);
+/// A function `evoc run` calls after every committed generation (null: none).
+/// An evoc::Error it throws stops the run there, resumable: Python's progress
+/// and Ctrl-C (docs/python.md).
+void setRunHook(std::function<void()> hook);
+const std::function<void()> &runHook();
 
 /// Options shared by the subcommands that read a .evo file.
 struct CommonOptions {
@@ -43,6 +53,9 @@ struct CommonOptions {
   /// --replay-temps: Replay; --no-window-products: Keep (PipelineOptions::tape)
   autodiff::Tape tape = autodiff::Tape::Products;
   std::vector<std::string> rest; ///< arguments this parser did not take
+  /// The file's text when it is not to be read from disk (Python's
+  /// evoc.load of a string); `file` is then the name diagnostics show.
+  std::optional<std::string> text;
 };
 
 /// Parses the common options; unknown `--x` arguments go to `rest`. Returns

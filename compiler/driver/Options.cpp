@@ -74,7 +74,12 @@ std::optional<sema::CheckedProgram> loadChecked(const CommonOptions &opts, Sourc
                                                 DiagnosticEngine &diags) {
   diags.setWarningsEnabled(opts.warnings);
   diags.setWarningsAsErrors(opts.warningsAsErrors);
-  auto program = sema::checkFile(opts.file, opts.check, sources, diags);
+  std::optional<sema::CheckedProgram> program;
+  if (opts.text)
+    program =
+        sema::checkBuffer(sources.addBuffer(opts.file, *opts.text), opts.check, sources, diags);
+  else
+    program = sema::checkFile(opts.file, opts.check, sources, diags);
   diags.flush(std::cerr);
   if (diags.hasErrors()) {
     int n = diags.errorCount();

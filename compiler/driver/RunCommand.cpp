@@ -243,6 +243,8 @@ int runRun(const std::vector<std::string> &args) {
           std::fprintf(stderr, "evoc run: warning: report.html not written: %s\n", e.what());
         warned = true;
       }
+      if (runHook())
+        runHook()(); // may stop the run (Python's Ctrl-C), which resumes from here
     };
     evolve::RunSummary sum = evolve::runEvolution(config, ranks.spread(evaluate), ro);
     ranks.finish(true);

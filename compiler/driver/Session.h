@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "codegen/Executable.h"
 #include "core/Train.h"
@@ -37,6 +38,10 @@ public:
   /// Reports an error found after checking (a setting the run cannot honour)
   /// at `at` of the checked source, rendered as the checker's are, to stderr.
   void error(SourceRange at, std::string message);
+  /// What checking and lowering reported (also printed to stderr), and the
+  /// sources their ranges point into (Python's evoc.CompileError).
+  const DiagnosticEngine &diagnostics() const { return diags_; }
+  const SourceManager &sources() const { return sources_; }
   /// Seconds the back end took to compile.
   double compileSeconds() const { return compileSeconds_; }
 
@@ -49,5 +54,15 @@ private:
   codegen::BackendKind kind_ = codegen::BackendKind::Cpu;
   double compileSeconds_ = 0;
 };
+
+/// What `evoc sim` runs once it has its robots and weights: one forward and
+/// backward rollout of each robot (with so.iterations > 0, that many learning
+/// iterations) on the session's back end, from `params` or, without them,
+/// weights drawn from so.seed. Throws evoc::Error before allocating when the
+/// rollouts' kept states would exceed 32 GiB. The Python module's simulate
+/// (docs/python.md).
+runtime::SimResult simulateRobots(const Session &s, const std::vector<runtime::Robot> &robots,
+                                  const std::optional<std::vector<runtime::ParamSet>> &params,
+                                  const runtime::SimOptions &so);
 
 } // namespace evoc::driver

@@ -27,6 +27,34 @@
 #include "support/SourceManager.h"
 
 namespace evoc::driver {
+
+runtime::SimResult simulateRobots(const Session &s, const std::vector<runtime::Robot> &robots,
+                                  const std::optional<std::vector<runtime::ParamSet>> &params,
+                                  const runtime::SimOptions &so) {
+  // The states the rollouts keep (checkpoints + one window, or every state
+  // with --full-tape), refused before allocation when beyond the limit.
+  {
+    const double steps = double(std::max<int64_t>(so.steps - 1, 1));
+    double k = so.checkpointK > 0 ? double(so.checkpointK) : std::round(std::sqrt(steps));
+    k = so.fullTape ? steps : std::clamp(k, 1.0, steps);
+    const double kept = std::ceil(steps / k) + k;
+    double bytes = 0;
+    for (const auto &rb : robots)
+      bytes += double(rb.points.size()) * 2 * 8 * kept;
+    constexpr double kLimit = 32.0 * (1ull << 30);
+    if (bytes > kLimit)
+      throw Error(fmt::format("these {} robots would need about {:.1f} GiB for their rollout "
+                              "states ({:.0f} states kept each), above the limit of 32 GiB; "
+                              "lower --steps, {} or simulate fewer robots",
+                              robots.size(), bytes / double(1ull << 30), kept,
+                              so.fullTape ? "drop --full-tape" : "raise world.checkpoint"));
+  }
+  runtime::ModuleInfo info(s.module());
+  std::shared_ptr<runtime::TrainDevice> device = s.trainDevice(info, so.threads);
+  device->check(so);
+  return runtime::simulate(info, *device, robots, params, so);
+}
+
 namespace {
 
 struct SimArgs {
@@ -154,32 +182,11 @@ int runSim(const std::vector<std::string> &args) {
                   "one (`body cells NAME { ... }`; with several bodies, choose it with "
                   "evolve { body = NAME; })");
     }
-    // The states the rollouts keep (checkpoints + one window, or every state
-    // with --full-tape), refused before allocation when beyond the limit.
-    {
-      const double steps = double(std::max<int64_t>(so.steps - 1, 1));
-      double k = so.checkpointK > 0 ? double(so.checkpointK) : std::round(std::sqrt(steps));
-      k = so.fullTape ? steps : std::clamp(k, 1.0, steps);
-      const double kept = std::ceil(steps / k) + k;
-      double bytes = 0;
-      for (const auto &rb : robots)
-        bytes += double(rb.points.size()) * 2 * 8 * kept;
-      constexpr double kLimit = 32.0 * (1ull << 30);
-      if (bytes > kLimit)
-        throw Error(fmt::format("these {} robots would need about {:.1f} GiB for their rollout "
-                                "states ({:.0f} states kept each), above the limit of 32 GiB; "
-                                "lower --steps, {} or simulate fewer robots",
-                                robots.size(), bytes / double(1ull << 30), kept,
-                                so.fullTape ? "drop --full-tape" : "raise world.checkpoint"));
-    }
     if (!a.params.empty())
       params = runtime::readParamsFile(a.params);
     runtime::SimResult r;
     try {
-      runtime::ModuleInfo info(s.module());
-      std::shared_ptr<runtime::TrainDevice> device = s.trainDevice(info, so.threads);
-      device->check(so);
-      r = runtime::simulate(info, *device, robots, params, so);
+      r = simulateRobots(s, robots, params, so);
     } catch (const Error &e) {
       // A parameter set that does not fit its robot: name the file it came from.
       std::string m = e.what();

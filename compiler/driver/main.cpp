@@ -8,30 +8,6 @@
 
 namespace evoc::driver {
 
-static std::vector<Subcommand> &table() {
-  static std::vector<Subcommand> t;
-  return t;
-}
-
-bool addSubcommand(Subcommand cmd) {
-  table().push_back(cmd);
-  return true;
-}
-
-const std::vector<Subcommand> &subcommands() { return table(); }
-
-static std::vector<EmitKind> &emitTable() {
-  static std::vector<EmitKind> t;
-  return t;
-}
-
-bool addEmitKind(EmitKind kind) {
-  emitTable().push_back(kind);
-  return true;
-}
-
-const std::vector<EmitKind> &emitKinds() { return emitTable(); }
-
 static void commonOptions(FILE *out) {
   std::fprintf(out, "\ncommon options:\n"
                     "  --stdlib DIR       search DIR for imports (before EVOC_STDLIB_PATH)\n"

@@ -512,6 +512,18 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
   return out;
 }
 
+std::vector<double> Rollout::initialAdjoint(int f) {
+  EVOC_ASSERT(L_ && f >= 0 && f < int(info_.fields.size()), "initialAdjoint: no such field");
+  int64_t n = info_.fields[f].comps;
+  for (int s : info_.fields[f].sets)
+    n *= L_->sizes[s];
+  const std::byte *a = adjAt(0) + L_->fieldOffset[f];
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    v[size_t(i)] = loadF(a, i, pop_->f32());
+  return v;
+}
+
 std::vector<std::vector<double>>
 Rollout::trajectory(Population &pop, int r, const RolloutConfig &cfg, const std::string &field,
                     const std::vector<int64_t> &times, std::vector<std::vector<double>> *outputs,

@@ -84,6 +84,10 @@ public:
   /// state, loss or gradient, or a state value beyond cfg.stateLimit, makes
   /// the outcome invalid; it never throws for it.
   RolloutOutcome run(Population &pop, int r, const RolloutConfig &cfg, bool backward);
+  /// After run(pop, r, cfg, true): d loss / d x[0] for state field `f`
+  /// (ModuleInfo::fields), the initial state's adjoint, as doubles ("point.x":
+  /// the body's initial positions after the lift onto the ground).
+  std::vector<double> initialAdjoint(int f);
   /// Forward only, returning the state field `field` ("point.x") at each
   /// requested time (ascending, in [0, T-1]) as doubles. With `outputs`, also
   /// the step's scratch field `outputField` (the controller's output,

@@ -327,4 +327,29 @@ std::vector<std::vector<double>> trajectory(const ModuleInfo &info, const codege
   return ro.trajectory(pop, 0, rc, field, times, outputs, outputField);
 }
 
+InitialGradient initialStateGradient(const ModuleInfo &info, const codegen::Executable &exe,
+                                     const Robot &robot, const ParamSet &params,
+                                     const TrainOptions &opts, const std::string &field) {
+  if (opts.commands)
+    throw Error("the initial state's gradient is not available for experiments with commands");
+  int f = 0;
+  while (f < int(info.fields.size()) && info.fields[f].name != field)
+    ++f;
+  if (f == int(info.fields.size()))
+    throw Error("the module has no state field '" + field + "'");
+  Population pop(info, {robot});
+  pop.initParams(0, opts.seed, 0);
+  Rollout ro(info, exe);
+  ro.runInit(pop, 0);
+  pop.setParams(0, params);
+  RolloutOutcome o = ro.run(pop, 0, rolloutConfig(opts), /*backward=*/true);
+  InitialGradient g;
+  g.valid = o.valid;
+  g.error = o.error;
+  g.loss = o.loss;
+  if (o.valid)
+    g.grad = ro.initialAdjoint(f);
+  return g;
+}
+
 } // namespace evoc::runtime

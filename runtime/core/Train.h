@@ -194,4 +194,19 @@ std::vector<std::vector<double>> trajectory(const ModuleInfo &info, const codege
                                             std::vector<std::vector<double>> *outputs = nullptr,
                                             const std::string &outputField = "");
 
+/// One robot's loss and d loss / d x[0] of the state field `field` (for
+/// "point.x": its initial positions, after the lift onto the ground), from one
+/// forward and backward rollout under `params` (the Python module's
+/// simulate(point_grads=True), docs/python.md). Experiments with commands
+/// are refused (evoc::Error).
+struct InitialGradient {
+  bool valid = true;
+  std::string error;
+  double loss = 0;
+  std::vector<double> grad;
+};
+InitialGradient initialStateGradient(const ModuleInfo &info, const codegen::Executable &exe,
+                                     const Robot &robot, const ParamSet &params,
+                                     const TrainOptions &opts, const std::string &field);
+
 } // namespace evoc::runtime
