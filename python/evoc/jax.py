@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import Body, EvocError, Experiment
+from ._batch import check_shapes as _check_shapes
 
 
 def rollout_loss(
@@ -109,12 +110,3 @@ def init_params(experiment: Experiment, bodies: Sequence[Body]) -> Dict[str, jax
     _check_shapes(res.params)
     return {k: jnp.asarray(np.stack([p[k] for p in res.params])) for k in sorted(res.params[0])}
 
-
-def _check_shapes(params):
-    for i, p in enumerate(params[1:], 1):
-        for k, v in p.items():
-            if v.shape != params[0][k].shape:
-                raise ValueError(
-                    f"body {i}'s parameter '{k}' has shape {v.shape}, body 0's {params[0][k].shape}: "
-                    "batched bodies must share the controller's shapes (same number of points and springs)"
-                )

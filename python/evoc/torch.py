@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from . import Body, EvocError, Experiment
+from ._batch import check_shapes as _check_shapes
 
 
 def _with_points(bodies: Sequence[Body], points: np.ndarray) -> List[Body]:
@@ -116,12 +117,3 @@ def init_params(
         out[k] = t.requires_grad_(requires_grad)
     return out
 
-
-def _check_shapes(params):
-    for i, p in enumerate(params[1:], 1):
-        for k, v in p.items():
-            if v.shape != params[0][k].shape:
-                raise ValueError(
-                    f"body {i}'s parameter '{k}' has shape {v.shape}, body 0's {params[0][k].shape}: "
-                    "batched bodies must share the controller's shapes (same number of points and springs)"
-                )
