@@ -23,13 +23,13 @@ std::string shapeStr(const std::vector<int64_t> &s) {
   return out;
 }
 
-/// The values the compiler gives field `key` of buffer B's set (the world's
-/// objects), or null.
-const std::vector<double> *worldValues(const ir::Module &m, const ir::Buffer &B,
+/// The values the compiler gives field `key` of a buffer or state field over
+/// `sets` (the world's objects: ElementSet::values), or null.
+const std::vector<double> *worldValues(const ir::Module &m, const std::vector<int> &sets,
                                        const std::string &key) {
-  if (B.sets.size() != 1)
+  if (sets.size() != 1)
     return nullptr;
-  for (const auto &[field, vals] : m.sets[size_t(B.sets[0])].values)
+  for (const auto &[field, vals] : m.sets[size_t(sets[0])].values)
     if (field == key)
       return &vals;
   return nullptr;
@@ -108,7 +108,7 @@ Population::Population(const ModuleInfo &info, std::vector<Robot> robots)
             storeF(p, i, v, f32_);
         }
       };
-      if (const std::vector<double> *known = worldValues(m, B, key)) {
+      if (const std::vector<double> *known = worldValues(m, B.sets, key)) {
         // The world's objects (docs/language.md, "Objects").
         if (int64_t(known->size()) != n)
           throw Error(fmt::format("body buffer '{}' has {} entries, but the world gives {}", B.name,
@@ -271,16 +271,14 @@ void Population::initialState(int r, std::byte *snapshot, double groundHeight, i
   const ir::Module &m = *info_->module;
   for (int f = 0; f < int(info_->fields.size()); ++f) {
     const StateField &F = info_->fields[size_t(f)];
-    if (F.sets.size() != 1)
+    const std::vector<double> *vals = worldValues(m, F.sets, F.name);
+    if (!vals)
       continue;
-    for (const auto &[field, vals] : m.sets[size_t(F.sets[0])].values)
-      if (field == F.name) {
-        std::byte *dst = snapshot + L.fieldOffset[size_t(f)];
-        const int64_t n =
-            std::min<int64_t>(int64_t(vals.size()), L.sizes[size_t(F.sets[0])] * F.comps);
-        for (int64_t i = 0; i < n; ++i)
-          storeF(dst, i, vals[size_t(i)], f32_);
-      }
+    std::byte *dst = snapshot + L.fieldOffset[size_t(f)];
+    const int64_t n =
+        std::min<int64_t>(int64_t(vals->size()), L.sizes[size_t(F.sets[0])] * F.comps);
+    for (int64_t i = 0; i < n; ++i)
+      storeF(dst, i, (*vals)[size_t(i)], f32_);
   }
   if (info_->pointX < 0)
     return;
