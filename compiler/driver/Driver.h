@@ -52,6 +52,9 @@ struct CommonOptions {
   bool warningsAsErrors = false; ///< --Werror
   /// --replay-temps: Replay; --no-window-products: Keep (PipelineOptions::tape)
   autodiff::Tape tape = autodiff::Tape::Products;
+  /// PipelineOptions::bodyGradients (the Python module's body_grads; no
+  /// command-line flag sets it).
+  bool bodyGradients = false;
   std::vector<std::string> rest; ///< arguments this parser did not take
   /// The file's text when it is not to be read from disk (Python's
   /// evoc.load of a string); `file` is then the name diagnostics show.

@@ -56,6 +56,10 @@ std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
   after(*m, "irgen");
   if (opts.stage == Stage::IR)
     return m;
+  if (opts.bodyGradients)
+    for (ir::Buffer &b : m->buffers)
+      if (b.role == ir::Role::Body && b.elem == ir::Type::F)
+        b.differentiable = true;
   autodiff::differentiate(*m, opts.tape);
   after(*m, "autodiff");
   if (opts.stage == Stage::Grad)

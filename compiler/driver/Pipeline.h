@@ -38,6 +38,12 @@ struct PipelineOptions {
   /// expensive temporaries and the weight gradients' window products; every
   /// back end's rollout honours it.
   autodiff::Tape tape = autodiff::Tape::Products;
+  /// Differentiates the float Body buffers too (the springs' rest lengths,
+  /// stiffness and actuation, the objects' sizes and masses), so that the
+  /// adjoint kernels accumulate d loss / d body (Rollout::bodyAdjoints; the
+  /// Python module's body_grads, docs/python.md). Off by default: the
+  /// evolution never needs them, and they cost adjoint work every step.
+  bool bodyGradients = false;
 };
 
 /// Lowers a checked program to IR and runs the stages up to `opts.stage`.

@@ -22,6 +22,7 @@ Session::Session(const CommonOptions &opts, const std::string &backend, bool req
     return;
   PipelineOptions po;
   po.tape = opts.tape;
+  po.bodyGradients = opts.bodyGradients;
   module_ = buildModule(*program_, sources_, diags_, po);
   diags_.flush(std::cerr);
   if (!module_)

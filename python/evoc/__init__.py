@@ -172,7 +172,10 @@ class SimResult:
     training when iterations > 0); curves: list of N learning curves;
     valid / errors: per body; trajectory (when asked): list of N arrays
     (T, P, dim) of point positions; point_grads (when asked): list of N
-    arrays (P, dim), d loss / d initial positions."""
+    arrays (P, dim), d loss / d initial positions; body_grads (when asked):
+    list of N dicts {body field: array}, d loss / d the springs' rest lengths
+    ("spring.rest", (S,)), stiffness and actuation (and the world objects'
+    "object.half" (O*dim,) and "object.mass" (O,) where there are objects)."""
 
     def __init__(self, rows: List[dict]):
         self.rows = rows
@@ -185,6 +188,11 @@ class SimResult:
         self.errors: List[str] = [r["error"] for r in rows]
         self.point_grads: Optional[List[np.ndarray]] = (
             [r.get("point_grad") for r in rows] if rows and "point_grad" in rows[0] else None
+        )
+        self.body_grads: Optional[List[Dict[str, np.ndarray]]] = (
+            [dict(r["body_grad"]) if "body_grad" in r else None for r in rows]
+            if rows and any("body_grad" in r for r in rows)
+            else None
         )
         self.trajectory: Optional[List[np.ndarray]] = (
             [r.get("trajectory") for r in rows] if rows and "trajectory" in rows[0] else None
@@ -264,6 +272,7 @@ class Experiment:
         iterations: int = 0,
         trajectory: bool = False,
         point_grads: bool = False,
+        body_grads: bool = False,
         threads: int = 0,
     ) -> SimResult:
         """Roll out each body and differentiate its loss, as ``evoc sim`` does.
@@ -280,6 +289,10 @@ class Experiment:
           trajectory: also return each body's point positions, (T, P, dim).
           point_grads: also d loss / d initial positions, (P, dim) per body
             (iterations = 0 only; the CPU back ends).
+          body_grads: also d loss / d the springs' rest lengths, stiffness
+            and actuation, {"spring.rest": (S,), ...} per body (iterations =
+            0 only; the CPU back ends). The first call compiles the
+            experiment a second time, with body gradients.
           threads: worker threads (0: one per core).
 
         Returns:
@@ -297,8 +310,9 @@ class Experiment:
             raise ValueError("steps must be at least 2")
         if int(iterations) < 0:
             raise ValueError("iterations must be >= 0")
-        if point_grads and (int(iterations) > 0 or self._backend == "cuda"):
-            raise ValueError("point_grads needs iterations = 0 and a CPU back end (cpu, interp)")
+        for name, asked in (("point_grads", point_grads), ("body_grads", body_grads)):
+            if asked and (int(iterations) > 0 or self._backend == "cuda"):
+                raise ValueError(f"{name} needs iterations = 0 and a CPU back end (cpu, interp)")
         rows = self._e.simulate(
             [b._b for b in bodies],
             _params_list(params, len(bodies)),
@@ -307,6 +321,7 @@ class Experiment:
             int(threads),
             bool(trajectory),
             bool(point_grads),
+            bool(body_grads),
         )
         return SimResult(rows)
 
@@ -482,6 +497,7 @@ def simulate(
     iterations: int = 0,
     trajectory: bool = False,
     point_grads: bool = False,
+    body_grads: bool = False,
     threads: int = 0,
 ) -> SimResult:
     """Roll out N bodies through an experiment and differentiate their losses
@@ -501,6 +517,8 @@ def simulate(
         iterations first, with the experiment's optimiser.
       trajectory: also return the point positions at every step.
       point_grads: also d loss / d the initial positions (iterations = 0).
+      body_grads: also d loss / d the springs' rest lengths, stiffness and
+        actuation (iterations = 0; compiles the experiment once more).
       threads: worker threads (0: one per core).
 
     Returns:
@@ -512,7 +530,9 @@ def simulate(
         curves: N arrays (max(1, K) + (K > 0),), the loss of every pass;
         trajectory: with trajectory=True, N arrays (T, P, dim);
         point_grads: with point_grads=True, N arrays (P, dim): d loss / d
-          initial positions (the points after the lift onto the ground).
+          initial positions (the points after the lift onto the ground);
+        body_grads: with body_grads=True, N dicts {"spring.rest": (S,),
+          "spring.stiffness": (S,), "spring.actuation": (S,), ...}.
       Equal bit for bit to ``evoc sim FILE --robots R.json`` on the same
       bodies and weights.
 
@@ -526,6 +546,7 @@ def simulate(
         iterations=iterations,
         trajectory=trajectory,
         point_grads=point_grads,
+        body_grads=body_grads,
         threads=threads,
     )
 

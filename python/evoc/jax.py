@@ -19,89 +19,85 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import Body, EvocError, Experiment
+from . import Body, Experiment
+from ._batch import SPRING_INPUTS
 from ._batch import check_shapes as _check_shapes
+from ._batch import simulate_batch as _simulate_batch
 
 
 def rollout_loss(
-    experiment: Experiment, bodies: Sequence[Body], *, steps: Optional[int] = None, points: bool = False
+    experiment: Experiment,
+    bodies: Sequence[Body],
+    *,
+    steps: Optional[int] = None,
+    points: bool = False,
+    springs: bool = False,
 ) -> Callable[..., jax.Array]:
-    """A function params -> losses (N,), differentiable with jax.grad / jax.vjp;
-    with points=True, (params, points) -> losses, also differentiable in the
-    initial positions points (N, P, dim) (the points after the lift onto the
-    ground; bodies so rebuilt keep their springs but not their named parts).
+    """A function params -> losses (N,), differentiable with jax.grad / jax.vjp.
 
     params: {field: array (N, *shape)}, every controller parameter, one row
-    per body. The rollout runs on the host (jax.pure_callback)."""
+    per body. With points=True the function is (params, points) -> losses,
+    also differentiable in the initial positions points (N, P, dim) (the
+    points after the lift onto the ground); with springs=True it takes a
+    dict springs {"rest" | "stiffness" | "actuation": (N, S)} after them,
+    (params, [points,] springs) -> losses, differentiable in those (the
+    first call compiles the experiment once more, with body gradients).
+    Bodies rebuilt from points or springs keep their springs' ends but not
+    their named parts. The rollout runs on the host (jax.pure_callback)."""
     bodies = list(bodies)
-    n = len(bodies)
 
-    def host(params, pts):
-        names = sorted(params)
-        arrays = {k: np.asarray(params[k], dtype=np.float64) for k in names}
-        for k, a in arrays.items():
-            if a.ndim < 1 or a.shape[0] != n:
-                raise ValueError(f"parameter '{k}': shape {a.shape} needs a leading dimension of {n}")
-        bs = bodies
-        if pts is not None:
-            pts = np.asarray(pts, dtype=np.float64)
-            bs = [Body(pts[i], b.springs, b.rest, b.stiffness, b.actuation) for i, b in enumerate(bodies)]
-        res = experiment.simulate(
-            bs, [{k: a[i] for k, a in arrays.items()} for i in range(n)], steps=steps, point_grads=pts is not None
+    def host(params, inputs):
+        dtype = np.asarray(next(iter(params.values()))).dtype
+        losses, grads, igrads = _simulate_batch(
+            experiment,
+            bodies,
+            {k: np.asarray(v, dtype=np.float64) for k, v in params.items()},
+            {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()},
+            steps,
         )
-        if not res.valid.all():
-            bad = int(np.flatnonzero(~res.valid)[0])
-            raise EvocError(f"body {bad}: {res.errors[bad]}")
-        dtype = np.asarray(params[names[0]]).dtype
-        grads = {k: np.stack([g[k] for g in res.grads]).astype(dtype) for k in names}
-        if pts is None:
-            return res.losses.astype(dtype), grads
-        return res.losses.astype(dtype), grads, np.stack(res.point_grads).astype(dtype)
+        cast = lambda d: {k: v.astype(dtype) for k, v in d.items()}
+        return losses.astype(dtype), cast(grads), cast(igrads)
 
-    def call(params, pts=None):
+    def call(params, inputs):
         dtype = jnp.result_type(*params.values())
-        shapes = [
-            jax.ShapeDtypeStruct((n,), dtype),
-            {k: jax.ShapeDtypeStruct(jnp.shape(v), dtype) for k, v in params.items()},
-        ]
-        if pts is None:
-            return jax.pure_callback(lambda p: host(p, None), tuple(shapes), params)
-        shapes.append(jax.ShapeDtypeStruct(jnp.shape(pts), dtype))
-        return jax.pure_callback(host, tuple(shapes), params, pts)
+        like = lambda d: {k: jax.ShapeDtypeStruct(jnp.shape(v), dtype) for k, v in d.items()}
+        shapes = (jax.ShapeDtypeStruct((len(bodies),), dtype), like(params), like(inputs))
+        return jax.pure_callback(host, shapes, params, inputs)
 
     def scale(g, v):
         return g.reshape((-1,) + (1,) * (v.ndim - 1)) * v
 
-    if points:
-
-        @jax.custom_vjp
-        def fp(params, pts):
-            return call(params, pts)[0]
-
-        def fwd_p(params, pts):
-            losses, grads, pgrad = call(params, pts)
-            return losses, (grads, pgrad)
-
-        def bwd_p(res, g):
-            grads, pgrad = res
-            return ({k: scale(g, v) for k, v in grads.items()}, scale(g, pgrad))
-
-        fp.defvjp(fwd_p, bwd_p)
-        return fp
-
     @jax.custom_vjp
-    def f(params):
-        return call(params)[0]
+    def f(params, inputs):
+        return call(params, inputs)[0]
 
-    def fwd(params):
-        losses, grads = call(params)
-        return losses, grads
+    def fwd(params, inputs):
+        losses, grads, igrads = call(params, inputs)
+        return losses, (grads, igrads)
 
-    def bwd(grads, g):
-        return ({k: scale(g, v) for k, v in grads.items()},)
+    def bwd(res, g):
+        grads, igrads = res
+        return ({k: scale(g, v) for k, v in grads.items()}, {k: scale(g, v) for k, v in igrads.items()})
 
     f.defvjp(fwd, bwd)
-    return f
+
+    def unpack(args):
+        args = list(args)
+        want = int(points) + int(springs)
+        if len(args) != want:
+            raise TypeError(f"the function takes params and {want} more argument(s), got {len(args)}")
+        inputs = {}
+        if points:
+            inputs["points"] = args.pop(0)
+        if springs:
+            sp = args.pop(0)
+            for k in sp:
+                if k not in SPRING_INPUTS:
+                    raise ValueError(f"springs: '{k}' is not one of {', '.join(SPRING_INPUTS)}")
+            inputs.update(sp)
+        return inputs
+
+    return lambda params, *args: f(params, unpack(args))
 
 
 def init_params(experiment: Experiment, bodies: Sequence[Body]) -> Dict[str, jax.Array]:
@@ -109,4 +105,3 @@ def init_params(experiment: Experiment, bodies: Sequence[Body]) -> Dict[str, jax
     res = experiment.simulate(list(bodies), steps=2)
     _check_shapes(res.params)
     return {k: jnp.asarray(np.stack([p[k] for p in res.params])) for k in sorted(res.params[0])}
-

@@ -5,7 +5,9 @@ physics, controller and loss), the backward pass evoc's adjoint: the
 gradient simulate computes alongside the loss, scaled by the incoming
 gradient. Batched over robots: every parameter tensor has a leading
 dimension N, one row per body (the bodies must share parameter shapes, e.g.
-copies of one design or a fixed body).
+copies of one design or a fixed body). Besides the controller's parameters,
+the initial positions and the springs' rest lengths, stiffness and
+actuation can be inputs, and differentiable.
 
     import torch, evoc, evoc.torch
     exp = evoc.load("examples/eldir_small.evo", set={"world.steps": 100})
@@ -26,45 +28,33 @@ from typing import Dict, List, Mapping, Optional, Sequence
 import numpy as np
 import torch
 
-from . import Body, EvocError, Experiment
+from . import Body, Experiment
+from ._batch import BODY_INPUTS
 from ._batch import check_shapes as _check_shapes
+from ._batch import simulate_batch as _simulate_batch
 
 
-def _with_points(bodies: Sequence[Body], points: np.ndarray) -> List[Body]:
-    out = []
-    for i, b in enumerate(bodies):
-        if points[i].shape != b.points.shape:
-            raise ValueError(f"points[{i}] has shape {points[i].shape}, body {i} {b.points.shape}")
-        out.append(Body(points[i], b.springs, b.rest, b.stiffness, b.actuation))
-    return out
+def _numpy(t: torch.Tensor) -> np.ndarray:
+    return t.detach().to("cpu", torch.float64).numpy()
 
 
 class RolloutLoss(torch.autograd.Function):
-    """forward(experiment, bodies, names, steps, points, *tensors) -> losses (N,)."""
+    """forward(experiment, bodies, names, steps, *tensors) -> losses (N,);
+    names[i] names tensors[i]: a parameter field, or "input:" and a body
+    input (points, rest, stiffness, actuation)."""
 
     @staticmethod
-    def forward(ctx, experiment: Experiment, bodies: Sequence[Body], names: List[str], steps, points, *tensors):
-        n = len(bodies)
-        for name, t in zip(names, tensors):
-            if t.dim() < 1 or t.shape[0] != n:
-                raise ValueError(f"parameter '{name}': shape {tuple(t.shape)} needs a leading dimension of {n} (one row per body)")
-        arrays = [t.detach().to("cpu", torch.float64).numpy() for t in tensors]
-        params = [{name: a[i] for name, a in zip(names, arrays)} for i in range(n)]
-        if points is not None:
-            if points.dim() != 3 or points.shape[0] != n:
-                raise ValueError(f"points: shape {tuple(points.shape)}, expected (N={n}, P, dim)")
-            bodies = _with_points(bodies, points.detach().to("cpu", torch.float64).numpy())
-        res = experiment.simulate(list(bodies), params, steps=steps, point_grads=points is not None)
-        if not res.valid.all():
-            bad = int(np.flatnonzero(~res.valid)[0])
-            raise EvocError(f"body {bad}: {res.errors[bad]}")
-        grads = [torch.from_numpy(np.stack([g[name] for g in res.grads])).to(t.dtype) for name, t in zip(names, tensors)]
-        ctx.has_points = points is not None
-        if points is not None:
-            grads.append(torch.from_numpy(np.stack(res.point_grads)).to(points.dtype))
-        ctx.save_for_backward(*grads)
+    def forward(ctx, experiment: Experiment, bodies: Sequence[Body], names: List[str], steps, *tensors):
+        params = {k: _numpy(t) for k, t in zip(names, tensors) if not k.startswith("input:")}
+        inputs = {k[6:]: _numpy(t) for k, t in zip(names, tensors) if k.startswith("input:")}
+        losses, grads, igrads = _simulate_batch(experiment, bodies, params, inputs, steps)
+        saved = [
+            torch.from_numpy(igrads[k[6:]] if k.startswith("input:") else grads[k]).to(t.dtype)
+            for k, t in zip(names, tensors)
+        ]
+        ctx.save_for_backward(*saved)
         dtype = tensors[0].dtype if tensors else torch.float64
-        return torch.from_numpy(res.losses).to(dtype)
+        return torch.from_numpy(losses).to(dtype)
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -72,8 +62,7 @@ class RolloutLoss(torch.autograd.Function):
         for g in ctx.saved_tensors:
             scale = grad_out.reshape((-1,) + (1,) * (g.dim() - 1)).to(g.dtype)
             out.append(scale * g)
-        point_grad = out.pop() if ctx.has_points else None
-        return (None, None, None, None, point_grad, *out)
+        return (None, None, None, None, *out)
 
 
 def rollout_loss(
@@ -82,6 +71,9 @@ def rollout_loss(
     params: Mapping[str, torch.Tensor],
     *,
     points: Optional[torch.Tensor] = None,
+    rest: Optional[torch.Tensor] = None,
+    stiffness: Optional[torch.Tensor] = None,
+    actuation: Optional[torch.Tensor] = None,
     steps: Optional[int] = None,
 ) -> torch.Tensor:
     """The loss of each body under its controller parameters, differentiable.
@@ -93,15 +85,26 @@ def rollout_loss(
         experiment (init_params gives them), one row per body.
       points: optional (N, P, dim) tensor of initial positions replacing
         the bodies' own (differentiable too: d loss / d initial positions,
-        the points after the lift onto the ground; bodies so rebuilt keep
-        their springs but not their named parts).
+        the points after the lift onto the ground).
+      rest, stiffness, actuation: optional (N, S) tensors replacing the
+        springs' rest lengths, stiffness and actuation (differentiable: the
+        first use compiles the experiment once more, with body gradients).
+        Bodies rebuilt from points or springs keep their springs' ends but
+        not their named parts.
       steps: states per rollout (default world.steps).
 
     Returns:
       losses: tensor (N,), of params' dtype. Its backward pass is evoc's
-      adjoint (d loss_i / d params[field][i], and d loss_i / d points[i])."""
+      adjoint (d loss_i / d params[field][i], and d loss_i / d each input's
+      row i)."""
     names = sorted(params)
-    return RolloutLoss.apply(experiment, list(bodies), names, steps, points, *[params[k] for k in names])
+    tensors = [params[k] for k in names]
+    given = dict(points=points, rest=rest, stiffness=stiffness, actuation=actuation)
+    for k in BODY_INPUTS:
+        if given[k] is not None:
+            names.append("input:" + k)
+            tensors.append(given[k])
+    return RolloutLoss.apply(experiment, list(bodies), names, steps, *tensors)
 
 
 def init_params(
@@ -117,3 +120,15 @@ def init_params(
         out[k] = t.requires_grad_(requires_grad)
     return out
 
+
+def spring_tensors(
+    bodies: Sequence[Body], *, dtype=torch.float64, requires_grad: bool = True
+) -> Dict[str, torch.Tensor]:
+    """The bodies' rest lengths, stiffness and actuation stacked: {"rest":
+    (N, S), "stiffness": (N, S), "actuation": (N, S)}, to pass to
+    rollout_loss(**springs) and optimise."""
+    out = {}
+    for k in ("rest", "stiffness", "actuation"):
+        t = torch.from_numpy(np.stack([getattr(b, k) for b in bodies])).to(dtype)
+        out[k] = t.requires_grad_(requires_grad)
+    return out

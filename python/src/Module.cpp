@@ -15,6 +15,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -71,6 +72,25 @@ struct Experiment {
   std::unique_ptr<driver::Session> session;
   std::shared_ptr<const evolve::BodyModel> body;
   std::string file;
+  driver::CommonOptions options;
+  std::string backend;
+  /// The same program compiled with body gradients (PipelineOptions::
+  /// bodyGradients), on the first simulate(body_grads=True).
+  std::unique_ptr<driver::Session> bodyGradSession;
+  std::mutex bodyGradMutex;
+
+  const driver::Session &withBodyGradients() {
+    std::lock_guard<std::mutex> lock(bodyGradMutex);
+    if (!bodyGradSession) {
+      driver::CommonOptions o = options;
+      o.bodyGradients = true;
+      auto s = std::make_unique<driver::Session>(o, backend);
+      if (!s->ok())
+        throw Error(file + ": does not compile with body gradients (the errors are above)");
+      bodyGradSession = std::move(s);
+    }
+    return *bodyGradSession;
+  }
 };
 
 /// Checks and compiles; on errors returns the diagnostics as (file, line,
@@ -86,6 +106,8 @@ compile(const std::string &file, std::optional<std::string> text,
   opts.check.stdlibDirs = stdlibDirs;
   auto exp = std::make_unique<Experiment>();
   exp->file = file;
+  exp->options = opts;
+  exp->backend = backend;
   {
     nb::gil_scoped_release release;
     exp->session = std::make_unique<driver::Session>(opts, backend);
@@ -206,10 +228,13 @@ runtime::ParamSet toParamSet(const nb::dict &d) {
   return ps;
 }
 
-/// `evoc sim` on bodies already in memory: one dict per body.
-std::vector<nb::dict> simulate(const Experiment &e, const std::vector<Body> &bodies,
+/// `evoc sim` on bodies already in memory: one dict per body. With
+/// pointGrads / bodyGrads, each valid body also gets d loss / d its initial
+/// positions / its float body buffers from runtime::inputGradients.
+std::vector<nb::dict> simulate(Experiment &e, const std::vector<Body> &bodies,
                                std::optional<std::vector<nb::dict>> params, int64_t steps,
-                               int iterations, int threads, bool trajectory, bool pointGrads) {
+                               int iterations, int threads, bool trajectory, bool pointGrads,
+                               bool bodyGrads) {
   const driver::Session &s = *e.session;
   runtime::SimOptions so = s.trainOptions();
   so.iterations = iterations;
@@ -227,17 +252,20 @@ std::vector<nb::dict> simulate(const Experiment &e, const std::vector<Body> &bod
   }
   runtime::SimResult r;
   std::vector<std::vector<std::vector<double>>> traj(robots.size());
-  std::vector<runtime::InitialGradient> pg(robots.size());
+  std::vector<runtime::InputGradients> ig(robots.size());
   {
     nb::gil_scoped_release release;
     r = driver::simulateRobots(s, robots, ps, so);
-    runtime::ModuleInfo info(s.module());
-    if (pointGrads) // the weights simulate used (iterations = 0: no update)
+    if (pointGrads || bodyGrads) { // the weights simulate used (iterations = 0: no update)
+      const driver::Session &gs = bodyGrads ? e.withBodyGradients() : s;
+      runtime::ModuleInfo info(gs.module());
       for (size_t i = 0; i < robots.size(); ++i)
         if (r.results[i].valid)
-          pg[i] = runtime::initialStateGradient(info, s.executable(), robots[i],
-                                                ps ? (*ps)[i] : r.results[i].params, so, "point.x");
+          ig[i] = runtime::inputGradients(info, gs.executable(), robots[i],
+                                          ps ? (*ps)[i] : r.results[i].params, so, "point.x");
+    }
     if (trajectory) {
+      runtime::ModuleInfo info(s.module());
       std::vector<int64_t> times;
       for (int64_t t = 0; t < so.steps; ++t)
         times.push_back(t);
@@ -258,9 +286,17 @@ std::vector<nb::dict> simulate(const Experiment &e, const std::vector<Body> &bod
     d["grad"] = paramSetToDict(t.grad);
     d["params"] = paramSetToDict(t.params);
     d["best_params"] = paramSetToDict(t.bestParams);
-    if (pointGrads && !pg[i].grad.empty()) {
+    if (t.valid && (pointGrads || bodyGrads) && !ig[i].valid)
+      throw Error("body " + std::to_string(i) + ": the gradient rollout failed: " + ig[i].error);
+    if (pointGrads && !ig[i].initial.empty()) {
       const size_t dim = size_t(robots[i].dim);
-      d["point_grad"] = toArray(pg[i].grad, {pg[i].grad.size() / dim, dim});
+      d["point_grad"] = toArray(ig[i].initial, {ig[i].initial.size() / dim, dim});
+    }
+    if (bodyGrads && t.valid) {
+      nb::dict bg;
+      for (const auto &[field, g] : ig[i].body)
+        bg[field.c_str()] = toArray(g, {g.size()});
+      d["body_grad"] = bg;
     }
     if (trajectory && !traj[i].empty()) {
       std::vector<double> flat;
@@ -370,7 +406,7 @@ NB_MODULE(_evoc, m) {
       .def("sample", &sample, "n"_a, "seed"_a.none())
       .def("from_genome", &fromGenome, "genome_json"_a)
       .def("simulate", &simulate, "bodies"_a, "params"_a.none(), "steps"_a, "iterations"_a,
-           "threads"_a, "trajectory"_a, "point_grads"_a);
+           "threads"_a, "trajectory"_a, "point_grads"_a, "body_grads"_a);
 
   m.def("compile", &compile, "file"_a, "text"_a.none(), "overrides"_a, "stdlib_dirs"_a,
         "backend"_a);

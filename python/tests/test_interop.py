@@ -120,3 +120,68 @@ def test_jax_gradient_of_initial_positions(setup):
     f = ej.rollout_loss(exp, [raised], steps=STEPS, points=True)
     g = jax.grad(lambda x: f(params, x).sum())(jnp.asarray(raised.points[None]))
     assert np.array_equal(np.asarray(g[0]), ref.point_grads[0])
+
+
+def test_torch_gradient_of_springs(setup):
+    """d loss / d rest lengths, stiffness and actuation through the PyTorch
+    function: equal to simulate's body_grads, gradcheck on the rest lengths
+    and actuation, and an Adam loop over the rest lengths alone lowers the
+    loss (the body learns, the controller fixed)."""
+    torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch)")
+    import evoc.torch as et
+
+    exp, bodies, _ = setup
+    params = {k: v.detach() for k, v in et.init_params(exp, bodies).items()}
+    ref = exp.simulate(
+        bodies, [{k: v[i].numpy() for k, v in params.items()} for i in range(2)], steps=STEPS, body_grads=True
+    )
+    springs = et.spring_tensors(bodies)
+    losses = et.rollout_loss(exp, bodies, params, steps=STEPS, **springs)
+    assert np.array_equal(losses.detach().numpy(), ref.losses)
+    losses.sum().backward()
+    for k, t in springs.items():
+        want = np.stack([g["spring." + k] for g in ref.body_grads])
+        assert np.array_equal(t.grad.numpy(), want), k
+        assert np.abs(want).max() > 0, k
+
+    for k in ("rest", "actuation"):
+        x = springs[k].detach()[:1].clone().requires_grad_(True)
+
+        def f(x, k=k):
+            return et.rollout_loss(exp, bodies[:1], {n: v[:1] for n, v in params.items()}, steps=STEPS, **{k: x})
+
+        assert torch.autograd.gradcheck(f, (x,), eps=1e-6, atol=1e-6, rtol=1e-4), k
+
+    rest = springs["rest"].detach()[:1].clone().requires_grad_(True)
+    p1 = {n: v[:1] for n, v in params.items()}
+    opt = torch.optim.Adam([rest], lr=1e-3)
+    curve = []
+    for _ in range(6):
+        opt.zero_grad()
+        loss = et.rollout_loss(exp, bodies[:1], p1, rest=rest, steps=STEPS).sum()
+        loss.backward()
+        opt.step()
+        curve.append(loss.item())
+    final = et.rollout_loss(exp, bodies[:1], p1, rest=rest, steps=STEPS).item()
+    assert final < curve[0], curve + [final]
+
+
+def test_jax_gradient_of_springs(setup):
+    jax = pytest.importorskip("jax", reason="jax is not installed (pip install jax)")
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    import evoc.jax as ej
+
+    exp, bodies, _ = setup
+    params = ej.init_params(exp, bodies)
+    ref = exp.simulate(
+        bodies, [{k: np.asarray(v[i]) for k, v in params.items()} for i in range(2)], steps=STEPS, body_grads=True
+    )
+    springs = {k: jnp.asarray(np.stack([getattr(b, k) for b in bodies])) for k in ("rest", "stiffness", "actuation")}
+    f = ej.rollout_loss(exp, bodies, steps=STEPS, springs=True)
+    assert np.array_equal(np.asarray(f(params, springs)), ref.losses)
+    g = jax.grad(lambda s: f(params, s).sum())(springs)
+    for k in springs:
+        assert np.array_equal(np.asarray(g[k]), np.stack([r["spring." + k] for r in ref.body_grads])), k
+    with pytest.raises(ValueError, match="not one of"):
+        f(params, {"mass": springs["rest"]})

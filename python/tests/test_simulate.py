@@ -104,3 +104,40 @@ def test_bad_input_raises(small, tmp_path):
         small.simulate(b0, wrong)
     with pytest.raises(TypeError):
         small.simulate(["not a body"])
+
+
+def test_body_gradients_equal_finite_differences(small):
+    """simulate(body_grads=True): d loss / d the springs' rest lengths,
+    stiffness and actuation, against central differences with a step
+    relative to each value, and the interpreter's to 1e-12."""
+    import evoc
+
+    b = small.sample(1, seed=5)[0]
+    ref = small.simulate(b, steps=60, body_grads=True)
+    g = ref.body_grads[0]
+    assert set(g) >= {"spring.rest", "spring.stiffness", "spring.actuation"}
+    # The loss and parameter gradients are simulate's own.
+    plain = small.simulate(b, ref.params[0], steps=60)
+    assert plain.losses[0] == ref.losses[0]
+    for attr in ("rest", "stiffness", "actuation"):
+        got = g["spring." + attr]
+        assert got.shape == b.rest.shape
+        scale = np.abs(got).max()
+        assert scale > 0, attr
+        for s in range(0, len(b.rest), max(1, len(b.rest) // 5)):
+            vals = {k: getattr(b, k).copy() for k in ("rest", "stiffness", "actuation")}
+            h = 1e-6 * max(1.0, abs(vals[attr][s]))
+            losses = []
+            for sign in (1, -1):
+                v = {k: a.copy() for k, a in vals.items()}
+                v[attr][s] += sign * h
+                body = evoc.Body(b.points, b.springs, v["rest"], v["stiffness"], v["actuation"])
+                losses.append(small.simulate(body, ref.params[0], steps=60).losses[0])
+            fd = (losses[0] - losses[1]) / (2 * h)
+            assert abs(fd - got[s]) <= 1e-5 * scale, (attr, s, fd, got[s])
+    interp = evoc.load(SMALL, set=FAST, backend="interp")
+    other = interp.simulate(b, ref.params[0], steps=60, body_grads=True).body_grads[0]
+    for k, v in g.items():
+        assert np.abs(other[k] - v).max() <= 1e-12 * max(np.abs(v).max(), 1e-300), k
+    with pytest.raises(ValueError, match="body_grads needs iterations = 0"):
+        small.simulate(b, steps=60, iterations=1, body_grads=True)

@@ -524,6 +524,22 @@ std::vector<double> Rollout::initialAdjoint(int f) {
   return v;
 }
 
+std::map<std::string, std::vector<double>> Rollout::bodyAdjoints() {
+  EVOC_ASSERT(L_, "bodyAdjoints: no rollout ran");
+  const ir::Module &m = *info_.module;
+  std::map<std::string, std::vector<double>> out;
+  for (int b = 0; b < int(m.buffers.size()); ++b) {
+    if (info_.arena[b] != Arena::BodyAdj)
+      continue;
+    const ir::Buffer &primal = m.buffers[size_t(m.buffers[b].primal)];
+    std::vector<double> v(static_cast<size_t>(L_->count[b]));
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = loadF(bytesOf(bodyAdj_) + L_->offset[b], int64_t(i), pop_->f32());
+    out[primal.field.empty() ? primal.name : primal.field] = std::move(v);
+  }
+  return out;
+}
+
 std::vector<std::vector<double>>
 Rollout::trajectory(Population &pop, int r, const RolloutConfig &cfg, const std::string &field,
                     const std::vector<int64_t> &times, std::vector<std::vector<double>> *outputs,

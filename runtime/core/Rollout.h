@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,11 @@ public:
   /// (ModuleInfo::fields), the initial state's adjoint, as doubles ("point.x":
   /// the body's initial positions after the lift onto the ground).
   std::vector<double> initialAdjoint(int f);
+  /// After run(pop, r, cfg, true): d loss / d b for every float Body buffer b
+  /// the module differentiates (PipelineOptions::bodyGradients), summed over
+  /// the rollout, keyed by its field ("spring.rest"); empty for a module
+  /// compiled without body gradients.
+  std::map<std::string, std::vector<double>> bodyAdjoints();
   /// Forward only, returning the state field `field` ("point.x") at each
   /// requested time (ascending, in [0, T-1]) as doubles. With `outputs`, also
   /// the step's scratch field `outputField` (the controller's output,

@@ -327,11 +327,12 @@ std::vector<std::vector<double>> trajectory(const ModuleInfo &info, const codege
   return ro.trajectory(pop, 0, rc, field, times, outputs, outputField);
 }
 
-InitialGradient initialStateGradient(const ModuleInfo &info, const codegen::Executable &exe,
-                                     const Robot &robot, const ParamSet &params,
-                                     const TrainOptions &opts, const std::string &field) {
+InputGradients inputGradients(const ModuleInfo &info, const codegen::Executable &exe,
+                              const Robot &robot, const ParamSet &params, const TrainOptions &opts,
+                              const std::string &field) {
   if (opts.commands)
-    throw Error("the initial state's gradient is not available for experiments with commands");
+    throw Error("gradients with respect to the body and the initial state are not available for "
+                "experiments with commands");
   int f = 0;
   while (f < int(info.fields.size()) && info.fields[f].name != field)
     ++f;
@@ -343,12 +344,14 @@ InitialGradient initialStateGradient(const ModuleInfo &info, const codegen::Exec
   ro.runInit(pop, 0);
   pop.setParams(0, params);
   RolloutOutcome o = ro.run(pop, 0, rolloutConfig(opts), /*backward=*/true);
-  InitialGradient g;
+  InputGradients g;
   g.valid = o.valid;
   g.error = o.error;
   g.loss = o.loss;
-  if (o.valid)
-    g.grad = ro.initialAdjoint(f);
+  if (o.valid) {
+    g.initial = ro.initialAdjoint(f);
+    g.body = ro.bodyAdjoints();
+  }
   return g;
 }
 

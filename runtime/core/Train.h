@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -194,19 +195,21 @@ std::vector<std::vector<double>> trajectory(const ModuleInfo &info, const codege
                                             std::vector<std::vector<double>> *outputs = nullptr,
                                             const std::string &outputField = "");
 
-/// One robot's loss and d loss / d x[0] of the state field `field` (for
-/// "point.x": its initial positions, after the lift onto the ground), from one
-/// forward and backward rollout under `params` (the Python module's
-/// simulate(point_grads=True), docs/python.md). Experiments with commands
-/// are refused (evoc::Error).
-struct InitialGradient {
+/// One robot's loss, d loss / d x[0] of the state field `field` (for
+/// "point.x": its initial positions, after the lift onto the ground) and, for
+/// a module compiled with body gradients, d loss / d each float body buffer
+/// (Rollout::bodyAdjoints), from one forward and backward rollout under
+/// `params` (the Python module's simulate(point_grads=True, body_grads=True),
+/// docs/python.md). Experiments with commands are refused (evoc::Error).
+struct InputGradients {
   bool valid = true;
   std::string error;
   double loss = 0;
-  std::vector<double> grad;
+  std::vector<double> initial;
+  std::map<std::string, std::vector<double>> body;
 };
-InitialGradient initialStateGradient(const ModuleInfo &info, const codegen::Executable &exe,
-                                     const Robot &robot, const ParamSet &params,
-                                     const TrainOptions &opts, const std::string &field);
+InputGradients inputGradients(const ModuleInfo &info, const codegen::Executable &exe,
+                              const Robot &robot, const ParamSet &params, const TrainOptions &opts,
+                              const std::string &field);
 
 } // namespace evoc::runtime
