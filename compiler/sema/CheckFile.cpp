@@ -3,6 +3,7 @@
 #include "frontend/Imports.h"
 #include "frontend/Parser.h"
 #include "sema/Checker.h"
+#include "sema/SettingKeys.h"
 #include "support/SourceManager.h"
 
 #include <algorithm>
@@ -143,21 +144,10 @@ void Checker::collect(Program &program) {
   dimKnown = haveWorld;
 }
 
-/// Keys `--set` accepts, per block.
-const std::vector<std::string> &worldKeys() {
-  static const std::vector<std::string> keys = {
-      "dim",    "dt",    "steps",   "precision", "gravity",    "damping",    "dashpot",
-      "ground", "scene", "objects", "physics",   "checkpoint", "state_limit"};
-  return keys;
-}
-static const std::vector<std::string> kEvolveKeys = {
-    "population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"};
-const std::vector<std::string> &learnKeys() {
-  static const std::vector<std::string> keys = {"iterations", "optimizer", "loss",    "controller",
-                                                "inherit",    "batch",     "episodes"};
-  return keys;
-}
-static const std::vector<std::string> kTrainKeys = {"seed", "validate_every"};
+const std::vector<std::string> &worldKeys() { return settingKeys("world"); }
+const std::vector<std::string> &learnKeys() { return settingKeys("learn"); }
+static const std::vector<std::string> &kEvolveKeys = settingKeys("evolve");
+static const std::vector<std::string> &kTrainKeys = settingKeys("train");
 
 bool Checker::applyOverrides() {
   bool ok = true;
@@ -451,6 +441,20 @@ std::optional<CheckedProgram> checkBuffer(int file, const CheckOptions &options,
     return std::nullopt;
   Checker checker(options, sources, diags);
   return checker.run(std::move(program));
+}
+
+std::shared_ptr<const CheckedProgram> analyseBuffer(int file, const CheckOptions &options,
+                                                    SourceManager &sources,
+                                                    DiagnosticEngine &diags) {
+  frontend::ImportOptions io;
+  io.stdlibDirs = options.stdlibDirs;
+  io.useEnv = !options.ignoreEnv;
+  auto program = frontend::loadProgramFromFile(file, io, sources, diags);
+  if (!program)
+    return nullptr;
+  Checker checker(options, sources, diags);
+  std::optional<CheckedProgram> checked = checker.run(std::move(program));
+  return std::make_shared<const CheckedProgram>(std::move(checked ? *checked : checker.out));
 }
 
 } // namespace evoc::sema

@@ -1,6 +1,7 @@
 // The evolve block: population, generations, seed, learn { ... } (selects the
 // controller and the loss), fitness, select and invalid rules.
 #include "sema/Checker.h"
+#include "sema/SettingKeys.h"
 
 #include <algorithm>
 
@@ -71,10 +72,7 @@ void Checker::checkEvolve() {
   out.hasEvolve = true;
   SourceRange at = evolves.front()->name.range;
   ev.populationAt = at;
-  checkKnownKeys(
-      *b, "evolve",
-      {"population", "generations", "seed", "offspring", "body", "fitness", "select", "invalid"},
-      {"learn"});
+  checkKnownKeys(*b, "evolve", settingKeys("evolve"), {"learn"});
   if (!learn)
     diags.error(at, "evolve needs a 'learn { ... }' block (iterations, optimizer)");
   selectLearn(learn, at, ev.learn);
@@ -221,7 +219,7 @@ void Checker::checkTrain() {
   }
   out.hasTrain = true;
   Train &tr = out.train;
-  checkKnownKeys(b, "train", {"seed", "validate_every"}, {"learn"});
+  checkKnownKeys(b, "train", settingKeys("train"), {"learn"});
   const SettingsBlock *learn = b.findBlock("learn");
   if (!learn)
     diags.error(at, "train needs a 'learn { ... }' block (iterations, optimizer)");

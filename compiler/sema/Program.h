@@ -256,5 +256,14 @@ std::optional<CheckedProgram> checkFile(const std::string &path, const CheckOpti
 std::optional<CheckedProgram> checkBuffer(int file, const CheckOptions &options,
                                           SourceManager &sources, DiagnosticEngine &diags);
 
+/// As checkBuffer, for tools that want the program even when it has errors
+/// (the language server, docs/editors.md): the AST of the main file and its
+/// imports in `ast`, annotated as far as checking got (the rest of the
+/// program is complete only when `diags` has no errors); null only when a
+/// file could not be read or parsed.
+std::shared_ptr<const CheckedProgram> analyseBuffer(int file, const CheckOptions &options,
+                                                    SourceManager &sources,
+                                                    DiagnosticEngine &diags);
+
 } // namespace sema
 } // namespace evoc
