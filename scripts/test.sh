@@ -12,6 +12,12 @@ if ! command -v chromium >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium; } ||
     echo "test: could not install chromium; the browser test will be skipped" >&2
 fi
+# Test-only too: Neovim for tests/editors/test_nvim.py (skipped without it).
+if ! command -v nvim >/dev/null 2>&1; then
+  { $SUDO apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends neovim; } ||
+    echo "test: could not install neovim; the Neovim test will be skipped" >&2
+fi
 # Test-only too: clang-tidy for scripts/tidy.sh.
 if ! command -v clang-tidy >/dev/null 2>&1; then
   { $SUDO apt-get update -qq &&
