@@ -36,8 +36,8 @@ struct Client {
   json request(const std::string &method, const json &params) {
     int id = next++;
     json response;
-    for (json &m : server.handle(
-             {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}})) {
+    for (json &m :
+         server.handle({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}})) {
       if (m.contains("id") && m["id"] == id)
         response = m;
       else
@@ -54,14 +54,14 @@ struct Client {
   json diagnostics(const std::string &uri) const {
     json last;
     for (const json &n : notifications)
-      if (n.value("method", "") == "textDocument/publishDiagnostics" &&
-          n["params"]["uri"] == uri)
+      if (n.value("method", "") == "textDocument/publishDiagnostics" && n["params"]["uri"] == uri)
         last = n["params"]["diagnostics"];
     return last;
   }
   void open(const std::string &uri, const std::string &text) {
-    notify("textDocument/didOpen",
-           {{"textDocument", {{"uri", uri}, {"languageId", "evo"}, {"version", 1}, {"text", text}}}});
+    notify(
+        "textDocument/didOpen",
+        {{"textDocument", {{"uri", uri}, {"languageId", "evo"}, {"version", 1}, {"text", text}}}});
   }
   void change(const std::string &uri, const std::string &text, int version) {
     notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", version}}},
@@ -161,8 +161,8 @@ TEST_CASE("lsp: hover, definition into the stdlib, references and the outline", 
 
   // The part of the lattice cell: references from this file include it.
   auto [tl, tc] = find(text, "cell = triangle", 8);
-  json refs = c.at("textDocument/references", uri, tl, tc,
-                   {{"context", {{"includeDeclaration", true}}}});
+  json refs =
+      c.at("textDocument/references", uri, tl, tc, {{"context", {{"includeDeclaration", true}}}});
   REQUIRE(refs["result"].size() >= 2);
   CHECK(refs["result"][0]["uri"].get<std::string>().find("triangle.evo") != std::string::npos);
 
@@ -173,8 +173,7 @@ TEST_CASE("lsp: hover, definition into the stdlib, references and the outline", 
   CHECK(names == std::vector<std::string>{"world", "Grid", "mutation", "evolve"});
 }
 
-TEST_CASE("lsp: a physics of its own: field hovers with types, renames, loop elements",
-          "[lsp]") {
+TEST_CASE("lsp: a physics of its own: field hovers with types, renames, loop elements", "[lsp]") {
   Client c;
   const std::string path = std::string(EVOC_SOURCE_DIR) + "/stdlib/physics/mass_spring.evo";
   const std::string uri = lsp::pathToUri(path);
@@ -258,8 +257,7 @@ TEST_CASE("lsp: completion of setting keys, parts, ports, symbols and import pat
   CHECK(has(items, "Trunk"));
 }
 
-TEST_CASE("lsp: malformed messages and requests out of order get errors, not crashes",
-          "[lsp]") {
+TEST_CASE("lsp: malformed messages and requests out of order get errors, not crashes", "[lsp]") {
   lsp::Server s;
   auto one = [&](const std::string &text) {
     std::vector<json> r = s.handleText(text);
@@ -268,12 +266,12 @@ TEST_CASE("lsp: malformed messages and requests out of order get errors, not cra
   };
   CHECK(one("{not json")["error"]["code"] == -32700);
   CHECK(one(R"({"jsonrpc":"2.0","id":1,"method":"textDocument/hover","params":{}})")["error"]
-                                                                                     ["code"] ==
+                                                                                    ["code"] ==
         -32002); // before initialize
   CHECK(one(R"({"jsonrpc":"2.0","id":2,"method":"initialize","params":{}})").contains("result"));
   CHECK(one(R"([1, 2])")["error"]["code"] == -32600);
   CHECK(one(R"({"jsonrpc":"2.0","id":3,"method":"textDocument/hover","params":{}})")["error"]
-                                                                                     ["code"] ==
+                                                                                    ["code"] ==
         -32602);
   CHECK(one(R"({"jsonrpc":"2.0","id":4,"method":"textDocument/hover","params":
       {"textDocument":{"uri":"file:///nowhere.evo"},"position":{"line":0,"character":0}}})")
@@ -295,8 +293,7 @@ TEST_CASE("lsp: malformed messages and requests out of order get errors, not cra
   CHECK(lsp::readFrame(cut).kind == lsp::Frame::Eof);
 }
 
-TEST_CASE("lsp: serve() answers framed messages and exits 0 after shutdown, 1 without",
-          "[lsp]") {
+TEST_CASE("lsp: serve() answers framed messages and exits 0 after shutdown, 1 without", "[lsp]") {
   auto framed = [](const json &m) {
     std::string b = m.dump();
     return "Content-Length: " + std::to_string(b.size()) + "\r\n\r\n" + b;
@@ -331,9 +328,8 @@ TEST_CASE("lsp: every prefix of a real file, as if typed: diagnostics each time,
     REQUIRE(c.diagnostics(uri).is_array());
     // Queries at the end of the text typed so far answer (possibly null).
     int line = int(std::count(prefix.begin(), prefix.end(), '\n'));
-    int ch = int(prefix.size() - (prefix.rfind('\n') == std::string::npos
-                                      ? 0
-                                      : prefix.rfind('\n') + 1));
+    int ch =
+        int(prefix.size() - (prefix.rfind('\n') == std::string::npos ? 0 : prefix.rfind('\n') + 1));
     CHECK(c.at("textDocument/hover", uri, line, ch).contains("result"));
     CHECK(c.at("textDocument/completion", uri, line, ch).contains("result"));
     CHECK(c.at("textDocument/definition", uri, line, ch).contains("result"));
