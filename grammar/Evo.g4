@@ -188,6 +188,7 @@ NUMBER : [0-9]+ ('.' [0-9]+)? ([eE] [+-]? [0-9]+)? ;
 STRING : '"' (~["\\\r\n] | '\\' ~[\r\n])* '"' ;
 IDENT : [a-zA-Z_] [a-zA-Z_0-9]* ;
 
-LINE_COMMENT : '//' ~[\r\n]* -> skip ;
-BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
+// Comments stay in the token stream, off the parser's channel, for evoc fmt.
+LINE_COMMENT : '//' ~[\r\n]* -> channel(HIDDEN) ;
+BLOCK_COMMENT : '/*' .*? '*/' -> channel(HIDDEN) ;
 WS : [ \t\r\n]+ -> skip ;

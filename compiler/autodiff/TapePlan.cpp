@@ -249,9 +249,14 @@ void deferProducts(Module &m, int stepAdj) {
   });
   std::vector<ProductSite> sites;
   findSites(m, k.body, accCount, sites);
-  // Later sites first, so that earlier indices stay valid.
-  auto key = [](const ProductSite &p) {
-    return std::make_tuple(reinterpret_cast<uintptr_t>(p.outer), p.innerAt, p.accAt);
+  // Later sites first, so that earlier indices stay valid. Blocks are told
+  // apart by the order findSites met them (not by address, which would make
+  // the buffers' numbering depend on where the allocator put the blocks).
+  std::map<const Block *, size_t> blockOrder;
+  for (const ProductSite &p : sites)
+    blockOrder.emplace(p.outer, blockOrder.size());
+  auto key = [&](const ProductSite &p) {
+    return std::make_tuple(blockOrder.at(p.outer), p.innerAt, p.accAt);
   };
   std::sort(sites.begin(), sites.end(),
             [&](const ProductSite &a, const ProductSite &b) { return key(a) > key(b); });

@@ -178,7 +178,8 @@ private:
     for (auto *x : ts->getTokens()) {
       if (x->getTokenIndex() >= t->getTokenIndex())
         break;
-      out.push_back(x);
+      if (x->getChannel() == antlr4::Token::DEFAULT_CHANNEL) // not a comment
+        out.push_back(x);
     }
     return out;
   }
@@ -370,6 +371,8 @@ private:
 bool checkNesting(antlr4::CommonTokenStream &tokens, const LocMap &L, DiagnosticEngine &diags) {
   int depth = 0, run = 0;
   for (auto *t : tokens.getTokens()) {
+    if (t->getChannel() != antlr4::Token::DEFAULT_CHANNEL) // a comment
+      continue;
     std::string s = t->getType() == antlr4::Token::EOF ? "" : t->getText();
     if (s == "(" || s == "[" || s == "{")
       ++depth;

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "frontend/Format.h"
 #include "frontend/Imports.h"
 #include "sema/SettingKeys.h"
 #include "support/Diagnostics.h"
@@ -313,6 +314,7 @@ json Server::dispatch(const std::string &method, const json &params, std::vector
               {"referencesProvider", true},
               {"renameProvider", true},
               {"documentSymbolProvider", true},
+              {"documentFormattingProvider", true},
               {"completionProvider", {{"triggerCharacters", {".", "\"", "/", "(", ",", ":"}}}}}},
             {"serverInfo", {{"name", "evoc"}}}};
   }
@@ -373,6 +375,8 @@ json Server::dispatch(const std::string &method, const json &params, std::vector
     return completion(params);
   if (method == "textDocument/documentSymbol")
     return documentSymbols(params);
+  if (method == "textDocument/formatting")
+    return formatting(params);
   if (method.rfind("$/", 0) == 0)
     return nullptr; // optional notifications
   throw RpcError{kMethodNotFound, "evoc lsp does not implement '" + method + "'"};
@@ -802,6 +806,23 @@ json Server::completion(const json &params) {
   for (const std::string &k : keywords())
     add(k, kKeyword, "keyword");
   return {{"isIncomplete", false}, {"items", items}};
+}
+
+json Server::formatting(const json &params) {
+  Document &d = document(params);
+  frontend::FormatResult r = frontend::formatSource(d.text, d.path);
+  if (!r.ok)
+    throw RpcError{kRequestFailed, r.error};
+  json edits = json::array();
+  if (r.text != d.text) {
+    // One edit replacing the whole text: from the start to past its end.
+    int lines = int(std::count(d.text.begin(), d.text.end(), '\n'));
+    edits.push_back({{"range",
+                      {{"start", {{"line", 0}, {"character", 0}}},
+                       {"end", {{"line", lines + 1}, {"character", 0}}}}},
+                     {"newText", r.text}});
+  }
+  return edits;
 }
 
 int Server::serve(std::istream &in, std::ostream &out) {

@@ -86,6 +86,7 @@ private:
   nlohmann::json rename(const nlohmann::json &params);
   nlohmann::json completion(const nlohmann::json &params);
   nlohmann::json documentSymbols(const nlohmann::json &params);
+  nlohmann::json formatting(const nlohmann::json &params);
 
   ServerOptions options_;
   std::map<std::string, Document> docs_;

@@ -339,3 +339,22 @@ TEST_CASE("lsp: every prefix of a real file, as if typed: diagnostics each time,
   c.notify("textDocument/didClose", {{"textDocument", {{"uri", uri}}}});
   CHECK(c.server.analysis(uri) == nullptr);
 }
+
+TEST_CASE("lsp: formatting is evoc fmt's layout, one edit; a broken file is refused", "[lsp]") {
+  Client c;
+  const std::string uri = lsp::pathToUri(kDir + "eldir_small.evo");
+  const std::string text = readFile(kDir + "eldir_small.evo");
+  std::string ugly = text;
+  ugly.replace(ugly.find("  dt = 0.004;"), 13, "dt=0.004 ;");
+  c.open(uri, ugly);
+  json r = c.request("textDocument/formatting",
+                     {{"textDocument", {{"uri", uri}}}, {"options", {{"tabSize", 2}}}});
+  REQUIRE(r["result"].size() == 1);
+  CHECK(r["result"][0]["newText"] == text);
+  c.change(uri, text, 2);
+  r = c.request("textDocument/formatting", {{"textDocument", {{"uri", uri}}}});
+  CHECK(r["result"].empty()); // already formatted
+  c.change(uri, "world { dim = ; }\n", 3);
+  r = c.request("textDocument/formatting", {{"textDocument", {{"uri", uri}}}});
+  CHECK(r.contains("error"));
+}
