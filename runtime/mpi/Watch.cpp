@@ -1,23 +1,17 @@
-// The watch (Watch.h; the design is in docs/cluster.md, "Faults"): one TCP
-// connection from every other rank to rank 0, frames on it, the SIGTERM
-// handler, and the thread that decides who stopped the run and says so.
-//
-// What a connection carries (a 16-byte head, then `len` bytes of text):
-//   another rank -> rank 0: Hello (its rank and rank 0's token), Signalled
-//     (a SIGTERM came, and from whom), Failed (why it is leaving), Done;
-//   rank 0 -> the others: Resume (rank 0's name and the resume command),
-//     Reported (rank 0 has said why the run stops), Done.
-// A connection that closes after neither Done nor Reported is a process
-// that died: a SIGKILL, the kernel's out-of-memory killer, a crash or an
-// exit all close it, on one host and across a network alike.
+// The watch (Watch.h; the design is in docs/cluster.md, "The watch"): the
+// SIGTERM handler, and the thread on each rank that follows its connections
+// (WatchLink.h: every other rank to rank 0), decides who stopped the run,
+// says so and ends the process. A connection that closes after neither Done
+// nor Reported is a process that died: a SIGKILL, the kernel's
+// out-of-memory killer, a crash or an exit all close it, on one host and
+// across a network alike.
 #include "mpi/Watch.h"
+#include "mpi/WatchLink.h"
 
 #include "support/Error.h"
 
 #include <fmt/format.h>
-#include <mpi.h>
 
-#include <arpa/inet.h>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -27,14 +21,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <mutex>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <optional>
 #include <poll.h>
-#include <random>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -43,6 +32,7 @@ namespace evoc::mpi {
 
 namespace {
 
+using namespace link;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
@@ -52,19 +42,6 @@ using namespace std::chrono_literals;
 // launcher to end it before it ends itself (a launcher that does not end a
 // job when one process dies: srun without --kill-on-bad-exit).
 constexpr std::chrono::milliseconds kSettle = 500ms, kLauncherGrace = 10s;
-
-enum Kind : uint8_t { Hello = 1, Signalled = 2, Failed = 3, Done = 4, Reported = 5, Resume = 6 };
-// Who sent a signal: the launcher (this process's parent: mpirun, orted,
-// slurmstepd), the process itself, or another.
-enum From : uint8_t { Other = 0, Launcher = 1, Itself = 2 };
-
-struct Head {
-  uint8_t kind = 0, from = 0;
-  uint16_t unused = 0;
-  int32_t sig = 0, pid = 0; // Signalled: the signal and its sender; Hello: the rank
-  uint32_t len = 0;         // bytes of text after the head
-};
-static_assert(sizeof(Head) == 16);
 
 // What the signal handler hands the watcher through its pipe (sig 0: stop
 // watching).
@@ -104,100 +81,6 @@ const char *signalName(int sig) {
   default:
     return "a signal";
   }
-}
-
-bool sendAll(int fd, const void *data, size_t n) {
-  const char *p = static_cast<const char *>(data);
-  while (n > 0) {
-    ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return false;
-    p += k;
-    n -= size_t(k);
-  }
-  return true;
-}
-
-bool sendFrame(int fd, Kind kind, const std::string &text = "", int32_t sig = 0) {
-  Head h;
-  h.kind = kind;
-  h.sig = sig;
-  h.len = uint32_t(text.size());
-  std::string bytes(reinterpret_cast<const char *>(&h), sizeof h);
-  return sendAll(fd, (bytes + text).data(), bytes.size() + text.size());
-}
-
-// Reads exactly n bytes within `ms` milliseconds.
-bool readFull(int fd, void *out, size_t n, int ms) {
-  char *p = static_cast<char *>(out);
-  auto until = Clock::now() + std::chrono::milliseconds(ms);
-  while (n > 0) {
-    pollfd q{fd, POLLIN, 0};
-    int left =
-        int(std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count());
-    if (left <= 0 || poll(&q, 1, left) <= 0)
-      return false;
-    ssize_t k = recv(fd, p, n, 0);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return false;
-    p += k;
-    n -= size_t(k);
-  }
-  return true;
-}
-
-// Rank 0's IPv4 addresses, those other hosts can reach first, loopback last.
-std::vector<std::string> ownAddresses() {
-  std::vector<std::string> out, loop;
-  ifaddrs *list = nullptr;
-  if (getifaddrs(&list) == 0) {
-    for (ifaddrs *i = list; i; i = i->ifa_next) {
-      if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
-        continue;
-      char text[INET_ADDRSTRLEN];
-      auto *a = reinterpret_cast<sockaddr_in *>(i->ifa_addr);
-      if (inet_ntop(AF_INET, &a->sin_addr, text, sizeof text))
-        ((i->ifa_flags & IFF_LOOPBACK) ? loop : out).push_back(text);
-    }
-    freeifaddrs(list);
-  }
-  out.insert(out.end(), loop.begin(), loop.end());
-  if (out.empty())
-    out.push_back("127.0.0.1");
-  return out;
-}
-
-// Another rank: a connection to one of rank 0's addresses, or -1.
-int connectTo(const std::string &address, int port) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(uint16_t(port));
-  if (inet_pton(AF_INET, address.c_str(), &a.sin_addr) != 1)
-    return -1;
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0)
-    return -1;
-  int rc = connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-  if (rc != 0 && errno == EINPROGRESS) {
-    pollfd q{fd, POLLOUT, 0};
-    int err = 0;
-    socklen_t len = sizeof err;
-    rc = poll(&q, 1, 3000) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0
-             ? 0
-             : -1;
-  }
-  if (rc != 0) {
-    close(fd);
-    return -1;
-  }
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  return fd;
 }
 
 } // namespace
@@ -485,100 +368,8 @@ Watch::Watch(int rank, int size, std::vector<std::string> hosts) : s_(std::make_
   s.size = size;
   s.hosts = std::move(hosts);
 
-  // Rank 0 listens on a port of its own choosing and tells the others where
-  // (every IPv4 address it has) and a token they must show.
-  std::string offer;
-  int listener = -1;
-  if (rank == 0) {
-    listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    socklen_t len = sizeof a;
-    if (listener >= 0 && bind(listener, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0 &&
-        listen(listener, SOMAXCONN) == 0 &&
-        getsockname(listener, reinterpret_cast<sockaddr *>(&a), &len) == 0) {
-      std::random_device rd;
-      offer = fmt::format("{} {} {}", (uint64_t(rd()) << 32) | rd(), ntohs(a.sin_port),
-                          fmt::join(ownAddresses(), ","));
-    } else {
-      std::fprintf(stderr,
-                   "evoc run: warning: rank 0 could not open a port to watch the other ranks "
-                   "(%s); if one dies, only the launcher's message names it\n",
-                   std::strerror(errno));
-    }
-  }
-  int n = int(offer.size());
-  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  offer.resize(size_t(n));
-  MPI_Bcast(offer.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
-
-  int connected = 0;
-  if (rank != 0 && !offer.empty()) {
-    unsigned long long token = 0;
-    int port = 0;
-    char list[4096] = {0};
-    if (std::sscanf(offer.c_str(), "%llu %d %4095s", &token, &port, list) == 3) {
-      std::string rest = list;
-      for (size_t at = 0; at <= rest.size() && connected == 0;) {
-        size_t comma = std::min(rest.find(',', at), rest.size());
-        int fd = connectTo(rest.substr(at, comma - at), port);
-        at = comma + 1;
-        if (fd < 0)
-          continue;
-        std::string t = std::to_string(token);
-        if (!sendFrame(fd, Hello, t, rank)) {
-          close(fd);
-          continue;
-        }
-        s.peers.push_back({0, fd});
-        connected = 1;
-      }
-    }
-  }
-  std::vector<int> all(size_t(rank == 0 ? size : 0));
-  MPI_Gather(&connected, 1, MPI_INT, all.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-
-  if (rank == 0 && listener >= 0) {
-    int expected = 0;
-    for (int r = 1; r < size; ++r)
-      expected += all[size_t(r)];
-    std::string token = offer.substr(0, offer.find(' '));
-    std::vector<bool> seen(size_t(size), false);
-    auto until = Clock::now() + 10s;
-    while (expected > 0 && Clock::now() < until) {
-      pollfd q{listener, POLLIN, 0};
-      if (poll(&q, 1, 1000) <= 0)
-        continue;
-      int fd = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0)
-        continue;
-      Head h;
-      std::string t(token.size(), '\0');
-      if (readFull(fd, &h, sizeof h, 2000) && h.kind == Hello && h.len == token.size() &&
-          readFull(fd, t.data(), t.size(), 2000) && t == token && h.sig > 0 && h.sig < size &&
-          !seen[size_t(h.sig)]) {
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        seen[size_t(h.sig)] = true;
-        s.peers.push_back({h.sig, fd});
-        --expected;
-      } else {
-        close(fd);
-      }
-    }
-    close(listener);
-    std::vector<std::string> unwatched;
-    for (int r = 1; r < size; ++r)
-      if (!seen[size_t(r)])
-        unwatched.push_back(s.who(r));
-    if (!unwatched.empty())
-      std::fprintf(stderr,
-                   "evoc run: warning: %s could not reach rank 0 over TCP; if %s, only the "
-                   "launcher's message names it\n",
-                   fmt::format("{}", fmt::join(unwatched, ", ")).c_str(),
-                   unwatched.size() == 1 ? "it dies" : "one of them dies");
-  }
+  for (link::Link l : link::connectRanks(rank, size, [&s](int r) { return s.who(r); }))
+    s.peers.push_back({l.rank, l.fd});
 
   // The handler, then the watcher.
   if (pipe2(s.wake, O_CLOEXEC) != 0)
