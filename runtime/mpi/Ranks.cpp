@@ -1,47 +1,19 @@
 // Ranks over MPI (Ranks.h): joining the job, the start every rank agrees
 // on, the stop, threads and GPUs per rank. A batch's way out and back is in
-// Spread.cpp (rank 0) and Serve.cpp (the others). Messages are bytes
-// (Wire.h): a command to a rank (tag kCommand) and its answer (tag
-// kAnswer). The communicator returns errors instead of aborting, so a broken
-// connection becomes an evoc::Error naming the rank.
+// Spread.cpp (rank 0) and Serve.cpp (the others); a rank that dies is named
+// by the watch (Watch.h). Messages are bytes (Wire.h): a command to a rank
+// (tag kCommand) and its answer (tag kAnswer). The communicator returns
+// errors instead of aborting, so a broken connection becomes an evoc::Error
+// naming the rank.
 #include "mpi/RanksImpl.h"
 #include "mpi/Wire.h"
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <sched.h>
 #include <thread>
-#include <unistd.h>
 
 namespace evoc::mpi {
-
-namespace {
-
-// What rank 0 prints if the launcher stops it (mpirun ends every rank when
-// one dies, with SIGTERM): written by the signal handler, so prepared in
-// advance, two buffers swapped atomically.
-char gBanner[2][2048];
-std::atomic<int> gBannerAt{-1};
-
-extern "C" void onTerminate(int sig) {
-  int at = gBannerAt.load();
-  if (at >= 0) {
-    ssize_t ignored = write(2, gBanner[at], std::strlen(gBanner[at]));
-    (void)ignored;
-  }
-  _exit(128 + sig);
-}
-
-} // namespace
-
-void setBanner(const std::string &text) {
-  int next = gBannerAt.load() == 0 ? 1 : 0;
-  std::snprintf(gBanner[next], sizeof gBanner[next], "%s", text.c_str());
-  gBannerAt.store(next);
-}
 
 bool available() { return true; }
 
@@ -60,15 +32,12 @@ Ranks::Ranks() : impl_(std::make_unique<Impl>()) {
   MPI_Comm_rank(node, &impl_->localRank);
   MPI_Comm_size(node, &impl_->localSize);
   MPI_Comm_free(&node);
-  if (impl_->rank == 0 && impl_->size > 1) {
-    setBanner("evoc run: rank 0 was stopped before the first generation was spread\n");
-    std::signal(SIGTERM, onTerminate);
-  }
 }
 
 Ranks::~Ranks() {
   if (!impl_->mpi)
     return;
+  impl_->watch.reset();
   if (impl_->broken)
     MPI_Abort(MPI_COMM_WORLD, 1);
   MPI_Finalize();
@@ -110,7 +79,10 @@ std::string Ranks::pickGpu() {
                      impl_->localSize);
 }
 
-void Ranks::setResumeHint(std::string command) { impl_->resume = std::move(command); }
+void Ranks::setResumeHint(std::string command) {
+  if (impl_->watch)
+    impl_->watch->setResume(command);
+}
 
 bool Ranks::agree(bool ok, const std::string &why) {
   Impl &m = *impl_;
@@ -120,12 +92,11 @@ bool Ranks::agree(bool ok, const std::string &why) {
   int len = 0;
   MPI_Get_processor_name(host, &len);
   std::string reason = why;
-  if (m.rank > 0) {
-    try { // a malformed hook is this rank's setup failing
-      m.fault = faultFromEnv();
-    } catch (const Error &e) {
-      if (ok)
-        reason = e.what();
+  try { // a malformed hook is the other ranks' setup failing (they say why)
+    m.fault = faultFromEnv();
+  } catch (const Error &e) {
+    if (ok && m.rank > 0) {
+      reason = e.what();
       ok = false;
     }
   }
@@ -155,6 +126,10 @@ bool Ranks::agree(bool ok, const std::string &why) {
   }
   m.check(MPI_Bcast(&allOk, 1, MPI_BYTE, 0, MPI_COMM_WORLD), "agreeing on the start");
   m.agreed = allOk != 0;
+  if (m.agreed)
+    m.watch = std::make_unique<Watch>(
+        m.rank, m.size,
+        m.rank == 0 ? m.hosts : std::vector<std::string>{std::string(host, size_t(len))});
   return m.agreed;
 }
 
@@ -163,16 +138,14 @@ void Ranks::finish(bool ok) {
   if (m.size == 1 || m.rank != 0 || !m.agreed || m.finished)
     return;
   m.finished = true;
-  if (m.broken) {
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  m.watch->finish(); // (waits, if the watch is already stopping the run)
+  if (m.broken)
+    return; // answers are in flight: the destructor aborts the job (after the caller's message)
   Writer w;
   w.u8(Stop);
   w.u8(ok ? 0 : 1);
   for (int r = 1; r < m.size; ++r)
     m.send(r, kCommand, w.bytes());
-  std::signal(SIGTERM, SIG_DFL);
 }
 
 std::string Ranks::statsLine() const {

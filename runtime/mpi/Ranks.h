@@ -73,7 +73,9 @@ public:
   int serve(const evolve::EvaluateFn &local);
 
   /// Rank 0, once, on every path (after agree): tells the others to stop
-  /// with status 0 (ok) or 1. After a broken connection it aborts the job.
+  /// with status 0 (ok) or 1. After a broken connection the destructor
+  /// aborts the job instead. If a rank has died (or a signal came) and the
+  /// watch is saying so, it waits for the watch to end the process.
   void finish(bool ok);
 
   /// Rank 0: a line on the time spent communicating ("" for one rank).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "mpi/Ranks.h"
+#include "mpi/Watch.h"
 
 #include "support/Error.h"
 
@@ -33,18 +34,20 @@ enum Kind : uint8_t { Batch = 1, Params = 2, Stop = 3, Results = 4, ParamsOf = 5
 /// "designs 12, 15 and 17" (the first few of a long list).
 std::string designList(const std::vector<uint64_t> &ids);
 
-/// What rank 0 prints if the launcher stops it with SIGTERM (Ranks.cpp).
-void setBanner(const std::string &text);
-
 /// The test-only fault hook: EVOC_MPI_FAULT=RANK:GENERATION:MODE makes rank
-/// RANK, on receiving its chunk of generation GENERATION, die (`exit`:
-/// _exit(86), `kill`: SIGKILL) or fail its evaluation (`throw`).
+/// RANK, on receiving its chunk of generation GENERATION (rank 0: once it
+/// has sent the others theirs), die (`exit`: _exit(86), `kill`: SIGKILL,
+/// `term`: SIGTERM from itself), fail its evaluation (`throw`) or leave
+/// with an error of its own (`fail`, the other ranks only).
 struct Fault {
   int rank = -1, generation = -1;
   std::string mode;
 };
 /// Reads it; throws evoc::Error when it is malformed (Serve.cpp).
 Fault faultFromEnv();
+/// Ends this process as `exit`, `kill` and `term` say; returns for the
+/// other modes (Serve.cpp).
+void dieAsFaultSays(const Fault &fault);
 
 /// Everything a Ranks holds.
 struct Ranks::Impl {
@@ -53,10 +56,10 @@ struct Ranks::Impl {
   bool agreed = false; // every rank started: finish() has ranks to stop
   bool finished = false;
   int rank = 0, size = 1, localRank = 0, localSize = 1;
-  std::vector<std::string> hosts;      // rank 0: every rank's host, after agree
-  uint64_t serial = 0;                 // rank 0: batches sent so far
-  Fault fault;                         // other ranks: the test-only fault hook
-  std::string resume = "--resume DIR"; // rank 0: how to resume, for the banner
+  std::vector<std::string> hosts; // rank 0: every rank's host, after agree
+  uint64_t serial = 0;            // rank 0: batches sent so far
+  Fault fault;                    // the test-only fault hook
+  std::unique_ptr<Watch> watch;   // who stopped the run, once all have started
 
   // Rank 0's measurements, summed over batches.
   struct Stats {
@@ -109,6 +112,9 @@ struct Ranks::Impl {
   /// Rank 0: one batch over the ranks (Spread.cpp).
   std::vector<evolve::Evaluation> spread(const evolve::EvaluateFn &local,
                                          const evolve::EvalBatch &batch);
+  /// The other ranks: chunks and parameter requests until rank 0 says stop
+  /// (Serve.cpp); returns the status it asks for.
+  int serveBatches(const evolve::EvaluateFn &local);
   /// Rank 0: the parameters of item `item` of the chunk rank `from` trained
   /// in batch `serial` (design `id`).
   nlohmann::json fetchParams(int from, uint64_t serial, size_t item, uint64_t id);

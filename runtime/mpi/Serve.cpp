@@ -1,7 +1,8 @@
 // The ranks other than 0 (Ranks::serve): evaluate each chunk rank 0 sends
 // and answer with its results, then the parameters rank 0 asks for, until
 // rank 0 says stop. An exception in an evaluation is an answer too: rank 0
-// names the rank and the designs.
+// names the rank and the designs; any other error is told to rank 0 over
+// the watch (Watch.h) before the rank leaves. Also the test-only fault hook.
 #include "mpi/RanksImpl.h"
 #include "mpi/Wire.h"
 
@@ -19,21 +20,47 @@ Fault faultFromEnv() {
   if (!v || !*v)
     return f;
   char mode[16] = {0};
-  if (std::sscanf(v, "%d:%d:%15s", &f.rank, &f.generation, mode) != 3 ||
-      (std::strcmp(mode, "exit") != 0 && std::strcmp(mode, "kill") != 0 &&
-       std::strcmp(mode, "throw") != 0))
-    throw Error(fmt::format("EVOC_MPI_FAULT must be RANK:GENERATION:MODE with MODE exit, kill or "
-                            "throw; got '{}'",
+  bool parsed = std::sscanf(v, "%d:%d:%15s", &f.rank, &f.generation, mode) == 3, known = false;
+  for (const char *m : {"exit", "kill", "term", "throw", "fail"})
+    known = known || std::strcmp(mode, m) == 0;
+  if (!parsed || !known)
+    throw Error(fmt::format("EVOC_MPI_FAULT must be RANK:GENERATION:MODE with MODE exit, kill, "
+                            "term, throw or fail; got '{}'",
                             v));
   f.mode = mode;
   return f;
 }
 
+void dieAsFaultSays(const Fault &fault) {
+  if (fault.mode == "exit")
+    _exit(86);
+  if (fault.mode == "kill")
+    raise(SIGKILL);
+  if (fault.mode == "term") {
+    kill(getpid(), SIGTERM); // as from another process: the watch says so and ends this one
+    for (;;)
+      pause();
+  }
+}
+
 int Ranks::serve(const evolve::EvaluateFn &local) {
-  Impl &m = *impl_;
+  try {
+    int status = impl_->serveBatches(local);
+    impl_->watch->finish();
+    return status;
+  } catch (const std::exception &e) {
+    impl_->broken = true; // rank 0 is waiting for an answer: the job is aborted
+    impl_->watch->failed(e.what());
+    throw;
+  }
+}
+
+int Ranks::Impl::serveBatches(const evolve::EvaluateFn &local) {
+  Impl &m = *this;
   const Fault &fault = m.fault;
   std::vector<evolve::Evaluation> last;
   uint64_t lastSerial = 0;
+  int generation = -1;
   for (;;) {
     int from = 0;
     std::vector<char> bytes = m.receive(from, kCommand);
@@ -45,18 +72,22 @@ int Ranks::serve(const evolve::EvaluateFn &local) {
     } else if (kind == Batch) {
       lastSerial = r.u64();
       evolve::EvalBatch batch = readBatch(r);
+      generation = batch.generation;
       r.end();
       last.clear();
       const auto start = Clock::now();
+      m.watch->setPhase(fmt::format("while generation {} was being evaluated", batch.generation));
+      const bool faulty = fault.rank == m.rank && fault.generation == batch.generation;
+      if (faulty) {
+        dieAsFaultSays(fault);
+        if (fault.mode == "fail")
+          throw Error(fmt::format("a fault injected by EVOC_MPI_FAULT={}:{}:fail", fault.rank,
+                                  fault.generation));
+      }
       try {
-        if (fault.rank == m.rank && fault.generation == batch.generation) {
-          if (fault.mode == "exit")
-            _exit(86);
-          if (fault.mode == "kill")
-            raise(SIGKILL);
+        if (faulty)
           throw Error(fmt::format("a fault injected by EVOC_MPI_FAULT={}:{}:throw", fault.rank,
                                   fault.generation));
-        }
         last = local(batch);
         if (last.size() != batch.robots.size())
           throw Error(fmt::format("the evaluate function returned {} results for {} robots",
@@ -95,6 +126,9 @@ int Ranks::serve(const evolve::EvaluateFn &local) {
           fmt::format("rank 0 sent a command of unknown kind {} (internal error)", int(kind)));
     }
     m.send(0, kAnswer, w.bytes());
+    if (kind == Batch)
+      m.watch->setPhase(fmt::format("after {} had evaluated its designs of generation {}",
+                                    m.who(m.rank), generation));
   }
 }
 

@@ -46,14 +46,13 @@ std::vector<evolve::Evaluation> Ranks::Impl::spread(const evolve::EvaluateFn &lo
     for (size_t i : chunks[size_t(r)])
       ids[size_t(r)].push_back(batch.ids[i]);
 
-  std::string plan = fmt::format("evoc run: rank 0 was stopped while generation {} was being "
-                                 "evaluated; its designs were with",
-                                 batch.generation);
+  // What the watch says if a rank dies now.
+  std::string where = fmt::format("generation {}'s designs were with", batch.generation);
   for (int r = 0; r < size; ++r)
     if (!ids[size_t(r)].empty())
-      plan += fmt::format(" {}: {};", who(r), designList(ids[size_t(r)]));
-  setBanner(plan + " the run directory holds the generations committed before; resume it with `" +
-            resume + "` (any number of ranks)\n");
+      where += fmt::format(" {}: {};", who(r), designList(ids[size_t(r)]));
+  watch->setPhase(fmt::format("while generation {} was being evaluated", batch.generation),
+                  where + " ");
 
   for (int r = 1; r < size; ++r) {
     if (chunks[size_t(r)].empty())
@@ -68,9 +67,15 @@ std::vector<evolve::Evaluation> Ranks::Impl::spread(const evolve::EvaluateFn &lo
 
   std::vector<evolve::Evaluation> out(batch.robots.size());
   std::string failure;
+  const bool faulty = fault.rank == 0 && fault.generation == batch.generation;
+  if (faulty)
+    dieAsFaultSays(fault);
   const auto localStart = Clock::now();
   if (!chunks[0].empty()) {
     try {
+      if (faulty)
+        throw Error(fmt::format("a fault injected by EVOC_MPI_FAULT=0:{}:{}", fault.generation,
+                                fault.mode));
       std::vector<evolve::Evaluation> mine = local(subBatch(batch, chunks[0]));
       if (mine.size() != chunks[0].size())
         throw Error(fmt::format("the evaluate function returned {} results for {} robots",
@@ -90,7 +95,7 @@ std::vector<evolve::Evaluation> Ranks::Impl::spread(const evolve::EvaluateFn &lo
     std::vector<char> bytes = receive(from, kAnswer);
     stats.bytesBack += double(bytes.size());
     // Anything but a result or a reported failure leaves answers in
-    // flight: the job cannot go on (finish() aborts it).
+    // flight: the job cannot go on (~Ranks aborts it).
     broken = true;
     Reader r(bytes, who(from));
     const std::vector<size_t> &items = chunks[size_t(from)];
@@ -128,10 +133,7 @@ std::vector<evolve::Evaluation> Ranks::Impl::spread(const evolve::EvaluateFn &lo
   stats.slowest += slowest;
   stats.mean += sum / double(std::count_if(chunks.begin(), chunks.end(),
                                            [](const auto &c) { return !c.empty(); }));
-  setBanner(fmt::format("evoc run: rank 0 was stopped after generation {} was evaluated; the "
-                        "run directory holds the generations committed before; resume it with "
-                        "`{}` (any number of ranks)\n",
-                        batch.generation, resume));
+  watch->setPhase(fmt::format("after generation {} was evaluated", batch.generation));
   return out;
 }
 
