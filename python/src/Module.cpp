@@ -45,18 +45,21 @@ namespace {
 using Array = nb::ndarray<nb::numpy, double>;
 using Diag = std::tuple<std::string, int, int, std::string>;
 
-/// A new numpy array of `shape` holding a copy of `data`.
-Array toArray(const std::vector<double> &data, std::vector<size_t> shape) {
-  auto *copy = new double[data.empty() ? 1 : data.size()];
-  std::copy(data.begin(), data.end(), copy);
-  nb::capsule owner(copy, [](void *p) noexcept { delete[] static_cast<double *>(p); });
-  return Array(copy, shape.size(), shape.data(), owner);
+/// A numpy array of `shape` over `data`, which it takes over: the result's
+/// values are not copied again on their way to Python.
+Array toArray(std::vector<double> data, std::vector<size_t> shape) {
+  auto *owned = new std::vector<double>(std::move(data));
+  if (owned->empty())
+    owned->resize(1); // a valid pointer for an empty array
+  nb::capsule owner(owned, [](void *p) noexcept { delete static_cast<std::vector<double> *>(p); });
+  return Array(owned->data(), shape.size(), shape.data(), owner);
 }
 
-nb::dict paramSetToDict(const runtime::ParamSet &ps) {
+nb::dict paramSetToDict(runtime::ParamSet ps) {
   nb::dict d;
-  for (const auto &[name, t] : ps)
-    d[name.c_str()] = toArray(t.data, std::vector<size_t>(t.shape.begin(), t.shape.end()));
+  for (auto &[name, t] : ps)
+    d[name.c_str()] =
+        toArray(std::move(t.data), std::vector<size_t>(t.shape.begin(), t.shape.end()));
   return d;
 }
 
@@ -277,25 +280,29 @@ std::vector<nb::dict> simulate(Experiment &e, const std::vector<Body> &bodies,
   }
   std::vector<nb::dict> out;
   for (size_t i = 0; i < r.results.size(); ++i) {
-    const runtime::TrainResult &t = r.results[i];
+    runtime::TrainResult &t = r.results[i];
     nb::dict d;
     d["valid"] = t.valid;
     d["error"] = t.error;
     d["loss"] = t.valid ? t.loss : std::nan("");
-    d["losses"] = toArray(t.losses, {t.losses.size()});
-    d["grad"] = paramSetToDict(t.grad);
-    d["params"] = paramSetToDict(t.params);
-    d["best_params"] = paramSetToDict(t.bestParams);
+    const size_t curve = t.losses.size();
+    d["losses"] = toArray(std::move(t.losses), {curve});
+    d["grad"] = paramSetToDict(std::move(t.grad));
+    d["params"] = paramSetToDict(std::move(t.params));
+    d["best_params"] = paramSetToDict(std::move(t.bestParams));
     if (t.valid && (pointGrads || bodyGrads) && !ig[i].valid)
       throw Error("body " + std::to_string(i) + ": the gradient rollout failed: " + ig[i].error);
     if (pointGrads && !ig[i].initial.empty()) {
       const size_t dim = size_t(robots[i].dim);
-      d["point_grad"] = toArray(ig[i].initial, {ig[i].initial.size() / dim, dim});
+      const size_t n = ig[i].initial.size();
+      d["point_grad"] = toArray(std::move(ig[i].initial), {n / dim, dim});
     }
     if (bodyGrads && t.valid) {
       nb::dict bg;
-      for (const auto &[field, g] : ig[i].body)
-        bg[field.c_str()] = toArray(g, {g.size()});
+      for (auto &[field, g] : ig[i].body) {
+        const size_t n = g.size();
+        bg[field.c_str()] = toArray(std::move(g), {n});
+      }
       d["body_grad"] = bg;
     }
     if (trajectory && !traj[i].empty()) {
@@ -303,7 +310,8 @@ std::vector<nb::dict> simulate(Experiment &e, const std::vector<Body> &bodies,
       for (const auto &row : traj[i])
         flat.insert(flat.end(), row.begin(), row.end());
       const size_t dim = size_t(robots[i].dim);
-      d["trajectory"] = toArray(flat, {traj[i].size(), traj[i][0].size() / dim, dim});
+      const std::vector<size_t> shape = {traj[i].size(), traj[i][0].size() / dim, dim};
+      d["trajectory"] = toArray(std::move(flat), shape);
     }
     out.push_back(std::move(d));
   }
