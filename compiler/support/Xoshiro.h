@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
 namespace evoc {
 
@@ -47,5 +48,15 @@ public:
 protected:
   std::array<uint64_t, 4> s_{};
 };
+
+/// Natural logarithm of x > 0 from +, *, / only (support/Xoshiro.cpp, built
+/// without FMA contraction): the same bits on every machine, unlike libm's,
+/// within a few ulps of it.
+double portableLog(double x);
+
+/// Two independent standard normal draws from `rng`'s uniforms (Marsaglia's
+/// polar method on portableLog): the one normal sampler of the runtime and
+/// the evolution engine.
+std::pair<double, double> normalPair(Xoshiro256 &rng);
 
 } // namespace evoc

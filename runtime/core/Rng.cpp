@@ -1,7 +1,6 @@
-// Deterministic RNG: xoshiro256** plus a libm-free normal sampler.
+// Deterministic RNG: xoshiro256** plus the libm-free normal sampler of
+// support/Xoshiro.h, one draw at a time.
 #include "core/Rng.h"
-
-#include <cmath>
 
 namespace evoc::runtime {
 
@@ -12,41 +11,15 @@ uint64_t mixSeed(uint64_t a, uint64_t b) {
   return r ^ splitmix64(x);
 }
 
-// ln(x) = e * ln 2 + 2 * atanh(u), u = (m - 1) / (m + 1), m in [sqrt(1/2),
-// sqrt(2)), so |u| < 0.172 and 20 odd terms reach double precision. frexp
-// and ldexp are exact; only IEEE +, *, / are used (this file is built with
-// -ffp-contract=off, so no FMA changes the rounding).
-double portableLog(double x) {
-  int e = 0;
-  double m = std::frexp(x, &e); // x = m * 2^e, m in [0.5, 1)
-  if (m < 0.70710678118654752440) {
-    m *= 2;
-    e -= 1;
-  }
-  double u = (m - 1) / (m + 1), u2 = u * u;
-  double term = u, sum = 0;
-  for (int k = 1; k <= 41; k += 2) {
-    sum += term / k;
-    term *= u2;
-  }
-  return double(e) * 0.69314718055994530942 + 2 * sum;
-}
-
 double Rng::normal() {
   if (haveSpare_) {
     haveSpare_ = false;
     return spare_;
   }
-  for (;;) {
-    double u = 2 * uniform() - 1, v = 2 * uniform() - 1;
-    double s = u * u + v * v;
-    if (s >= 1 || s == 0)
-      continue;
-    double f = std::sqrt(-2 * portableLog(s) / s); // sqrt is IEEE-exact
-    spare_ = v * f;
-    haveSpare_ = true;
-    return u * f;
-  }
+  auto [first, second] = normalPair(*this);
+  spare_ = second;
+  haveSpare_ = true;
+  return first;
 }
 
 } // namespace evoc::runtime

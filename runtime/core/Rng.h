@@ -12,9 +12,9 @@ namespace evoc::runtime {
 /// independent streams from (seed, robot id, buffer index).
 uint64_t mixSeed(uint64_t a, uint64_t b);
 
-/// xoshiro256** (support/Xoshiro.h) with a normal sampler. The normal
-/// sampler (Marsaglia polar) uses a logarithm built from +, *, / only, so its
-/// output does not depend on the platform's libm.
+/// xoshiro256** (support/Xoshiro.h) with a normal sampler: normalPair's
+/// draws, the second kept for the next call, so its output does not depend
+/// on the platform's libm.
 class Rng : public Xoshiro256 {
 public:
   using Xoshiro256::Xoshiro256;
@@ -26,8 +26,6 @@ private:
   double spare_ = 0;
 };
 
-/// Natural logarithm of x > 0 from +, *, / only (portable, correctly rounded
-/// to within a few ulps); exposed for tests.
-double portableLog(double x);
+using evoc::portableLog;
 
 } // namespace evoc::runtime

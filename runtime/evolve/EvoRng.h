@@ -26,6 +26,10 @@ inline uint64_t designSeed(uint64_t seed, uint64_t id) {
 class EvoRng : public Xoshiro256 {
 public:
   using Xoshiro256::Xoshiro256;
+  /// A standard normal draw (support/Xoshiro.h's normalPair; the second of
+  /// the pair is dropped, so that the state stays the four words a
+  /// checkpoint saves).
+  double normal() { return normalPair(*this).first; }
   /// True with probability p.
   bool bernoulli(double p) { return uniform() < p; }
   /// Uniform integer in [0, n) for n > 0 (rejection sampling, unbiased).

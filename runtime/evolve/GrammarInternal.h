@@ -68,11 +68,6 @@ GrammarCost divided(const GrammarCost &c, int d);
 /// The placed cost of a whole subtree.
 GrammarCost subtreeCost(const body::GrammarBodySpec &s, const GrammarNode &n);
 
-/// A standard normal draw (Box-Muller on two uniforms).
-inline double gaussian(EvoRng &rng) {
-  double u1 = rng.uniform(), u2 = rng.uniform();
-  return std::sqrt(-2 * std::log(1 - u1)) * std::cos(2 * M_PI * u2);
-}
 /// x reflected back into [lo, hi] at its ends.
 inline double reflectInto(double x, double lo, double hi) {
   double w = hi - lo;

@@ -229,12 +229,12 @@ struct GrammarOps {
     for (size_t i = 0; i < part.params.size(); ++i)
       if (part.params[i].hi > part.params[i].lo && rng.bernoulli(p)) {
         double lo = part.params[i].lo, hi = part.params[i].hi;
-        n.params[i] = reflectInto(n.params[i] + 0.1 * (hi - lo) * gaussian(rng), lo, hi);
+        n.params[i] = reflectInto(n.params[i] + 0.1 * (hi - lo) * rng.normal(), lo, hi);
         any = true;
       }
     if (a.hasAngle && a.angleHi > a.angleLo && rng.bernoulli(p)) {
-      n.angle = reflectInto(n.angle + 0.1 * (a.angleHi - a.angleLo) * gaussian(rng), a.angleLo,
-                            a.angleHi);
+      n.angle =
+          reflectInto(n.angle + 0.1 * (a.angleHi - a.angleLo) * rng.normal(), a.angleLo, a.angleHi);
       any = true;
     }
     for (auto &c : n.children)
