@@ -45,7 +45,7 @@ tail -n 1 "$TMP/torch.out" > "$TMP/torch.json"
 
 "$PYTHON" - "$TMP/evoc.json" "$TMP/torch.json" <<'EOF'
 import json, sys
-TAICHI = 2300.0  # the authors' Taichi figure, 2 CPU cores (MULTITASK.md; issue 10): a constant, not measured here
+TAICHI = 2300.0  # the authors' Taichi figure, 2 CPU cores (docs/multitask.md; issue 10): a constant, not measured here
 e = json.load(open(sys.argv[1]))
 try:
     t = json.load(open(sys.argv[2]))

@@ -1,4 +1,4 @@
-// The multi-task workload (MULTITASK.md; examples/multitask_alpaca.evo):
+// The multi-task workload (docs/multitask.md; examples/multitask_alpaca.evo):
 // robot-steps/s of one training iteration, forward + backward over the
 // batch, through the real compiled module and runtime::FixedTrainer (what
 // `evoc train` runs), and where the time goes.

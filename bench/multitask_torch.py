@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Batched PyTorch baseline of one training iteration of the multi-task
-experiment (shared/design/MULTITASK.md): Alpaca, B episodes of T steps with
+experiment (docs/multitask.md): Alpaca, B episodes of T steps with
 random commands (two 500-step segments each), the formula weights of
 tests/reference/multitask_reference.py, float64, forward (rollout + velocity,
 height and crawl losses) and backward (autograd through the whole rollout).

@@ -2,7 +2,7 @@
 """Batched PyTorch baseline of the ELDiR rollout (bench/cpu_bench.cpp's workload).
 
 The same bodies as the C++ benchmark (written by `evoc_cpu_bench --dump-robots DIR`),
-padded to the largest robot of the batch, the SCIENCE.md step (MLP controller with
+padded to the largest robot of the batch, ELDiR's step (docs/evolution.md; MLP controller with
 10 sine inputs, 4 inputs per point and 2 constants, 32 tanh units; springs; semi-
 implicit Euler; noslip ground), T states, one forward and one backward (autograd,
 full tape) for the whole batch. Prints robot-steps per second.

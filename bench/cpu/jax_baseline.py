@@ -2,7 +2,7 @@
 """JAX baseline of the ELDiR rollout (bench/torch_baseline.py's workload, in JAX).
 
 The robots of `evoc_cpu_bench --dump-robots DIR`, padded to the largest of the batch
-(bench/cpu/peers_common.py), the SCIENCE.md step (MLP controller with 10 sine inputs,
+(bench/cpu/peers_common.py), ELDiR's step (docs/evolution.md; MLP controller with 10 sine inputs,
 4 inputs per point and 2 constants, 32 tanh units; springs; semi-implicit Euler;
 noslip ground), T states: one robot's rollout is a lax.scan over the T - 1 updates,
 its loss differentiated by value_and_grad, vmapped over the robots and jitted, in f64.

@@ -1,8 +1,8 @@
 """What the JAX and Taichi baselines share (numpy only): the robots, the weights, the
 check against `evoc sim`, the output lines.
 
-The conventions are bench/torch_baseline.py's: the constants of SCIENCE.md's
-reference rollout (noslip ground), robots from `evoc_cpu_bench --dump-robots DIR`
+The conventions are bench/torch_baseline.py's: the constants of ELDiR's reference
+rollout (docs/evolution.md; noslip ground), robots from `evoc_cpu_bench --dump-robots DIR`
 (DIR/robots_6x10.json, DIR/robots_13x22.json), padded to the largest robot of the
 batch, the controller's inputs ordered [10 sines, per point (0.05 (x - c), 0.05 v),
 2 ones], Xavier-normal weights (times 2 for W1, 3 for W2), biases 0, T states

@@ -9,7 +9,7 @@ backward; CPU back end, f64. The robots of `evoc_cpu_bench --dump-robots DIR`, p
 to the largest of the batch (bench/cpu/peers_common.py); all robots of the batch run in
 each kernel (the robot is the outermost index). Unlike the authors' code the hidden layer
 is tanh(z) written to its own field (their `h += tanh(h) - h` in place differentiates
-1 - tanh(tanh(z))^2, SCIENCE.md), so the gradient is the true one, as evoc's.
+1 - tanh(tanh(z))^2, docs/evolution.md), so the gradient is the true one, as evoc's.
 
 First checks that its per-robot losses equal `evoc sim examples/eldir.evo`'s on the
 same robots and weights to 1e-9 relative (exit 1 otherwise), then times one forward +

@@ -1,4 +1,4 @@
-// GPU benchmark of the paper's workload (SCIENCE.md): a population of random
+// GPU benchmark of the paper's workload (docs/evolution.md): a population of random
 // 13x22-lattice ELDiR robots, T states, one forward + backward of the whole
 // population with the fused CUDA rollout kernels, in f64 and f32. Prints
 // robot-steps per second, the fraction of the GPU's FMA peak (measured in the
@@ -75,7 +75,7 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 
 /// Random repaired 13x22 lattice bodies (the paper's genotype space) with the
-/// controller initialisation of SCIENCE.md (Xavier-normal x2 / x3, zero biases).
+/// controller initialisation of ELDiR (Xavier-normal x2 / x3, zero biases).
 std::vector<test::MassSpringRobot> robots(int n, uint64_t seed, const std::string &dump) {
   evolve::LatticeSpec spec;
   spec.rows = 13;

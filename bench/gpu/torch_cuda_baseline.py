@@ -2,7 +2,7 @@
 """Batched PyTorch CUDA baseline of the ELDiR rollout (bench/gpu/bench_gpu.cpp's workload).
 
 The same bodies as evoc_bench_gpu (written by `evoc_bench_gpu --dump-robots FILE`),
-padded to the largest robot, the SCIENCE.md step (MLP controller: 10 sine inputs,
+padded to the largest robot, ELDiR's step (docs/evolution.md; MLP controller: 10 sine inputs,
 4 inputs per point, 2 constants, 32 tanh units; springs; semi-implicit Euler; noslip
 ground), T states, one forward and one backward (autograd, full tape) of the whole
 population on the GPU, in chunks of robots that fit in memory. Prints robot-steps per

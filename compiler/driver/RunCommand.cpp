@@ -51,7 +51,8 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
       c.selection.tournamentSize = int(p.evolve.select.tournamentSize);
   }
   // Forward steps per design: every iteration's rollout, and with updates one
-  // more forward-only rollout of the final weights (SCIENCE.md).
+  // more forward-only rollout of the final weights (as ELDiR;
+  // docs/evolution.md, "ELDiR controller, learning and fitness").
   c.inheritWeights = p.evolve.learn.inherit == "weights";
   c.robotStepsPerDesign =
       double(train.steps - 1) * (train.iterations > 0 ? train.iterations + 1 : 1);

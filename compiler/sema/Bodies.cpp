@@ -72,7 +72,7 @@ void Checker::checkBody() {
         const std::string &k = s.key.name;
         if (k == "cell") {
           body.cell = partRef(s, k, false);
-          // The runtime's lattice is ELDiR's triangle lattice (SCIENCE.md);
+          // The runtime's lattice is ELDiR's triangle lattice (docs/evolution.md);
           // other cells tile through a grammar (stdlib/grammars/voxels.evo).
           if (!body.cell.empty() && body.cell != "triangle")
             diags.error(s.values.front()->range,
@@ -234,7 +234,7 @@ void Checker::checkMutations() {
       continue;
     r.rate->type = Type::scalar();
     // A lattice's counts are the lattice's, fixed by rows and cols
-    // (SCIENCE.md: 1 / #triangles, 1 / #edges), so its rate is a number.
+    // (ELDiR's 1 / #triangles, 1 / #edges), so its rate is a number.
     if (lattice && !mr.constant && out.body.rows > 0 && out.body.cols > 0) {
       const int64_t R = out.body.rows, C = out.body.cols;
       // Distinct edges of R x C triangles: 3 per triangle, less one per
@@ -340,8 +340,9 @@ void Checker::checkBodyFields() {
   const PhysicsDecl *ph = out.world.physics;
   if (!ph || !out.hasBody)
     return;
-  // The runtime builds robots as points and springs (SCIENCE.md) and fills
-  // these fields from them; anything else it cannot provide.
+  // The runtime builds robots as points and springs (docs/architecture.md,
+  // "Layers and principles") and fills these fields from them; anything else
+  // it cannot provide.
   const SetDecl *point = ph->findSet("point");
   const FieldDecl *x = point ? point->findField("x") : nullptr;
   std::string vec = "vec" + std::to_string(out.world.dim);

@@ -128,9 +128,10 @@ struct Optimizer {
 
 /// How an iteration's episodes start. Fresh (continueAfter < 0): every
 /// episode from the body's initial state. `continued(after = N, ...)`
-/// (MULTITASK.md): from iteration N on (counted from 0), episode b starts
-/// from the final state of episode b of the previous iteration, except one
-/// in every `step`: those with b % step == iteration % step start afresh,
+/// (docs/multitask.md, "Training and validation"): from iteration N on
+/// (counted from 0), episode b starts from the final state of episode b of
+/// the previous iteration, except one in every `step`: those with
+/// b % step == iteration % step start afresh,
 /// step = min(resetEveryMax, resetEvery + (iteration - N) / growEvery).
 struct Episodes {
   int64_t continueAfter = -1;

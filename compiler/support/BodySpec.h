@@ -225,11 +225,11 @@ struct CellSpec {
 };
 
 /// `body cells NAME { ... }`: a fixed, hand-designed body of unit cells on a
-/// grid, square cells in 2D (MULTITASK.md, 2D bodies) or cube cells in 3D
-/// (MULTITASK.md, 3D bodies). Points are the cells' corners, merged and
-/// numbered by first use; springs every pair of a cell's corners in order
-/// (ab, ac, ad, bc, bd, cd for a square; ab, ac, ..., gh, 28, for a cube),
-/// a spring already made by an earlier cell skipped.
+/// grid, square cells in 2D (docs/multitask.md, "2D bodies") or cube cells in
+/// 3D (docs/multitask.md, "3D bodies"). Points are the cells' corners, merged
+/// and numbered by first use; springs every pair of a cell's corners in order
+/// (ab, ac, ad, bc, bd, cd for a square; ab, ac, ..., gh, 28, for a cube), a
+/// spring already made by an earlier cell skipped.
 struct CellBodySpec {
   std::string name;
   int dim = 2;                      ///< 2: square cells; 3: cube cells

@@ -1,4 +1,4 @@
-// Training one fixed body without evolution (`train { ... }`, MULTITASK.md):
+// Training one fixed body without evolution (`train { ... }`, docs/multitask.md):
 // a batch of episodes per iteration, run in parallel, each with its own
 // commands; one optimiser step on the mean gradient; and the validation grid
 // of constant commands, scored per loss term.

@@ -1,4 +1,4 @@
-// Weight inheritance (GRAMMARS.md "Inheriting what was learned"): a child's
+// Weight inheritance (docs/evolution.md, "Inheriting what was learned"): a child's
 // initial controller parameters copied from its parent's trained ones
 // wherever the rows and columns belong to body elements both share.
 #pragma once

@@ -10,7 +10,7 @@
 namespace evoc::runtime {
 
 enum class OptimizerKind : uint8_t {
-  NormalizedStep, // p -= step / (||g|| + 1e-6) * g   (SCIENCE.md; ||g|| over all of the robot's
+  NormalizedStep, // p -= step / (||g|| + 1e-6) * g   (ELDiR's; ||g|| over all of the robot's
                   // parameters)
   Adam,           // Kingma & Ba, with bias correction
   Sgd,            // p -= lr * g

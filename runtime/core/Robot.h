@@ -1,5 +1,6 @@
 // A robot's phenotype: the points and springs a body expands to. Bodies are
-// data, not code (ARCHITECTURE.md): this is what kernels are run over.
+// data, not code (docs/architecture.md, "Layers and principles"): this is
+// what kernels are run over.
 #pragma once
 
 #include <map>
@@ -11,8 +12,9 @@
 
 namespace evoc::runtime {
 
-/// One spring as SCIENCE.md stores it: endpoints a, b (indices into the
-/// robot's points), rest length, stiffness, actuation amplitude.
+/// One spring as ELDiR stores it (docs/evolution.md, "Lattice bodies"):
+/// endpoints a, b (indices into the robot's points), rest length, stiffness,
+/// actuation amplitude.
 struct Spring {
   int a = 0, b = 0;
   double rest = 0, stiffness = 0, actuation = 0;

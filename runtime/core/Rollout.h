@@ -35,10 +35,11 @@ struct RolloutConfig {
   int64_t commandRows = 0;
   int64_t commandPeriod = 0;
   int commandCount = 0;
-  // Continued episodes (MULTITASK.md): when set, x[0] is this snapshot
-  // (layout(r).stateBytes() bytes) instead of the body's initial state; no
-  // gradient flows into it. `finalState`, when set, receives x[T-1] after
-  // the forward pass (it may be the same buffer as startState).
+  // Continued episodes (docs/multitask.md, "Training and validation"): when
+  // set, x[0] is this snapshot (layout(r).stateBytes() bytes) instead of the
+  // body's initial state; no gradient flows into it. `finalState`, when set,
+  // receives x[T-1] after the forward pass (it may be the same buffer as
+  // startState).
   const std::byte *startState = nullptr;
   std::byte *finalState = nullptr;
 };

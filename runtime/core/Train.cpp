@@ -170,8 +170,9 @@ void learn(DeviceBatch &batch, int first, int n, const TrainOptions &opts,
     if (opts.iterations > 0)
       batch.update(active);
   }
-  // SCIENCE.md: the weights after the last update are evaluated once more,
-  // forward only (no gradient is needed), so the last update counts too.
+  // As ELDiR (docs/evolution.md): the weights after the last update are
+  // evaluated once more, forward only (no gradient is needed), so the last
+  // update counts too.
   if (opts.iterations > 0) {
     batch.iterate(iters, false, active, out);
     std::fill(improved.begin(), improved.end(), 0);

@@ -70,7 +70,7 @@ private:
 
 /// Settings of a learning run (and of `evoc sim`).
 struct TrainOptions {
-  int64_t steps = 1000;                   // T: states per rollout (SCIENCE.md: 1000)
+  int64_t steps = 1000;                   // T: states per rollout (ELDiR: 1000)
   int iterations = 0;                     // 0: one forward + backward, no update
   OptimizerConfig optimizer;              // per-robot optimiser
   uint64_t seed = 1;                      // parameter initialisation
@@ -85,10 +85,10 @@ struct TrainOptions {
   bool keepBestParams = true;             // fill TrainResult::bestParams
   bool keepParams = true;                 // fill TrainResult::params (final parameters)
   bool keepGrad = true;                   // fill TrainResult::grad (last gradient)
-  // Early stop (saves the rest of a doomed curve; SCIENCE.md's invalid
-  // rules): stop after a loss with |loss| > stopAbove, or one that moved by
-  // >= stopJump from the previous loss. The curve keeps that loss, so a
-  // judge applying the same rule to it still sees the violation.
+  // Early stop (saves the rest of a doomed curve; the paper's invalid rules,
+  // docs/evolution.md): stop after a loss with |loss| > stopAbove, or one that
+  // moved by >= stopJump from the previous loss. The curve keeps that loss, so
+  // a judge applying the same rule to it still sees the violation.
   double stopAbove = std::numeric_limits<double>::infinity();
   double stopJump = std::numeric_limits<double>::infinity();
   // Stop a robot after its first iteration when that iteration's gradient is
@@ -98,10 +98,10 @@ struct TrainOptions {
   // without an actuated spring: the controller drives nothing). Its curve
   // keeps that one loss and TrainResult::nothingToLearn says so.
   bool stopWithoutGradient = false;
-  // Commands (MULTITASK.md): when set, every episode draws its own from the
-  // stream (seed, robot id, iteration, episode); required when the module
-  // reads commands. `batch` episodes per iteration: the loss is their mean,
-  // one update on the mean gradient.
+  // Commands (docs/multitask.md, "Commands"): when set, every episode draws
+  // its own from the stream (seed, robot id, iteration, episode); required
+  // when the module reads commands. `batch` episodes per iteration: the loss
+  // is their mean, one update on the mean gradient.
   const body::CommandSpec *commands = nullptr;
   int64_t batch = 1;
   Continuation continuation;
@@ -140,7 +140,7 @@ struct TrainResult {
 /// Trains every robot's controller: per robot, max(1, iterations) times a
 /// forward rollout and backward sweep, then (iterations > 0) an optimiser
 /// update, and (iterations > 0) one last forward-only rollout of the final
-/// weights (SCIENCE.md: 35 iterations give 36 losses). `ids` (default: the robot's index) seeds
+/// weights (ELDiR: 35 iterations give 36 losses). `ids` (default: the robot's index) seeds
 /// each robot's weights; `init`, when given, replaces the seeded weights (one ParamSet per robot,
 /// checked against the module before anything runs: evoc::Error naming the
 /// robot and field). Invalid robots (NaN/inf) are reported, never thrown.

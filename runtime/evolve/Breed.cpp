@@ -1,6 +1,6 @@
 // The breed step: random bodies or varied parents, with duplicates of
-// archived (or sibling) robots re-varied a few times (GRAMMARS.md: never
-// evaluate the same robot twice).
+// archived (or sibling) robots re-varied a few times (docs/evolution.md,
+// "Never the same robot twice").
 #include "evolve/Engine.h"
 
 #include <cmath>

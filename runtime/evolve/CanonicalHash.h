@@ -1,6 +1,7 @@
 // A canonical key of a phenotype, so that no robot is trained twice in a run:
 // invariant to point labels, spring order, translation and the derivation
-// that built it; not to mirror images or rotations (GRAMMARS.md).
+// that built it; not to mirror images or rotations (docs/evolution.md, "Never
+// the same robot twice").
 #pragma once
 
 #include "core/Robot.h"

@@ -1,4 +1,4 @@
-// Fixed bodies (`body cells`, MULTITASK.md "2D bodies" and "3D bodies"): a
+// Fixed bodies (`body cells`, docs/multitask.md "2D bodies" and "3D bodies"): a
 // hand-designed body of square or cube cells behind the engine's BodyModel. It has one genotype
 // and one phenotype; it does not evolve, so its variation operator throws.
 #pragma once
@@ -13,7 +13,7 @@
 
 namespace evoc::evolve {
 
-/// The robot of a fixed body, built as MULTITASK.md says: each cell's
+/// The robot of a fixed body, built as docs/multitask.md says: each cell's
 /// corners at origin + edge (i, j[, k]), merged and numbered by first use
 /// (in corner order within a cell); a square's corners are a = (i, j),
 /// b = (i, j+1), c = (i+1, j), d = (i+1, j+1), a cube's a = (i, j, k),
@@ -39,7 +39,7 @@ struct CellShape {
   std::vector<std::pair<int, int>> springs;
   std::vector<int> outline;
 };
-/// A fixed body's (MULTITASK.md, as buildCellRobot above says).
+/// A fixed body's (docs/multitask.md, as buildCellRobot above says).
 const CellShape &fixedCellShape(int dim);
 /// A voxel body's (docs/grammars.md, Voxel bodies): in 2D the stdlib voxel
 /// part's corners (0, 0), (1, 0), (1, 1), (0, 1) and springs bottom, right,

@@ -57,7 +57,7 @@ struct EvalBatch {
 
 /// The trainer's answer for one body.
 struct Evaluation {
-  std::vector<double> losses; ///< the learning curve (iterations + 1 losses, SCIENCE.md)
+  std::vector<double> losses; ///< the learning curve (iterations + 1 losses, as ELDiR)
   bool valid = true;          ///< false: the trainer itself rejects the body
   std::string reason;         ///< why, when !valid
   /// Trained parameters as PARAMS.json's entry ({"w1", "b1", "w2", "b2"}).

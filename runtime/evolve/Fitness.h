@@ -12,7 +12,7 @@ namespace evoc::evolve {
 /// reduction over the curve of -loss or of +loss (every `fitness` form of a
 /// .evo file normalises to one of these).
 enum class FitnessKind {
-  MaxNegLoss,   ///< max over the curve of -loss (SCIENCE.md, the default)
+  MaxNegLoss,   ///< max over the curve of -loss (ELDiR's, the default)
   LastNegLoss,  ///< -loss at the last iteration
   MeanNegLoss,  ///< mean over the curve of -loss
   MinNegLoss,   ///< min over the curve of -loss (-max(loss))

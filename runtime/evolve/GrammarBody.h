@@ -1,6 +1,7 @@
-// Grammar bodies (GRAMMARS.md): a derivation tree of body parts as the
-// genome, its expression to a mass-spring robot (placement, merge, overlap,
-// lift), budget-aware sampling and typed variation operators.
+// Grammar bodies (docs/grammars.md, "From genome to robot"): a derivation
+// tree of body parts as the genome, its expression to a mass-spring robot
+// (placement, merge, overlap, lift), budget-aware sampling and typed
+// variation operators.
 #pragma once
 
 #include "evolve/BodyModel.h"

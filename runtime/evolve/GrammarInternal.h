@@ -88,7 +88,8 @@ std::vector<double> localPoints(const body::GrammarBodySpec &s, const GrammarNod
 /// Number of actuation genes in the tree, and how many are on.
 void countGenes(const GrammarNode &n, int &total, int &on);
 /// Switches one uniformly chosen gene on when the tree has genes but none on
-/// (SCIENCE.md: a body never ends up with no actuated spring).
+/// (a body never ends up with no actuated spring: docs/grammars.md, "What
+/// every variation keeps").
 void ensureActuated(GrammarNode &root, EvoRng &rng);
 
 } // namespace evoc::evolve::grammar

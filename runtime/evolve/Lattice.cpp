@@ -1,4 +1,5 @@
-// Lattice geometry, repair, mutation and expression, exactly as SCIENCE.md.
+// Lattice geometry, repair, mutation and expression, exactly as ELDiR's
+// (docs/evolution.md, "Lattice bodies").
 #include "evolve/Lattice.h"
 
 #include "support/Error.h"
@@ -16,7 +17,7 @@ LatticeGeometry::LatticeGeometry(int rows, int cols) : rows_(rows), cols_(cols) 
     throw Error(fmt::format("a lattice body needs at least one row and one "
                             "column of triangles; got rows = {}, cols = {}",
                             rows, cols));
-  // Corners per SCIENCE.md, as lattice coordinates first.
+  // Corners per docs/evolution.md ("Lattice bodies"), as lattice coordinates first.
   std::vector<std::array<Node, 3>> cornerNodes(rows * cols);
   std::map<Node, int> nodeIds;
   for (int y = 0; y < rows; ++y)
@@ -191,7 +192,7 @@ LatticeGenome LatticeBody::mutate(const LatticeGenome &parent, const LatticeMuta
       p = std::min(0.5, std::max(p * m.growth, 1.0 / geom_.numTriangles()));
   }
   // A body with no actuated spring cannot move at all: redraw the flips
-  // (SCIENCE.md), bounded so that a rate of 0 or a parent without any
+  // (ELDiR's rule), bounded so that a rate of 0 or a parent without any
   // actuation cannot loop forever.
   const std::vector<uint8_t> before = child.actuation;
   for (int draw = 0;; ++draw) {
@@ -238,7 +239,7 @@ runtime::Robot LatticeBody::express(const LatticeGenome &g, std::vector<int> *no
     index[v] = r.numPoints();
     if (nodes)
       nodes->push_back(v);
-    // The same operation order as SCIENCE.md's formula, for identical bits.
+    // The same operation order as ELDiR's formula (docs/evolution.md), for identical bits.
     r.points.push_back((geom_.node(v).x - minX) * h + h);
     r.points.push_back((geom_.node(v).y - minY) * sqrt3 * h + spec_.baseY);
   }

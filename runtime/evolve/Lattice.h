@@ -1,6 +1,7 @@
-// ELDiR's triangular-lattice bodies (SCIENCE.md): the genotype (a mask over
-// R x C triangles plus one actuation bit per lattice edge), random sampling,
-// repair, mutation and the phenotype mapping to a runtime::Robot.
+// ELDiR's triangular-lattice bodies (docs/evolution.md, "Lattice bodies"):
+// the genotype (a mask over R x C triangles plus one actuation bit per
+// lattice edge), random sampling, repair, mutation and the phenotype mapping
+// to a runtime::Robot.
 #pragma once
 
 #include "evolve/EvoRng.h"
@@ -24,8 +25,8 @@ struct LatticeSpec {
   double stiffness = 3e4;       ///< spring stiffness
   double actuation = 0.1;       ///< actuation amplitude of an actuated edge
   double baseY = 0.1;           ///< height of the lowest lattice row
-  bool fillHoles = true;        ///< repair step 1 (SCIENCE.md)
-  bool largestComponent = true; ///< repair step 2 (SCIENCE.md)
+  bool fillHoles = true;        ///< repair step 1 (docs/evolution.md)
+  bool largestComponent = true; ///< repair step 2 (docs/evolution.md)
   double sampleCellP = 0.5;     ///< P(triangle present) when sampling
   double sampleActuatorP = 0.5; ///< P(actuation bit set) when sampling
 };
@@ -76,8 +77,9 @@ struct LatticeGenome {
   bool operator==(const LatticeGenome &) const = default;
 };
 
-/// How a lattice genome mutates; the rates are per bit (SCIENCE.md uses
-/// 1 / #triangles and 1 / #edges, see defaultMutation()).
+/// How a lattice genome mutates; the rates are per bit (ELDiR uses
+/// 1 / #triangles and 1 / #edges, see defaultMutation() and
+/// docs/evolution.md, "Lattice bodies").
 struct LatticeMutation {
   double cellRate = 0;      ///< P(flip) per mask bit
   bool untilChanged = true; ///< repeat, rate growing, until the shape changes
@@ -116,7 +118,7 @@ public:
   /// with untilChanged its shape (points, springs) differs from the parent's,
   /// not merely its mask (a translated mask expresses the same shape). The
   /// actuation flips are redrawn (up to maxAttempts times) while they leave
-  /// no spring of the child actuated (SCIENCE.md).
+  /// no spring of the child actuated (docs/evolution.md, "ELDiR evolution").
   LatticeGenome mutate(const LatticeGenome &parent, const LatticeMutation &m, EvoRng &rng,
                        LatticeMutationReport *report = nullptr) const;
   /// The phenotype: points ordered by node (x, then y), springs by node pair.

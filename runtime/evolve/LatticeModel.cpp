@@ -26,7 +26,8 @@ GenomePtr LatticeModel::sample(EvoRng &rng) const {
 
 Variation LatticeModel::vary(const Genome &parent, const std::vector<const Genome *> &,
                              EvoRng &rng) const {
-  // A lattice mask has no crossover in SCIENCE.md: donors are not used.
+  // ELDiR has no crossover of lattice masks (docs/evolution.md, "ELDiR
+  // evolution"): donors are not used.
   LatticeMutationReport rep;
   Variation v;
   v.genome = std::make_shared<LatticeGenomeBox>(body_.mutate(genome(parent), mutation_, rng, &rep));

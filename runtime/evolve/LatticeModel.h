@@ -1,6 +1,6 @@
 // The lattice body (Lattice.h) behind the engine's BodyModel interface: a
-// mask genome, SCIENCE.md's mutation (its rates live here), node and edge
-// numbers as provenance keys.
+// mask genome, ELDiR's mutation (its rates live here; docs/evolution.md,
+// "Lattice bodies"), node and edge numbers as provenance keys.
 #pragma once
 
 #include "evolve/BodyModel.h"
@@ -15,7 +15,7 @@ struct LatticeGenomeBox : Genome {
 };
 
 /// The reference mutation of the engine before the body-model interface:
-/// rates < 0 stand for SCIENCE.md's 1/#triangles and 1/#edges.
+/// rates < 0 stand for ELDiR's 1/#triangles and 1/#edges (docs/evolution.md).
 inline constexpr LatticeMutation kReferenceLatticeMutation{-1, true, 2.0, -1, 1000};
 
 /// `body lattice` as a BodyModel. Variation ops are "flip cell" (always;

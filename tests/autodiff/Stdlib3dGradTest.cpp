@@ -106,8 +106,9 @@ std::vector<double> springImpulses(test::Data &d, bool fang, double dt, double z
   return dv;
 }
 
-/// One step of the 3D laws written out from SCIENCE.md / MULTITASK.md,
-/// independently of the .evo files.
+/// One step of the 3D laws written out from docs/evolution.md ("ELDiR
+/// simulation step") and docs/multitask.md ("Simulation"), independently of
+/// the .evo files.
 void step3(const std::string &physics, test::Data &d, std::vector<double> &x1,
            std::vector<double> &v1) {
   const bool fang = physics == "mass_spring_fang3";

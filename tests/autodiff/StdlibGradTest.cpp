@@ -94,7 +94,7 @@ TEST_CASE("stdlib loss and windowed / max / min losses: adjoint vs finite differ
 
 namespace {
 
-// mass_spring_fang (MULTITASK.md, Simulation) with a controller whose linear
+// mass_spring_fang (docs/multitask.md, "Simulation") with a controller whose linear
 // outputs reach past the clamp to [-1, 1] on some springs.
 Module lowerFang() {
   return lowerText("mass_spring_fang",
@@ -106,8 +106,8 @@ Module lowerFang() {
                    "  outputs = spring.act linear; }\n");
 }
 
-// One step of MULTITASK.md's formulas, written out here independently of
-// the .evo file, from the state and actuations in `d`.
+// One step of the formulas of docs/multitask.md ("Simulation"), written out
+// here independently of the .evo file, from the state and actuations in `d`.
 void fangStep(test::Data &d, std::vector<double> &x1, std::vector<double> &v1) {
   const double dt = 0.004, g = -1.8, zeta = 0.2, ground = 0.1;
   const auto &x = d.F("point.x"), &v = d.F("point.v"), &act = d.F("spring.act");
@@ -141,7 +141,7 @@ void fangStep(test::Data &d, std::vector<double> &x1, std::vector<double> &v1) {
 
 } // namespace
 
-TEST_CASE("mass_spring_fang: one step equals MULTITASK.md's formulas; adjoint vs finite "
+TEST_CASE("mass_spring_fang: one step equals docs/multitask.md's formulas; adjoint vs finite "
           "differences",
           "[autodiff][stdlib][fang]") {
   Module m = lowerFang();

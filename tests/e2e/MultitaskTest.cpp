@@ -1,4 +1,4 @@
-// Multi-task losses end to end (MULTITASK.md): commands, windows over
+// Multi-task losses end to end (docs/multitask.md): commands, windows over
 // earlier states, running max/min inside nonlinear terms, conditions on
 // commands. Gradients against central finite differences; the CPU back end
 // against the interpreter; checkpointed against a full tape.

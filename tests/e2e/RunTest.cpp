@@ -53,7 +53,7 @@ TEST_CASE("evoc run: a small run improves and writes a complete run directory", 
   CHECK(double(log.back()["fitness_median"]) > double(log.front()["fitness_median"]));
   auto best = nlohmann::json::parse(std::ifstream(dir / "best.json"));
   CHECK(best.dump().find("springs") != std::string::npos);
-  // 6 updates, then the final weights once more (SCIENCE.md): 7 losses, and
+  // 6 updates, then the final weights once more (docs/evolution.md): 7 losses, and
   // the fitness is the best -loss over all of them.
   REQUIRE(best["losses"].size() == 7);
   double bestNegLoss = -1e300;

@@ -1,5 +1,5 @@
 // `evoc train` end to end, through the real binary, on the multi-task
-// example (MULTITASK.md): a complete run directory (log, validation per term,
+// example (docs/multitask.md): a complete run directory (log, validation per term,
 // weights, the gait under each validation case), and a run stopped at any of
 // its file commits resumes to exactly the uninterrupted run, continued
 // episodes' states included.

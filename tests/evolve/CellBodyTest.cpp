@@ -1,7 +1,7 @@
 // Fixed bodies of square and cube cells: the six 2D designs of
 // stdlib/bodies/fang/ and the five 3D designs of stdlib/bodies/fang3d/
 // (Fang et al. 2022) through the real checker and CellBody, against their
-// point / spring / actuated counts (MULTITASK.md), Alpaca's first points and
+// point / spring / actuated counts (docs/multitask.md), Alpaca's first points and
 // spring order, a cube's corner and spring order and templates, and the
 // BodyModel contract of a body that does not evolve.
 #include "evolve/CellBody.h"
@@ -193,7 +193,7 @@ body::CellBodySpec fang3dBody(const std::string &name, const std::string &file) 
 
 } // namespace
 
-TEST_CASE("fang3d designs: points, springs and actuated springs as MULTITASK.md gives them",
+TEST_CASE("fang3d designs: points, springs and actuated springs as docs/multitask.md gives them",
           "[cells][3d]") {
   auto all = check("import \"bodies/fang3d.evo\";\nworld { dim = 3; }\n");
   REQUIRE(all);

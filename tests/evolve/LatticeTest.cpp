@@ -69,8 +69,9 @@ TEST_CASE("lattice: one triangle by hand", "[lattice]") {
   // (x, then y): (-1,1), (0,0), (1,1).
   auto r = b.express(only(b, {{0, 0}}));
   REQUIRE(r.numPoints() == 3);
-  // SCIENCE.md's formula, evaluated in its own order (2 * 0.025 + 0.025 is
-  // 0.07500000000000001 in doubles, as in the reference robots).
+  // ELDiR's formula (docs/evolution.md, "Lattice bodies"), evaluated in its
+  // own order (2 * 0.025 + 0.025 is 0.07500000000000001 in doubles, as in the
+  // reference robots).
   const double h = 1 * std::sqrt(3.0) * 0.025 + 0.1;
   CHECK(r.points ==
         std::vector<double>{0 * 0.025 + 0.025, h, 1 * 0.025 + 0.025, 0.1, 2 * 0.025 + 0.025, h});

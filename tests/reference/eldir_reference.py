@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Independent reference implementation of ../../../shared/design/SCIENCE.md
-(the ELDiR mass-spring rollout, its MLP controller and displacement loss), in
-PyTorch with float64 and automatic differentiation.
+"""Independent reference implementation of the ELDiR reference experiment as
+docs/evolution.md ("The ELDiR reference experiment", "Lattice bodies") writes
+it (the ELDiR mass-spring rollout, its MLP controller and displacement loss),
+in PyTorch with float64 and automatic differentiation.
 
-Written from SCIENCE.md only, not from evoc's sources. It is a test-data
+Written from those docs/ sections only, not from evoc's sources. It is a test-data
 generator: nothing in the build or in CI needs Python or torch.
 
     eldir_reference.py sim --robots R.json --params P.json --steps T \
@@ -28,7 +29,7 @@ import random
 import sys
 
 # ---------------------------------------------------------------------------
-# Constants of the reference experiment (SCIENCE.md).
+# Constants of the reference experiment (docs/evolution.md, "ELDiR simulation step").
 DT = 0.004
 DAMPING = 15.0
 GRAVITY = -4.8
@@ -163,7 +164,7 @@ def simulate(robots, params, steps, contact):
 
 
 # ---------------------------------------------------------------------------
-# Lattice bodies (SCIENCE.md: genotype -> phenotype)
+# Lattice bodies (docs/evolution.md, "Lattice bodies": genotype -> phenotype)
 
 def corners(i, cols):
     x, y = i % cols, i // cols

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Independent reference implementation of evoc's 3D mass-spring physics, in
 PyTorch with float64 and automatic differentiation: the ELDiR laws of
-../../../shared/design/SCIENCE.md in 3D (gravity and the ground on z, both
-contact models with the plane's normal (0, 0, 1)) and the 3D physics of Fang
-et al. 2022 in ../../../shared/design/MULTITASK.md (Simulation: dashpot, 3D
-contact with horizontal friction), driven by ELDiR's MLP controller and
-scored by ELDiR's displacement loss along x.
+docs/evolution.md ("ELDiR simulation step") in 3D (gravity and the ground on
+z, both contact models with the plane's normal (0, 0, 1)) and the 3D physics
+of Fang et al. 2022 in docs/multitask.md ("Simulation": dashpot, 3D contact
+with horizontal friction), driven by ELDiR's MLP controller and scored by
+ELDiR's displacement loss along x.
 
-Written from the two design notes only, not from evoc's sources. It is a
+Written from those two docs/ sections only, not from evoc's sources. It is a
 test-data generator: nothing in the build or in CI needs Python or torch.
 
     mass_spring3_reference.py sim --robots R.json --params P.json --steps T \\
@@ -40,7 +40,7 @@ import eldir_reference as ref2  # noqa: E402
 from eldir_reference import compare, write_results  # noqa: E402,F401
 
 # ---------------------------------------------------------------------------
-# The worlds. ELDiR's (SCIENCE.md) in 3D; Fang's 3D world (MULTITASK.md).
+# The worlds. ELDiR's (docs/evolution.md) in 3D; Fang's 3D world (docs/multitask.md).
 DT = 0.004
 GROUND = 0.1
 HIDDEN = 32
@@ -82,7 +82,7 @@ def rollout_loss(robot, params, steps, model):
     for t in range(1, steps):
         act = ref2.controller_act(x, v, t, params, phases, ones2)
         if model == "fang":
-            # MULTITASK.md: L = sqrt(d.d + 1e-8) + 1e-4, actuation clamped,
+            # docs/multitask.md: L = sqrt(d.d + 1e-8) + 1e-4, actuation clamped,
             # plus the dashpot zeta ((v_a - v_b) . u) u, u = d / |d|.
             d = x[a] - x[b]
             L = torch.sqrt((d * d).sum(dim=1) + 1e-8) + 1e-4

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Independent reference implementation of ../../../shared/design/MULTITASK.md
-(the 2D mass-spring experiment of Fang et al. 2022: command-conditioned sin
-MLP controller, velocity / height / crawl losses, 54-case validation), in
-PyTorch with float64 and automatic differentiation.
+"""Independent reference implementation of the multi-task experiment as
+docs/multitask.md ("The experiment") writes it (the 2D mass-spring experiment
+of Fang et al. 2022: command-conditioned sin MLP controller, velocity /
+height / crawl losses, 54-case validation), in PyTorch with float64 and
+automatic differentiation.
 
-Written from MULTITASK.md (and, where it is silent, the facts of the authors'
+Written from docs/multitask.md (and, where it is silent, the facts of the authors'
 code listed in MULTITASK_NOTES.md), not from evoc's sources. It is a test-data
 generator: nothing in the build or in CI needs Python or torch.
 
@@ -34,7 +35,7 @@ import os
 import sys
 
 # ---------------------------------------------------------------------------
-# Constants (MULTITASK.md, 2D)
+# Constants (docs/multitask.md, 2D)
 DT = 0.004
 STEPS = 1000
 GRAVITY = -1.8
@@ -168,8 +169,8 @@ def segment_commands(episodes, steps=STEPS):
 
 
 def draw_episode(uniform):
-    """One episode's commands from a source of U(0,1) numbers (MULTITASK.md:
-    task = floor(4u) still/run/jump/crawl; three numbers per segment)."""
+    """One episode's commands from a source of U(0,1) numbers (docs/multitask.md,
+    "Commands": task = floor(4u) still/run/jump/crawl; three numbers per segment)."""
     out = []
     for _ in range((STEPS + SEGMENT - 1) // SEGMENT):
         u0, u1, u2 = uniform(), uniform(), uniform()

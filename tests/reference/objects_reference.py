@@ -3,7 +3,8 @@
 PyTorch with float64 and automatic differentiation: the stdlib's
 `mass_spring_objects` (2D) and `mass_spring3_objects` (3D) as
 docs/language.md ("The world", "Scenes", "Objects") writes them, in ELDiR's
-world (../../../shared/design/SCIENCE.md), with a scene of static boxes:
+world (docs/evolution.md, "ELDiR simulation step"), with a scene of static
+boxes:
 
 - Each step, from the states at its start (point positions x and velocities
   v, object centres c and velocities u): the controller and the springs'
@@ -22,7 +23,7 @@ world (../../../shared/design/SCIENCE.md), with a scene of static boxes:
   the first text's j_n = dt max(20000 depth - 100 w_n, 0) instead.)
 - Points: v1 = exp(-dt damping) v + dt gravity e_up + (springs + pairs),
   then the friction contact with the ground and the scene at x1 = x + dt v1
-  (scene_reference.py's contact surface, SCIENCE.md's friction rule).
+  (scene_reference.py's contact surface, ELDiR's friction rule).
 - Objects: v1 = exp(-dt damping) u + dt gravity e_up + (sum of -j) / mass;
   the bottom face's centre b = c - h_up e_up meets the ground and the scene
   exactly as a point at b with velocity v1 does, and c' = b' + h_up e_up.
@@ -32,7 +33,7 @@ world (../../../shared/design/SCIENCE.md), with a scene of static boxes:
   object.x[0].x) - 0.5 mean(object.x[T].up - object.x[0].up), `up` the last
   axis (y in 2D, z in 3D): objects2d.evo's and objects3d.evo's `carry`.
 
-Written from the design notes and docs/language.md only, not from evoc's
+Written from those docs/ sections only, not from evoc's
 sources. A test-data generator: nothing in the build or CI needs Python.
 
     objects_reference.py sim --dim {2,3} --world W.json --robots R.json \\

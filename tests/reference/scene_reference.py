@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent reference implementation of evoc's scenes (static boxes), in
 PyTorch with float64 and automatic differentiation: ELDiR's world and laws
-(../../../shared/design/SCIENCE.md) with both contact models, on flat ground
+(docs/evolution.md, "ELDiR simulation step") with both contact models, on flat ground
 with the boxes of a scene, as docs/language.md ("The world", "Scenes")
 writes the semantics:
 
@@ -20,12 +20,12 @@ writes the semantics:
   q - min(0, n . q - c) n on a box face, then q_up = max(q_up, g).
 - noslip: hit = in_contact(x1) and contact_speed(v1, x1) < -1e-4; then
   x' = x + toi v1 with toi = -contact_gap(x, x1) / contact_speed(v1, x1),
-  v' = 0. friction: SCIENCE.md's rule with that surface's normal and gap,
+  v' = 0. friction: ELDiR's rule with that surface's normal and gap,
   x' = push_out(q2, x1) on a hit.
 - Initial placement: lifted until no point is below the ground, then as
   little further as it takes until no point is inside a box.
 
-Written from the design notes and docs/language.md only, not from evoc's
+Written from those docs/ sections only, not from evoc's
 sources. A test-data generator: nothing in the build or CI needs Python.
 
     scene_reference.py sim --dim {2,3} --scene S.json --robots R.json \\

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent reference implementation of evoc's terrain grounds, in PyTorch
 with float64 and automatic differentiation: ELDiR's world and laws
-(../../../shared/design/SCIENCE.md) with both contact models, on a terrain
+(docs/evolution.md, "ELDiR simulation step") with both contact models, on a terrain
 instead of the flat ground, as docs/language.md ("The world", terrain)
 writes the semantics:
 
@@ -16,13 +16,13 @@ writes the semantics:
   the cell there (0 across the edges), the normal (-h_x, -h_y, 1) / norm,
   the gap to the tangent plane at (x, y) and the normal speed.
 
-The contact rules are SCIENCE.md's with that normal: noslip looks at where
+The contact rules are ELDiR's with that normal: noslip looks at where
 the point would land (x + dt v'), friction at the new position x1 = x + dt v'
 (and rests a hit point no lower than the ground under its final position).
 The initial placement lifts the body until no point is below the ground
 under it. Controller: ELDiR's MLP; loss: minus the mean x displacement.
 
-Written from the design notes and docs/language.md only, not from evoc's
+Written from those docs/ sections only, not from evoc's
 sources. It is a test-data generator: nothing in the build or in CI needs
 Python or torch.
 
@@ -168,7 +168,7 @@ class Field:
 # Simulation (shared with scene_reference.py)
 
 def contact_update(model, x, v1, x1, inside, gap, speed, nrm, rest):
-    """SCIENCE.md's contact rules with a contact plane chosen at the new
+    """ELDiR's contact rules with a contact plane chosen at the new
     position x1: `inside` says x1 is in the solid, gap(p) and speed(v) are
     measured along the plane's unit normal `nrm`, and rest(q2) is where a
     friction hit ends (no lower than the solid). Returns (x', v', hit)."""

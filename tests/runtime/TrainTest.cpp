@@ -74,7 +74,7 @@ TEST_CASE("Learning lowers the loss; one seed, same numbers for any thread count
     const auto &a = runs[0][r];
     REQUIRE(a.valid);
     // 6 updates: 6 forward + backward passes, then the final weights once
-    // more, forward only (SCIENCE.md).
+    // more, forward only (docs/evolution.md, "ELDiR controller, learning and fitness").
     REQUIRE(a.losses.size() == 7);
     CHECK(a.gradNorms.size() == 6);
     CHECK(*std::min_element(a.losses.begin(), a.losses.end()) < a.losses[0]);

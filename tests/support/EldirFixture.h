@@ -1,4 +1,4 @@
-// Test fixture: the ELDiR mass-spring step (SCIENCE.md) and its MLP
+// Test fixture: the ELDiR mass-spring step (docs/evolution.md) and its MLP
 // controller and loss, written in IR with the Builder; plus a small robot.
 #pragma once
 

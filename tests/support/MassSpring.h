@@ -28,7 +28,7 @@ struct MassSpringIds {
   int step, lossK, adj = -1;       // kernels
 };
 
-/// The reference experiment of SCIENCE.md (2D, noslip ground, 32 tanh units)
+/// ELDiR's reference experiment (docs/evolution.md; 2D, noslip ground, 32 tanh units)
 /// built with ir::Builder, with source locations in two .evo files: kernel
 /// "step" (state t-1 -> t) and kernel "loss"; with `adjointShapes`, kernel
 /// "adjoint_shapes" (a StepAdj of step) and its buffers too.
