@@ -87,7 +87,8 @@ json configFingerprint(const EvolutionConfig &c) {
   if (c.selection.kind == SelectionSpec::Kind::MapElites) {
     json axes = json::array();
     for (const Descriptor &d : c.selection.descriptors)
-      axes.push_back({{"descriptor", descriptorName(d)}, {"lo", d.lo}, {"hi", d.hi}, {"bins", d.bins}});
+      axes.push_back(
+          {{"descriptor", descriptorName(d)}, {"lo", d.lo}, {"hi", d.hi}, {"bins", d.bins}});
     j["selection"]["descriptors"] = axes;
     j["selection"]["qd_offset"] = c.selection.qdOffset;
   }
@@ -117,8 +118,8 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
         throw Error(fmt::format("map_elites: the descriptor {} needs bins >= 1 and lo < hi",
                                 descriptorName(d)));
     if (cellCount(axes) > kMaxCells)
-      throw Error(fmt::format("map_elites: {} cells is above the limit of {}", cellCount(axes),
-                              kMaxCells));
+      throw Error(
+          fmt::format("map_elites: {} cells is above the limit of {}", cellCount(axes), kMaxCells));
   }
 
   engine::Recorder recorder(config, options);

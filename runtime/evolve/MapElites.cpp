@@ -108,8 +108,8 @@ int64_t cellIndex(const std::vector<Descriptor> &axes, const std::vector<double>
   int64_t cell = 0;
   for (size_t k = 0; k < axes.size(); ++k)
     cell = cell * axes[k].bins +
-           descriptorBin(axes[k], k < values.size() ? values[k]
-                                                    : std::numeric_limits<double>::quiet_NaN());
+           descriptorBin(axes[k],
+                         k < values.size() ? values[k] : std::numeric_limits<double>::quiet_NaN());
   return cell;
 }
 
@@ -134,7 +134,8 @@ std::vector<size_t> eliteSurvivors(const std::vector<Scored> &pool,
   out.reserve(elite.size());
   for (const auto &[cell, i] : elite)
     out.push_back(i);
-  std::sort(out.begin(), out.end(), [&](size_t a, size_t b) { return ranksBefore(pool[a], pool[b]); });
+  std::sort(out.begin(), out.end(),
+            [&](size_t a, size_t b) { return ranksBefore(pool[a], pool[b]); });
   return out;
 }
 
@@ -154,7 +155,8 @@ nlohmann::json eliteMapJson(const SelectionSpec &spec, int generation,
   auto num = [](double v) { return std::isfinite(v) ? json(v) : json(); };
   json axes = json::array();
   for (const Descriptor &d : spec.descriptors)
-    axes.push_back({{"descriptor", descriptorName(d)}, {"lo", d.lo}, {"hi", d.hi}, {"bins", d.bins}});
+    axes.push_back(
+        {{"descriptor", descriptorName(d)}, {"lo", d.lo}, {"hi", d.hi}, {"bins", d.bins}});
   std::vector<double> fitness;
   json cells = json::array();
   for (const EliteRecord &e : elites) {
@@ -174,9 +176,15 @@ nlohmann::json eliteMapJson(const SelectionSpec &spec, int generation,
                      {"descriptors", values}});
   }
   const MapStats m = mapStats(spec, fitness);
-  return {{"format", "evoc-map-elites"}, {"version", 1},        {"generation", generation},
-          {"axes", axes},                {"cells", m.cells},    {"filled", m.filled},
-          {"coverage", m.coverage},      {"qd_score", m.qdScore}, {"qd_offset", spec.qdOffset},
+  return {{"format", "evoc-map-elites"},
+          {"version", 1},
+          {"generation", generation},
+          {"axes", axes},
+          {"cells", m.cells},
+          {"filled", m.filled},
+          {"coverage", m.coverage},
+          {"qd_score", m.qdScore},
+          {"qd_offset", spec.qdOffset},
           {"elites", cells}};
 }
 

@@ -56,15 +56,14 @@ TEST_CASE("map-elites: descriptors of a robot and of its training", "[map_elites
   CHECK(value(Descriptor::Kind::Actuators) == 2);
   CHECK(value(Descriptor::Kind::Width) == Approx(0.3));
   CHECK(value(Descriptor::Kind::Height) == Approx(0.2));
-  CHECK(std::isnan(value(Descriptor::Kind::Depth))); // a 2D robot
+  CHECK(std::isnan(value(Descriptor::Kind::Depth)));     // a 2D robot
   CHECK(value(Descriptor::Kind::Term, "height") == 0.4); // at the lowest loss (index 3)
   CHECK(std::isnan(value(Descriptor::Kind::Term, "speed")));
   CHECK(value(Descriptor::Kind::LearningGain) == Approx(0.8));
   CHECK(value(Descriptor::Kind::Monotonicity) == Approx(0.5));
 }
 
-TEST_CASE("map-elites: an elite is replaced only by a better design in its cell",
-          "[map_elites]") {
+TEST_CASE("map-elites: an elite is replaced only by a better design in its cell", "[map_elites]") {
   // Members first (their cells), then candidates in order.
   std::vector<Scored> pool = {{1, 0.5}, {2, 0.9}, {5, 0.7}, {6, 0.5}, {7, 0.2}, {8, 0.95}};
   std::vector<int64_t> cells = {0, 1, 0, 1, 2, -1};
