@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -49,6 +50,20 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
     c.selection.kind = evolve::SelectionSpec::Kind::Tournament;
     if (p.evolve.select.tournamentSize > 0)
       c.selection.tournamentSize = int(p.evolve.select.tournamentSize);
+  }
+  if (p.evolve.select.kind == "map_elites") {
+    using K = evolve::Descriptor::Kind;
+    static const std::map<std::string, K> kinds = {{"actuators", K::Actuators},
+                                                   {"width", K::Width},
+                                                   {"height", K::Height},
+                                                   {"depth", K::Depth},
+                                                   {"term", K::Term},
+                                                   {"learning_gain", K::LearningGain},
+                                                   {"monotonicity", K::Monotonicity}};
+    c.selection.kind = evolve::SelectionSpec::Kind::MapElites;
+    c.selection.qdOffset = p.evolve.select.qdOffset;
+    for (const auto &d : p.evolve.select.descriptors) // sema admits only these kinds
+      c.selection.descriptors.push_back({kinds.at(d.kind), d.term, d.lo, d.hi, int(d.bins)});
   }
   // Forward steps per design: every iteration's rollout, and with updates one
   // more forward-only rollout of the final weights (as ELDiR;

@@ -218,6 +218,10 @@ public:
   /// `episodes = fresh()` or `continued(after = N, ...)` (sema::Episodes).
   void checkEpisodes(ast::Expr &e, const std::string &what, Episodes &out);
   void checkTrain();
+  // ---- MapElites.cpp
+  /// `select = map_elites(D1, D2, qd_offset = X)`: its descriptors (at most
+  /// two), each `KIND(range = (LO, HI), bins = N)` or `term(NAME, ...)`.
+  void checkMapElites(ast::CallExpr &call, Select &out);
   // ---- Commands.cpp
   void checkCommands();
   /// The index of command `name`, or -1.

@@ -178,7 +178,15 @@ void Checker::checkEvolve() {
         }
         continue;
       }
-      diags.error(e->range, "select must be truncation(mu_plus_lambda) or tournament(K)");
+      if (call && call->callee.name == "map_elites") {
+        call->ref = CallRef::Setting;
+        ev.select = Select{};
+        ev.select.kind = "map_elites";
+        checkMapElites(*call, ev.select);
+        continue;
+      }
+      diags.error(e->range, "select must be truncation(mu_plus_lambda), tournament(K) or "
+                            "map_elites(DESCRIPTOR, ...)");
     } else if (k == "invalid") {
       for (auto &v : s.values) {
         auto *call = dynCast<CallExpr>(v.get());

@@ -160,10 +160,22 @@ struct Fitness {
   double sign = -1; ///< fitness = reduce over iterations of (sign * loss)
 };
 
+/// One axis of `map_elites(...)` (docs/language.md, Evolution).
+struct Descriptor {
+  /// actuators | width | height | depth | term | learning_gain | monotonicity
+  std::string kind;
+  std::string term; ///< the loss term's name, for term
+  double lo = 0, hi = 1;
+  int64_t bins = 10;
+  SourceRange at; ///< the descriptor as written
+};
+
 struct Select {
-  std::string kind = "truncation";       ///< truncation | tournament
+  std::string kind = "truncation";       ///< truncation | tournament | map_elites
   std::string scheme = "mu_plus_lambda"; ///< mu_plus_lambda | mu_comma_lambda
   int64_t tournamentSize = 0;
+  std::vector<Descriptor> descriptors; ///< map_elites: one or two axes
+  double qdOffset = 0;                 ///< map_elites: QD-score counts fitness above it
 };
 
 /// `invalid = loss_above(5.5), loss_jump(0.5)`: robots marked invalid.

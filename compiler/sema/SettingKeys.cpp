@@ -32,7 +32,10 @@ const std::vector<SettingKey> &allSettingKeys() {
       {"evolve", "fitness",
        "a reduction of the learning curve, higher is better: R(-loss), R(loss), -R(loss) or "
        "-R(-loss), R one of max, min, mean, last, first (default max(-loss))"},
-      {"evolve", "select", "truncation(mu_plus_lambda) or tournament(K)"},
+      {"evolve", "select",
+       "truncation(mu_plus_lambda), tournament(K) or map_elites(D1, D2, qd_offset = X), each "
+       "descriptor KIND(range = (LO, HI), bins = N): actuators, width, height, depth, "
+       "term(NAME, ...), learning_gain, monotonicity"},
       {"evolve", "invalid", "robots dropped: loss_above(X), loss_jump(X), nonfinite()"},
       {"learn", "iterations", "learning iterations per design, 1 .. 1000000"},
       {"learn", "optimizer",

@@ -11,9 +11,9 @@ namespace evoc::evolve::engine {
 
 namespace {
 
-// A fresh genotype for child slot `i`: a random body, or a variation of its
-// parent with the other population members as crossover donors.
-Variation makeGenome(const EvolutionConfig &config, State &s, int generation, size_t i) {
+// A fresh genotype: a random body, or a variation of parent `pi` with the
+// other population members as crossover donors.
+Variation makeGenome(const EvolutionConfig &config, State &s, int generation, size_t pi) {
   const BodyModel &model = *config.body;
   if (generation == 0) {
     Variation v;
@@ -21,7 +21,6 @@ Variation makeGenome(const EvolutionConfig &config, State &s, int generation, si
     v.ops = {"sample"};
     return v;
   }
-  const size_t pi = i % s.population.size();
   std::vector<const Genome *> donors;
   donors.reserve(s.population.size());
   for (size_t k = 0; k < s.population.size(); ++k)
@@ -48,11 +47,18 @@ std::vector<Child> breed(const EvolutionConfig &config, State &s, int generation
     Child &c = children[i];
     c.ind.id = s.nextId++;
     c.ind.born = generation;
-    if (generation > 0)
-      c.ind.parent = int64_t(s.population[i % s.population.size()].id);
+    // Parents take turns in rank order; MAP-Elites draws them uniformly
+    // from the archive (one draw per child, before its variations).
+    size_t pi = 0;
+    if (generation > 0) {
+      pi = config.selection.kind == SelectionSpec::Kind::MapElites
+               ? size_t(s.rng.below(s.population.size()))
+               : i % s.population.size();
+      c.ind.parent = int64_t(s.population[pi].id);
+    }
     bool wasDuplicate = false;
     for (int attempt = 0;; ++attempt) {
-      c.variation = makeGenome(config, s, generation, i);
+      c.variation = makeGenome(config, s, generation, pi);
       c.pheno = model.express(*c.variation.genome);
       c.key = canonicalKey(c.pheno.robot);
       const std::string hex = c.key.hex();

@@ -35,6 +35,9 @@ struct Individual {
   /// (bestParams; PARAMS.json entry), null when it has none (reused, loaded
   /// without). Its children start from them.
   nlohmann::json params;
+  /// With MAP-Elites: its descriptors' values (MapElites.h), which place it
+  /// in its cell; empty otherwise.
+  std::vector<double> descriptors;
 };
 
 /// What the archive remembers of one evaluated robot (by canonical key).
@@ -87,7 +90,8 @@ struct BreedStats {
 
 /// The generation's children: P random bodies in generation 0, else
 /// offspringCount(config) variations, child i of parent i mod P (rank
-/// order, taking turns), the other population members as donors. A child whose robot is in the
+/// order, taking turns; with MAP-Elites a parent drawn uniformly from the
+/// archive), the other population members as donors. A child whose robot is in the
 /// archive or equals an earlier child's is re-varied up to config.maxDuplicateRetries times, then
 /// marked `reused`.
 std::vector<Child> breed(const EvolutionConfig &config, State &s, int generation,
@@ -104,8 +108,9 @@ struct EvalStats {
 int evaluate(const EvolutionConfig &config, const EvaluateFn &fn, State &s, int generation,
              std::vector<Child> &children, EvalStats &stats);
 
-/// Survivors of parents plus valid children; updates the best (never a
-/// reused child: its original already competed).
+/// Survivors of parents plus valid children (with MAP-Elites: the archive
+/// after the new, valid children tried their cells); updates the best (never
+/// a reused child: its original already competed).
 void select(const EvolutionConfig &config, State &s, std::vector<Child> &children);
 
 } // namespace evoc::evolve::engine

@@ -4,6 +4,7 @@
 #include "evolve/Evolution.h"
 
 #include "evolve/Engine.h"
+#include "evolve/MapElites.h"
 #include "evolve/Progress.h"
 #include "evolve/Recorder.h"
 
@@ -82,6 +83,15 @@ json configFingerprint(const EvolutionConfig &c) {
   // state.json of a run with the default reads as before.
   if (offspringCount(c) != c.population)
     j["offspring"] = offspringCount(c);
+  // The grid only for MAP-Elites, so that other runs' state.json reads as before.
+  if (c.selection.kind == SelectionSpec::Kind::MapElites) {
+    json axes = json::array();
+    for (const Descriptor &d : c.selection.descriptors)
+      axes.push_back(
+          {{"descriptor", descriptorName(d)}, {"lo", d.lo}, {"hi", d.hi}, {"bins", d.bins}});
+    j["selection"]["descriptors"] = axes;
+    j["selection"]["qd_offset"] = c.selection.qdOffset;
+  }
   if (!c.experiment.is_null())
     j["experiment"] = c.experiment;
   return j;
@@ -99,6 +109,18 @@ RunSummary runEvolution(const EvolutionConfig &config, const EvaluateFn &evaluat
     throw Error("the evolution engine needs an evaluate function");
   if (!config.body)
     throw Error("the evolution engine needs a body model (EvolutionConfig::body)");
+  if (config.selection.kind == SelectionSpec::Kind::MapElites) {
+    const auto &axes = config.selection.descriptors;
+    if (axes.empty() || axes.size() > kMaxDescriptors)
+      throw Error(fmt::format("map_elites needs one or two descriptors; got {}", axes.size()));
+    for (const Descriptor &d : axes)
+      if (d.bins < 1 || !(d.lo < d.hi))
+        throw Error(fmt::format("map_elites: the descriptor {} needs bins >= 1 and lo < hi",
+                                descriptorName(d)));
+    if (cellCount(axes) > kMaxCells)
+      throw Error(
+          fmt::format("map_elites: {} cells is above the limit of {}", cellCount(axes), kMaxCells));
+  }
 
   engine::Recorder recorder(config, options);
   engine::State s;

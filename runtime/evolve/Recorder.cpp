@@ -3,6 +3,7 @@
 #include "evolve/Recorder.h"
 
 #include "evolve/Lattice.h"
+#include "evolve/MapElites.h"
 #include "evolve/Metrics.h"
 #include "evolve/Svg.h"
 
@@ -76,6 +77,14 @@ std::vector<std::pair<std::string, std::vector<double>>> termsFromJson(const jso
   for (auto it = j.begin(); it != j.end(); ++it)
     out.emplace_back(it.key(), doublesOrNaN(it.value()));
   return out;
+}
+
+// MAP-Elites: a design's descriptors (NaN as null), as "descriptors".
+void descriptorsInto(json &j, const std::vector<double> &values) {
+  json d = json::array();
+  for (double v : values)
+    d.push_back(numberOrNull(v));
+  j["descriptors"] = d;
 }
 
 json countsJson(const std::map<std::string, int> &m) {
@@ -169,6 +178,8 @@ uint64_t checkIndividual(const json &p, const std::string &at, int64_t generatio
   needCurve(field(p, at, "losses"), sub(at, "losses"));
   if (p.contains("grad_norms"))
     needCurve(p["grad_norms"], sub(at, "grad_norms"));
+  if (p.contains("descriptors"))
+    needCurve(p["descriptors"], sub(at, "descriptors"));
   if (p.contains("terms")) {
     const json &t = p["terms"];
     if (!t.is_object())
@@ -243,6 +254,8 @@ json Recorder::individualJson(const Individual &ind, bool phenotype) const {
   if (!ind.terms.empty())
     j["terms"] = termsJson(ind.terms);
   j["metrics"] = metricsJson(learningMetrics(ind.losses, ind.gradNorms));
+  if (!ind.descriptors.empty()) // MAP-Elites: what places it in its cell
+    descriptorsInto(j, ind.descriptors);
   if (phenotype)
     j["robot"] = robotToJson(model_.express(*ind.genome).robot);
   return j;
@@ -259,6 +272,8 @@ Individual Recorder::individualFromJson(const json &j) const {
     ind.gradNorms = doublesOrNaN(j["grad_norms"]);
   if (j.contains("terms"))
     ind.terms = termsFromJson(j["terms"]);
+  if (j.contains("descriptors"))
+    ind.descriptors = doublesOrNaN(j["descriptors"]);
   ind.genome = model_.fromJson(j.at("genome"));
   return ind;
 }
@@ -516,6 +531,8 @@ void Recorder::writeGeneration(const State &s, const std::vector<Child> &childre
       k["fallback"] = c.variation.fallbackOp;
     if (!c.valid)
       k["reason"] = c.reason;
+    if (!c.ind.descriptors.empty())
+      descriptorsInto(k, c.ind.descriptors);
     kids.push_back(k);
   }
   json bestJ = robotToJson(model_.express(*s.best.genome).robot);
@@ -565,6 +582,16 @@ void Recorder::writeGeneration(const State &s, const std::vector<Child> &childre
     for (const auto &[op, v] : rec.breed.clampedRates)
       c[op] = numberOrNull(v);
     r["rates_clamped"] = c;
+  }
+  if (config_.selection.kind == SelectionSpec::Kind::MapElites) {
+    std::vector<EliteRecord> elites;
+    for (const auto &p : s.population)
+      elites.push_back({p.id, p.born, p.fitness, p.descriptors});
+    json map = eliteMapJson(config_.selection, g, elites);
+    r["coverage"] = map["coverage"];
+    r["qd_score"] = map["qd_score"];
+    r["cells_filled"] = map["filled"];
+    dir_.writeFile("elites.json", map.dump(1));
   }
   log_.push_back(r);
   writePictures(s, g, gait);

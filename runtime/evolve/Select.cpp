@@ -1,8 +1,37 @@
-// The select step: (mu + lambda) survivors of parents plus valid children,
+// The select step: (mu + lambda) survivors of parents plus valid children
+// (or, with MAP-Elites, the archive after the children tried their cells),
 // and the best design so far with its trained parameters.
 #include "evolve/Engine.h"
 
+#include "evolve/MapElites.h"
+
 namespace evoc::evolve::engine {
+
+namespace {
+
+// MAP-Elites: the members keep their cells; each new, valid child is
+// described and tries its cell (a reused child's original already did).
+std::vector<size_t> mapElitesSurvivors(const SelectionSpec &spec, std::vector<Individual> &pool,
+                                       const std::vector<int> &childOf,
+                                       std::vector<Child> &children,
+                                       const std::vector<Scored> &scored) {
+  std::vector<int64_t> cells(pool.size(), -1);
+  for (size_t i = 0; i < pool.size(); ++i) {
+    if (childOf[i] >= 0) {
+      Child &c = children[size_t(childOf[i])];
+      if (c.reused)
+        continue;
+      const Described x{&c.pheno.robot, &c.ind.losses, &c.ind.gradNorms, &c.ind.terms};
+      for (const Descriptor &d : spec.descriptors)
+        c.ind.descriptors.push_back(descriptorValue(d, x));
+      pool[i].descriptors = c.ind.descriptors;
+    }
+    cells[i] = cellIndex(spec.descriptors, pool[i].descriptors);
+  }
+  return eliteSurvivors(scored, cells);
+}
+
+} // namespace
 
 void select(const EvolutionConfig &config, State &s, std::vector<Child> &children) {
   std::vector<Individual> pool = s.population;
@@ -27,7 +56,9 @@ void select(const EvolutionConfig &config, State &s, std::vector<Child> &childre
     childOf.push_back(int(i));
   }
   std::vector<size_t> keep =
-      selectSurvivors(scored, size_t(config.population), config.selection, s.rng);
+      config.selection.kind == SelectionSpec::Kind::MapElites
+          ? mapElitesSurvivors(config.selection, pool, childOf, children, scored)
+          : selectSurvivors(scored, size_t(config.population), config.selection, s.rng);
   s.population.clear();
   for (size_t k : keep) {
     s.population.push_back(pool[k]);

@@ -38,7 +38,15 @@ std::vector<size_t> selectSurvivors(const std::vector<Scored> &pool, size_t coun
 }
 
 const char *selectionName(const SelectionSpec &spec) {
-  return spec.kind == SelectionSpec::Kind::Truncation ? "truncation(mu_plus_lambda)" : "tournament";
+  switch (spec.kind) {
+  case SelectionSpec::Kind::Truncation:
+    return "truncation(mu_plus_lambda)";
+  case SelectionSpec::Kind::Tournament:
+    return "tournament";
+  case SelectionSpec::Kind::MapElites:
+    return "map_elites";
+  }
+  return "?";
 }
 
 } // namespace evoc::evolve

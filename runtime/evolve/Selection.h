@@ -1,23 +1,49 @@
-// Survivor selection: (mu + lambda) truncation as in the paper, and
-// tournament selection with elitism as a second choice.
+// Survivor selection: (mu + lambda) truncation as in the paper, tournament
+// selection with elitism as a second choice, and MAP-Elites (MapElites.h),
+// whose population is an archive of one elite per cell of a descriptor grid.
 #pragma once
 
 #include "evolve/EvoRng.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace evoc::evolve {
+
+/// One axis of a MAP-Elites grid (docs/evolution.md, "MAP-Elites"): a
+/// quantity of the body or of its training, cut into `bins` equal cells
+/// over [lo, hi]; values outside go to the edge cells.
+struct Descriptor {
+  enum class Kind {
+    Actuators,    ///< springs with a non-zero actuation
+    Width,        ///< the rest pose's extent along the first axis
+    Height,       ///< ... along the last axis (up)
+    Depth,        ///< ... along the second axis (3D)
+    Term,         ///< a named loss term at the lowest loss's iteration
+    LearningGain, ///< loss[0] - min(loss) (Metrics.h)
+    Monotonicity, ///< the fraction of iterations whose loss fell (Metrics.h)
+  };
+  Kind kind = Kind::Actuators;
+  std::string term; ///< the loss term's name, for Term
+  double lo = 0, hi = 1;
+  int bins = 10;
+};
 
 /// The `select` setting of a .evo file.
 struct SelectionSpec {
   enum class Kind {
     Truncation, ///< the best `count` of parents + offspring (mu + lambda)
     Tournament, ///< elites, then winners of size-k tournaments without replacement
+    MapElites,  ///< one elite per descriptor cell; parents drawn uniformly from it
   };
   Kind kind = Kind::Truncation;
   int tournamentSize = 2; ///< k, for Tournament
   int elites = 1;         ///< kept unconditionally, for Tournament
+  /// The grid's axes, for MapElites (one or two).
+  std::vector<Descriptor> descriptors;
+  /// QD-score = sum over the elites of max(0, fitness - qdOffset), for MapElites.
+  double qdOffset = 0;
 };
 
 /// A valid candidate for survival.

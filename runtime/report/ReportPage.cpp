@@ -52,6 +52,8 @@ the player).</div>
 <section id="extras-section" hidden><h2>One gait per validation command</h2><div id="extras"></div></section>
 <h2>Fitness and learning</h2>
 <div id="plots"></div>
+<section id="map-section" hidden><h2>MAP-Elites archive (click a cell for its elite)</h2>
+<div id="map"></div><div id="map-cell"></div></section>
 <h2>Differentiability over generations</h2>
 <div id="diff"></div>
 <div id="curves"></div>

@@ -450,6 +450,61 @@ function gallery(main) {
     };
   });
 }
+// The MAP-Elites archive (D.map, elites.json): a heatmap of the elites'
+// fitness over the grid (one axis: one row), a click shows the cell's elite
+// and plays it when the gallery holds its gait; and QD-score and coverage
+// over generations.
+function mapElites(main) {
+  var M = D.map;
+  if (!M) return;
+  document.getElementById('map-section').hidden = false;
+  var box = document.getElementById('map'), info = document.getElementById('map-cell');
+  var ax = M.axes, nx = ax[0].bins, ny = ax.length > 1 ? ax[1].bins : 1;
+  var cw = Math.max(6, Math.min(40, Math.floor(560 / nx))), ch = Math.max(6, Math.min(40, Math.floor(320 / ny)));
+  var L = 60, B = 40, w = L + nx * cw + 20, h = ny * ch + B + 10;
+  var svg = el('svg', {width: w, height: h}, box);
+  var fs = M.elites.map(function (e) { return e.fitness; });
+  var f0 = Math.min.apply(null, fs), f1 = Math.max.apply(null, fs);
+  var byId = {};
+  (D.gallery || []).forEach(function (e) { if (e.motion !== null && e.motion !== undefined) byId[e.id] = e.motion; });
+  if (D.best !== undefined) byId[D.best_id] = D.best;
+  for (var i = 0; i < nx; ++i) for (var j = 0; j < ny; ++j)
+    el('rect', {x: L + i * cw, y: (ny - 1 - j) * ch, width: cw - 1, height: ch - 1, fill: '#eee'}, svg);
+  M.elites.forEach(function (e) {
+    var i = e.cell[0], j = ax.length > 1 ? e.cell[1] : 0, k = f1 > f0 ? (e.fitness - f0) / (f1 - f0) : 1;
+    var r = el('rect', {x: L + i * cw, y: (ny - 1 - j) * ch, width: cw - 1, height: ch - 1, 'data-id': e.id,
+                        fill: 'rgb(' + Math.round(255 - 200 * k) + ',' + Math.round(230 - 150 * k) + ',' + Math.round(120 + 60 * k) + ')'}, svg);
+    el('title', {}, r).textContent = 'design ' + e.id + ': fitness ' + fmt(e.fitness);
+    r.style.cursor = 'pointer';
+    r.onclick = function () {
+      var t = 'cell (' + e.cell.join(', ') + '): design ' + e.id + ', born in generation ' + e.born +
+              ', fitness ' + fmt(e.fitness) + '; ' + ax.map(function (a, q) { return a.descriptor + ' = ' + fmt(e.descriptors[q]); }).join(', ');
+      if (byId[e.id] !== undefined && main) {
+        var m = decode(D.motions[byId[e.id]]); main.load(m); main.playing = true;
+        document.getElementById('player-title').textContent = m.label;
+        t += ' (playing above)';
+      } else {
+        t += ' (its weights are kept only for the bests of generations, so no gait)';
+      }
+      info.textContent = t;
+    };
+  });
+  var lab = function (x, y, text, anchor) { var tx = el('text', {x: x, y: y, 'text-anchor': anchor || 'middle', 'font-size': 11}, svg); tx.textContent = text; };
+  lab(L, ny * ch + 14, fmt(ax[0].lo)); lab(L + nx * cw, ny * ch + 14, fmt(ax[0].hi));
+  lab(L + nx * cw / 2, ny * ch + 30, ax[0].descriptor + ' (' + nx + ' bins)');
+  if (ax.length > 1) {
+    lab(L - 4, ny * ch, fmt(ax[1].lo), 'end'); lab(L - 4, 10, fmt(ax[1].hi), 'end');
+    lab(L - 4, ny * ch / 2, ax[1].descriptor, 'end');
+  }
+  var p = document.createElement('p'); box.appendChild(p);
+  p.textContent = M.filled + ' of ' + M.cells + ' cells filled (coverage ' + fmt(M.coverage) + '), QD-score ' + fmt(M.qd_score) +
+                  '; colour: fitness from ' + fmt(f0) + ' (light) to ' + fmt(f1) + ' (dark); out-of-range descriptors sit in the edge cells';
+  var g = D.generations || [];
+  linePlot(box, {title: 'QD-score over generations', xLabel: 'generation', yLabel: 'QD-score', width: 370, noLegend: true,
+                 series: [{name: 'QD-score', colour: '#17becf', pts: g.map(function (r) { return [r.g, r.qd]; })}]});
+  linePlot(box, {title: 'coverage over generations', xLabel: 'generation', yLabel: 'filled / cells', width: 370, noLegend: true,
+                 series: [{name: 'coverage', colour: '#bcbd22', pts: g.map(function (r) { return [r.g, r.coverage]; })}]});
+}
 function lineage() {
   var L = D.lineage || [], box = document.getElementById('lineage');
   if (!L.length) return;
@@ -491,6 +546,7 @@ function extras() {
   }
   plots();
   if (main) gallery(main);
+  mapElites(main);
   lineage();
   extras();
   if (D.resolved) document.getElementById('resolved').textContent = D.resolved;

@@ -305,7 +305,9 @@ static json generationsJson(const std::vector<json> &log, const std::map<int, Ge
                    {"best", num(r, "best_id")},
                    {"seconds", num(r, "seconds")},
                    {"designs", num(r, "designs_evaluated")},
-                   {"elapsed", num(r, "elapsed_seconds")}});
+                   {"elapsed", num(r, "elapsed_seconds")},
+                   {"qd", num(r, "qd_score")},
+                   {"coverage", num(r, "coverage")}});
   }
   return out;
 }
@@ -349,6 +351,18 @@ json RunReport::Impl::data(const std::vector<json> &log, int committed) {
     motions.push_back(motionJson(m));
   d["extra"] = ctx.extraMotions.size();
   d["motions"] = motions;
+  // MAP-Elites: the archive of the last committed generation (elites.json
+  // is written before state.json, so it may be one generation ahead).
+  const fs::path elites = ctx.dir / "elites.json";
+  if (fs::exists(elites)) {
+    try {
+      json map = json::parse(evolve::readTextFile(elites));
+      if (map.value("generation", -1) == committed)
+        d["map"] = map;
+    } catch (const std::exception &e) {
+      missing.push_back(fmt::format("elites.json cannot be read ({})", e.what()));
+    }
+  }
   const fs::path resolved = ctx.dir / "resolved.evo";
   if (fs::exists(resolved))
     d["resolved"] = evolve::readTextFile(resolved);

@@ -465,6 +465,23 @@ TEST_CASE("fault: stopped at every write of a run, resumed bit for bit", "[resum
                                 << exact);
 }
 
+TEST_CASE("fault: a MAP-Elites run stopped at every write resumes bit for bit",
+          "[resume][fault][map_elites]") {
+  auto root = scratchDir("killpoints-map-elites");
+  int tried = 0, exact = 0;
+  auto config = [] {
+    auto c = mapElitesConfig(4, 3, 11);
+    c.offspring = 3;
+    return c;
+  };
+  killAtEveryWrite(root / "after", config, false, tried, exact);
+  // 2 writes at creation and 8 per generation (population, best, elites.json,
+  // two gait pictures, fitness plot, log, state).
+  CHECK(tried == 3 * (2 + 3 * 8));
+  killAtEveryWrite(root / "before", config, true, tried, exact);
+  CHECK(exact == tried);
+}
+
 TEST_CASE("fault: a full disk stops a run cleanly; it resumes bit for bit", "[resume][fault]") {
   // A small tmpfs (needs root; skipped otherwise), full at several points of
   // the run: the run stops with an evoc::Error naming the full disk; with

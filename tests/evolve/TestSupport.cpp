@@ -73,6 +73,14 @@ EvolutionConfig smallConfig(int population, int generations, uint64_t seed) {
   return c;
 }
 
+EvolutionConfig mapElitesConfig(int population, int generations, uint64_t seed, double widthHi) {
+  EvolutionConfig c = smallConfig(population, generations, seed);
+  c.selection.kind = SelectionSpec::Kind::MapElites;
+  c.selection.descriptors = {{Descriptor::Kind::Actuators, "", 0, 30, 6},
+                             {Descriptor::Kind::Width, "", 0, widthHi, 4}};
+  return c;
+}
+
 RunOptions quiet(const std::filesystem::path &dir, bool resume) {
   RunOptions o;
   o.dir = dir;

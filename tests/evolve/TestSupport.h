@@ -28,6 +28,11 @@ RunOptions quiet(const std::filesystem::path &dir, bool resume = false);
 /// A small experiment for the engine tests (6 x 10 lattice).
 EvolutionConfig smallConfig(int population, int generations, uint64_t seed = 7);
 
+/// smallConfig with MAP-Elites over (actuators 0..30 in 6 bins, width
+/// 0..`widthHi` in 4 bins): the fake fitness counts actuated springs.
+EvolutionConfig mapElitesConfig(int population, int generations, uint64_t seed = 7,
+                                double widthHi = 0.5);
+
 /// The JSON document at `p` (evoc::Error naming it when it cannot be read).
 nlohmann::json readJson(const std::filesystem::path &p);
 

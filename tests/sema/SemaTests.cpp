@@ -3,10 +3,12 @@
 #include "SemaTestUtil.h"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <tuple>
 
 using namespace evoc;
 using namespace evoc::ast;
@@ -842,4 +844,108 @@ TEST_CASE("parts derive springs (within) and actuators (cell templates): a cube 
   REQUIRE(!none->lines().empty());
   CHECK(none->lines()[0].find("within(1) joins no points: the closest two are 2 apart") !=
         std::string::npos);
+}
+
+// `select = map_elites(...)`: an experiment whose loss reports two terms,
+// with the select line last (line 14), so that errors can be located.
+static std::unique_ptr<test::Checked> checkMapElites(const std::string &select,
+                                                     const std::string &loss = "walk") {
+  const std::string world = "world { physics = mass_spring_friction; }\n";
+  return test::checkText("import \"physics/mass_spring.evo\";\n"
+                         "import \"parts/triangle.evo\";\n"
+                         "import \"controllers/mlp.evo\";\n" +
+                         world +
+                         "body lattice L { cell = triangle; rows = 2; cols = 3; }\n"
+                         "loss walk {\n"
+                         "  let forward = -mean(point.x[T].x - point.x[0].x);\n"
+                         "  let up = -0.1 * mean(point.x[T].y);\n"
+                         "  return forward + up;\n"
+                         "}\n"
+                         "loss plain = -mean(point.x[T].x);\n"
+                         "evolve { population = 4; generations = 2;\n"
+                         "  learn { loss = " +
+                         loss +
+                         "; iterations = 1; }\n"
+                         "  select = " +
+                         select + "; }\n");
+}
+
+// The headline of the first error, expected at line 14, column of `at` in
+// the select line ("  select = ..." puts the value at column 12).
+static std::string mapElitesError(const std::string &select, const std::string &at) {
+  return fmt::format("t.evo:14:{}: error:", 12 + select.find(at));
+}
+
+TEST_CASE("select = map_elites: descriptors, ranges and bins", "[sema][map_elites]") {
+  auto c = checkMapElites("map_elites(actuators(range = (0, 20), bins = 5), "
+                          "term(up, range = (-0.1, 0), bins = 4), qd_offset = -1)");
+  INFO(c->all());
+  REQUIRE(c->program);
+  const auto &s = c->program->evolve.select;
+  CHECK(s.kind == "map_elites");
+  REQUIRE(s.descriptors.size() == 2);
+  CHECK(s.descriptors[0].kind == "actuators");
+  CHECK(s.descriptors[0].hi == 20);
+  CHECK(s.descriptors[0].bins == 5);
+  CHECK(s.descriptors[1].kind == "term");
+  CHECK(s.descriptors[1].term == "up");
+  CHECK(s.descriptors[1].lo == -0.1);
+  CHECK(s.qdOffset == -1);
+  auto one = checkMapElites("map_elites(width(range = (0, 1), bins = 3))");
+  INFO(one->all());
+  CHECK(one->program);
+  // depth() in a 3D world (the stdlib's 3D walker, every body kind's path
+  // through sema is the same: descriptors do not depend on it).
+  sema::CheckOptions o;
+  o.overrides = {{"evolve.select", "map_elites(depth(range = (0, 0.5), bins = 3), "
+                                   "height(range = (0, 0.5), bins = 3))"}};
+  auto three = test::checkPath(kSrc + "/examples/walker3d.evo", o);
+  INFO(three->all());
+  REQUIRE(three->program);
+  CHECK(three->program->evolve.select.descriptors[0].kind == "depth");
+}
+
+TEST_CASE("select = map_elites: bad settings give located errors", "[sema][map_elites]") {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"map_elites()", "map_elites", "map_elites needs one or two descriptors"},
+      {"map_elites(width(range = (0, 1), bins = 2), height(range = (0, 1), bins = 2), "
+       "actuators(range = (0, 9), bins = 3))",
+       "actuators", "at most two descriptors: a grid of more (CVT-MAP-Elites) is not supported"},
+      {"map_elites(widht(range = (0, 1), bins = 2))", "widht",
+       "unknown descriptor 'widht'; did you mean 'width'?"},
+      {"map_elites(width(range = (1, 0), bins = 2))", "(1, 0)", "needs LO < HI"},
+      {"map_elites(width(range = 1, bins = 2))", "1, bins", "range must be (LO, HI)"},
+      {"map_elites(width(range = (0, 1), bins = 0))", "0))", "bins must lie in 1..10000"},
+      {"map_elites(width(range = (0, 1)))", "width", "width needs bins = N"},
+      {"map_elites(width(bins = 3))", "width", "width needs range = (LO, HI)"},
+      {"map_elites(width(range = (0, 1), bins = 2, step = 3))", "step",
+       "unknown argument 'step' of width"},
+      {"map_elites(width(range = (0, 1), bins = 2), seed = 3)", "seed",
+       "unknown argument 'seed' of map_elites"},
+      {"map_elites(term(upp, range = (0, 1), bins = 2))", "upp",
+       "the loss has no term 'upp'; did you mean 'up'?"},
+      {"map_elites(depth(range = (0, 1), bins = 2))", "depth", "this world is 2D"},
+      {"map_elites(width(range = (0, 1), bins = 2), width(range = (0, 2), bins = 2))",
+       "width(range = (0, 2)", "the descriptor width is given twice"},
+      {"map_elites(width(range = (0, 1), bins = 2000), height(range = (0, 1), bins = 2000))",
+       "map_elites", "more than 1000000 cells"},
+      {"map_elites(actuators(3, range = (0, 1), bins = 2))", "3,", "takes only range"},
+      {"map_elites(5)", "5", "a descriptor is KIND(range = (LO, HI), bins = N)"},
+  };
+  for (const auto &[select, at, message] : cases) {
+    auto c = checkMapElites(select);
+    INFO(select << "\n" << c->all());
+    CHECK_FALSE(c->program);
+    REQUIRE(!c->lines().empty());
+    CHECK(c->lines()[0].find(mapElitesError(select, at)) == 0);
+    CHECK(c->lines()[0].find(message) != std::string::npos);
+  }
+  // A loss that reports no terms: the note points at the loss.
+  const std::string select = "map_elites(term(up, range = (0, 1), bins = 2))";
+  auto plain = checkMapElites(select, "plain");
+  INFO(plain->all());
+  REQUIRE(plain->lines().size() >= 2);
+  CHECK(plain->lines()[0].find(mapElitesError(select, "up,")) == 0);
+  CHECK(plain->lines()[0].find("the loss reports no terms") != std::string::npos);
+  CHECK(plain->lines()[1].find("t.evo:11:6: note: the loss is declared here") == 0);
 }

@@ -1,0 +1,223 @@
+// `select = map_elites(...)`: the descriptors of a MAP-Elites grid
+// (docs/language.md, Evolution; docs/evolution.md, "MAP-Elites").
+#include "sema/Checker.h"
+
+#include <algorithm>
+#include <set>
+
+namespace evoc::sema {
+
+using namespace ast;
+
+namespace {
+
+// The grid's limits (the engine's, runtime/evolve/MapElites.h): two axes
+// (CVT-MAP-Elites, for more, is not built), at most a million cells and
+// 10000 bins an axis.
+constexpr size_t kMaxDescriptors = 2;
+constexpr int64_t kMaxCells = 1000000;
+constexpr int64_t kMaxBins = 10000;
+
+const std::vector<std::string> &descriptorKinds() {
+  static const std::vector<std::string> kinds = {
+      "actuators", "width", "height", "depth", "term", "learning_gain", "monotonicity"};
+  return kinds;
+}
+
+// The loss's reported terms: the summands of its value that are named lets
+// (the rule of irgen's lowerLoss: reported when there are at least two
+// summands and one of them is named).
+void summandNames(const Expr *e, const LossDecl &loss, std::vector<std::string> &names,
+                  bool &named) {
+  if (auto *b = dynCast<BinaryExpr>(e); b && (b->op == BinaryOp::Add || b->op == BinaryOp::Sub)) {
+    summandNames(b->lhs.get(), loss, names, named);
+    return summandNames(b->rhs.get(), loss, names, named);
+  }
+  if (auto *u = dynCast<UnaryExpr>(e); u && u->op == UnaryOp::Neg)
+    return summandNames(u->operand.get(), loss, names, named);
+  if (auto *n = dynCast<NameExpr>(e))
+    for (const auto &let : loss.lets)
+      if (let->name.name == n->name) {
+        names.push_back(n->name);
+        named = true;
+        return;
+      }
+  names.push_back(""); // an unnamed summand
+}
+
+std::vector<std::string> reportedTerms(const LossDecl *loss) {
+  std::vector<std::string> names, out;
+  bool named = false;
+  if (loss && loss->value)
+    summandNames(loss->value.get(), *loss, names, named);
+  if (!named || names.size() < 2)
+    return out;
+  for (const auto &n : names)
+    if (!n.empty())
+      out.push_back(n);
+  return out;
+}
+
+} // namespace
+
+void Checker::checkMapElites(CallExpr &call, Select &sel) {
+  const std::string form = "KIND(range = (LO, HI), bins = N), KIND one of actuators, width, "
+                           "height, depth, term(NAME, ...), learning_gain, monotonicity";
+  for (auto &na : call.namedArgs) {
+    if (na.name.name != "qd_offset") {
+      diags.error(na.name.range, "unknown argument '" + na.name.name +
+                                     "' of map_elites; expected descriptors and qd_offset = X");
+      continue;
+    }
+    if (auto v = evalNumber(*na.value, "qd_offset"))
+      sel.qdOffset = *v;
+  }
+  if (call.args.empty()) {
+    diags.error(call.range, "map_elites needs one or two descriptors: " + form);
+    return;
+  }
+  if (call.args.size() > kMaxDescriptors) {
+    diags.error(call.args[kMaxDescriptors]->range,
+                "map_elites takes at most two descriptors: a grid of more (CVT-MAP-Elites) is "
+                "not supported yet");
+    return;
+  }
+  std::set<std::string> seen;
+  int64_t cells = 1;
+  bool ok = true;
+  for (auto &arg : call.args) {
+    auto *d = dynCast<CallExpr>(arg.get());
+    if (!d) {
+      diags.error(arg->range, "a descriptor is " + form);
+      ok = false;
+      continue;
+    }
+    const std::string &kind = d->callee.name;
+    const auto &kinds = descriptorKinds();
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
+      std::string c = closest(kind, kinds);
+      diags.error(d->callee.range,
+                  "unknown descriptor '" + kind + "'" +
+                      (c.empty() ? "; expected " + form : "; did you mean '" + c + "'?"));
+      ok = false;
+      continue;
+    }
+    d->ref = CallRef::Setting;
+    Descriptor desc;
+    desc.kind = kind;
+    desc.at = d->range;
+    // term(NAME, ...) names a reported term of the loss; the others take
+    // no positional argument.
+    const size_t positional = kind == "term" ? 1 : 0;
+    if (d->args.size() != positional) {
+      diags.error(d->args.size() > positional ? d->args[positional]->range : d->range,
+                  kind == "term" ? "term(NAME, range = (LO, HI), bins = N) names one term of "
+                                   "the loss"
+                                 : kind + "() takes only range = (LO, HI) and bins = N");
+      ok = false;
+      continue;
+    }
+    if (kind == "term") {
+      auto *n = dynCast<NameExpr>(d->args[0].get());
+      const LossDecl *loss = out.evolve.learn.loss;
+      const std::vector<std::string> terms = reportedTerms(loss);
+      if (!n) {
+        diags.error(d->args[0]->range, "term(NAME, ...) needs the name of a term of the loss");
+        ok = false;
+        continue;
+      }
+      if (std::find(terms.begin(), terms.end(), n->name) == terms.end()) {
+        std::string c = closest(n->name, terms);
+        const std::string msg =
+            terms.empty()
+                ? "the loss reports no terms: a term is a named let the loss returns in a sum "
+                  "(return forward + height;)"
+                : "the loss has no term '" + n->name + "'" +
+                      (c.empty() ? "" : "; did you mean '" + c + "'?");
+        if (loss)
+          diags.error(n->range, msg).note(loss->name.range, "the loss is declared here");
+        else
+          diags.error(n->range, msg);
+        ok = false;
+        continue;
+      }
+      desc.term = n->name;
+    }
+    if (kind == "depth" && out.world.dim != 3) {
+      diags.error(d->callee.range, "depth() is the extent along the second axis of a 3D world; "
+                                   "this world is 2D (use width or height)");
+      ok = false;
+      continue;
+    }
+    bool haveRange = false, haveBins = false;
+    for (auto &na : d->namedArgs) {
+      const std::string &k = na.name.name;
+      if (k == "bins") {
+        auto v = evalInt(*na.value, "bins");
+        if (!v) {
+          ok = false;
+          continue;
+        }
+        if (*v < 1 || *v > kMaxBins) {
+          diags.error(na.value->range, "bins must lie in 1.." + std::to_string(kMaxBins));
+          ok = false;
+          continue;
+        }
+        desc.bins = *v;
+        haveBins = true;
+      } else if (k == "range") {
+        auto *t = dynCast<TupleExpr>(na.value.get());
+        if (!t || t->elems.size() != 2) {
+          diags.error(na.value->range, "range must be (LO, HI)");
+          ok = false;
+          continue;
+        }
+        auto lo = evalNumber(*t->elems[0], "range");
+        auto hi = evalNumber(*t->elems[1], "range");
+        if (!lo || !hi) {
+          ok = false;
+          continue;
+        }
+        if (!(*lo < *hi)) {
+          diags.error(na.value->range, "range (LO, HI) needs LO < HI");
+          ok = false;
+          continue;
+        }
+        desc.lo = *lo;
+        desc.hi = *hi;
+        haveRange = true;
+      } else {
+        diags.error(na.name.range, "unknown argument '" + k + "' of " + kind +
+                                       "; expected range = (LO, HI) and bins = N");
+        ok = false;
+      }
+    }
+    if (!haveRange || !haveBins) {
+      diags.error(d->range, kind + " needs " +
+                                (!haveRange && !haveBins ? "range = (LO, HI) and bins = N"
+                                 : !haveRange            ? "range = (LO, HI)"
+                                                         : "bins = N") +
+                                ": the grid cuts [LO, HI] into N cells");
+      ok = false;
+      continue;
+    }
+    const std::string key = kind + "(" + desc.term + ")";
+    if (!seen.insert(key).second) {
+      diags.error(d->range, "the descriptor " + kind + " is given twice");
+      ok = false;
+      continue;
+    }
+    cells *= desc.bins;
+    if (cells > kMaxCells) {
+      diags.error(call.range, "map_elites has more than " + std::to_string(kMaxCells) +
+                                  " cells (the product of the bins); use fewer bins");
+      ok = false;
+      break;
+    }
+    sel.descriptors.push_back(desc);
+  }
+  if (!ok)
+    sel.descriptors.clear();
+}
+
+} // namespace evoc::sema
