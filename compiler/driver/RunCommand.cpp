@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <sstream>
 
 #include "core/Device.h"
@@ -19,6 +20,7 @@
 #include "evolve/Evolution.h"
 #include "evolve/RunMemory.h"
 #include "evolve/TrainEvaluate.h"
+#include "frontend/AstDump.h"
 #include "mpi/Ranks.h"
 #include "support/Error.h"
 
@@ -125,6 +127,34 @@ bool fitsInMemory(Session &s, const evolve::EvolutionConfig &config,
   return false;
 }
 
+/// The program as the resume fingerprint sees it: the checked AST of every
+/// module (overrides applied) without source ranges or module paths, and
+/// without evolve's `generations`, the one setting a resume may change. So
+/// reformatting a file, editing its comments or moving it keeps a run
+/// resumable; any change to what it computes does not.
+std::string experimentText(const sema::CheckedProgram &p) {
+  std::ostringstream dump;
+  ast::dumpProgram(*p.ast, dump);
+  static const std::regex ranges("<[0-9]+:[0-9]+-[0-9]+:[0-9]+>");
+  std::istringstream lines(std::regex_replace(dump.str(), ranges, ""));
+  std::string out;
+  size_t skipDeeper = std::string::npos; // inside a `generations` setting
+  for (std::string l; std::getline(lines, l);) {
+    const size_t indent = std::min(l.find_first_not_of(' '), l.size());
+    if (skipDeeper != std::string::npos && indent > skipDeeper)
+      continue;
+    skipDeeper = std::string::npos;
+    if (l.compare(indent, 20, "Setting generations ") == 0) {
+      skipDeeper = indent;
+      continue;
+    }
+    if (l.rfind("Module ", 0) == 0) // the file's name and place are not the experiment
+      l = "Module";
+    out += l + '\n';
+  }
+  return out;
+}
+
 int runRun(const std::vector<std::string> &args) {
   CommonOptions opts;
   if (!parseCommonOptions(args, opts))
@@ -193,22 +223,12 @@ int runRun(const std::vector<std::string> &args) {
     // the overrides (applied by the checker) as comments.
     ro.resolvedSource = resolvedSource("evoc run", opts, p);
     // What a resume must match beyond the engine's settings: the training
-    // settings by name, then a hash of the experiment's text (every module,
-    // with its `generations = N` blanked, and the overrides but
-    // evolve.generations), which covers the loss and all else the text sets.
+    // settings by name, then a hash of the program as checked (experimentText:
+    // every module's AST with the overrides applied, without its layout,
+    // comments and `generations`), which covers the loss and all else the
+    // text sets.
     {
-      std::string text;
-      for (const auto &mod : p.ast->modules) {
-        std::string t = readText(mod->path);
-        for (size_t at = 0; (at = t.find("generations", at)) != std::string::npos; at += 11) {
-          size_t eq = t.find_first_not_of(" \t", at + 11);
-          if (eq != std::string::npos && t[eq] == '=') {
-            size_t end = std::min(t.find_first_of(";\n", eq), t.size());
-            t.replace(at, end - at, "generations = _");
-          }
-        }
-        text += t + '\0';
-      }
+      std::string text = experimentText(p);
       for (const auto &[k, v] : opts.check.overrides)
         if (k != "evolve.generations")
           text += k + "=" + v + '\0';

@@ -1,6 +1,8 @@
 // dumpProgram: the readable, indented AST dump of `evoc compile --emit ast`.
 #include "frontend/AstDump.h"
 
+#include <fmt/format.h>
+
 #include <ostream>
 #include <sstream>
 
@@ -76,11 +78,9 @@ private:
     }
     return "";
   }
-  static std::string num(double v) {
-    std::ostringstream s;
-    s << v;
-    return s.str();
-  }
+  // The shortest text that reads back as v: two different numbers never
+  // dump alike (evoc fmt's check and the resume fingerprint rely on it).
+  static std::string num(double v) { return fmt::format("{}", v); }
   static std::string ty(const Type &t) { return t.isError() ? "" : " : " + typeToString(t); }
 
   void settings(const SettingsBlock &b, int d) {

@@ -448,3 +448,37 @@ TEST_CASE("evoc run: evolve.offspring sets the children of each generation", "[r
             err) == 1);
   CHECK(err.find("offspring was 3, now 4") != std::string::npos);
 }
+
+TEST_CASE("evoc run --resume: the experiment is compared as a program, not as text",
+          "[run][resume]") {
+  // The same experiment re-laid out, commented and moved resumes; a changed
+  // number does not (the fingerprint: RunCommand.cpp's experimentText).
+  fs::path dir = freshDir("resume-layout");
+  fs::create_directories(dir);
+  const std::string text = readText(std::string(EVOC_SOURCE_DIR) + "/examples/eldir_small.evo");
+  const fs::path first = dir / "a.evo", moved = dir / "moved" / "b.evo";
+  { std::ofstream(first) << text; }
+  const std::vector<std::string> small = {
+      "--set", "evolve.population=2",       "--set",     "world.steps=60",
+      "--set", "evolve.learn.iterations=1", "--threads", "1"};
+  auto run = [&](const std::vector<std::string> &head, int generations, std::string &err) {
+    std::vector<std::string> args = head;
+    args.insert(args.end(), small.begin(), small.end());
+    args.insert(args.end(), {"--set", "evolve.generations=" + std::to_string(generations)});
+    return runEvocErr(args, err);
+  };
+  std::string err;
+  REQUIRE(run({"run", first.string(), "--out", (dir / "R").string()}, 1, err) == 0);
+  std::string other = "// the same experiment, reformatted\n" + text;
+  for (size_t at = 0; (at = other.find("\n  ", at)) != std::string::npos; at += 5)
+    other.replace(at, 3, "\n    ");
+  fs::create_directories(moved.parent_path());
+  { std::ofstream(moved) << other; }
+  CHECK(run({"run", moved.string(), "--resume", (dir / "R").string()}, 2, err) == 0);
+  CHECK(logOf(dir / "R").size() == 2);
+  std::string changed = text;
+  changed.replace(changed.find("damping = 15;"), 13, "damping = 16;");
+  { std::ofstream(moved) << changed; }
+  CHECK(run({"run", moved.string(), "--resume", (dir / "R").string()}, 3, err) != 0);
+  CHECK(err.find("settings differ") != std::string::npos);
+}
