@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""The study driver end to end on a tiny run (ctest: science_driver).
+
+  python3 bench/science/test_driver.py EVOC
+
+examples/eldir_small.evo, 2 seeds x 2 generations x population 4, 100
+steps, 3 iterations, all three conditions: checks the CSVs and the page,
+that the driver's copy of Metrics.cpp agrees with evoc's, and that the
+drift condition does what it says (every child replaces its parent, and
+the first two generations' children are those of the selected run). Exit
+77 (skipped) without an evoc binary.
+"""
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import runs  # noqa: E402
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def population(study, cond, seed, gen):
+    path = os.path.join(study, "runs", f"{cond}_seed{seed}", f"gen_{gen:04d}", "population.json")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def main():
+    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
+        print("science_driver: no evoc binary given; skipped")
+        return 77
+    evoc = sys.argv[1]
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="evoc-science-") as tmp:
+        study = os.path.join(tmp, "study")
+        cmd = [
+            sys.executable,
+            os.path.join(HERE, "study.py"),
+            os.path.join(ROOT, "examples", "eldir_small.evo"),
+            "--evoc",
+            evoc,
+            "--out",
+            study,
+            "--seeds",
+            "2",
+            "--generations",
+            "2",
+            "--population",
+            "4",
+            "--set",
+            "world.steps=100",
+            "--set",
+            "evolve.learn.iterations=3",
+            "--conditions",
+            "selected,drift,random",
+            "--bootstrap",
+            "200",
+            "--permutations",
+            "200",
+            "--threads",
+            "2",
+        ]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+        designs = read_csv(os.path.join(study, "designs.csv"))
+        summary = read_csv(os.path.join(study, "summary.csv"))
+        with open(os.path.join(study, "report.html"), encoding="utf-8") as f:
+            page = f.read()
+        # 3 conditions x 2 seeds x 2 generations x 4 members (population) +
+        # at most as many trained children (offspring).
+        pop_rows = [d for d in designs if d["scope"] == "population"]
+        check(len(pop_rows) == 48, f"{len(pop_rows)} population rows, not 48")
+        check(any(d["scope"] == "offspring" for d in designs), "no offspring rows")
+        means = [r for r in summary if r["kind"] == "mean"]
+        # 3 conditions x (4 population + 3 offspring measures) x 2 generations
+        check(len(means) == 42, f"{len(means)} mean rows, not 42")
+        for r in means:
+            if r["scope"] == "population" and r["measure"] == "learning_gain":
+                check(r["n_seeds"] == "2", f"a mean over {r['n_seeds']} seeds: {r}")
+                lo, est, hi = float(r["ci_low"]), float(r["estimate"]), float(r["ci_high"])
+                check(lo <= est <= hi, f"estimate outside its interval: {r}")
+        kinds = {r["kind"] for r in summary}
+        for k in (
+            "trend_mann_kendall",
+            "trend_slope_permutation",
+            "trend_slope_sign_flip",
+            "difference",
+            "slope_difference_sign_flip",
+        ):
+            check(k in kinds, f"no {k} rows")
+        check(page.count("<svg") == 7, f"{page.count('<svg')} plots, not 7")
+        check(os.path.exists(os.path.join(study, "population_monotonicity.svg")), "no SVG file")
+        outside = page.replace("http://www.w3.org/2000/svg", "")
+        check("http" not in outside, "the page is not self-contained")
+
+        for cond in ("selected", "drift"):
+            for seed in (1, 2):
+                for gen in (0, 1):
+                    for m in population(study, cond, seed, gen)["population"]:
+                        gain, mono = runs.learning_metrics(m["losses"])
+                        met = m["metrics"]
+                        check(math.isclose(gain, met["learning_gain"], abs_tol=1e-12), m["id"])
+                        if met["monotonicity"] is not None:
+                            check(math.isclose(mono, met["monotonicity"], abs_tol=1e-12), m["id"])
+        for seed in (1, 2):
+            sel, dri = population(study, "selected", seed, 1), population(study, "drift", seed, 1)
+            key = [(o["id"], o["parent"], o.get("fitness")) for o in sel["offspring"]]
+            check(
+                key == [(o["id"], o["parent"], o.get("fitness")) for o in dri["offspring"]],
+                "generation 1's children differ between selected and drift",
+            )
+            valid = {o["id"] for o in dri["offspring"] if o["valid"]}
+            kept = {m["id"] for m in dri["population"]}
+            check(valid <= kept, f"drift seed {seed}: a valid child was not kept")
+
+        state = os.path.join(study, "runs", "selected_seed1", "state.json")
+        before = os.stat(state).st_mtime_ns
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)  # reads, does not rerun
+        check(os.stat(state).st_mtime_ns == before, "a finished run was run again")
+    print(f"science_driver: ok ({time.monotonic() - start:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Tests of the study's statistics on synthetic data (ctest: science_stats).
+
+Deterministic: every draw comes from a random.Random with a fixed seed.
+Runs in a few seconds with the Python 3 standard library.
+"""
+
+import itertools
+import math
+import os
+import random
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import analyse  # noqa: E402
+import runs  # noqa: E402
+import stats  # noqa: E402
+
+
+def trend_series(rng, seeds, generations, slope, noise=1.0):
+    """Per seed, (generations, values): slope * g + a seed offset + noise."""
+    out = []
+    for _ in range(seeds):
+        offset = rng.gauss(0, 1)
+        xs = list(range(generations))
+        out.append((xs, [slope * g + offset + rng.gauss(0, noise) for g in xs]))
+    return out
+
+
+class MannKendall(unittest.TestCase):
+    def test_variance_matches_exact_null_without_ties(self):
+        # Under H0 every order is equally likely: Var(S) over all 5! orders.
+        ss = [stats.mann_kendall_s(list(p))[0] for p in itertools.permutations(range(5))]
+        exact = sum(s * s for s in ss) / len(ss)  # E[S] = 0
+        self.assertAlmostEqual(stats.mann_kendall_s([0, 1, 2, 3, 4])[1], exact, places=12)
+        self.assertAlmostEqual(exact, 5 * 4 * 15 / 18, places=12)
+
+    def test_tie_correction_matches_exact_null(self):
+        values = [1, 1, 2, 3, 3, 3]
+        orders = set(itertools.permutations(values))
+        ss = [stats.mann_kendall_s(list(p))[0] for p in orders]
+        exact = sum(s * s for s in ss) / len(ss)
+        self.assertAlmostEqual(stats.mann_kendall_s(values)[1], exact, places=12)
+        # (n(n-1)(2n+5) - sum t(t-1)(2t+5)) / 18 = (510 - 18 - 66) / 18
+        self.assertAlmostEqual(exact, 426 / 18, places=12)
+
+    def test_s_by_hand(self):
+        self.assertEqual(stats.mann_kendall_s([1, 2, 2, 3])[0], 5)
+        self.assertEqual(stats.mann_kendall_s([3, 2, 1])[0], -3)
+
+    def test_known_trend_detected(self):
+        series = trend_series(random.Random(1), seeds=5, generations=15, slope=0.15)
+        mk = stats.mann_kendall([ys for _, ys in series])
+        self.assertGreater(mk["z"], 0)
+        self.assertLess(mk["p"], 0.01)
+
+    def test_falling_trend_detected_with_sign(self):
+        series = trend_series(random.Random(2), seeds=5, generations=15, slope=-0.15)
+        mk = stats.mann_kendall([ys for _, ys in series])
+        self.assertLess(mk["z"], 0)
+        self.assertLess(mk["p"], 0.01)
+
+    def test_no_trend_mostly_not_detected(self):
+        rng = random.Random(3)
+        draws = 200
+        hits = 0
+        for _ in range(draws):
+            series = trend_series(rng, seeds=3, generations=8, slope=0.0)
+            hits += stats.mann_kendall([ys for _, ys in series])["p"] < 0.05
+        # Nominal 5% (10 of 200); allow sampling slack, not a broken test.
+        self.assertLessEqual(hits, 20, f"{hits} of {draws} null draws detected")
+
+    def test_constant_series_has_no_p(self):
+        mk = stats.mann_kendall([[1.0, 1.0, 1.0]])
+        self.assertEqual(mk["s"], 0)
+        self.assertTrue(math.isnan(mk["p"]))
+
+
+class Slopes(unittest.TestCase):
+    def test_ols_slope(self):
+        self.assertAlmostEqual(stats.ols_slope([0, 1, 2, 3], [1, 3, 5, 7]), 2.0)
+        self.assertTrue(math.isnan(stats.ols_slope([1, 1], [0, 1])))
+
+    def test_permutation_detects_trend(self):
+        series = trend_series(random.Random(4), seeds=5, generations=15, slope=0.15)
+        slope, p = stats.slope_permutation_test(series, random.Random(5), permutations=2000)
+        self.assertGreater(slope, 0.05)
+        self.assertLess(p, 0.01)
+
+    def test_permutation_mostly_quiet_without_trend(self):
+        rng = random.Random(6)
+        draws = 200
+        hits = 0
+        for _ in range(draws):
+            series = trend_series(rng, seeds=3, generations=8, slope=0.0)
+            hits += stats.slope_permutation_test(series, rng, permutations=200)[1] < 0.05
+        self.assertLessEqual(hits, 20, f"{hits} of {draws} null draws detected")
+
+    def test_sign_flip_exact(self):
+        # All 3 positive: only the all-plus and all-minus patterns are as extreme.
+        self.assertAlmostEqual(stats.sign_flip_test([1.0, 2.0, 3.0], random.Random(0))[1], 0.25)
+        slopes = [0.2, 0.1, 0.3, 0.15, 0.25, 0.05, 0.12, 0.22]
+        self.assertAlmostEqual(stats.sign_flip_test(slopes, random.Random(0))[1], 2 / 256)
+        self.assertEqual(stats.sign_flip_test([1.0, -1.0], random.Random(0))[1], 1.0)
+
+
+class Bootstrap(unittest.TestCase):
+    @staticmethod
+    def draw(rng, true_mean, seeds=10, designs=16):
+        # A seed effect (sd 0.5) and design noise (sd 1): the two levels.
+        return [
+            [true_mean + off + rng.gauss(0, 1) for _ in range(designs)]
+            for off in (rng.gauss(0, 0.5) for _ in range(seeds))
+        ]
+
+    def test_interval_covers_true_mean(self):
+        groups = self.draw(random.Random(7), 2.0)
+        est, lo, hi = stats.bootstrap_ci(groups, random.Random(8), resamples=2000)
+        self.assertLess(lo, est)
+        self.assertLess(est, hi)
+        self.assertLess(lo, 2.0)
+        self.assertLess(2.0, hi)
+
+    def test_coverage_near_nominal(self):
+        rng = random.Random(9)
+        draws = 100
+        covered = 0
+        for _ in range(draws):
+            _, lo, hi = stats.bootstrap_ci(self.draw(rng, 2.0), rng, resamples=200)
+            covered += lo <= 2.0 <= hi
+        # A percentile bootstrap over 10 seeds covers a little under 95%.
+        self.assertGreaterEqual(covered, 85, f"covered {covered} of {draws}")
+
+    def test_difference_of_equal_conditions_covers_zero(self):
+        groups = self.draw(random.Random(10), 1.0)
+        est, lo, hi = stats.bootstrap_diff_ci(groups, groups, random.Random(11), resamples=1000)
+        self.assertEqual(est, 0.0)
+        self.assertLess(lo, 0.0)
+        self.assertLess(0.0, hi)
+
+    def test_difference_detected(self):
+        rng = random.Random(12)
+        a, b = self.draw(rng, 2.0), self.draw(rng, 0.0)
+        _, lo, _ = stats.bootstrap_diff_ci(a, b, random.Random(13), resamples=1000)
+        self.assertGreater(lo, 0.0)
+
+    def test_empty(self):
+        self.assertTrue(math.isnan(stats.bootstrap_ci([[], []], random.Random(0))[0]))
+
+
+class Metrics(unittest.TestCase):
+    def test_as_metrics_cpp(self):
+        gain, mono = runs.learning_metrics([0.0, -1.0, -0.5, -2.0])
+        self.assertEqual(gain, 2.0)
+        self.assertAlmostEqual(mono, 2 / 3)
+        gain, mono = runs.learning_metrics([-0.25])  # not trained: one loss
+        self.assertEqual(gain, 0.0)
+        self.assertTrue(math.isnan(mono))
+        self.assertTrue(math.isnan(runs.learning_metrics([0.0, float("nan")])[0]))
+
+
+class Analysis(unittest.TestCase):
+    def test_trend_in_one_condition_only(self):
+        rng = random.Random(14)
+        records = []
+        for cond, slope in (("selected", 0.02), ("drift", 0.0)):
+            for seed in (1, 2, 3, 4, 5, 6, 7, 8):
+                for g in range(10):
+                    for i in range(8):
+                        v = 0.5 + slope * g + rng.gauss(0, 0.05)
+                        records.append(
+                            {
+                                "condition": cond,
+                                "seed": seed,
+                                "generation": g,
+                                "scope": "offspring",
+                                "learning_gain": v,
+                                "monotonicity": 0.8,
+                                "grad_norm_cv": math.nan,
+                            }
+                        )
+        rows = analyse.analyse(
+            records, ["selected", "drift"], list(range(1, 9)), 10, resamples=200, permutations=500
+        )
+
+        def get(kind, cond, measure="learning_gain"):
+            (r,) = [
+                r
+                for r in rows
+                if r["kind"] == kind
+                and r["condition"] == cond
+                and r["scope"] == "offspring"
+                and r["measure"] == measure
+            ]
+            return r
+
+        self.assertLess(get("trend_mann_kendall", "selected")["p"], 0.01)
+        self.assertLess(get("trend_slope_permutation", "selected")["p"], 0.01)
+        self.assertLess(get("trend_slope_sign_flip", "selected")["p"], 0.01)
+        self.assertGreater(get("trend_mann_kendall", "drift")["p"], 0.05)
+        diff = get("slope_difference_sign_flip", "drift")
+        self.assertLess(diff["estimate"], 0)
+        self.assertLess(diff["p"], 0.01)
+        # Constant monotonicity: no trend can be computed, and none is claimed.
+        self.assertTrue(math.isnan(get("trend_mann_kendall", "selected", "monotonicity")["p"]))
+        last = [
+            r
+            for r in rows
+            if r["kind"] == "mean" and r["condition"] == "selected" and r["generation"] == 9
+        ]
+        gain = [r for r in last if r["scope"] == "offspring" and r["measure"] == "learning_gain"]
+        self.assertEqual(gain[0]["n_seeds"], 8)
+        self.assertEqual(gain[0]["n_designs"], 64)
+        self.assertLess(gain[0]["ci_low"], 0.68)
+        self.assertGreater(gain[0]["ci_high"], 0.68)
+
+
+if __name__ == "__main__":
+    unittest.main()
