@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
+#include "EvocProcess.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
 #include "frontend/Format.h"
@@ -18,13 +18,6 @@ using namespace evoc;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string readFile(const fs::path &p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string fmt(const std::string &text) {
   frontend::FormatResult r = frontend::formatSource(text, "t.evo");
@@ -97,7 +90,7 @@ TEST_CASE("evoc fmt: idempotent on every shipped .evo file that parses; the stdl
   int formatted = 0;
   for (const fs::path &p : evoFiles({"stdlib", "examples", "tests", "bench"})) {
     INFO(p.string());
-    const std::string text = readFile(p);
+    const std::string text = test::readText(p);
     frontend::FormatResult once = frontend::formatSource(text, p.string());
     if (!once.ok) {
       // Only the golden error files may fail to parse; never the formatter.
@@ -121,7 +114,7 @@ TEST_CASE("evoc fmt: every example compiles to the same IR before and after form
     if (p.string().find("/python/") != std::string::npos)
       continue;
     INFO(p.string());
-    const std::string text = readFile(p);
+    const std::string text = test::readText(p);
     // An uglier layout of the same program: every line's indentation gone.
     std::string flat;
     std::istringstream lines(text);
