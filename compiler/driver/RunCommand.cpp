@@ -148,8 +148,12 @@ std::string experimentText(const sema::CheckedProgram &p) {
       skipDeeper = indent;
       continue;
     }
-    if (l.rfind("Module ", 0) == 0) // the file's name and place are not the experiment
+    // Where the files are is not the experiment: not a module's path, not
+    // the file an import resolved to (the stdlib of another install).
+    if (l.rfind("Module ", 0) == 0)
       l = "Module";
+    else if (l.compare(indent, 7, "Import ") == 0)
+      l = l.substr(0, l.find(" -> "));
     out += l + '\n';
   }
   return out;
