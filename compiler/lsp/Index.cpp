@@ -328,9 +328,10 @@ private:
       const int s = declare(set.get(), set->name, SymbolKind::Set, set->range);
       parent_ = s;
       for (const auto &e : set->endpoints) {
-        declare(&e, e.name, SymbolKind::Endpoint, e.range,
-                fmt::format("endpoint `{}: {}` of set `{}`", e.name.name, e.setName.name,
-                            set->name.name));
+        const int id = declare(&e, e.name, SymbolKind::Endpoint, e.range,
+                               fmt::format("endpoint `{}: {}` of set `{}`", e.name.name,
+                                           e.setName.name, set->name.name));
+        ix_.symbols[size_t(id)].set = e.setName.name;
         use(e.setName.range, e.target);
       }
       for (const auto &f : set->fields) {

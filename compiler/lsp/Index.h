@@ -52,6 +52,7 @@ struct Symbol {
   int parent = -1;                ///< the enclosing symbol (a set's physics, a field's set), or -1
   std::string hover;              ///< markdown: what it is, its declaration, its doc comment
   std::vector<std::string> ports; ///< Part: its ports, in order
+  std::string set; ///< LoopElement: the set it ranges over; Endpoint: the set it points into
 };
 
 /// A name written in the source that denotes a symbol (declarations included).

@@ -614,198 +614,211 @@ json Server::documentSymbols(const json &params) {
   return out;
 }
 
-json Server::completion(const json &params) {
-  Document &d = document(params);
-  const int off = offsetOf(d, params.at("position"));
-  const std::string before = d.text.substr(0, size_t(off));
-  json items = json::array();
-  std::set<std::string> seen;
-  auto add = [&](const std::string &label, int kind, const std::string &detail,
-                 const std::string &doc = "") {
-    if (!seen.insert(label).second)
+namespace {
+
+/// The items of one completion answer, each label once.
+class Completions {
+public:
+  void add(const std::string &label, int kind, const std::string &detail,
+           const std::string &doc = "") {
+    if (!seen_.insert(label).second)
       return;
     json it = {{"label", label}, {"kind", kind}};
     if (!detail.empty())
       it["detail"] = detail;
     if (!doc.empty())
       it["documentation"] = {{"kind", "markdown"}, {"value", doc}};
-    items.push_back(it);
-  };
-  const Analysis *a = d.analysis.get();
-  const Index *ix = a ? &a->index : nullptr;
+    items_.push_back(it);
+  }
+  json answer() const { return {{"isIncomplete", false}, {"items", items_}}; }
 
-  // The line so far, and the word being typed.
-  const size_t lineStart = before.rfind('\n') == std::string::npos ? 0 : before.rfind('\n') + 1;
-  const std::string line = before.substr(lineStart);
+private:
+  json items_ = json::array();
+  std::set<std::string> seen_;
+};
+
+/// Where the cursor is, read from the text before it (which need not parse):
+/// the words before the innermost unclosed `{`, the open parentheses of the
+/// statement, and the statement so far without its comments.
+struct TextContext {
+  std::vector<std::string> header;
+  std::vector<size_t> parens; ///< offsets of the statement's unclosed `(`
+  std::string stmt;
+  std::string blockWord() const { return header.empty() ? "" : header.front(); }
+};
+
+TextContext textContext(const std::string &before) {
+  TextContext c;
+  std::vector<size_t> opens;
+  for (size_t i = 0; i < before.size(); ++i) {
+    char ch = before[i];
+    if (ch == '/' && i + 1 < before.size() && before[i + 1] == '/') {
+      size_t nl = before.find('\n', i);
+      i = nl == std::string::npos ? before.size() : nl;
+    } else if (ch == '/' && i + 1 < before.size() && before[i + 1] == '*') {
+      size_t e = before.find("*/", i + 2);
+      i = e == std::string::npos ? before.size() : e + 1;
+    } else if (ch == '"') {
+      size_t e = before.find('"', i + 1);
+      i = e == std::string::npos ? before.size() : e;
+    } else if (ch == '{') {
+      opens.push_back(i);
+    } else if (ch == '}' && !opens.empty()) {
+      opens.pop_back();
+    } else if (ch == '(') {
+      c.parens.push_back(i);
+    } else if (ch == ')' && !c.parens.empty()) {
+      c.parens.pop_back();
+    } else if (ch == ';') {
+      c.parens.clear();
+    }
+  }
+  if (!opens.empty()) {
+    size_t h = opens.back();
+    size_t s = h == 0 ? std::string::npos : before.find_last_of(";{}", h - 1);
+    s = s == std::string::npos ? 0 : s + 1;
+    static const std::regex word(R"([A-Za-z_][A-Za-z0-9_]*)");
+    std::string hd = before.substr(s, h - s);
+    for (auto it = std::sregex_iterator(hd.begin(), hd.end(), word); it != std::sregex_iterator();
+         ++it)
+      c.header.push_back(it->str());
+  }
+  size_t stmtStart = before.empty() ? std::string::npos : before.find_last_of(";{}");
+  c.stmt = before.substr(stmtStart == std::string::npos ? 0 : stmtStart + 1);
+  static const std::regex lineComment(R"(//[^\n]*)");
+  c.stmt = std::regex_replace(c.stmt, lineComment, "");
+  return c;
+}
+
+/// `import "...`: the .evo files of the folders imports are searched in.
+void importPaths(const std::string &docPath, const std::vector<std::string> &stdlibDirs,
+                 Completions &out) {
+  frontend::ImportOptions io;
+  io.stdlibDirs = stdlibDirs;
+  std::vector<std::string> dirs = frontend::importSearchPath(io);
+  dirs.insert(dirs.begin(), fs::path(docPath).parent_path().string());
+  for (const std::string &dir : dirs) {
+    std::error_code ec;
+    if (dir.empty() || !fs::is_directory(dir, ec))
+      continue;
+    for (auto it = fs::recursive_directory_iterator(dir, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+      if (it->path().extension() == ".evo") {
+        std::string rel = fs::relative(it->path(), dir, ec).string();
+        if (!ec && rel != fs::path(docPath).filename().string())
+          out.add(rel, kFile, dir);
+      }
+  }
+}
+
+/// `base.`: the world's readable settings, or the fields and endpoints of
+/// the set `base` names (a set, a loop element, an endpoint).
+void members(const std::string &base, const Index *ix, Completions &out) {
+  if (base == "world") {
+    for (const char *k : {"dt", "gravity", "damping", "dashpot", "dim", "steps", "ground"}) {
+      const sema::SettingKey *sk = sema::findSettingKey("world", k);
+      out.add(k, kProperty, "world setting", sk ? std::string(sk->doc) : "");
+    }
+    return;
+  }
+  if (!ix)
+    return;
+  std::set<std::string> sets;
+  if (!ix->find(base, SymbolKind::Set).empty())
+    sets.insert(base);
+  for (SymbolKind k : {SymbolKind::LoopElement, SymbolKind::Endpoint})
+    for (int s : ix->find(base, k))
+      sets.insert(ix->symbols[size_t(s)].set);
+  for (const Symbol &s : ix->symbols)
+    if ((s.kind == SymbolKind::Field || s.kind == SymbolKind::Endpoint) && s.parent >= 0 &&
+        sets.count(ix->symbols[size_t(s.parent)].name))
+      out.add(s.name, kField, kindWord(s.kind), s.hover);
+}
+
+/// In a production: symbols after `port:`, the ports of the part being
+/// attached inside its parentheses, parts after `->` and `|`.
+void production(const std::string &before, const std::string &head, const TextContext &c,
+                const Index &ix, Completions &out) {
+  std::string trimmed = head;
+  while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back())))
+    trimmed.pop_back();
+  const char last = trimmed.empty() ? '\0' : trimmed.back();
+  if (last == ':') {
+    for (const Symbol &s : ix.symbols)
+      if (s.kind == SymbolKind::GrammarSymbol)
+        out.add(s.name, kEnumMember, "grammar symbol", s.hover);
+    out.add("_", kKeyword, "leave the port empty");
+  } else if (!c.parens.empty() && (last == '(' || last == ',')) {
+    size_t e = c.parens.back();
+    while (e > 0 && std::isspace(static_cast<unsigned char>(before[e - 1])))
+      --e;
+    if (e > 0 && before[e - 1] == '>') { // `part<attach>(`: skip the attach spec
+      size_t lt = before.rfind('<', e - 1);
+      e = lt == std::string::npos ? e : lt;
+    }
+    size_t b = e;
+    while (b > 0 && isIdentChar(before[b - 1]))
+      --b;
+    const std::string part = before.substr(b, e - b);
+    for (int s : ix.find(part, SymbolKind::Part))
+      for (const std::string &port : ix.symbols[size_t(s)].ports)
+        out.add(port, kField, "port of part " + part);
+  } else {
+    for (const Symbol &s : ix.symbols)
+      if (s.kind == SymbolKind::Part)
+        out.add(s.name, kClass, "part", s.hover);
+  }
+}
+
+} // namespace
+
+json Server::completion(const json &params) {
+  Document &d = document(params);
+  const std::string before = d.text.substr(0, size_t(offsetOf(d, params.at("position"))));
+  const Index *ix = d.analysis ? &d.analysis->index : nullptr;
+  Completions out;
+  // The line so far, and it without the word being typed.
+  const std::string line =
+      before.substr(before.rfind('\n') == std::string::npos ? 0 : before.rfind('\n') + 1);
   size_t w = line.size();
   while (w > 0 && isIdentChar(line[w - 1]))
     --w;
   const std::string head = line.substr(0, w);
 
-  // import "...: the stdlib's files (and those next to this one).
   static const std::regex importPath(R"(^\s*import\s+"([^"]*)$)");
+  static const std::regex member(R"(([A-Za-z_][A-Za-z0-9_]*)\s*\.\s*$)");
   std::smatch m;
   if (std::regex_search(line, m, importPath)) {
-    frontend::ImportOptions io;
-    io.stdlibDirs = options_.stdlibDirs;
-    std::vector<std::string> dirs = frontend::importSearchPath(io);
-    dirs.insert(dirs.begin(), fs::path(d.path).parent_path().string());
-    for (const std::string &dir : dirs) {
-      std::error_code ec;
-      if (dir.empty() || !fs::is_directory(dir, ec))
-        continue;
-      for (auto it = fs::recursive_directory_iterator(dir, ec);
-           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-        if (it->path().extension() == ".evo") {
-          std::string rel = fs::relative(it->path(), dir, ec).string();
-          if (!ec && rel != fs::path(d.path).filename().string())
-            add(rel, kFile, dir);
-        }
-    }
-    return {{"isIncomplete", false}, {"items", items}};
+    importPaths(d.path, options_.stdlibDirs, out);
+    return out.answer();
   }
-
-  // NAME. : the fields of a set or of a loop element's set; world's settings.
-  static const std::regex member(R"(([A-Za-z_][A-Za-z0-9_]*)\s*\.\s*$)");
   if (std::regex_search(head, m, member)) {
-    const std::string base = m[1];
-    if (base == "world") {
-      for (const char *k : {"dt", "gravity", "damping", "dashpot", "dim", "steps", "ground"}) {
-        const sema::SettingKey *sk = sema::findSettingKey("world", k);
-        add(k, kProperty, "world setting", sk ? std::string(sk->doc) : "");
-      }
-    } else if (ix) {
-      std::set<std::string> sets;
-      for (int s : ix->find(base, SymbolKind::Set))
-        sets.insert(ix->symbols[size_t(s)].name);
-      for (SymbolKind k : {SymbolKind::LoopElement, SymbolKind::Endpoint}) {
-        for (int s : ix->find(base, k)) {
-          const std::string &h = ix->symbols[size_t(s)].hover;
-          // "... set `point`" / "endpoint `a: point` ...": the set it ranges over.
-          static const std::regex setOf(R"(set `([A-Za-z_][A-Za-z0-9_]*)`)");
-          static const std::regex endOf(R"(`[A-Za-z_][A-Za-z0-9_]*: ([A-Za-z_][A-Za-z0-9_]*)`)");
-          std::smatch sm2;
-          if (k == SymbolKind::LoopElement && std::regex_search(h, sm2, setOf))
-            sets.insert(sm2[1]);
-          if (k == SymbolKind::Endpoint && std::regex_search(h, sm2, endOf))
-            sets.insert(sm2[1]);
-        }
-      }
-      for (size_t i = 0; i < ix->symbols.size(); ++i) {
-        const Symbol &s = ix->symbols[i];
-        if ((s.kind == SymbolKind::Field || s.kind == SymbolKind::Endpoint) && s.parent >= 0 &&
-            sets.count(ix->symbols[size_t(s.parent)].name))
-          add(s.name, kField, kindWord(s.kind), s.hover);
-      }
-    }
-    return {{"isIncomplete", false}, {"items", items}};
+    members(m[1], ix, out);
+    return out.answer();
   }
-
-  // The enclosing block: the words before the innermost unclosed '{'
-  // (comments and strings skipped), and whether the cursor is where a
-  // setting's key goes.
-  std::vector<size_t> opens;
-  std::vector<size_t> parens;
-  for (size_t i = 0; i < before.size(); ++i) {
-    char c = before[i];
-    if (c == '/' && i + 1 < before.size() && before[i + 1] == '/') {
-      size_t nl = before.find('\n', i);
-      i = nl == std::string::npos ? before.size() : nl;
-    } else if (c == '/' && i + 1 < before.size() && before[i + 1] == '*') {
-      size_t e = before.find("*/", i + 2);
-      i = e == std::string::npos ? before.size() : e + 1;
-    } else if (c == '"') {
-      size_t e = before.find('"', i + 1);
-      i = e == std::string::npos ? before.size() : e;
-    } else if (c == '{') {
-      opens.push_back(i);
-    } else if (c == '}' && !opens.empty()) {
-      opens.pop_back();
-    } else if (c == '(') {
-      parens.push_back(i);
-    } else if (c == ')' && !parens.empty()) {
-      parens.pop_back();
-    } else if (c == ';') {
-      parens.clear();
-    }
+  const TextContext c = textContext(before);
+  static const std::regex key(R"(\s*[A-Za-z_0-9]*)");
+  const std::string block = c.blockWord();
+  if (!block.empty() && !sema::settingKeys(block).empty() && std::regex_match(c.stmt, key)) {
+    for (const std::string &k : sema::settingKeys(block))
+      out.add(k, kProperty, block + " setting", std::string(sema::findSettingKey(block, k)->doc));
+    if (block == "evolve" || block == "train")
+      out.add("learn", kKeyword, "the learning block",
+              "learn { iterations = ...; optimizer = ...; }");
+    return out.answer();
   }
-  std::vector<std::string> header;
-  if (!opens.empty()) {
-    size_t h = opens.back();
-    size_t s = before.find_last_of(";{}", h == 0 ? 0 : h - 1);
-    s = s == std::string::npos || h == 0 ? 0 : s + 1;
-    static const std::regex word(R"([A-Za-z_][A-Za-z0-9_]*)");
-    std::string hd = before.substr(s, h - s);
-    for (auto it = std::sregex_iterator(hd.begin(), hd.end(), word); it != std::sregex_iterator();
-         ++it)
-      header.push_back(it->str());
+  if (block == "grammar" && ix && c.stmt.find("->") != std::string::npos) {
+    production(before, head, c, *ix, out);
+    return out.answer();
   }
-  const std::string blockWord = header.empty() ? "" : header.front();
-  size_t stmtStart = before.find_last_of(";{}", off == 0 ? 0 : size_t(off) - 1);
-  std::string stmt = before.substr(stmtStart == std::string::npos ? 0 : stmtStart + 1);
-  // Leave out comments from the statement so far.
-  stmt = std::regex_replace(stmt, std::regex(R"(//[^\n]*)"), "");
-  const bool atKey = std::regex_match(stmt, std::regex(R"(\s*[A-Za-z_0-9]*)"));
-
-  if (atKey && !header.empty()) {
-    std::string block = blockWord == "learn" ? "learn" : blockWord;
-    if (!sema::settingKeys(block).empty()) {
-      for (const std::string &k : sema::settingKeys(block)) {
-        const sema::SettingKey *sk = sema::findSettingKey(block, k);
-        add(k, kProperty, block + " setting", sk ? std::string(sk->doc) : "");
-      }
-      if (block == "evolve" || block == "train")
-        add("learn", kKeyword, "the learning block",
-            "learn { iterations = ...; optimizer = ...; }");
-      return {{"isIncomplete", false}, {"items", items}};
-    }
-  }
-
-  // In a grammar production: parts after -> and |, a part's ports inside its
-  // parentheses, symbols after `port:`.
-  if (blockWord == "grammar" && ix && stmt.find("->") != std::string::npos) {
-    std::string trimmed = head;
-    while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back())))
-      trimmed.pop_back();
-    const char last = trimmed.empty() ? '\0' : trimmed.back();
-    if (last == ':') {
-      for (const Symbol &s : ix->symbols)
-        if (s.kind == SymbolKind::GrammarSymbol)
-          add(s.name, kEnumMember, "grammar symbol", s.hover);
-      add("_", kKeyword, "leave the port empty");
-    } else if (!parens.empty() && (last == '(' || last == ',')) {
-      size_t p = parens.back();
-      size_t e = p;
-      while (e > 0 && std::isspace(static_cast<unsigned char>(before[e - 1])))
-        --e;
-      // `part<attach>(`: skip the attach port.
-      if (e > 0 && before[e - 1] == '>') {
-        size_t lt = before.rfind('<', e - 1);
-        e = lt == std::string::npos ? e : lt;
-      }
-      size_t b = e;
-      while (b > 0 && isIdentChar(before[b - 1]))
-        --b;
-      const std::string part = before.substr(b, e - b);
-      for (int s : ix->find(part, SymbolKind::Part))
-        for (const std::string &port : ix->symbols[size_t(s)].ports)
-          add(port, kField, "port of part " + part);
-    } else {
-      for (const Symbol &s : ix->symbols)
-        if (s.kind == SymbolKind::Part)
-          add(s.name, kClass, "part", s.hover);
-    }
-    return {{"isIncomplete", false}, {"items", items}};
-  }
-
   // Anywhere else: what the program declares, then the keywords.
   if (ix)
     for (const Symbol &s : ix->symbols)
       if (s.kind != SymbolKind::File && s.kind != SymbolKind::Block && !s.name.empty())
-        add(s.name, completionKind(s.kind), kindWord(s.kind), s.hover);
+        out.add(s.name, completionKind(s.kind), kindWord(s.kind), s.hover);
   for (const std::string &k : keywords())
-    add(k, kKeyword, "keyword");
-  return {{"isIncomplete", false}, {"items", items}};
+    out.add(k, kKeyword, "keyword");
+  return out.answer();
 }
 
 json Server::formatting(const json &params) {
