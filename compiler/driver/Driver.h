@@ -91,9 +91,13 @@ struct RunArgs {
 bool parseRunArgs(const std::vector<std::string> &rest, const char *command, bool robot,
                   RunArgs &out);
 
+class Session;
 /// `evoc train`: trains the fixed body of a program with a `train` block
-/// (also what `evoc run` does with one). `rest`: the options after the common ones.
-int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest);
+/// (also what `evoc run` does with one). `rest`: the options after the common
+/// ones. `compiled`: the program already compiled for the back end `rest`
+/// names (evoc run's), so that it is not compiled twice; null compiles it.
+int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest,
+                    const Session *compiled = nullptr);
 
 /// Validation case c of a command grid: its commands as "name = v, ..." and
 /// a file-name stem "case_NN_namev..." (the gait pictures, the report).

@@ -189,7 +189,7 @@ int runRun(const std::vector<std::string> &args) {
     if (p.hasTrain && ranks.size() > 1)
       throw Error("a `train` block trains one body on one process; run it without mpirun");
     if (p.hasTrain) // a `train` block: one fixed body, no evolution
-      return runTrainProgram(opts, opts.rest);
+      return runTrainProgram(opts, opts.rest, &s);
     runtime::TrainOptions train = s.trainOptions();
     train.threads = ranks.threads(a.threads);
     runtime::ModuleInfo info(s.module());

@@ -24,6 +24,7 @@
 #include "core/JsonIO.h"
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
+
 #include "driver/ReportSupport.h"
 #include "driver/Session.h"
 #include "evolve/BodyModel.h"
@@ -31,6 +32,7 @@
 #include "evolve/RunDir.h"
 #include "evolve/Svg.h"
 #include "support/Error.h"
+#include <optional>
 
 namespace evoc::driver {
 
@@ -191,12 +193,16 @@ int64_t resumeTraining(const json &st, const std::string &dir, const std::string
 
 } // namespace
 
-int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest) {
+int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest,
+                    const Session *compiled) {
   RunArgs a;
   if (!parseRunArgs(rest, "evoc train", /*robot=*/true, a))
     return 2;
   try {
-    Session s(opts, a.backend, /*requireExperiment=*/true);
+    std::optional<Session> own;
+    if (!compiled)
+      compiled = &own.emplace(opts, a.backend, /*requireExperiment=*/true);
+    const Session &s = *compiled;
     if (!s.ok())
       return 1;
     const sema::CheckedProgram &p = s.program();
