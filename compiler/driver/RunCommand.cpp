@@ -18,6 +18,7 @@
 #include "driver/ReportSupport.h"
 #include "driver/Session.h"
 #include "evolve/Evolution.h"
+#include "evolve/MapElites.h"
 #include "evolve/RunMemory.h"
 #include "evolve/TrainEvaluate.h"
 #include "frontend/AstDump.h"
@@ -116,14 +117,21 @@ bool fitsInMemory(Session &s, const evolve::EvolutionConfig &config,
   const int64_t perMember = need.perDesign * need.designs / std::max<int64_t>(1, config.population);
   const int64_t most =
       std::max<int64_t>(0, (avail - need.training) / std::max<int64_t>(1, perMember));
-  s.error(s.program().evolve.populationAt,
-          fmt::format("evolve.population = {} needs about {} of memory ({} designs held at once, "
-                      "{} KiB each, and {} for training), but this process can have {} (the "
-                      "machine's available memory and swap, within its address-space limit, "
-                      "ulimit -v); lower evolve.population (to at most about {} here) or run "
-                      "where there is more memory",
-                      config.population, gib(need.total()), need.designs, need.perDesign / 1024,
-                      gib(need.training), gib(avail), most));
+  const std::string held = fmt::format(
+      "needs about {} of memory ({} designs held at once, {} KiB each, and {} for training), "
+      "but this process can have {} (the machine's available memory and swap, within its "
+      "address-space limit, ulimit -v)",
+      gib(need.total()), need.designs, need.perDesign / 1024, gib(need.training), gib(avail));
+  if (config.selection.kind == evolve::SelectionSpec::Kind::MapElites)
+    s.error(s.program().evolve.populationAt,
+            fmt::format("select = map_elites keeps up to one design in each of its {} cells, so "
+                        "this run {}; use fewer bins or run where there is more memory",
+                        evolve::cellCount(config.selection.descriptors), held));
+  else
+    s.error(s.program().evolve.populationAt,
+            fmt::format("evolve.population = {} {}; lower evolve.population (to at most about {} "
+                        "here) or run where there is more memory",
+                        config.population, held, most));
   return false;
 }
 

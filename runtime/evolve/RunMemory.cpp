@@ -9,6 +9,7 @@
 
 #include "core/Train.h"
 #include "evolve/EvoRng.h"
+#include "evolve/MapElites.h"
 
 namespace evoc::evolve {
 
@@ -41,7 +42,12 @@ RunMemory estimateRunMemory(const EvolutionConfig &config, const runtime::Module
                             int64_t sliceBytes) {
   RunMemory m;
   const int64_t children = config.offspring > 0 ? config.offspring : config.population;
-  m.designs = int64_t(config.population) + children;
+  // MAP-Elites' population is its archive, which grows to one design a cell.
+  const int64_t kept =
+      config.selection.kind == SelectionSpec::Kind::MapElites
+          ? std::max<int64_t>(config.population, cellCount(config.selection.descriptors))
+          : int64_t(config.population);
+  m.designs = kept + children;
   EvoRng rng(config.seed);
   const runtime::Robot robot = config.body->express(*config.body->sample(rng)).robot;
   const runtime::RobotLayout l = layoutRobot(info, setSizes(*info.module, robot));

@@ -354,6 +354,28 @@ TEST_CASE("evoc run: a population too large for the memory there is is refused, 
   CHECK(lineCount(dir / "fits" / "log.jsonl") == 2);
 }
 
+TEST_CASE("evoc run: a MAP-Elites archive too large for memory is refused before the run starts",
+          "[run][memory][map_elites]") {
+  // Two designs kept, but an archive of a million cells to fill: the
+  // estimate counts the archive (one design a cell), not the population.
+  fs::path dir = freshDir("runmemory-map-elites");
+  const std::string errFile = (fs::temp_directory_path() / "evoc-e2e-me-memory.err").string();
+  const std::string cmd =
+      "ulimit -v 4194304 && exec " + std::string(EVOC_BINARY) + " run " +
+      std::string(EVOC_SOURCE_DIR) + "/examples/map_elites_walkers.evo" +
+      " --set 'evolve.select=map_elites(actuators(range = (0, 60), bins = 1000), "
+      "width(range = (0.1, 0.3), bins = 1000))' --set evolve.population=2"
+      " --set evolve.offspring=2 --set evolve.generations=1 --set world.steps=2"
+      " --set evolve.learn.iterations=1 --out " +
+      (dir / "big").string();
+  CHECK(waitExit(spawnProgram({"/bin/bash", "-c", cmd}, errFile.c_str())) == 1);
+  const std::string err = readText(errFile);
+  INFO(err);
+  CHECK(err.find("select = map_elites keeps up to one design in each of its 1000000 cells") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "big"));
+}
+
 TEST_CASE("evoc sim: a fixed body under mass_spring_fang, without --robots, lands where the "
           "authors' code puts it; evoc run refuses it",
           "[run][cells]") {
