@@ -30,10 +30,6 @@ struct Tok {
   bool angleClose = false; // its `>`
 };
 
-bool isWord(const Tok &t) {
-  return !t.text.empty() && (std::isalnum(static_cast<unsigned char>(t.text[0])) ||
-                             t.text[0] == '_' || t.text[0] == '"');
-}
 bool isIdent(const Tok &t) { return t.type == EvoLexer::IDENT; }
 
 int codePoints(const std::string &s) {
@@ -72,7 +68,7 @@ void classify(std::vector<Tok> &toks) {
     if (t.comment)
       continue;
     if (t.text == "-" || t.text == "+" || t.text == "!")
-      t.unary = !prev || (beforeOperand.count(prev->text) && !prev->angleClose) || prev->angleOpen;
+      t.unary = !prev || beforeOperand.count(prev->text) || prev->angleOpen;
     // `Sym -> part<attach>(...) | part<...>`: a `<` right after the part
     // that follows `->` or `|` opens an attach spec, the next `>` closes it.
     if (t.text == "<" && prev && isIdent(*prev) && prev2 &&

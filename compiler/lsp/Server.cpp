@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <istream>
+#include <optional>
 #include <ostream>
 #include <regex>
 
@@ -80,6 +81,20 @@ json range(const SourceManager &sm, const SourceRange &r) {
   if (e == b) // an empty range: one character, so that editors show it
     e["character"] = b["character"].get<int>() + 1;
   return {{"start", b}, {"end", e}};
+}
+
+// The URI of a file of an analysis: the document's own for its main file
+// (the client's name for it), else the file's path.
+std::string fileUri(const std::string &docUri, const Server::Analysis &a, int file) {
+  return file == a.mainFile ? docUri : pathToUri(a.sources->path(file));
+}
+
+// The notification that replaces the diagnostics shown for `uri`.
+json publish(const std::string &uri, json diagnostics, std::optional<int64_t> version = {}) {
+  json params = {{"uri", uri}, {"diagnostics", std::move(diagnostics)}};
+  if (version)
+    params["version"] = *version;
+  return {{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"}, {"params", params}};
 }
 
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -357,9 +372,7 @@ json Server::dispatch(const std::string &method, const json &params, std::vector
   if (method == "textDocument/didClose") {
     Document &d = document(params);
     for (const std::string &uri : d.published)
-      out.push_back({{"jsonrpc", "2.0"},
-                     {"method", "textDocument/publishDiagnostics"},
-                     {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
+      out.push_back(publish(uri, json::array()));
     docs_.erase(d.uri);
     return nullptr;
   }
@@ -428,7 +441,7 @@ void Server::check(Document &doc, std::vector<json> &out) {
   byUri[doc.uri] = json::array();
   for (const Diagnostic &d : diags.diagnostics()) {
     int file = d.range.valid() ? d.range.begin.file : a->mainFile;
-    std::string uri = file == a->mainFile ? doc.uri : pathToUri(sm.path(file));
+    const std::string uri = fileUri(doc.uri, *a, file);
     json item = {
         {"range", d.range.valid() ? range(sm, d.range) : range(sm, {sm.locAt(a->mainFile, 0), {}})},
         {"severity", d.severity == Severity::Error ? 1 : 2},
@@ -439,9 +452,7 @@ void Server::check(Document &doc, std::vector<json> &out) {
       if (n.range.valid())
         related.push_back(
             {{"location",
-              {{"uri", n.range.begin.file == a->mainFile ? doc.uri
-                                                         : pathToUri(sm.path(n.range.begin.file))},
-               {"range", range(sm, n.range)}}},
+              {{"uri", fileUri(doc.uri, *a, n.range.begin.file)}, {"range", range(sm, n.range)}}},
              {"message", n.message}});
     if (!related.empty())
       item["relatedInformation"] = related;
@@ -450,15 +461,11 @@ void Server::check(Document &doc, std::vector<json> &out) {
   std::set<std::string> now;
   for (auto &[uri, list] : byUri) {
     now.insert(uri);
-    out.push_back({{"jsonrpc", "2.0"},
-                   {"method", "textDocument/publishDiagnostics"},
-                   {"params", {{"uri", uri}, {"version", doc.version}, {"diagnostics", list}}}});
+    out.push_back(publish(uri, std::move(list), doc.version));
   }
   for (const std::string &uri : doc.published) // files whose problems are gone
     if (!now.count(uri))
-      out.push_back({{"jsonrpc", "2.0"},
-                     {"method", "textDocument/publishDiagnostics"},
-                     {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
+      out.push_back(publish(uri, json::array()));
   doc.published = now;
   if (a->program) // it parsed: navigation moves to it
     doc.analysis = std::move(a);
@@ -513,8 +520,7 @@ json Server::definition(const json &params) {
   const Symbol &s = a->index.symbols[size_t(o->symbol)];
   const SourceManager &sm = *a->sources;
   int file = s.nameRange.begin.file;
-  return {{"uri", file == a->mainFile ? d.uri : pathToUri(sm.path(file))},
-          {"range", range(sm, s.nameRange)}};
+  return {{"uri", fileUri(d.uri, *a, file)}, {"range", range(sm, s.nameRange)}};
 }
 
 json Server::references(const json &params) {
@@ -532,8 +538,7 @@ json Server::references(const json &params) {
     if (r->declaration && !withDecl)
       continue;
     int file = r->range.begin.file;
-    out.push_back({{"uri", file == a->mainFile ? d.uri : pathToUri(sm.path(file))},
-                   {"range", range(sm, r->range)}});
+    out.push_back({{"uri", fileUri(d.uri, *a, file)}, {"range", range(sm, r->range)}});
   }
   return out;
 }
@@ -561,7 +566,7 @@ json Server::rename(const json &params) {
   const SourceManager &sm = *a->sources;
   for (const Occurrence *r : a->index.occurrencesOf(o->symbol)) {
     int file = r->range.begin.file;
-    std::string uri = file == a->mainFile ? d.uri : pathToUri(sm.path(file));
+    const std::string uri = fileUri(d.uri, *a, file);
     changes[uri].push_back({{"range", range(sm, r->range)}, {"newText", name}});
   }
   return {{"changes", changes}};
