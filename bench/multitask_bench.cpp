@@ -4,14 +4,16 @@
 // `evoc train` runs), and where the time goes.
 //
 //   evoc_multitask_bench [FILE] [--set KEY=VALUE ...] [--threads N] [--reps R]
-//                        [--full-tape] [--breakdown] [--perf-map DIR]
+//                        [--full-tape | --checkpointed] [--breakdown] [--perf-map DIR]
 //
 // FILE defaults to examples/multitask_alpaca.evo. After one warm-up
 // iteration it times R iterations (robot-steps = batch x steps each) and
 // prints one JSON line last: {"system": "evoc", "robot_steps_per_s", ...}.
 // --breakdown times one more iteration with every kernel call timed (per
 // kernel: calls, seconds, FLOPs) and the rest of the rollout (runtime code
-// between kernels). --full-tape measures without checkpoint recomputation.
+// between kernels). The rollouts keep whatever tape the runtime chooses
+// (runtime::resolveCheckpointK: a full tape where it fits the budget);
+// --full-tape forces one, --checkpointed forces K = sqrt(T) windows.
 // --perf-map DIR: as in evoc_cpu_bench (/tmp/perf-PID.map, DIR/<module>.o).
 #include <algorithm>
 #include <atomic>
@@ -31,7 +33,9 @@
 
 #include "BenchUtil.h"
 #include "codegen/llvm/CpuBackend.h"
+#include "core/Aligned.h"
 #include "core/FixedTrain.h"
+#include "core/Layout.h"
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/Session.h"
@@ -47,7 +51,8 @@ struct Args {
   std::vector<std::string> common; // the .evo file and --set options, for the driver
   int threads = 2;
   int reps = 3;
-  bool fullTape = false;
+  bool fullTape = false;     // --full-tape
+  bool checkpointed = false; // --checkpointed: K = sqrt even where the full tape fits
   bool breakdown = false;
   std::string perfMap;
 };
@@ -69,6 +74,8 @@ Args parse(int argc, char **argv) {
       a.reps = std::max(1, std::atoi(next().c_str()));
     else if (s == "--full-tape")
       a.fullTape = true;
+    else if (s == "--checkpointed")
+      a.checkpointed = true;
     else if (s == "--breakdown")
       a.breakdown = true;
     else if (s == "--perf-map")
@@ -80,7 +87,8 @@ Args parse(int argc, char **argv) {
       a.common.push_back(s);
     else {
       std::fprintf(stderr, "usage: evoc_multitask_bench [FILE] [--set KEY=VALUE ...] "
-                           "[--threads N] [--reps R] [--full-tape] [--breakdown] "
+                           "[--threads N] [--reps R] [--full-tape | --checkpointed] "
+                           "[--breakdown] "
                            "[--perf-map DIR]\n");
       std::exit(2);
     }
@@ -194,19 +202,31 @@ int main(int argc, char **argv) {
     runtime::TrainOptions o = s.trainOptions();
     o.threads = a.threads;
     o.fullTape = a.fullTape;
+    if (a.checkpointed)
+      o.fullTapeBudget = 0;
     auto model = driver::bodyModel(p);
     evolve::EvoRng rng(o.seed);
     runtime::Robot robot = model->express(*model->sample(rng)).robot;
     const ir::Module &m = s.module();
     runtime::ModuleInfo info(m);
     runtime::FixedTrainer trainer(info, s.executable(), robot, o);
+    // The window length the rollouts run with: the runtime's choice unless
+    // --full-tape or --checkpointed.
+    const runtime::RobotLayout layout = runtime::layoutRobot(info, runtime::setSizes(m, robot));
+    const int64_t windowK =
+        runtime::resolveCheckpointK(runtime::rolloutConfig(o), runtime::alignUp(layout.stateBytes()),
+                                    runtime::alignUp(layout.tapeBytes()));
+    const bool fullTape = windowK >= o.steps - 1;
+    const std::string tapeMode =
+        fullTape ? std::string(a.fullTape ? "full tape" : "full tape (the runtime's choice)")
+                 : fmt::format("checkpointed (K = {})", windowK);
     if (!a.perfMap.empty())
       writePerfMap(m, s.executable(), a.perfMap);
 
     fmt::print("evoc multi-task benchmark on {}: {} ({} points, {} springs), batch {} x {} "
                "steps, {} threads, {}; compile {:.2f} s\n",
                codegen::cpu::hostDescription(), opts.file, robot.numPoints(), robot.numSprings(),
-               o.batch, o.steps, a.threads, a.fullTape ? "full tape" : "checkpointed",
+               o.batch, o.steps, a.threads, tapeMode,
                compileSeconds);
     // How far this machine's cores scale at all (shared or SMT cores do not).
     const double peak1 = bench::peakFmaFlops(1), peakN = bench::peakFmaFlops(a.threads);
@@ -301,7 +321,7 @@ int main(int argc, char **argv) {
                         {"steps", o.steps},
                         {"robot_steps_counted", robotSteps},
                         {"threads", a.threads},
-                        {"full_tape", a.fullTape},
+                        {"full_tape", fullTape},
                         {"seconds", meanWall},
                         {"seconds_each", wall},
                         {"cpu_seconds_each", cpu},

@@ -19,12 +19,17 @@ void ensure(AlignedDoubles &v, int64_t bytes) {
 }
 } // namespace
 
-int64_t resolveCheckpointK(const RolloutConfig &c, double tapePerState) {
+int64_t resolveCheckpointK(const RolloutConfig &c, int64_t stateBytes, int64_t tapeBytes) {
   int64_t steps = std::max<int64_t>(c.steps - 1, 1);
   if (c.fullTape)
     return steps;
-  int64_t k = c.checkpointK > 0 ? c.checkpointK
-                                : std::llround(std::sqrt(double(steps) / (1 + tapePerState)));
+  if (c.checkpointK > 0)
+    return std::clamp<int64_t>(c.checkpointK, 1, steps);
+  if (stateBytes > 0 &&
+      double(c.steps) * double(stateBytes + tapeBytes) <= double(c.fullTapeBudget))
+    return steps;
+  const double tapePerState = stateBytes > 0 ? double(tapeBytes) / double(stateBytes) : 0.0;
+  int64_t k = std::llround(std::sqrt(double(steps) / (1 + tapePerState)));
   return std::clamp<int64_t>(k, 1, steps);
 }
 
@@ -74,7 +79,7 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
   T_ = cfg.steps;
   sb_ = alignUp(L_->stateBytes()); // every snapshot starts on 64 bytes
   tb_ = alignUp(L_->tapeBytes());
-  K_ = resolveCheckpointK(cfg, sb_ > 0 ? double(tb_) / double(sb_) : 0.0);
+  K_ = resolveCheckpointK(cfg, sb_, tb_);
   windows_ = backward ? std::max<int64_t>(1, (T_ - 1 + K_ - 1) / K_) : 0;
   // The states kept at once: a window being swept (K + 1) and, when a loss
   // window reads earlier states (x[t - d]), the d before it, d rounded up to

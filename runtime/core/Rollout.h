@@ -16,11 +16,18 @@
 
 namespace evoc::runtime {
 
+/// RolloutConfig::fullTapeBudget's default: 16 MiB a worker thread (a 13x22
+/// ELDiR lattice's tape at T = 1000 is 12.5 MiB with its kept temporaries).
+inline constexpr int64_t kFullTapeBudgetBytes = int64_t(16) << 20;
+
 /// How one rollout is run.
 struct RolloutConfig {
   int64_t steps = 1000;                 // T: states x[0] .. x[T-1], T-1 step calls
-  int64_t checkpointK = 0;              // window length K; 0: round(sqrt(T - 1))
+  int64_t checkpointK = 0;              // window length K; 0: chosen (resolveCheckpointK)
   bool fullTape = false;                // store every state (K = T - 1)
+  // With checkpointK = 0, a rollout whose whole tape (T states and kept
+  // temporaries) fits in this many bytes keeps it (resolveCheckpointK).
+  int64_t fullTapeBudget = kFullTapeBudgetBytes;
   double groundHeight = 0;              // initial placement: no point below this
   const GroundShape *terrain = nullptr; // a terrain (and boxes): no point in them instead
   int upAxis = 1;                       // the vertical coordinate
@@ -44,11 +51,17 @@ struct RolloutConfig {
   std::byte *finalState = nullptr;
 };
 
-/// The window length a config resolves to (>= 1). By default the one that
+/// The window length a config resolves to (>= 1), for a robot whose state
+/// snapshot has `stateBytes` and whose step keeps `tapeBytes` of temporaries
+/// (0, 0: sizes unknown). fullTape or checkpointK decide when set. Otherwise
+/// a full tape (K = T - 1) when T * (stateBytes + tapeBytes) fits in
+/// c.fullTapeBudget: the recomputation a checkpointed sweep does costs 15-30%
+/// of small robots' time and a tape is held once per worker thread, not per
+/// robot (docs/architecture.md, "Rollout and sweep"). Else the window that
 /// holds the fewest bytes: checkpoints every K steps (T / K states) and a
-/// window of K states each with its step's kept temporaries, `tapePerState`
-/// times a state's bytes: K = sqrt(T / (1 + tapePerState)), sqrt(T) without.
-int64_t resolveCheckpointK(const RolloutConfig &c, double tapePerState = 0);
+/// window of K states each with its step's kept temporaries:
+/// K = sqrt(T / (1 + tapeBytes / stateBytes)), sqrt(T) without temporaries.
+int64_t resolveCheckpointK(const RolloutConfig &c, int64_t stateBytes = 0, int64_t tapeBytes = 0);
 
 /// Memory a rollout held for states, in bytes, next to what a full tape
 /// (all T states) would hold.

@@ -22,6 +22,7 @@ RolloutConfig rolloutConfig(const TrainOptions &o) {
   rc.steps = o.steps;
   rc.checkpointK = o.checkpointK;
   rc.fullTape = o.fullTape;
+  rc.fullTapeBudget = o.fullTapeBudget;
   rc.groundHeight = o.groundHeight;
   rc.terrain = o.terrain.empty() ? nullptr : &o.terrain;
   rc.upAxis = o.upAxis;

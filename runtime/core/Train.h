@@ -75,8 +75,9 @@ struct TrainOptions {
   OptimizerConfig optimizer;              // per-robot optimiser
   uint64_t seed = 1;                      // parameter initialisation
   int threads = 0;                        // 0: every core
-  int64_t checkpointK = 0;                // 0: round(sqrt(T - 1))
+  int64_t checkpointK = 0;                // 0: chosen (resolveCheckpointK)
   bool fullTape = false;                  // store every state instead of checkpointing
+  int64_t fullTapeBudget = kFullTapeBudgetBytes; // RolloutConfig::fullTapeBudget
   double groundHeight = 0;                // initial placement (the world's ground height)
   GroundShape terrain;                    // terrain and boxes (initial placement on them)
   int upAxis = 1;                         // vertical coordinate

@@ -44,6 +44,7 @@ RolloutConfig config(int64_t T, int64_t K = 0, bool full = false) {
   c.steps = T;
   c.checkpointK = K;
   c.fullTape = full;
+  c.fullTapeBudget = 0; // checkpointed unless K or full say otherwise, whatever the robot's size
   c.groundHeight = 0.0;
   return c;
 }
@@ -136,6 +137,33 @@ TEST_CASE("Checkpointed memory is at most 10% of a full tape at T = 1000", "[rol
        << " states)");
   CHECK(ratio <= 0.10);
   CHECK(std::memcmp(gck.data(), s.grad(0).data(), gck.size() * sizeof(double)) == 0);
+}
+
+TEST_CASE("A rollout whose whole tape fits the budget keeps it", "[rollout][memory]") {
+  Setup s(ChainOptions{}, {ladderRobot(2)});
+  Rollout ro(s.info, *s.exe);
+  RolloutConfig c = config(1000);
+  c.fullTapeBudget = kFullTapeBudgetBytes;
+  auto chosen = ro.run(s.pop, 0, c, true);
+  auto g = s.grad(0);
+  REQUIRE(chosen.valid);
+  CHECK(chosen.memory.windowSteps == 999);
+  CHECK(chosen.memory.stateStoreBytes >= chosen.memory.fullTapeBytes);
+  // Just above the tape's size it checkpoints, with the same gradient.
+  const int64_t tape = 1000 * (chosen.memory.stateBytes + chosen.memory.tapeBytes);
+  c.fullTapeBudget = tape - 1;
+  auto ck = ro.run(s.pop, 0, c, true);
+  REQUIRE(ck.valid);
+  CHECK(ck.memory.windowSteps == 32);
+  CHECK(std::memcmp(g.data(), s.grad(0).data(), g.size() * sizeof(double)) == 0);
+  c.fullTapeBudget = tape;
+  CHECK(ro.run(s.pop, 0, c, true).memory.windowSteps == 999);
+  // An explicit window length wins over the budget.
+  c.checkpointK = 10;
+  CHECK(ro.run(s.pop, 0, c, true).memory.windowSteps == 10);
+  CHECK(resolveCheckpointK(c, 8, 0) == 10);
+  c.checkpointK = 0;
+  CHECK(resolveCheckpointK(c, 0, 0) == 32); // sizes unknown: sqrt(T - 1)
 }
 
 TEST_CASE("NaN/inf rollouts mark the robot invalid without crashing", "[rollout]") {
