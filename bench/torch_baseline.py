@@ -1,17 +1,26 @@
 #!/usr/bin/env python3
 """Batched PyTorch baseline of the ELDiR rollout (bench/cpu_bench.cpp's workload).
 
-The same bodies as the C++ benchmark (written by `evoc_cpu_bench --dump-robots DIR`),
-padded to the largest robot of the batch, ELDiR's step (docs/evolution.md; MLP controller with
-10 sine inputs, 4 inputs per point and 2 constants, 32 tanh units; springs; semi-
-implicit Euler; noslip ground), T states, one forward and one backward (autograd,
-full tape) for the whole batch. Prints robot-steps per second.
+The same bodies as the C++ benchmark (written by `evoc_cpu_bench --dump-robots DIR`; or
+any list of ROBOTS.json entries), padded to the largest robot of the batch
+(bench/cpu/peers_common.py: the padding, the weights, the world), ELDiR's step
+(docs/evolution.md; MLP controller with 10 sine inputs, 4 inputs per point and 2
+constants, 32 tanh units; springs; semi-implicit Euler) with the world and ground model
+of --evo (default examples/eldir.evo: noslip; mass_spring_friction for e.g.
+examples/grammar_walker.evo), T states, one forward and one backward (autograd, full
+tape) for the whole batch. Prints robot-steps per second.
 
-    python3 bench/torch_baseline.py DIR/robots_6x10.json [--steps 1000] [--threads N]
+First checks that its per-robot losses equal `evoc sim EVO`'s on the same robots and
+weights to 1e-9 relative, and its gradients to 1e-7 (exit 1 otherwise), then times one
+forward + backward (eager: nothing to compile; best of --repeats).
+
+    python3 bench/torch_baseline.py DIR/robots_6x10.json [--robots N] [--steps 1000]
+        [--evo examples/eldir.evo] [--threads N] [--check-steps 100] [--no-check]
+        [--repeats 1]
 """
 import argparse
-import json
 import math
+import os
 import sys
 import time
 
@@ -20,92 +29,140 @@ try:
 except ImportError:
     print("torch_baseline: PyTorch is not installed (Debian: apt-get install python3-torch)")
     sys.exit(0)
+import numpy as np
 
-DT, GROUND, GRAVITY, DAMPING, UNITS = 0.004, 0.1, -4.8, 15.0, 32
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "cpu"))
+from peers_common import NSINE, OMEGA, Batch, World, add_world_arg, check, report  # noqa: E402
 
-
-def load(path):
-    robots = json.load(open(path))
-    B = len(robots)
-    P = max(len(r["points"]) for r in robots)
-    S = max(len(r["springs"]) for r in robots)
-    x0 = torch.zeros(B, P, 2, dtype=torch.float64)
-    pmask = torch.zeros(B, P, dtype=torch.float64)
-    a = torch.zeros(B, S, dtype=torch.long)
-    b = torch.zeros(B, S, dtype=torch.long)
-    rest, stiff, actu = (torch.zeros(B, S, dtype=torch.float64) for _ in range(3))
-    for i, r in enumerate(robots):
-        pts = torch.tensor(r["points"], dtype=torch.float64)
-        lift = max(0.0, GROUND - pts[:, 1].min().item())
-        pts[:, 1] += lift
-        x0[i, : len(pts)] = pts
-        pmask[i, : len(pts)] = 1
-        for s, (sa, sb, sr, sk, sact) in enumerate(r["springs"]):
-            a[i, s], b[i, s], rest[i, s], stiff[i, s], actu[i, s] = sa, sb, sr, sk, sact
-    return x0, pmask, a, b, rest, stiff, actu
+f64 = torch.float64
 
 
-def rollout(T, x0, pmask, a, b, rest, stiff, actu, w1, b1, w2, b2):
+# min, max and abs as evoc differentiates them (compiler/autodiff/AdjointRules.cpp): on a
+# tie the first operand takes the adjoint; abs'(0) = 0.
+def vmin(a, b):
+    return torch.where(b < a, b, a)
+
+
+def vmax(a, b):
+    return torch.where(b > a, b, a)
+
+
+def vabs(a):
+    return torch.where(a > 0, a, torch.where(a < 0, -a, torch.zeros_like(a)))
+
+
+def contact_noslip(world, x, v1):
+    """stdlib's mass_spring_noslip on flat ground: a point that would pass below the
+    ground while moving down stops at the time of impact with velocity 0."""
+    dt, g = world.dt, world.ground
+    vy = v1[..., 1]
+    hit = (x[..., 1] + dt * vy < g) & (vy < -1e-4)
+    # the divisor only where hit (where v1.y < -1e-4): no 0 divisor, no NaN gradient
+    toi = -(x[..., 1] - g) / torch.where(hit, vy, torch.full_like(vy, -1.0))
+    step = torch.where(hit, toi, torch.full_like(toi, dt))[..., None]
+    return x + step * v1, torch.where(hit[..., None], torch.zeros_like(v1), v1)
+
+
+def contact_friction(world, x, v1):
+    """stdlib's mass_spring_friction on flat ground (normal n = (0, 1), gap p.y - g,
+    speed v.y), written as the .evo file writes it: time of impact, the normal velocity
+    dropped, Coulomb friction on the tangential one, pushed out of the ground."""
+    dt, g, mu = world.dt, world.ground, world.friction
+    nrm = torch.tensor([0.0, 1.0], dtype=f64)
+    x1 = x + dt * v1
+    toi = vmin(vmax(vabs(x[..., 1] - g) / (vabs(v1[..., 1]) + 1e-10), torch.zeros_like(x1[..., 1])),
+               torch.full_like(x1[..., 1], dt))
+    q = x + toi[..., None] * v1
+    vn = (v1 * nrm).sum(-1)
+    vt = v1 - vn[..., None] * nrm
+    # norm(vt) and vt / norm(vt) where it is > 0, their derivatives 0 elsewhere (padded
+    # points never move sideways: sqrt'(0) and 0 / 0 would make NaN)
+    s2 = (vt * vt).sum(-1)
+    pos = s2 > 0
+    one = torch.ones_like(s2)
+    speed = torch.where(pos, torch.sqrt(torch.where(pos, s2, one)), torch.zeros_like(s2))
+    dirn = torch.where(pos[..., None], vt / torch.where(pos, speed, one)[..., None],
+                       torch.zeros_like(vt))
+    v2 = vt - dirn * mu * vmin(vabs(vn), speed)[..., None]
+    q2 = torch.where((toi < dt)[..., None], q + (dt - toi)[..., None] * v2, q)
+    hit = x1[..., 1] < g
+    pushed = torch.stack([q2[..., 0], vmax(q2[..., 1], torch.full_like(q2[..., 1], g))], -1)
+    return torch.where(hit[..., None], pushed, x1), torch.where(hit[..., None], v2, v1)
+
+
+CONTACT = {"noslip": contact_noslip, "friction": contact_friction}
+
+
+def rollout(world, T, x0, pmask, a, b, rest, stiff, actu, w1, b1, w2, b2):
+    """Per-robot losses -(mean over its points of x[T-1].x - x[0].x), the batch at once."""
     B, P, _ = x0.shape
     n = pmask.sum(1, keepdim=True)  # [B, 1]
     m3 = pmask[..., None]
     x, v = x0, torch.zeros_like(x0)
     a2 = a[..., None].expand(-1, -1, 2)
     b2i = b[..., None].expand(-1, -1, 2)
-    phases = 2 * math.pi * torch.arange(10, dtype=torch.float64) / 10
-    ones = torch.ones(B, 2, dtype=torch.float64)
-    damp = math.exp(-DT * DAMPING)
+    phases = 2 * math.pi * torch.arange(NSINE, dtype=f64) / NSINE
+    ones = torch.ones(B, 2, dtype=f64)
+    dt = world.dt
+    damp = math.exp(-dt * world.damping)
+    gravity = torch.tensor([0.0, dt * world.gravity], dtype=f64)
+    contact = CONTACT[world.contact]
     for t in range(T - 1):
         c = (x * m3).sum(1) / n  # [B, 2]
-        waves = torch.sin(10 * t * DT + phases).expand(B, 10)
+        waves = torch.sin(OMEGA * t * dt + phases).expand(B, NSINE)
         feats = torch.cat([0.05 * (x - c[:, None, :]), 0.05 * v], 2) * m3
         inp = torch.cat([waves, feats.reshape(B, 4 * P), ones], 1)
         h = torch.tanh(torch.bmm(w1, inp[..., None])[..., 0] + b1)
         act = torch.tanh(torch.bmm(w2, h[..., None])[..., 0] + b2)
         d = torch.gather(x, 1, a2) - torch.gather(x, 1, b2i)
-        L = d.norm(dim=2) + 1e-4
+        L = torch.sqrt((d * d).sum(2)) + 1e-4
         target = rest * (1 + actu * act)
-        imp = (DT * (L - target) * stiff / L)[..., None] * d
+        imp = (dt * (L - target) * stiff / L)[..., None] * d
         vinc = torch.zeros_like(x).scatter_add(1, a2, -imp).scatter_add(1, b2i, imp)
-        vn = damp * v + vinc
-        vn = torch.stack([vn[..., 0], vn[..., 1] + DT * GRAVITY], 2)
-        ny = x[..., 1] + DT * vn[..., 1]
-        hit = (ny < GROUND) & (vn[..., 1] < -1e-4)
-        toi = -(x[..., 1] - GROUND) / vn[..., 1]
-        step = torch.where(hit, toi, torch.full_like(toi, DT))[..., None]
-        x = x + step * vn
-        v = torch.where(hit[..., None], torch.zeros_like(vn), vn)
-    disp = ((x[..., 0] - x0[..., 0]) * pmask).sum(1) / n[:, 0]
-    return -disp  # per-robot loss
+        v1 = damp * v + gravity + vinc  # free_velocity: damping, gravity, the springs
+        x, v = contact(world, x, v1)
+    return -((x[..., 0] - x0[..., 0]) * pmask).sum(1) / n[:, 0]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("robots")
+    ap.add_argument("--robots", dest="limit", type=int, default=0, help="first N robots of the file")
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--check-steps", type=int, default=100)
+    ap.add_argument("--no-check", action="store_true")
+    ap.add_argument("--repeats", type=int, default=1)
+    add_world_arg(ap)
     args = ap.parse_args()
     if args.threads > 0:
         torch.set_num_threads(args.threads)
-    x0, pmask, a, b, rest, stiff, actu = load(args.robots)
-    B, P, _ = x0.shape
-    S = a.shape[1]
-    g = torch.Generator().manual_seed(1)
-    nin = 12 + 4 * P
-    w1 = (torch.randn(B, UNITS, nin, generator=g, dtype=torch.float64)
-          * 2 * math.sqrt(2 / (UNITS + nin))).requires_grad_()
-    w2 = (torch.randn(B, S, UNITS, generator=g, dtype=torch.float64)
-          * 3 * math.sqrt(2 / (UNITS + S))).requires_grad_()
-    b1 = torch.zeros(B, UNITS, dtype=torch.float64, requires_grad=True)
-    b2 = torch.zeros(B, S, dtype=torch.float64, requires_grad=True)
-    t0 = time.perf_counter()
-    loss = rollout(args.steps, x0, pmask, a, b, rest, stiff, actu, w1, b1, w2, b2)
-    loss.sum().backward()
-    dt = time.perf_counter() - t0
-    steps = B * (args.steps - 1)
-    print(f"pytorch {torch.__version__} ({torch.get_num_threads()} threads): {B} robots "
-          f"(padded to {P} points, {S} springs), T = {args.steps}, forward + backward: "
-          f"{dt:.3f} s = {steps / dt:.0f} robot-steps/s")
+    world = World(args.evo)
+    batch = Batch(args.robots, args.limit, world)
+    params_np = batch.init_params()
+    body = [torch.from_numpy(t) for t in (batch.x0, batch.pmask)]
+    body += [torch.from_numpy(t.astype(np.int64)) for t in (batch.a, batch.b)]
+    body += [torch.from_numpy(t) for t in (batch.rest, batch.stiff, batch.actu)]
+
+    def run(T):
+        params = [torch.from_numpy(p.copy()).requires_grad_() for p in params_np]
+        loss = rollout(world, T, *body, *params)
+        loss.sum().backward()
+        return loss.detach().numpy(), tuple(p.grad.numpy() for p in params)
+
+    if not args.no_check:
+        check("pytorch", batch, params_np, run, min(args.check_steps, args.steps))
+
+    best = float("inf")
+    for _ in range(max(1, args.repeats)):
+        t0 = time.perf_counter()
+        _, grads = run(args.steps)
+        best = min(best, time.perf_counter() - t0)
+    g = math.sqrt(sum(float((gr ** 2).sum()) for gr in grads))
+    if not math.isfinite(g) or g == 0:
+        sys.exit(f"torch_baseline: the gradient norm is {g}")
+    desc = f"pytorch {torch.__version__} ({torch.get_num_threads()} threads; {world.describe()})"
+    report("pytorch", desc, batch, args.steps, best, threads=torch.get_num_threads())
 
 
 if __name__ == "__main__":

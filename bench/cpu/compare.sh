@@ -6,22 +6,37 @@
 # Taichi (bench/cpu/taichi_baseline.py), JAX (bench/cpu/jax_baseline.py: remat off/on,
 # unsharded and sharded over the cores; the table shows every variant and marks the
 # best) and batched PyTorch (bench/torch_baseline.py), run alternately REPEATS times on
-# the same robots (the benchmark's, from `evoc_cpu_bench --dump-robots`), 6x10 and 13x22.
+# the same robots and the same physics, in three workloads:
+#   6x10, 13x22  lattice robots (the benchmark's, from `evoc_cpu_bench --dump-robots`) in
+#                examples/eldir.evo's world (noslip ground);
+#   walker       ROBOTS random grammar bodies of examples/grammar_walker.evo (ragged: of
+#                different sizes; the peers pad every robot to the largest) in its world
+#                (mass_spring_friction: friction ground). They are the initial population
+#                of a one-generation `evoc run` (evolve.seed = WALKER_SEED; one learning
+#                iteration of 2 states, which does not change the bodies), read from its
+#                gen_0000/population.json.
+# The peers read the world (dt, gravity, damping, ground, contact model) from the same
+# .evo file as `evoc sim` (--evo; bench/cpu/peers_common.py).
 # Prints the median robot-steps/s of one forward + backward, the ratio to evoc
 # (checkpointed), and the fraction of the machine's f64 FMA peak that rate would be at
 # evoc's own count of flops per robot-step (forward + adjoint, from evoc_cpu_bench's
-# full-tape line; the peak is evoc_cpu_bench's, measured in this run).
+# full-tape line; the peak is evoc_cpu_bench's, measured in this run; '?' for walker,
+# which evoc_cpu_bench does not count). A peer that runs but measures nothing (its
+# framework is not installed) is a "not run" row with its reason.
 #
-# Each peer first checks its losses (and gradients) against `evoc sim` on the same robots
-# and weights (1e-9 relative; the run stops when one fails), in the first repeat.
+# Each peer first checks its losses and gradients against `evoc sim` on the same robots
+# and weights (1e-9 relative for the losses, 1e-7 for the gradients; the run stops when
+# one fails), in the first repeat.
 #
 #   bench/cpu/compare.sh                      # 16 robots, T = 1000, 3 repeats
 #   ROBOTS=8 STEPS=200 REPEATS=1 WORKLOADS=6x10 bench/cpu/compare.sh
+#   REPEATS=1 WORKLOADS=walker bench/cpu/compare.sh
 #
-# Environment: ROBOTS, STEPS, REPEATS, WORKLOADS ("6x10 13x22"), BUILD (build/),
-# EVOC, EVOC_ALT, EVOC_CPU_BENCH, PYTHON (.venv/ or /work/venv/ when present, else python3; jax and taichi are
-# pip-installed into its environment when missing), SHARD (host devices for JAX's
-# sharded variants; default: the number of cores), KEEP=1 keeps the work folder.
+# Environment: ROBOTS, STEPS, REPEATS, WORKLOADS ("6x10 13x22 walker"), WALKER_SEED (1),
+# BUILD (build/), EVOC, EVOC_ALT, EVOC_CPU_BENCH, PYTHON (.venv/ or /work/venv/ when
+# present, else python3; jax and taichi are pip-installed into its environment when
+# missing), SHARD (host devices for JAX's sharded variants; default: the number of cores),
+# KEEP=1 keeps the work folder.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,7 +51,8 @@ fi
 ROBOTS=${ROBOTS:-16}
 STEPS=${STEPS:-1000}
 REPEATS=${REPEATS:-3}
-WORKLOADS=${WORKLOADS:-"6x10 13x22"}
+WORKLOADS=${WORKLOADS:-"6x10 13x22 walker"}
+WALKER_SEED=${WALKER_SEED:-1}
 SHARD=${SHARD:-$(nproc)}
 
 PYTHON=$(command -v "$PYTHON" || echo "$PYTHON")
@@ -56,18 +72,40 @@ WORK=$(mktemp -d /tmp/evoc_compare.XXXXXX)
 RES=$WORK/results.txt
 : > "$RES"
 
+evo_of() { # the .evo file whose world a workload runs in
+  case $1 in
+    walker) echo examples/grammar_walker.evo ;;
+    *) echo examples/eldir.evo ;;
+  esac
+}
+
 cd "$ROOT" # evoc_cpu_bench reads examples/*.evo relative to the repository
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
 "$BENCH" --steps 50 --dump-robots "$WORK" > "$WORK/bench.txt"
 grep -m1 '^peak FMA' "$WORK/bench.txt"
-echo "robots: the first $ROBOTS of evoc_cpu_bench's; T = $STEPS; $REPEATS repeats, alternating; medians"
+if [[ " $WORKLOADS " == *" walker "* ]]; then
+  # generation 0 of examples/grammar_walker.evo: ROBOTS bodies drawn from its grammar
+  "$EVOC" run examples/grammar_walker.evo --out "$WORK/walker_run" --threads 1 \
+    --set evolve.population="$ROBOTS" --set evolve.seed="$WALKER_SEED" \
+    --set evolve.generations=1 --set evolve.learn.iterations=1 --set world.steps=2 \
+    > "$WORK/walker_run.txt" 2>&1 || { cat "$WORK/walker_run.txt" >&2; exit 1; }
+  "$PYTHON" -c 'import json, sys
+pop = json.load(open(sys.argv[1]))["population"]
+json.dump([m["robot"] for m in pop], open(sys.argv[2], "w"))' \
+    "$WORK/walker_run/gen_0000/population.json" "$WORK/robots_walker.json"
+fi
+echo "robots: $ROBOTS a workload (a lattice: the first of evoc_cpu_bench's; walker: drawn from the" \
+  "grammar, evolve.seed = $WALKER_SEED); T = $STEPS; $REPEATS repeats, alternating; medians"
 
 for w in $WORKLOADS; do
-  "$PYTHON" - "$WORK/robots_$w.json" "$ROBOTS" "$WORK/sub_$w.json" "$WORK/subobj_$w.json" <<'EOF'
+  "$PYTHON" - "$WORK/robots_$w.json" "$ROBOTS" "$WORK/sub_$w.json" "$WORK/subobj_$w.json" "$w" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))[: int(sys.argv[2])]
-json.dump(r, open(sys.argv[3], "w"))               # bench/torch_baseline.py: a bare list
+json.dump(r, open(sys.argv[3], "w"))               # the peers: a bare list
 json.dump({"robots": r}, open(sys.argv[4], "w"))   # evoc sim: {"robots": [...]}
+for what in ("points", "springs"):
+    n = [len(x[what]) for x in r]
+    print(f"  {sys.argv[5]}: {len(r)} robots, {what} min {min(n)} mean {sum(n) / len(n):.1f} max {max(n)}")
 EOF
 done
 
@@ -76,7 +114,7 @@ rs_of() { sed -n 's/.*robot_steps_per_s=\([0-9.]*\).*/\1/p' | tail -1; }
 
 evoc_sim() { # workload label binary [flags]
   local w=$1 label=$2 bin=$3; shift 3
-  "$bin" sim examples/eldir.evo --robots "$WORK/subobj_$w.json" --steps "$STEPS" --out "$WORK/sim.json" "$@" 2> "$WORK/sim.err" \
+  "$bin" sim "$(evo_of "$w")" --robots "$WORK/subobj_$w.json" --steps "$STEPS" --out "$WORK/sim.json" "$@" 2> "$WORK/sim.err" \
     || { cat "$WORK/sim.err" >&2; exit 1; }
   record "$w" "$label" "$("$PYTHON" -c "import json,sys; print(json.load(open(sys.argv[1]))['robot_steps_per_second'])" "$WORK/sim.json")"
 }
@@ -85,10 +123,16 @@ peer() { # workload label script [flags]
   local w=$1 label=$2 script=$3; shift 3
   local check=(--no-check)
   [ "$rep" = 1 ] && check=()
-  "$PYTHON" "$script" "$WORK/robots_$w.json" --robots "$ROBOTS" --steps "$STEPS" "${check[@]}" "$@" > "$WORK/peer.txt" 2>&1 \
-    || { cat "$WORK/peer.txt" >&2; echo "compare.sh: $label failed" >&2; exit 1; }
+  "$PYTHON" "$script" "$WORK/sub_$w.json" --steps "$STEPS" --evo "$(evo_of "$w")" "${check[@]}" "$@" \
+    > "$WORK/peer.txt" 2>&1 || { cat "$WORK/peer.txt" >&2; echo "compare.sh: $label failed" >&2; exit 1; }
   grep '^check' "$WORK/peer.txt" | sed 's/^/  /' || true
-  record "$w" "$label" "$(rs_of < "$WORK/peer.txt")"
+  local rs; rs=$(rs_of < "$WORK/peer.txt")
+  if [ -n "$rs" ]; then
+    record "$w" "$label" "$rs"
+  else # it exited 0 without measuring: its last line says why (its framework is missing)
+    local why; why=$(tail -1 "$WORK/peer.txt")
+    echo "$w $label - $why" >> "$RES"; echo "  $w $label: not run: $why"
+  fi
 }
 
 for rep in $(seq 1 "$REPEATS"); do
@@ -112,9 +156,7 @@ for rep in $(seq 1 "$REPEATS"); do
         peer "$w" "jax-remat$remat-shard$SHARD" bench/cpu/jax_baseline.py "${flag[@]}" --shard "$SHARD"
       fi
     done
-    "$PYTHON" bench/torch_baseline.py "$WORK/sub_$w.json" --steps "$STEPS" > "$WORK/peer.txt" 2>&1 \
-      || { cat "$WORK/peer.txt" >&2; exit 1; }
-    record "$w" pytorch "$(sed -n 's/.* = \([0-9]*\) robot-steps\/s.*/\1/p' "$WORK/peer.txt" | tail -1)"
+    peer "$w" pytorch bench/torch_baseline.py
   done
 done
 
@@ -122,9 +164,13 @@ done
 import re, statistics, sys
 from collections import defaultdict
 res = defaultdict(list)
+not_run = {}  # (workload, label): why
 for line in open(sys.argv[1]):
-    w, label, rs = line.split()
-    res[(w, label)].append(float(rs))
+    w, label, rs, *why = line.split(None, 3)
+    if rs == "-":
+        not_run[(w, label)] = " ".join(why).strip()
+    else:
+        res[(w, label)].append(float(rs))
 bench = open(sys.argv[2]).read()
 peak = float(re.search(r"([\d.]+) GFLOP/s on \d+ threads", bench).group(1)) * 1e9  # all threads
 # flops per robot-step (evoc's count, forward + adjoint): the full-tape line of each workload
@@ -148,8 +194,12 @@ for w in sys.argv[3].split():
         name = l + (" (best jax)" if l == best_jax else "")
         print(f"{w:8} {name:30} {med[l]:14.0f} {min(v):9.0f}..{max(v):<9.0f} "
               f"{med[l] / ref:7.3f}x {pk}")
+    for (ww, l), why in not_run.items():
+        if ww == w and (w, l) not in res:
+            print(f"{w:8} {l:30} {'not run':>14}   {why}")
     if best_jax:
         print(f"{w:8} evoc / best jax ({best_jax}): {ref / med[best_jax]:.2f}x")
-print(f"(flops per robot-step, evoc's count: " +
-      ", ".join(f"{w} {f / 1e3:.1f} kflop" for w, f in fpr.items()) + f"; peak {peak * 1e-9:.1f} GFLOP/s)")
+counts = [f"{w} {fpr[w] / 1e3:.1f} kflop" if w in fpr else f"{w} not counted"
+          for w in sys.argv[3].split()]
+print(f"(flops per robot-step, evoc's count: {', '.join(counts)}; peak {peak * 1e-9:.1f} GFLOP/s)")
 EOF

@@ -1,27 +1,33 @@
 #!/usr/bin/env python3
 """JAX baseline of the ELDiR rollout (bench/torch_baseline.py's workload, in JAX).
 
-The robots of `evoc_cpu_bench --dump-robots DIR`, padded to the largest of the batch
-(bench/cpu/peers_common.py), ELDiR's step (docs/evolution.md; MLP controller with 10 sine inputs,
-4 inputs per point and 2 constants, 32 tanh units; springs; semi-implicit Euler;
-noslip ground), T states: one robot's rollout is a lax.scan over the T - 1 updates,
+The robots of `evoc_cpu_bench --dump-robots DIR` (or any list of ROBOTS.json entries),
+padded to the largest of the batch (bench/cpu/peers_common.py), ELDiR's step
+(docs/evolution.md; MLP controller with 10 sine inputs, 4 inputs per point and 2
+constants, 32 tanh units; springs; semi-implicit Euler) with the world and ground model
+of --evo (default examples/eldir.evo: noslip; mass_spring_friction for e.g.
+examples/grammar_walker.evo), T states: one robot's rollout is a lax.scan over the T - 1 updates,
 its loss differentiated by value_and_grad, vmapped over the robots and jitted, in f64.
 --remat wraps the scan body in jax.checkpoint (the backward recomputes each step from
 its state instead of keeping its temporaries); --shard N splits the batch over N host
 devices (XLA_FLAGS=--xla_force_host_platform_device_count=N, a 1-D jax.sharding mesh).
 
-First checks that its per-robot losses equal `evoc sim examples/eldir.evo`'s on the
-same robots and weights to 1e-9 relative (exit 1 otherwise), then times one jitted
-forward + backward (after a warm-up call that compiles it; best of --repeats).
+First checks that its per-robot losses equal `evoc sim EVO`'s on the same robots and
+weights to 1e-9 relative, and its gradients to 1e-7 (exit 1 otherwise), then times one
+jitted forward + backward (after a warm-up call that compiles it; best of --repeats).
 
     python3 bench/cpu/jax_baseline.py DIR/robots_6x10.json [--robots N] [--steps 1000]
-        [--remat] [--shard N] [--check-steps 100] [--no-check] [--repeats 1]
+        [--evo examples/eldir.evo] [--remat] [--shard N] [--check-steps 100] [--no-check]
+        [--repeats 1]
 """
 import argparse
 import math
 import os
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peers_common import NSINE, OMEGA, Batch, World, add_world_arg, check, report  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("robots")
@@ -32,6 +38,7 @@ ap.add_argument("--shard", type=int, default=1, help="host devices to split the 
 ap.add_argument("--check-steps", type=int, default=100)
 ap.add_argument("--no-check", action="store_true")
 ap.add_argument("--repeats", type=int, default=1)
+add_world_arg(ap)
 args = ap.parse_args()
 if args.shard > 1:  # before jax is imported
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
@@ -47,8 +54,61 @@ except ImportError:
 jax.config.update("jax_enable_x64", True)
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peers_common import DAMPING, DT, GRAVITY, GROUND, NSINE, Batch, check, report  # noqa: E402
+WORLD = World(args.evo)
+DT = WORLD.dt
+
+# min, max and abs as evoc differentiates them (compiler/autodiff/AdjointRules.cpp): on a
+# tie the first operand takes the adjoint (jnp.minimum/maximum split it), abs'(0) = 0
+# (jnp.abs: 1). On the walker bodies no tie reached the gradient (jnp's own passed the
+# check as well); these keep one from making a difference.
+def vmin(a, b):
+    return jnp.where(b < a, b, a)
+
+
+def vmax(a, b):
+    return jnp.where(b > a, b, a)
+
+
+def vabs(a):
+    return jnp.where(a > 0, a, jnp.where(a < 0, -a, 0.0))
+
+
+def contact_noslip(x, v1):
+    """stdlib's mass_spring_noslip on flat ground: a point that would pass below the
+    ground while moving down stops at the time of impact with velocity 0."""
+    g = WORLD.ground
+    hit = (x[:, 1] + DT * v1[:, 1] < g) & (v1[:, 1] < -1e-4)
+    # the divisor only where hit (where v1.y < -1e-4): no 0 divisor, no NaN gradient
+    toi = -(x[:, 1] - g) / jnp.where(hit, v1[:, 1], -1.0)
+    xn = x + jnp.where(hit, toi, DT)[:, None] * v1
+    return xn, jnp.where(hit[:, None], 0.0, v1)
+
+
+def contact_friction(x, v1):
+    """stdlib's mass_spring_friction on flat ground (normal n = (0, 1), gap p.y - g,
+    speed v.y), written as the .evo file writes it: time of impact, the normal velocity
+    dropped, Coulomb friction on the tangential one, pushed out of the ground."""
+    g, mu = WORLD.ground, WORLD.friction
+    nrm = jnp.array([0.0, 1.0])
+    x1 = x + DT * v1
+    toi = vmin(vmax(vabs(x[:, 1] - g) / (vabs(v1[:, 1]) + 1e-10), 0.0), DT)
+    q = x + toi[:, None] * v1
+    vn = v1 @ nrm
+    vt = v1 - vn[:, None] * nrm
+    # norm(vt) and vt / norm(vt) where it is > 0, their derivatives 0 elsewhere (padded
+    # points never move sideways: sqrt'(0) and 0 / 0 would make NaN)
+    s2 = (vt * vt).sum(1)
+    pos = s2 > 0
+    speed = jnp.where(pos, jnp.sqrt(jnp.where(pos, s2, 1.0)), 0.0)
+    dirn = jnp.where(pos[:, None], vt / jnp.where(pos, speed, 1.0)[:, None], 0.0)
+    v2 = vt - dirn * mu * vmin(vabs(vn), speed)[:, None]
+    q2 = jnp.where((toi < DT)[:, None], q + (DT - toi)[:, None] * v2, q)
+    hit = x1[:, 1] < g
+    pushed = jnp.stack([q2[:, 0], vmax(q2[:, 1], g)], 1)
+    return jnp.where(hit[:, None], pushed, x1), jnp.where(hit[:, None], v2, v1)
+
+
+CONTACT = {"noslip": contact_noslip, "friction": contact_friction}[WORLD.contact]
 
 
 def robot_loss(params, body, T, remat):
@@ -58,13 +118,14 @@ def robot_loss(params, body, T, remat):
     n = pmask.sum()
     m = pmask[:, None]
     phases = 2 * math.pi * jnp.arange(NSINE, dtype=jnp.float64) / NSINE
-    damp = math.exp(-DT * DAMPING)
+    damp = math.exp(-DT * WORLD.damping)
+    gravity = jnp.array([0.0, DT * WORLD.gravity])
     ones = jnp.ones(2, dtype=jnp.float64)
 
     def step(carry, t):
         x, v = carry
         c = (x * m).sum(0) / n
-        waves = jnp.sin(10 * t * DT + phases)
+        waves = jnp.sin(OMEGA * t * DT + phases)
         feats = jnp.concatenate([0.05 * (x - c), 0.05 * v], 1) * m  # [P, 4]
         inp = jnp.concatenate([waves, feats.reshape(-1), ones])
         h = jnp.tanh(w1 @ inp + b1)
@@ -74,15 +135,8 @@ def robot_loss(params, body, T, remat):
         target = rest * (1 + actu * act)
         imp = (DT * (L - target) * stiff / L)[:, None] * d
         vinc = jnp.zeros_like(x).at[a].add(-imp).at[b].add(imp)
-        vn = damp * v + vinc + jnp.array([0.0, DT * GRAVITY])
-        ny = x[:, 1] + DT * vn[:, 1]
-        hit = (ny < GROUND) & (vn[:, 1] < -1e-4)
-        # the divisor only where hit (where vn.y < -1e-4): no 0 divisor, no NaN gradient
-        toi = -(x[:, 1] - GROUND) / jnp.where(hit, vn[:, 1], -1.0)
-        dt_i = jnp.where(hit, toi, DT)[:, None]
-        xn = x + dt_i * vn
-        vn = jnp.where(hit[:, None], 0.0, vn)
-        return (xn, vn), None
+        v1 = damp * v + gravity + vinc  # free_velocity: damping, gravity, the springs
+        return CONTACT(x, v1), None
 
     if remat:
         step = jax.checkpoint(step)
@@ -101,7 +155,7 @@ def make(T, remat, sharding):
 
 
 def main():
-    batch = Batch(args.robots, args.limit)
+    batch = Batch(args.robots, args.limit, WORLD)
     params_np = batch.init_params()
     body_np = (batch.x0, batch.pmask, batch.a, batch.b, batch.rest, batch.stiff, batch.actu)
     sharding = None
@@ -141,7 +195,8 @@ def main():
     if not math.isfinite(gnorm):
         sys.exit("jax_baseline: the gradient is not finite")
     desc = (f"jax {jax.__version__} ({len(jax.devices())} cpu devices, shard {args.shard}, "
-            f"remat {int(args.remat)}; first call with compile {compile_s:.2f} s)")
+            f"remat {int(args.remat)}; first call with compile {compile_s:.2f} s; "
+            f"{WORLD.describe()})")
     report("jax", desc, batch, args.steps, best, remat=int(args.remat), shard=args.shard)
 
 

@@ -1,42 +1,118 @@
-"""What the JAX and Taichi baselines share (numpy only): the robots, the weights, the
-check against `evoc sim`, the output lines.
+"""What the JAX, Taichi and PyTorch baselines share (numpy only): the world, the robots,
+the weights, the check against `evoc sim`, the output lines.
 
-The conventions are bench/torch_baseline.py's: the constants of ELDiR's reference
-rollout (docs/evolution.md; noslip ground), robots from `evoc_cpu_bench --dump-robots DIR`
-(DIR/robots_6x10.json, DIR/robots_13x22.json), padded to the largest robot of the
-batch, the controller's inputs ordered [10 sines, per point (0.05 (x - c), 0.05 v),
-2 ones], Xavier-normal weights (times 2 for W1, 3 for W2), biases 0, T states
-(T - 1 updates), one forward + backward, robot-steps = robots * (T - 1).
+The world is read from the .evo file the peers mirror (World, --evo; default
+examples/eldir.evo): dt, gravity, damping, the flat ground's height and friction, and
+which of stdlib/physics/mass_spring.evo's contact models it selects, mass_spring_noslip
+(ELDiR's reference rollout, docs/evolution.md) or mass_spring_friction (the public
+framework's; examples/grammar_walker.evo, examples/eldir_small.evo). Anything else in the
+file's world (a terrain, a scene, objects, f32, 3D) or another controller or loss than
+stdlib's mlp and displacement is refused: the peers do not implement it.
 
-Padding differs from the torch baseline in one place: a padded spring joins points
-0 and 1 (stiffness 0, actuation 0, rest 1) instead of point 0 with itself, so that
-|d| is never 0 (its derivative would be 0/0 = NaN under JAX and Taichi autodiff);
-with stiffness 0 its impulse and every derivative through it are exactly 0.
+The conventions are bench/torch_baseline.py's: robots from `evoc_cpu_bench --dump-robots
+DIR` (DIR/robots_6x10.json, DIR/robots_13x22.json) or any bare list of ROBOTS.json entries
+(bench/cpu/compare.sh's walker bodies), padded to the largest robot of the batch, the
+controller's inputs ordered [10 sines, per point (0.05 (x - c), 0.05 v), 2 ones],
+Xavier-normal weights (times 2 for W1, 3 for W2), biases 0, T states (T - 1 updates),
+one forward + backward, robot-steps = robots * (T - 1).
+
+Padding: a padded spring joins points 0 and 1 (stiffness 0, actuation 0, rest 1), not a
+point with itself, so that |d| is never 0 (its derivative would be 0/0 = NaN under
+autodiff); with stiffness 0 its impulse and every derivative through it are exactly 0.
+Padded points sit at the origin, touch no spring and are masked out of the controller's
+inputs, the centre and the loss; they fall through the ground model like any point, so
+the ground models must not make NaN derivatives at them (they never move sideways).
 """
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-DT, GROUND, GRAVITY, DAMPING, UNITS = 0.004, 0.1, -4.8, 15.0, 32
-NSINE = 10
+UNITS, NSINE = 32, 10  # stdlib/controllers/mlp.evo: 32 tanh units, sin_waves(10, omega = 10)
+OMEGA = 10.0
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EVOC = os.environ.get("EVOC", os.path.join(REPO, "build", "evoc"))
-# The .evo file whose rollout bench/torch_baseline.py mirrors: the paper's experiment,
-# noslip ground (examples/eldir_small.evo is the public framework's friction ground).
-# Its lattice size does not matter to `evoc sim --robots`: the bodies come from the JSON.
-EVO_FILE = os.path.join(REPO, "examples", "eldir.evo")
+# The default .evo file: the paper's experiment, noslip ground. Its lattice size does not
+# matter to `evoc sim --robots`: the bodies come from the JSON.
+ELDIR_EVO = os.path.join(REPO, "examples", "eldir.evo")
+
+CONTACT = {"mass_spring_noslip": "noslip", "mass_spring_friction": "friction"}
+
+
+class World:
+    """The world block of a .evo file, as far as the peers model it: dt, gravity,
+    damping, ground (flat height), friction and contact ("noslip" or "friction").
+    Settings are numbers (constant expressions other than a literal are refused);
+    unset ones take docs/language.md's defaults."""
+
+    def __init__(self, evo=ELDIR_EVO):
+        self.evo = os.path.abspath(evo)
+        text = re.sub(r"//[^\n]*", "", open(self.evo).read())
+        m = re.search(r"\bworld\s*\{([^}]*)\}", text)
+        if not m:
+            sys.exit(f"peers: {evo} has no world block")
+        settings = {}
+        for item in m.group(1).split(";"):
+            if item.strip():
+                key, _, value = item.partition("=")
+                settings[key.strip()] = value.strip()
+
+        def num(key, default):
+            v = settings.pop(key, None)
+            try:
+                return default if v is None else float(v)
+            except ValueError:
+                sys.exit(f"peers: {evo}: world.{key} = {v}: only a number is supported")
+
+        self.dt = num("dt", 0.004)
+        self.gravity = num("gravity", -9.8)
+        self.damping = num("damping", 0.0)
+        dim = num("dim", 2)
+        settings.pop("steps", None)       # evoc sim --steps sets it
+        settings.pop("checkpoint", None)  # how evoc keeps states: not the model
+        settings.pop("state_limit", None)  # when evoc calls a rollout invalid: not the model
+        precision = settings.pop("precision", "f64")
+        ground = settings.pop("ground", "flat(height = 0)")
+        g = re.fullmatch(r"flat\(\s*height\s*=\s*([-+.eE\d]+)\s*(?:,\s*friction\s*=\s*([-+.eE\d]+)\s*)?\)",
+                         ground)
+        physics = settings.pop("physics", None)
+        if dim != 2 or precision != "f64" or not g or physics not in CONTACT or settings:
+            sys.exit(f"peers: {evo}: the peers model a 2D f64 world on flat ground with "
+                     f"{' or '.join(CONTACT)} physics and no other setting; this world has "
+                     f"dim = {dim:g}, precision = {precision}, ground = {ground}, physics = "
+                     f"{physics}{', ' + ', '.join(settings) if settings else ''}")
+        self.ground = float(g.group(1))
+        self.friction = float(g.group(2)) if g.group(2) else None
+        self.contact = CONTACT[physics]
+        if self.contact == "friction" and self.friction is None:
+            sys.exit(f"peers: {evo}: mass_spring_friction needs ground = flat(height = H, friction = MU)")
+        for key, want in (("controller", "mlp"), ("loss", "displacement")):
+            got = re.findall(rf"\b{key}\s*=\s*(\w+)", text)
+            if got != [want]:
+                sys.exit(f"peers: {evo}: the peers implement {key} = {want} only (found {got})")
+
+    def describe(self):
+        mu = f", friction {self.friction:g}" if self.contact == "friction" else ""
+        return (f"{os.path.relpath(self.evo, REPO)}: {self.contact} ground at {self.ground:g}{mu}, "
+                f"dt {self.dt:g}, gravity {self.gravity:g}, damping {self.damping:g}")
+
+
+def add_world_arg(ap):
+    ap.add_argument("--evo", default=ELDIR_EVO,
+                    help="the .evo file whose world and rollout to mirror (default examples/eldir.evo)")
 
 
 class Batch:
-    """Robots padded to P points and S springs (numpy, f64)."""
+    """Robots padded to P points and S springs (numpy, f64), in a world."""
 
-    def __init__(self, path, limit=0):
+    def __init__(self, path, limit=0, world=None):
+        self.world = world = world or World()
         robots = json.load(open(path))
         if isinstance(robots, dict):  # evoc sim's ROBOTS.json: {"robots": [...]}
             robots = robots["robots"]
@@ -57,7 +133,7 @@ class Batch:
         self.actu = np.zeros((B, S))
         for i, r in enumerate(robots):
             pts = np.array(r["points"], dtype=np.float64)
-            pts[:, 1] += max(0.0, GROUND - pts[:, 1].min())  # no point starts below ground
+            pts[:, 1] += max(0.0, world.ground - pts[:, 1].min())  # evoc's lift onto the ground
             self.x0[i, : len(pts)] = pts
             self.pmask[i, : len(pts)] = 1
             for s, (sa, sb, sr, sk, sact) in enumerate(r["springs"]):
@@ -99,7 +175,7 @@ def evoc_losses(batch, params, steps, tmp):
     rpath, ppath, opath = (os.path.join(tmp, f) for f in ("robots.json", "params.json", "out.json"))
     json.dump({"robots": batch.robots}, open(rpath, "w"))
     json.dump(batch.params_json(*params), open(ppath, "w"))
-    cmd = [EVOC, "sim", EVO_FILE, "--robots", rpath, "--params", ppath, "--steps", str(steps),
+    cmd = [EVOC, "sim", batch.world.evo, "--robots", rpath, "--params", ppath, "--steps", str(steps),
            "--out", opath]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
@@ -137,7 +213,7 @@ def check(name, batch, params, fn, steps, tol=1e-9, grad_tol=1e-7):
         grel.append(np.linalg.norm(o - e) / max(np.linalg.norm(e), 1e-300))
     gworst = float(np.max(grel)) if np.all(np.isfinite(grel)) else float("inf")
     ok = worst <= tol and gworst <= grad_tol
-    print(f"check {name} vs evoc sim ({os.path.relpath(EVO_FILE, REPO)}, {batch.B} robots, T = {steps}): "
+    print(f"check {name} vs evoc sim ({os.path.relpath(batch.world.evo, REPO)}, {batch.B} robots, T = {steps}): "
           f"max relative difference of the loss {worst:.3e} (tolerance {tol:g}), of the gradient "
           f"{gworst:.3e} (tolerance {grad_tol:g}): {'PASS' if ok else 'FAIL'}; "
           f"loss of robot 0 {ours[0]:.15g} (ours) vs {ref[0]:.15g} (evoc)")

@@ -3,20 +3,23 @@
 
 Written in the style of the ELDiR authors' simulator (difftaichi's mass-spring robots):
 global ti.fields holding every state x[r, t, i] of the rollout (a full tape), one
-@ti.kernel per phase of a step (centre, the two layers, the springs, the noslip
-advance), the layers as atomic accumulations into fields, and ti.ad.Tape for the
-backward; CPU back end, f64. The robots of `evoc_cpu_bench --dump-robots DIR`, padded
+@ti.kernel per phase of a step (centre, the two layers, the springs, the advance with
+the ground model of --evo's world: noslip for examples/eldir.evo, the default, or
+mass_spring_friction's for e.g. examples/grammar_walker.evo), the layers as atomic
+accumulations into fields, and ti.ad.Tape for the backward; CPU back end, f64. The robots
+of `evoc_cpu_bench --dump-robots DIR` (or any list of ROBOTS.json entries), padded
 to the largest of the batch (bench/cpu/peers_common.py); all robots of the batch run in
 each kernel (the robot is the outermost index). Unlike the authors' code the hidden layer
 is tanh(z) written to its own field (their `h += tanh(h) - h` in place differentiates
 1 - tanh(tanh(z))^2, docs/evolution.md), so the gradient is the true one, as evoc's.
 
-First checks that its per-robot losses equal `evoc sim examples/eldir.evo`'s on the
-same robots and weights to 1e-9 relative (exit 1 otherwise), then times one forward +
-backward (after a warm-up that compiles the kernels; best of --repeats).
+First checks that its per-robot losses equal `evoc sim EVO`'s on the same robots and
+weights to 1e-9 relative, and its gradients to 1e-7 (exit 1 otherwise), then times one
+forward + backward (after a warm-up that compiles the kernels; best of --repeats).
 
     python3 bench/cpu/taichi_baseline.py DIR/robots_6x10.json [--robots N] [--steps 1000]
-        [--threads N] [--check-steps 100] [--no-check] [--repeats 1]
+        [--evo examples/eldir.evo] [--threads N] [--check-steps 100] [--no-check]
+        [--repeats 1]
 """
 import argparse
 import math
@@ -32,7 +35,7 @@ except ImportError:
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peers_common import DAMPING, DT, GRAVITY, GROUND, NSINE, UNITS, Batch, check, report  # noqa: E402
+from peers_common import NSINE, OMEGA, UNITS, Batch, World, add_world_arg, check, report  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("robots")
@@ -42,7 +45,12 @@ ap.add_argument("--threads", type=int, default=0)
 ap.add_argument("--check-steps", type=int, default=100)
 ap.add_argument("--no-check", action="store_true")
 ap.add_argument("--repeats", type=int, default=1)
+add_world_arg(ap)
 args = ap.parse_args()
+WORLD = World(args.evo)
+# the world's settings, constants of the kernels
+DT, GRAVITY, DAMPING, GROUND = WORLD.dt, WORLD.gravity, WORLD.damping, WORLD.ground
+FRICTION, MU = WORLD.contact == "friction", WORLD.friction or 0.0
 
 real = ti.f64
 init = dict(arch=ti.cpu, default_fp=real, default_ip=ti.i32, log_level=ti.WARN)
@@ -50,7 +58,7 @@ if args.threads > 0:
     init["cpu_max_num_threads"] = args.threads
 ti.init(**init)
 
-batch = Batch(args.robots, args.limit)
+batch = Batch(args.robots, args.limit, WORLD)
 B, P, S, H, NIN = batch.B, batch.P, batch.S, UNITS, batch.nin
 max_steps = args.steps
 
@@ -93,7 +101,7 @@ def nn1(t: ti.i32):
     for r, i in ti.ndrange(B, H):
         act = bias1[r, i] + weights1[r, i, NSINE + 4 * P] + weights1[r, i, NSINE + 4 * P + 1]
         for j in ti.static(range(NSINE)):
-            act += weights1[r, i, j] * ti.sin(10 * t * DT + 2 * math.pi / NSINE * j)
+            act += weights1[r, i, j] * ti.sin(OMEGA * t * DT + 2 * math.pi / NSINE * j)
         hidden_pre[r, t, i] += act
     for r, i, k in ti.ndrange(B, H, P):
         if k < n_points[r]:
@@ -134,6 +142,23 @@ def apply_spring_force(t: ti.i32):
             ti.atomic_add(v_inc[r, t + 1, b], impulse)
 
 
+# min, max and abs as evoc differentiates them (compiler/autodiff/AdjointRules.cpp): on a
+# tie the first operand takes the adjoint; abs'(0) = 0.
+@ti.func
+def vmin(a, b):
+    return ti.select(b < a, b, a)
+
+
+@ti.func
+def vmax(a, b):
+    return ti.select(b > a, b, a)
+
+
+@ti.func
+def vabs(a):
+    return ti.select(a > 0, a, ti.select(a < 0, -a, 0.0))
+
+
 @ti.kernel
 def advance_toi(t: ti.i32):
     for r, i in ti.ndrange(B, P):
@@ -142,11 +167,36 @@ def advance_toi(t: ti.i32):
             old_v = s * v[r, t - 1, i] + ti.Vector([0.0, DT * GRAVITY]) + v_inc[r, t, i]
             old_x = x[r, t - 1, i]
             new_x = old_x + DT * old_v
-            hit = new_x[1] < GROUND and old_v[1] < -1e-4
-            toi = -(old_x[1] - GROUND) / ti.select(hit, old_v[1], -1.0)
-            step = ti.select(hit, toi, DT)
-            v[r, t, i] = ti.select(hit, 0.0, 1.0) * old_v
-            x[r, t, i] = old_x + step * old_v
+            if ti.static(not FRICTION):
+                # stdlib's mass_spring_noslip: stop at the time of impact, velocity 0
+                hit = new_x[1] < GROUND and old_v[1] < -1e-4
+                toi = -(old_x[1] - GROUND) / ti.select(hit, old_v[1], -1.0)
+                step = ti.select(hit, toi, DT)
+                v[r, t, i] = ti.select(hit, 0.0, 1.0) * old_v
+                x[r, t, i] = old_x + step * old_v
+            else:
+                # stdlib's mass_spring_friction on flat ground (normal (0, 1), gap
+                # p.y - g, speed v.y): time of impact, the normal velocity dropped,
+                # Coulomb friction on the tangential one, pushed out of the ground
+                toi = vmin(vmax(vabs(old_x[1] - GROUND) / (vabs(old_v[1]) + 1e-10), 0.0), DT)
+                q = old_x + toi * old_v
+                vn = old_v[1]
+                vt = ti.Vector([old_v[0], old_v[1] - vn])
+                # norm(vt) and vt / norm(vt) where it is > 0, their derivatives 0
+                # elsewhere (sqrt'(0) and 0 / 0 would make NaN)
+                s2 = vt.dot(vt)
+                pos = s2 > 0
+                speed = ti.select(pos, ti.sqrt(ti.select(pos, s2, 1.0)), 0.0)
+                den = ti.select(pos, speed, 1.0)
+                dirn = ti.Vector([ti.select(pos, vt[0] / den, 0.0), ti.select(pos, vt[1] / den, 0.0)])
+                v2 = vt - dirn * MU * vmin(vabs(vn), speed)
+                late = toi < DT
+                q2 = q + ti.select(late, DT - toi, 0.0) * v2
+                hit = new_x[1] < GROUND
+                x[r, t, i] = ti.Vector([ti.select(hit, q2[0], new_x[0]),
+                                        ti.select(hit, vmax(q2[1], GROUND), new_x[1])])
+                v[r, t, i] = ti.Vector([ti.select(hit, v2[0], old_v[0]),
+                                        ti.select(hit, v2[1], old_v[1])])
 
 
 @ti.kernel
@@ -228,7 +278,7 @@ def main():
     if not math.isfinite(g) or g == 0:
         sys.exit(f"taichi_baseline: the gradient norm is {g}")
     desc = (f"taichi {ti.__version__} (cpu, f64, {args.threads or os.cpu_count()} threads; "
-            f"first call with compile {compile_s:.2f} s)")
+            f"first call with compile {compile_s:.2f} s; {WORLD.describe()})")
     report("taichi", desc, batch, args.steps, best, threads=args.threads or os.cpu_count())
 
 
