@@ -129,6 +129,7 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
   pinnedTimes_.erase(std::unique(pinnedTimes_.begin(), pinnedTimes_.end()), pinnedTimes_.end());
   ensure(pinned_, int64_t(pinnedTimes_.size()) * sb_);
   ensure(pinnedAdj_, backward ? int64_t(pinnedTimes_.size()) * sb_ : 0);
+  bindFixed();
 }
 
 std::byte *Rollout::pinnedState(int64_t t) {
@@ -150,80 +151,152 @@ bool Rollout::lossStepAt(int k, int64_t t) const {
 
 // Binds every buffer kernel k uses for time t and calls it. `cur`/`next`
 // are the states at t and t+1, `adjCur`/`adjNext` their adjoints.
-void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte *adjCur,
-                   std::byte *adjNext) {
-  const ir::Module &m = *info_.module;
+void Rollout::bindFixed() {
   const RobotLayout &L = *L_;
-  for (int b : info_.used[k]) {
-    const ir::Buffer &B = m.buffers[b];
-    int64_t off = L.offset[b];
-    std::byte *p = nullptr;
+  const int nb = int(info_.module->buffers.size());
+  fixed_.assign(size_t(nb), nullptr);
+  zeroBytes_.assign(size_t(nb), 0);
+  place_.assign(size_t(nb), Place::Fixed);
+  const ir::Module &m = *info_.module;
+  for (int b = 0; b < nb; ++b) {
+    const int64_t off = L.offset[b];
     switch (info_.arena[b]) {
     case Arena::Body:
     case Arena::Param:
     case Arena::Grad:
     case Arena::Output:
-      p = pop_->arena(r_, info_.arena[b]) + off;
+      fixed_[b] = pop_->arena(r_, info_.arena[b]) + off;
       break;
     case Arena::Temp:
-      p = bytesOf(temp_) + off;
-      std::memset(p, 0, size_t(L.count[b] * info_.elemBytes(b)));
-      break;
-    case Arena::Tape: // only step and step.adj (ModuleInfo): both at t use block t
-      p = tapeAt(t) + off;
+      fixed_[b] = bytesOf(temp_) + off;
+      zeroBytes_[b] = L.count[b] * info_.elemBytes(b);
       break;
     case Arena::TempAdj:
-      p = bytesOf(tempAdj_) + off;
-      std::memset(p, 0, size_t(L.count[b] * info_.elemBytes(b)));
+      fixed_[b] = bytesOf(tempAdj_) + off;
+      zeroBytes_[b] = L.count[b] * info_.elemBytes(b);
       break;
     case Arena::BodyAdj:
-      p = bytesOf(bodyAdj_) + off;
+      fixed_[b] = bytesOf(bodyAdj_) + off;
       break;
     case Arena::OutputAdj:
-      p = bytesOf(outAdj_) + off;
+      fixed_[b] = bytesOf(outAdj_) + off;
       break;
-    case Arena::Command: {
-      if (!cfg_->commands)
-        throw Error("the experiment reads commands ('" + B.field +
-                    "'), but the rollout was given none");
-      int64_t when = B.time == ir::TimeRef::Current  ? t
-                     : B.time == ir::TimeRef::Offset ? t + B.fixedTime
-                     : B.time == ir::TimeRef::First  ? 0
-                     : B.time == ir::TimeRef::Last   ? T_ - 1
-                                                     : B.fixedTime;
-      int64_t row = cfg_->commandPeriod > 0 ? when / cfg_->commandPeriod : 0;
-      row = std::clamp<int64_t>(row, 0, cfg_->commandRows - 1);
-      EVOC_ASSERT(B.column + B.comps <= cfg_->commandCount,
-                  "command buffer '" + B.name + "' lies outside the command row");
-      p = bytesOf(cmd_) + (row * cfg_->commandCount + B.column) * info_.elemBytes(b);
+    case Arena::Tape:
+      place_[b] = Place::Tape;
       break;
-    }
+    case Arena::Command:
+      place_[b] = Place::Other;
+      break;
     case Arena::State:
     case Arena::StateAdj: {
-      bool adj = info_.arena[b] == Arena::StateAdj;
-      const ir::Buffer &P = adj ? m.buffers[B.primal] : B;
-      std::byte *base = nullptr;
-      if (P.role == ir::Role::NextState)
-        base = adj ? adjNext : next;
-      else if (P.time == ir::TimeRef::Current)
-        base = adj ? adjCur : cur;
-      else if (P.time == ir::TimeRef::Offset) {
-        int64_t when = t + P.fixedTime;
-        EVOC_ASSERT(when >= 0 && when >= ringLo_ && when <= ringHi_,
-                    "kernel '" + m.kernels[k].name + "' reads '" + B.name +
-                        "' at t = " + std::to_string(when) + ", which the rollout does not hold");
-        base = adj ? adjAt(when) : slot(when);
-      } else {
-        int64_t when = P.time == ir::TimeRef::First  ? 0
-                       : P.time == ir::TimeRef::Last ? T_ - 1
-                                                     : P.fixedTime;
-        base = adj ? pinnedAdj(when) : pinnedState(when);
-      }
-      EVOC_ASSERT(base, "kernel '" + m.kernels[k].name + "' reads '" + B.name +
-                            "' where the rollout has no such state");
-      p = base + off;
+      const bool adj = info_.arena[b] == Arena::StateAdj;
+      const ir::Buffer &P = adj ? m.buffers[m.buffers[b].primal] : m.buffers[b];
+      place_[b] = P.role == ir::Role::NextState      ? (adj ? Place::AdjNext : Place::Next)
+                  : P.time == ir::TimeRef::Current ? (adj ? Place::AdjCur : Place::Cur)
+                                                   : Place::Other;
       break;
     }
+    }
+  }
+}
+
+std::byte *Rollout::bindAt(int k, int b, int64_t t, std::byte *cur, std::byte *next,
+                           std::byte *adjCur, std::byte *adjNext) {
+  const ir::Module &m = *info_.module;
+  const ir::Buffer &B = m.buffers[b];
+  const int64_t off = L_->offset[b];
+  switch (info_.arena[b]) {
+  case Arena::Tape: // only step and step.adj (ModuleInfo): both at t use block t
+    return tapeAt(t) + off;
+  case Arena::Command: {
+    if (!cfg_->commands)
+      throw Error("the experiment reads commands ('" + B.field +
+                  "'), but the rollout was given none");
+    int64_t when = B.time == ir::TimeRef::Current  ? t
+                   : B.time == ir::TimeRef::Offset ? t + B.fixedTime
+                   : B.time == ir::TimeRef::First  ? 0
+                   : B.time == ir::TimeRef::Last   ? T_ - 1
+                                                   : B.fixedTime;
+    int64_t row = cfg_->commandPeriod > 0 ? when / cfg_->commandPeriod : 0;
+    row = std::clamp<int64_t>(row, 0, cfg_->commandRows - 1);
+    EVOC_ASSERT(B.column + B.comps <= cfg_->commandCount,
+                "command buffer '" + B.name + "' lies outside the command row");
+    return bytesOf(cmd_) + (row * cfg_->commandCount + B.column) * info_.elemBytes(b);
+  }
+  case Arena::State:
+  case Arena::StateAdj: {
+    bool adj = info_.arena[b] == Arena::StateAdj;
+    const ir::Buffer &P = adj ? m.buffers[B.primal] : B;
+    std::byte *base = nullptr;
+    if (P.role == ir::Role::NextState)
+      base = adj ? adjNext : next;
+    else if (P.time == ir::TimeRef::Current)
+      base = adj ? adjCur : cur;
+    else if (P.time == ir::TimeRef::Offset) {
+      int64_t when = t + P.fixedTime;
+      EVOC_ASSERT(when >= 0 && when >= ringLo_ && when <= ringHi_,
+                  "kernel '" + m.kernels[k].name + "' reads '" + B.name +
+                      "' at t = " + std::to_string(when) + ", which the rollout does not hold");
+      base = adj ? adjAt(when) : slot(when);
+    } else {
+      int64_t when = P.time == ir::TimeRef::First  ? 0
+                     : P.time == ir::TimeRef::Last ? T_ - 1
+                                                   : P.fixedTime;
+      base = adj ? pinnedAdj(when) : pinnedState(when);
+    }
+    EVOC_ASSERT(base, "kernel '" + m.kernels[k].name + "' reads '" + B.name +
+                          "' where the rollout has no such state");
+    return base + off;
+  }
+  case Arena::Body:
+  case Arena::Param:
+  case Arena::Grad:
+  case Arena::Output:
+  case Arena::Temp:
+  case Arena::TempAdj:
+  case Arena::BodyAdj:
+  case Arena::OutputAdj:
+    break;
+  }
+  EVOC_ASSERT(false, "buffer '" + B.name + "' has a fixed place (bindFixed)");
+  return nullptr;
+}
+
+std::byte *Rollout::stateAt(int k, int b, std::byte *base) const {
+  EVOC_ASSERT(base, "kernel '" + info_.module->kernels[k].name + "' reads '" +
+                        info_.module->buffers[b].name + "' where the rollout has no such state");
+  return base + L_->offset[b];
+}
+
+void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte *adjCur,
+                   std::byte *adjNext) {
+  const RobotLayout &L = *L_;
+  for (int b : info_.used[k]) {
+    std::byte *p = nullptr;
+    switch (place_[b]) {
+    case Place::Fixed:
+      p = fixed_[b];
+      if (zeroBytes_[b] > 0) // scratch starts every call at zero
+        std::memset(p, 0, size_t(zeroBytes_[b]));
+      break;
+    case Place::Cur:
+      p = stateAt(k, b, cur);
+      break;
+    case Place::Next:
+      p = stateAt(k, b, next);
+      break;
+    case Place::AdjCur:
+      p = stateAt(k, b, adjCur);
+      break;
+    case Place::AdjNext:
+      p = stateAt(k, b, adjNext);
+      break;
+    case Place::Tape: // only step and step.adj (ModuleInfo): both at t use block t
+      p = tapeAt(t) + L.offset[b];
+      break;
+    case Place::Other:
+      p = bindAt(k, b, t, cur, next, adjCur, adjNext);
+      break;
     }
     ptrs_[b] = p;
   }
@@ -245,9 +318,30 @@ void Rollout::stepForward(int64_t t, std::byte *cur, std::byte *next) {
     }
 }
 
+namespace {
+/// The first of p[0 .. n) that is NaN, infinite or beyond `limit` in
+/// magnitude, or -1: a branch-free test per block of 64, the element itself
+/// looked for only in a block that fails. Every step of every rollout runs
+/// this over the whole state.
+template <class F> int64_t firstBeyond(const F *p, int64_t n, F limit) {
+  constexpr int64_t kBlock = 64;
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t e = std::min(n, i0 + kBlock);
+    bool bad = false;
+    for (int64_t i = i0; i < e; ++i)
+      bad |= !(std::fabs(p[i]) <= limit); // NaN fails too
+    if (bad)
+      for (int64_t i = i0; i < e; ++i)
+        if (!(std::fabs(p[i]) <= limit))
+          return i;
+  }
+  return -1;
+}
+} // namespace
+
 bool Rollout::boundedState(const std::byte *s, double limit, std::string &where,
                            double &value) const {
-  bool f32 = pop_->f32();
+  const bool f32 = pop_->f32();
   for (int f = 0; f < int(info_.fields.size()); ++f) {
     const auto &F = info_.fields[f];
     if (F.elem != ir::Type::F)
@@ -256,13 +350,12 @@ bool Rollout::boundedState(const std::byte *s, double limit, std::string &where,
     for (int set : F.sets)
       n *= L_->sizes[set];
     const std::byte *p = s + L_->fieldOffset[f];
-    for (int64_t i = 0; i < n; ++i) {
-      double v = loadF(p, i, f32);
-      if (!(std::fabs(v) <= limit)) { // NaN fails too
-        where = F.name;
-        value = v;
-        return false;
-      }
+    const int64_t i = f32 ? firstBeyond(reinterpret_cast<const float *>(p), n, float(limit))
+                          : firstBeyond(reinterpret_cast<const double *>(p), n, limit);
+    if (i >= 0) {
+      where = F.name;
+      value = loadF(p, i, f32);
+      return false;
     }
   }
   return true;

@@ -126,8 +126,19 @@ private:
   std::byte *adjAt(int64_t t) { return bytesOf(adjRing_) + (t % adjSize_) * sb_; }
   /// The kept temporaries of step t (the ring's slot of state t).
   std::byte *tapeAt(int64_t t) { return bytesOf(tape_) + (t % ringSize_) * tb_; }
+  /// Kernel k's call at step t: binds its buffers (fixed_, else bindAt),
+  /// zeroes its scratch, runs it.
   void call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte *adjCur,
             std::byte *adjNext);
+  /// The places that stay for the whole rollout of the current robot
+  /// (arenas, scratch): fixed_ and zeroBytes_, after prepare's allocations.
+  void bindFixed();
+  /// Where buffer b of kernel k lies at step t: a state, its adjoint, a kept
+  /// temporary or a command row.
+  std::byte *bindAt(int k, int b, int64_t t, std::byte *cur, std::byte *next, std::byte *adjCur,
+                    std::byte *adjNext);
+  /// Buffer b of kernel k in the state (or adjoint) snapshot `base`.
+  std::byte *stateAt(int k, int b, std::byte *base) const;
   void stepForward(int64_t t, std::byte *cur, std::byte *next);
   /// False (with the field and the offending value) when a state value is
   /// NaN, infinite or of magnitude above `limit`.
@@ -149,6 +160,12 @@ private:
   const ModuleInfo &info_;
   const codegen::Executable &exe_;
   std::vector<void *> ptrs_;
+  std::vector<std::byte *> fixed_; // per buffer: its place for this robot, or null (bindAt)
+  std::vector<int64_t> zeroBytes_; // per buffer: scratch bytes zeroed before each call
+  /// Where a buffer lies in a call: fixed_, the call's current or next state
+  /// or adjoint, step t's kept temporaries, or elsewhere (bindAt).
+  enum class Place : uint8_t { Fixed, Cur, Next, AdjCur, AdjNext, Tape, Other };
+  std::vector<Place> place_; // per buffer
   // Module facts.
   int64_t maxOffset_ = 0; // largest -offset of a state a LossStep kernel reads
   bool readsCommands_ = false;
