@@ -181,6 +181,7 @@ TEST_CASE("mpirun -np 3: whichever rank dies, the message names it and its host;
     const char *fault;
     int resumeNp; // 0: without mpirun
     std::string says;
+    std::string orSays = {}; // the other wording a race between the ranks allows, if any
   };
   const std::vector<Case> cases = {
       {"1:1:kill", 1, "evoc run: rank 1 (on HOST)" + unheard + becauseOf},
@@ -193,10 +194,16 @@ TEST_CASE("mpirun -np 3: whichever rank dies, the message names it and its host;
        "evoc run: rank 2 (on HOST) failed" + during +
            ": a fault injected by EVOC_MPI_FAULT=2:1:fail" + becauseOf},
       // Rank 0 killed: rank 1 says so; stopped by a signal, it says so itself.
+      // Rank 1 may have sent generation 1's answers before rank 0 died (its
+      // designs take milliseconds), and then says that instead.
       {"0:1:kill", 3,
        "evoc run: rank 0 (on HOST)" + unheard +
            "; rank 1 (on HOST) stopped because of it. The run directory holds the generations "
-           "committed before; resume it with `mpirun -np N evoc run "},
+           "committed before; resume it with `mpirun -np N evoc run ",
+       "evoc run: rank 0 (on HOST) ended without a word after rank 1 had evaluated its designs "
+       "of generation 1 (killed with SIGKILL, out of memory, crashed or exited: the launcher's "
+       "message says which); rank 1 (on HOST) stopped because of it. The run directory holds "
+       "the generations committed before; resume it with `mpirun -np N evoc run "},
       {"0:1:term", 1,
        "evoc run: rank 0 (on HOST) was stopped by signal 15 (SIGTERM) from itself" + during +
            ". Generation 1's designs were with rank 0 (on HOST): design"},
@@ -208,7 +215,7 @@ TEST_CASE("mpirun -np 3: whichever rank dies, the message names it and its host;
     int rc = mpirun(3, runArgs({"--out", dir.string()}), err, c.fault);
     INFO(err);
     CHECK(rc != 0);
-    CHECK(says(err, c.says));
+    CHECK((says(err, c.says) || (!c.orSays.empty() && says(err, c.orSays))));
     // Said once, and no other rank is blamed.
     CHECK(countOf(err, "evoc run: rank ") == 1);
     CHECK(err.find("resume it with `mpirun -np N evoc run " + example() + " --resume " +
