@@ -463,13 +463,11 @@ void Rollout::windowProducts(int64_t lo, int64_t hi) {
   for (const ir::WindowProduct &p : info_.module->products) {
     std::byte *g = pop_->arena(r_, Arena::Grad) + L_->offset[p.grad];
     // Runs of steps in consecutive ring slots, latest first (the order in
-    // which step.adj itself accumulated the gradient), of at most kRun
-    // steps: the run's rows and inputs stay in L2 while the product passes
-    // over them once per block of the gradient (a full tape's one window of
-    // T - 1 steps would stream them from memory each time).
-    constexpr int64_t kRun = 32;
+    // which step.adj itself accumulated the gradient), of at most
+    // kProductRun steps: the run's rows and inputs stay in L2 while the
+    // product passes over them once per block of the gradient.
     for (int64_t b = hi; b > lo;) {
-      const int64_t a = std::max({lo, (b - 1) - (b - 1) % ringSize_, b - kRun});
+      const int64_t a = std::max({lo, (b - 1) - (b - 1) % ringSize_, b - kProductRun});
       exe_.windowProduct(f32, g, tapeAt(a) + L_->offset[p.rows], tapeAt(a) + L_->offset[p.x],
                          L_->count[p.rows], L_->count[p.x], b - a, ld);
       b = a;
@@ -590,6 +588,12 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
     int64_t c = w * K_, e = std::min(c + K_, T_ - 1);
     recomputeFrom(std::max<int64_t>(0, c - offsetSpan_));
     EVOC_ASSERT(ringHi_ >= e, "the rollout lost a state it still needs");
+    // The window products of the steps swept since the last ones: added
+    // every kProductRun steps, while those steps' rows and inputs are still
+    // in cache (a full tape's one window would otherwise read all of them
+    // back from memory at its end), latest first as always, so the sums
+    // are the same bit for bit.
+    int64_t productsFrom = e;
     for (int64_t t = e - 1; t >= c; --t) {
       std::byte *adjCur = adjAt(t), *adjNext = adjAt(t + 1);
       backwardLossSteps(t, windowAdj);
@@ -600,8 +604,12 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
                 [](const StateField &F) { return F.stepWrites < 0; });
       mergePinned(t, adjCur);
       std::memset(adjNext, 0, size_t(sb_)); // reused for time t + 1 - adjSize_
+      if (productsFrom - t == kProductRun) {
+        windowProducts(t, productsFrom);
+        productsFrom = t;
+      }
     }
-    windowProducts(c, e);
+    windowProducts(c, productsFrom);
   }
   const std::byte *g = pop.arena(r, Arena::Grad);
   for (int64_t i = 0; i < L_->paramCount; ++i)

@@ -151,8 +151,10 @@ private:
   /// Zeroes the Output adjoints, then sets element `index` of `buffer` (if >= 0).
   void seedOutputAdj(int buffer, int64_t index, double value);
   /// The module's window products (ir::WindowProduct) over steps [lo, hi):
-  /// grad += rows^T x, one matrix product per ring run.
+  /// grad += rows^T x, one matrix product per ring run of at most
+  /// kProductRun steps.
   void windowProducts(int64_t lo, int64_t hi);
+  static constexpr int64_t kProductRun = 32;
   /// Makes the ring hold the states [need, ...] by recomputing from a checkpoint.
   void recomputeFrom(int64_t need);
   static std::byte *bytesOf(AlignedDoubles &v) { return reinterpret_cast<std::byte *>(v.data()); }
