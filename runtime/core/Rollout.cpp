@@ -7,6 +7,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "support/Error.h"
 
 namespace evoc::runtime {
@@ -300,9 +304,7 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
     }
     ptrs_[b] = p;
   }
-  exe_.run(k, ptrs_.data(), L.sizes.data(), t);
-  for (int b : info_.used[k])
-    ptrs_[b] = nullptr;
+  exe_.run(k, ptrs_.data(), L.sizes.data(), t); // (a kernel reads only the buffers it uses)
 }
 
 void Rollout::stepForward(int64_t t, std::byte *cur, std::byte *next) {
@@ -319,18 +321,33 @@ void Rollout::stepForward(int64_t t, std::byte *cur, std::byte *next) {
 }
 
 namespace {
-/// The first of p[0 .. n) that is NaN, infinite or beyond `limit` in
-/// magnitude, or -1: a branch-free test per block of 64, the element itself
-/// looked for only in a block that fails. Every step of every rollout runs
-/// this over the whole state.
+/// Whether any of p[0 .. n) is NaN, infinite or beyond `limit` in
+/// magnitude: a branch-free pass (every step of every rollout runs this over
+/// the whole state, so it is written with SSE2 for doubles, which every
+/// x86-64 has and GCC does not use here on its own).
+template <class F> bool anyBeyond(const F *p, int64_t n, F limit) {
+  int64_t i = 0;
+  bool bad = false;
+#if defined(__SSE2__)
+  if constexpr (sizeof(F) == 8) {
+    const __m128d magnitude = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffff));
+    const __m128d lim = _mm_set1_pd(limit);
+    __m128d any = _mm_setzero_pd();
+    for (; i + 2 <= n; i += 2) // not (|x| <= limit): NaN fails too
+      any = _mm_or_pd(any, _mm_cmpnle_pd(_mm_and_pd(_mm_loadu_pd(p + i), magnitude), lim));
+    bad = _mm_movemask_pd(any) != 0;
+  }
+#endif
+  for (; i < n; ++i)
+    bad |= !(std::fabs(p[i]) <= limit); // NaN fails too
+  return bad;
+}
+
 template <class F> int64_t firstBeyond(const F *p, int64_t n, F limit) {
   constexpr int64_t kBlock = 64;
   for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
     const int64_t e = std::min(n, i0 + kBlock);
-    bool bad = false;
-    for (int64_t i = i0; i < e; ++i)
-      bad |= !(std::fabs(p[i]) <= limit); // NaN fails too
-    if (bad)
+    if (anyBeyond(p + i0, e - i0, limit))
       for (int64_t i = i0; i < e; ++i)
         if (!(std::fabs(p[i]) <= limit))
           return i;
@@ -338,6 +355,13 @@ template <class F> int64_t firstBeyond(const F *p, int64_t n, F limit) {
   return -1;
 }
 } // namespace
+
+int64_t firstBeyondLimit(const double *p, int64_t n, double limit) {
+  return firstBeyond(p, n, limit);
+}
+int64_t firstBeyondLimit(const float *p, int64_t n, float limit) {
+  return firstBeyond(p, n, limit);
+}
 
 bool Rollout::boundedState(const std::byte *s, double limit, std::string &where,
                            double &value) const {
@@ -350,8 +374,8 @@ bool Rollout::boundedState(const std::byte *s, double limit, std::string &where,
     for (int set : F.sets)
       n *= L_->sizes[set];
     const std::byte *p = s + L_->fieldOffset[f];
-    const int64_t i = f32 ? firstBeyond(reinterpret_cast<const float *>(p), n, float(limit))
-                          : firstBeyond(reinterpret_cast<const double *>(p), n, limit);
+    const int64_t i = f32 ? firstBeyondLimit(reinterpret_cast<const float *>(p), n, float(limit))
+                          : firstBeyondLimit(reinterpret_cast<const double *>(p), n, limit);
     if (i >= 0) {
       where = F.name;
       value = loadF(p, i, f32);

@@ -63,6 +63,12 @@ struct RolloutConfig {
 /// K = sqrt(T / (1 + tapeBytes / stateBytes)), sqrt(T) without temporaries.
 int64_t resolveCheckpointK(const RolloutConfig &c, int64_t stateBytes = 0, int64_t tapeBytes = 0);
 
+/// The first of p[0 .. n) that is NaN, infinite or of magnitude above
+/// `limit`, or -1: the check every state of a rollout passes (a block of 64
+/// values at a time without a branch, SSE2 for doubles).
+int64_t firstBeyondLimit(const double *p, int64_t n, double limit);
+int64_t firstBeyondLimit(const float *p, int64_t n, float limit);
+
 /// Memory a rollout held for states, in bytes, next to what a full tape
 /// (all T states) would hold.
 struct RolloutMemory {

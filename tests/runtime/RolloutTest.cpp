@@ -139,6 +139,37 @@ TEST_CASE("Checkpointed memory is at most 10% of a full tape at T = 1000", "[rol
   CHECK(std::memcmp(gck.data(), s.grad(0).data(), gck.size() * sizeof(double)) == 0);
 }
 
+TEST_CASE("The state check finds the first value beyond the limit, NaN and infinity included",
+          "[rollout][nan]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double limit = 1e6;
+  for (int64_t n : {0, 1, 2, 3, 63, 64, 65, 130}) {
+    std::vector<double> v(static_cast<size_t>(n));
+    std::vector<float> f(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) { // in bounds, the limit itself included
+      v[size_t(i)] = (i % 3 == 0 ? limit : -0.5 * limit) * (i % 2 ? -1 : 1);
+      f[size_t(i)] = float(v[size_t(i)]);
+    }
+    CHECK(firstBeyondLimit(v.data(), n, limit) == -1);
+    CHECK(firstBeyondLimit(f.data(), n, float(limit)) == -1);
+    for (int64_t at = 0; at < n; ++at)
+      for (double bad : {nan, -nan, inf, -inf, 1.0000001 * limit, -1.0000001 * limit}) {
+        std::vector<double> w = v;
+        std::vector<float> g = f;
+        w[size_t(at)] = bad;
+        g[size_t(at)] = float(bad);
+        if (at + 1 < n) { // a later bad value does not hide the first
+          w[size_t(n - 1)] = nan;
+          g[size_t(n - 1)] = float(nan);
+        }
+        INFO("n = " << n << ", at " << at << ": " << bad);
+        CHECK(firstBeyondLimit(w.data(), n, limit) == at);
+        CHECK(firstBeyondLimit(g.data(), n, float(limit)) == at);
+      }
+  }
+}
+
 TEST_CASE("A rollout whose whole tape fits the budget keeps it", "[rollout][memory]") {
   Setup s(ChainOptions{}, {ladderRobot(2)});
   Rollout ro(s.info, *s.exe);
