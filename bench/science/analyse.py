@@ -13,8 +13,14 @@ import stats
 # fitness is no measure of differentiability; it is here so that a rise in
 # learning_gain can be read against it (with fitness = max(-loss),
 # learning_gain = fitness + loss[0]: selecting on one selects on the other).
+# springs, the body's size, likewise. MEASURE_adj is what is left of a
+# measure once fitness and size are accounted for (adjust): a trend in it, or
+# a difference between conditions, is one that fitness and size do not
+# explain.
+ADJUSTED = ("learning_gain", "monotonicity", "grad_norm_cv")
 SCOPE_MEASURES = {
-    "population": ("learning_gain", "monotonicity", "grad_norm_cv", "fitness"),
+    "population": ("learning_gain", "monotonicity", "grad_norm_cv", "fitness", "springs")
+    + tuple(m + "_adj" for m in ADJUSTED),
     "offspring": ("learning_gain", "monotonicity", "fitness"),
 }
 COLUMNS = (
@@ -47,6 +53,32 @@ def _rng(*key):
     return random.Random("/".join(str(k) for k in key))
 
 
+def adjust(records, scope="population", covariates=("fitness", "springs")):
+    """Adds MEASURE_adj to every record of `scope`: the residual of MEASURE
+    on the covariates, one least-squares fit over every condition, seed and
+    generation together (so no condition's trend is fitted away). Returns
+    {measure: coefficients or None}; a record without every value gets NaN."""
+    fits = {}
+    for measure in ADJUSTED:
+        rows = [
+            r
+            for r in records
+            if r["scope"] == scope
+            and all(
+                r.get(k) is not None and math.isfinite(r[k]) for k in (measure,) + covariates
+            )
+        ]
+        fit = stats.ols_fit([r[measure] for r in rows], [[r[k] for r in rows] for k in covariates])
+        fits[measure] = fit[0] if fit else None
+        for r in records:
+            if r["scope"] == scope:
+                r[measure + "_adj"] = math.nan
+        if fit:
+            for r, e in zip(rows, fit[1]):
+                r[measure + "_adj"] = e
+    return fits
+
+
 def group(records):
     """{(condition, scope, measure): {generation: {seed: [values]}}}, finite only."""
     cells = {}
@@ -73,6 +105,7 @@ def seed_series(cell, seeds, generations):
 
 def analyse(records, conditions, seeds, generations, resamples=1000, permutations=2000):
     """Rows of summary.csv; conditions[0] is the reference for differences."""
+    adjust(records)
     cells = group(records)
     rows = []
     for scope, measures in SCOPE_MEASURES.items():

@@ -12,6 +12,10 @@ TITLES = {
     "monotonicity": "monotonicity: share of iterations whose loss fell (higher: steadier)",
     "grad_norm_cv": "gradient-norm CV: std / mean of |grad| (lower: more even)",
     "fitness": "fitness, for reference (not a measure of differentiability)",
+    "springs": "body size: springs, for reference (a covariate)",
+    "learning_gain_adj": "learning gain beyond fitness and size: residual of one least-squares fit",
+    "monotonicity_adj": "monotonicity beyond fitness and size: residual of one least-squares fit",
+    "grad_norm_cv_adj": "gradient-norm CV beyond fitness and size: residual of one fit",
 }
 SCOPES = {
     "population": "population after selection (what evoc's log summarises)",

@@ -152,14 +152,25 @@ def collect(run_dir, condition, seed, generations, population):
     "offspring": the children trained in each generation (not reused
     duplicates, not invalid ones), learning_gain and monotonicity from
     their curves in state.json's archive; evoc keeps no gradient norms of
-    children that did not survive, so grad_norm_cv is NaN there.
+    children that did not survive, so grad_norm_cv is NaN there. points and
+    springs: the body's size where some generation's population holds it.
     """
     state = _read_json(os.path.join(run_dir, "state.json"))
     curves = {a[1]: a[3] for a in state["archive"] if a[2] is not None}
     gen_dirs = sorted(d for d in os.listdir(run_dir) if d.startswith("gen_"))
     records = []
 
+    # Body sizes: population members carry their robot; a child that was
+    # never a member has no size recorded (NaN).
+    size = {}
+    for d in gen_dirs:
+        for m in _read_json(os.path.join(run_dir, d, "population.json"))["population"]:
+            robot = m.get("robot") or {}
+            if "springs" in robot:
+                size[m["id"]] = (len(robot.get("points", [])), len(robot["springs"]))
+
     def add(scope, gen, member, gain, mono, cv):
+        points, springs = size.get(member["id"], (math.nan, math.nan))
         records.append(
             {
                 "condition": condition,
@@ -172,6 +183,8 @@ def collect(run_dir, condition, seed, generations, population):
                 "learning_gain": _value(gain),
                 "monotonicity": _value(mono),
                 "grad_norm_cv": _value(cv),
+                "points": float(points),
+                "springs": float(springs),
             }
         )
 

@@ -152,6 +152,44 @@ def ols_slope(xs, ys):
     return math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
 
 
+def ols_fit(ys, columns):
+    """Least squares of ys on an intercept and the predictor columns.
+
+    Returns (coefficients, residuals): coefficients[0] is the intercept,
+    coefficients[k] that of columns[k - 1]; solved by Gaussian elimination
+    with partial pivoting on the normal equations of the centred
+    predictors. None when a predictor does not vary or two are collinear.
+    """
+    n, k = len(ys), len(columns)
+    if n <= k + 1 or any(len(c) != n for c in columns):
+        return None
+    means = [mean(c) for c in columns]
+    my = mean(ys)
+    xc = [[c[i] - m for i in range(n)] for c, m in zip(columns, means)]
+    yc = [y - my for y in ys]
+    a = [[math.fsum(xc[r][i] * xc[c][i] for i in range(n)) for c in range(k)] for r in range(k)]
+    b = [math.fsum(xc[r][i] * yc[i] for i in range(n)) for r in range(k)]
+    scale = max((abs(a[r][r]) for r in range(k)), default=0.0)
+    for col in range(k):  # forward elimination
+        piv = max(range(col, k), key=lambda r: abs(a[r][col]))
+        if abs(a[piv][col]) <= 1e-12 * scale:
+            return None
+        a[col], a[piv], b[col], b[piv] = a[piv], a[col], b[piv], b[col]
+        for r in range(col + 1, k):
+            f = a[r][col] / a[col][col]
+            for c in range(col, k):
+                a[r][c] -= f * a[col][c]
+            b[r] -= f * b[col]
+    beta = [0.0] * k
+    for r in reversed(range(k)):
+        beta[r] = (b[r] - math.fsum(a[r][c] * beta[c] for c in range(r + 1, k))) / a[r][r]
+    intercept = my - math.fsum(bj * m for bj, m in zip(beta, means))
+    residuals = [
+        ys[i] - intercept - math.fsum(beta[j] * columns[j][i] for j in range(k)) for i in range(n)
+    ]
+    return [intercept] + beta, residuals
+
+
 def mean_slope(series):
     """Mean over series of each series' least-squares slope.
 

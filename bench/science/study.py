@@ -40,6 +40,11 @@ DESIGN_COLUMNS = (
     "learning_gain",
     "monotonicity",
     "grad_norm_cv",
+    "points",
+    "springs",
+    "learning_gain_adj",
+    "monotonicity_adj",
+    "grad_norm_cv_adj",
 )
 
 

@@ -89,9 +89,16 @@ def main():
         pop_rows = [d for d in designs if d["scope"] == "population"]
         check(len(pop_rows) == 48, f"{len(pop_rows)} population rows, not 48")
         check(any(d["scope"] == "offspring" for d in designs), "no offspring rows")
+        # Every member's body size, and its measures beyond fitness and size.
+        for d in pop_rows:
+            check(float(d["springs"]) > 0 and float(d["points"]) > 0, f"no body size: {d}")
+            gain = float(d["learning_gain"])
+            if gain == gain and float(d["fitness"]) == float(d["fitness"]):
+                adj = float(d["learning_gain_adj"])
+                check(adj == adj, f"no adjusted learning gain: {d}")
         means = [r for r in summary if r["kind"] == "mean"]
-        # 3 conditions x (4 population + 3 offspring measures) x 2 generations
-        check(len(means) == 42, f"{len(means)} mean rows, not 42")
+        # 3 conditions x (8 population + 3 offspring measures) x 2 generations
+        check(len(means) == 66, f"{len(means)} mean rows, not 66")
         for r in means:
             if r["scope"] == "population" and r["measure"] == "learning_gain":
                 check(r["n_seeds"] == "2", f"a mean over {r['n_seeds']} seeds: {r}")
@@ -106,7 +113,7 @@ def main():
             "slope_difference_sign_flip",
         ):
             check(k in kinds, f"no {k} rows")
-        check(page.count("<svg") == 7, f"{page.count('<svg')} plots, not 7")
+        check(page.count("<svg") == 11, f"{page.count('<svg')} plots, not 11")
         check(os.path.exists(os.path.join(study, "population_monotonicity.svg")), "no SVG file")
         outside = page.replace("http://www.w3.org/2000/svg", "")
         check("http" not in outside, "the page is not self-contained")

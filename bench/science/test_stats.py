@@ -217,5 +217,72 @@ class Analysis(unittest.TestCase):
         self.assertGreater(gain[0]["ci_high"], 0.68)
 
 
+class Covariates(unittest.TestCase):
+    def test_ols_fit_recovers_coefficients(self):
+        rng = random.Random(5)
+        a = [rng.uniform(0, 10) for _ in range(400)]
+        b = [rng.uniform(-3, 3) for _ in range(400)]
+        y = [2 + 3 * x - 0.5 * z + rng.gauss(0, 0.01) for x, z in zip(a, b)]
+        coef, res = stats.ols_fit(y, [a, b])
+        self.assertAlmostEqual(coef[0], 2, delta=0.01)
+        self.assertAlmostEqual(coef[1], 3, delta=0.001)
+        self.assertAlmostEqual(coef[2], -0.5, delta=0.001)
+        # Residuals are orthogonal to every predictor and sum to zero.
+        self.assertAlmostEqual(math.fsum(res), 0, delta=1e-9)
+        self.assertAlmostEqual(math.fsum(r * x for r, x in zip(res, a)), 0, delta=1e-8)
+        self.assertAlmostEqual(math.fsum(r * x for r, x in zip(res, b)), 0, delta=1e-8)
+
+    def test_ols_fit_refuses_collinear_or_constant(self):
+        a = [float(i) for i in range(10)]
+        self.assertIsNone(stats.ols_fit(a, [a, [2 * x for x in a]]))
+        self.assertIsNone(stats.ols_fit(a, [[1.0] * 10]))
+
+    def test_trend_explained_by_fitness_vanishes_when_adjusted(self):
+        # learning_gain rises only because fitness does (gain = fitness +
+        # noise): a strong raw trend, none once fitness and size are
+        # accounted for. A measure that rises beyond them keeps its trend.
+        rng = random.Random(11)
+        records = []
+        for cond, beyond in (("selected", 0.0), ("drift", 0.05)):
+            for seed in range(1, 9):
+                for g in range(12):
+                    for i in range(6):
+                        fitness = 0.1 * g + rng.gauss(0, 0.3)
+                        springs = float(rng.randint(20, 60))
+                        records.append(
+                            {
+                                "condition": cond,
+                                "seed": seed,
+                                "generation": g,
+                                "scope": "population",
+                                "id": i,
+                                "born": g,
+                                "fitness": fitness,
+                                "springs": springs,
+                                "learning_gain": fitness + 0.01 * springs + rng.gauss(0, 0.05),
+                                "monotonicity": beyond * g + 0.2 * fitness + rng.gauss(0, 0.05),
+                                "grad_norm_cv": rng.gauss(1, 0.1),
+                            }
+                        )
+        rows = analyse.analyse(
+            records, ["selected", "drift"], list(range(1, 9)), 12, resamples=100, permutations=300
+        )
+
+        def p(cond, measure):
+            (r,) = [
+                r
+                for r in rows
+                if r["kind"] == "trend_slope_sign_flip"
+                and r["condition"] == cond
+                and r["scope"] == "population"
+                and r["measure"] == measure
+            ]
+            return r["p"]
+
+        self.assertLess(p("selected", "learning_gain"), 0.01)
+        self.assertGreater(p("selected", "learning_gain_adj"), 0.05)
+        self.assertLess(p("drift", "monotonicity_adj"), 0.01)
+
+
 if __name__ == "__main__":
     unittest.main()
