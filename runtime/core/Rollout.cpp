@@ -11,6 +11,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "ir/TimeRules.h"
 #include "support/Error.h"
 
 namespace evoc::runtime {
@@ -216,13 +217,8 @@ std::byte *Rollout::bindAt(int k, int b, int64_t t, std::byte *cur, std::byte *n
     if (!cfg_->commands)
       throw Error("the experiment reads commands ('" + B.field +
                   "'), but the rollout was given none");
-    int64_t when = B.time == ir::TimeRef::Current  ? t
-                   : B.time == ir::TimeRef::Offset ? t + B.fixedTime
-                   : B.time == ir::TimeRef::First  ? 0
-                   : B.time == ir::TimeRef::Last   ? T_ - 1
-                                                   : B.fixedTime;
-    int64_t row = cfg_->commandPeriod > 0 ? when / cfg_->commandPeriod : 0;
-    row = std::clamp<int64_t>(row, 0, cfg_->commandRows - 1);
+    const int64_t row = ir::commandRow(ir::stepOf(B.time, B.fixedTime, t, T_),
+                                       cfg_->commandPeriod, cfg_->commandRows);
     EVOC_ASSERT(B.column + B.comps <= cfg_->commandCount,
                 "command buffer '" + B.name + "' lies outside the command row");
     return bytesOf(cmd_) + (row * cfg_->commandCount + B.column) * info_.elemBytes(b);
@@ -237,15 +233,13 @@ std::byte *Rollout::bindAt(int k, int b, int64_t t, std::byte *cur, std::byte *n
     else if (P.time == ir::TimeRef::Current)
       base = adj ? adjCur : cur;
     else if (P.time == ir::TimeRef::Offset) {
-      int64_t when = t + P.fixedTime;
+      const int64_t when = ir::stepOf(P.time, P.fixedTime, t, T_);
       EVOC_ASSERT(when >= 0 && when >= ringLo_ && when <= ringHi_,
                   "kernel '" + m.kernels[k].name + "' reads '" + B.name +
                       "' at t = " + std::to_string(when) + ", which the rollout does not hold");
       base = adj ? adjAt(when) : slot(when);
     } else {
-      int64_t when = P.time == ir::TimeRef::First  ? 0
-                     : P.time == ir::TimeRef::Last ? T_ - 1
-                                                   : P.fixedTime;
+      const int64_t when = ir::stepOf(P.time, P.fixedTime, t, T_);
       base = adj ? pinnedAdj(when) : pinnedState(when);
     }
     EVOC_ASSERT(base, "kernel '" + m.kernels[k].name + "' reads '" + B.name +

@@ -11,6 +11,7 @@
 
 #include "codegen/cuda/CudaBackend.h"
 #include "core/Layout.h"
+#include "ir/TimeRules.h"
 #include "support/Error.h"
 
 namespace evoc::runtime::cuda {
@@ -110,15 +111,8 @@ struct CudaRollout::Impl {
   /// Where the loss kernels (run at T-1) read command buffer b of robot r.
   uint64_t commandAt(int b, int r) const {
     const ir::Buffer &B = m.buffers[size_t(b)];
-    int64_t when = T - 1;
-    if (B.time == ir::TimeRef::Offset)
-      when = T - 1 + B.fixedTime;
-    else if (B.time == ir::TimeRef::First)
-      when = 0;
-    else if (B.time == ir::TimeRef::Fixed)
-      when = B.fixedTime;
-    int64_t row = cmd.period > 0 ? when / cmd.period : 0;
-    row = std::clamp<int64_t>(row, 0, cmd.rows - 1);
+    const int64_t row =
+        ir::commandRow(ir::stepOf(B.time, B.fixedTime, T - 1, T), cmd.period, cmd.rows);
     return base + uint64_t(cmdOff + r * commandBlockBytes() + kCommandHeaderBytes +
                            (row * cmd.columns + B.column) * fb);
   }

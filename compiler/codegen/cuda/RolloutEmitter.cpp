@@ -27,6 +27,7 @@
 
 #include "codegen/cuda/Internal.h"
 #include "codegen/cuda/KernelPlan.h"
+#include "ir/TimeRules.h"
 
 namespace evoc::codegen::cuda {
 namespace {
@@ -194,12 +195,12 @@ private:
        << "  for (long long i = threadIdx.x; i < bytes / 4; i += EVOC_BLOCK) q[i] = 0;\n"
        << "}\n";
     if (commands_)
-      o_ << "// The row of a robot's command block in force at `when` (runtime/core/Rollout.cpp).\n"
+      o_ << "// The row of a robot's command block in force at `when` (ir/TimeRules.h).\n"
+         << ir::kCommandRowCuda
          << "static __device__ void *evoc_command(void *block, long long when, long long column) "
             "{\n"
          << "  const long long *h = (const long long *)block; // period, rows, columns, T\n"
-         << "  long long row = h[0] > 0 ? when / h[0] : 0;\n"
-         << "  row = row < 0 ? 0 : row > h[1] - 1 ? h[1] - 1 : row;\n"
+         << "  long long row = EVOC_COMMAND_ROW(when, h[0], h[1]);\n"
          << "  return (char *)block + " << kCommandHeaderBytes
          << " + (row * h[2] + column) * (long long)sizeof(F);\n"
          << "}\n";
