@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "support/PortableMath.h"
+
 namespace evoc::body {
 
 /// A number that may depend on the part's continuous parameters: a small
@@ -326,10 +328,10 @@ inline double evalScalar(const Scalar &s, const double *vars) {
       st[n - 1] = std::sqrt(st[n - 1]);
       break;
     case Scalar::Op::Sin:
-      st[n - 1] = std::sin(st[n - 1]);
+      st[n - 1] = portableSin(st[n - 1]); // the same bits on every machine
       break;
     case Scalar::Op::Cos:
-      st[n - 1] = std::cos(st[n - 1]);
+      st[n - 1] = portableCos(st[n - 1]);
       break;
     }
   }

@@ -1,9 +1,13 @@
 // Rigid fits (atan2 in 2D, Horn's quaternion method in 3D), a Jacobi eigen
-// solver and separating-axis penetration tests for grammar bodies.
+// solver and separating-axis penetration tests for grammar bodies. Angles go
+// through support/PortableMath.h, not libm, so bodies are the same bits on
+// every machine.
 #include "evolve/Geometry.h"
 
 #include <algorithm>
 #include <cmath>
+
+#include "support/PortableMath.h"
 
 namespace evoc::evolve::geom {
 
@@ -72,7 +76,8 @@ double det(const Affine &a) {
 
 Affine rotation(int dim, double radians) {
   Affine r = identity(dim);
-  double c = std::cos(radians), s = std::sin(radians);
+  double s = 0, c = 0;
+  portableSinCos(radians, s, c); // not libm: the same bits on every machine
   r.at(0, 0) = c;
   r.at(0, 1) = -s;
   r.at(1, 0) = s;
@@ -90,7 +95,9 @@ Affine rotation(int dim, double radians) {
 
 Affine axisRotation(const double *u, double radians) {
   Affine r = identity(3);
-  double c = std::cos(radians), s = std::sin(radians), k = 1 - c;
+  double s = 0, c = 0;
+  portableSinCos(radians, s, c);
+  const double k = 1 - c;
   double x = u[0], y = u[1], z = u[2];
   r.at(0, 0) = c + x * x * k;
   r.at(0, 1) = x * y * k - z * s;
@@ -208,7 +215,7 @@ Affine alignRotation(const double *a, const double *b) {
   }
   for (double &x : cr)
     x /= s;
-  return axisRotation(cr, std::atan2(s, c));
+  return axisRotation(cr, portableAtan2(s, c));
 }
 
 } // namespace
@@ -237,7 +244,7 @@ Affine fit(int dim, const double *src, const double *dst, int n, int sign, doubl
       crossSum += ax * by - ay * bx;
     }
     if (n >= 2)
-      r = rotation(2, std::atan2(crossSum, dotSum));
+      r = rotation(2, portableAtan2(crossSum, dotSum));
   } else if (n == 2) {
     double a[3], b[3], la = 0, lb = 0;
     for (int c = 0; c < 3; ++c) {
