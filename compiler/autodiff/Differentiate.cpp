@@ -27,6 +27,7 @@
 #include <set>
 
 #include "autodiff/AdjointEmitter.h"
+#include "ir/Names.h"
 #include "ir/Verifier.h"
 #include "support/Error.h"
 
@@ -495,7 +496,7 @@ int differentiateKernel(Module &m, int k) {
 }
 
 void differentiate(Module &m, Tape tape) {
-  if (tape != Tape::Replay && m.findKernel("step.adj") < 0)
+  if (tape != Tape::Replay && m.findKernel(ir::names::kStepAdjoint) < 0)
     planTape(m, tape == Tape::Products);
   size_t n = m.kernels.size();
   for (size_t k = 0; k < n; ++k) {

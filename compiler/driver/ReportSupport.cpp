@@ -2,6 +2,7 @@
 #include "driver/ReportSupport.h"
 
 #include "evolve/TrainEvaluate.h"
+#include "ir/Names.h"
 
 namespace evoc::driver {
 
@@ -34,7 +35,7 @@ report::TrajectoryFn reportTrajectory(const runtime::ModuleInfo &info,
     const runtime::ParamSet weights = evolve::paramsFromJson(params);
     if (objects)
       *objects = evolve::objectTrajectory(info, exe, robot, weights, train, times);
-    return runtime::trajectory(info, exe, robot, weights, train, "point.x", times,
+    return runtime::trajectory(info, exe, robot, weights, train, ir::names::kPositions, times,
                                outputField.empty() ? nullptr : outputs, outputField);
   };
 }

@@ -31,6 +31,7 @@
 #include "evolve/EvoRng.h"
 #include "evolve/RunDir.h"
 #include "evolve/Svg.h"
+#include "ir/Names.h"
 #include "support/Error.h"
 #include <optional>
 
@@ -96,7 +97,7 @@ void writeGaits(const evolve::RunDir &run, runtime::FixedTrainer &trainer,
     times.push_back(std::min<int64_t>(T - 1, k * (T - 1) / 4));
   times.erase(std::unique(times.begin(), times.end()), times.end());
   for (int64_t c = 0; c < spec.gridCases(); ++c) {
-    auto xs = trainer.caseTrajectory(c, "point.x", times);
+    auto xs = trainer.caseTrajectory(c, ir::names::kPositions, times);
     auto [label, file] = validationCaseName(spec, T, c);
     std::vector<evolve::GaitFrame> frames;
     for (size_t k = 0; k < xs.size(); ++k)

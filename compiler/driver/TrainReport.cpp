@@ -14,6 +14,7 @@
 #include "driver/ReportSupport.h"
 #include "evolve/EvoRng.h"
 #include "evolve/RunDir.h"
+#include "ir/Names.h"
 #include "report/Video.h"
 #include "support/Error.h"
 
@@ -75,11 +76,11 @@ fs::path writeTrainReport(const fs::path &dir, const Session &s, const runtime::
   for (int64_t c = 0; c < cases; ++c)
     motions.push_back({fmt::format("validation case {}: {}", c,
                                    validationCaseName(p.commands, train.steps, c).first),
-                       robot, times, trainer.caseTrajectory(c, "point.x", times)});
+                       robot, times, trainer.caseTrajectory(c, ir::names::kPositions, times)});
   if (cases == 0)
     motions.push_back(
         {"the trained body", robot, times,
-         runtime::trajectory(info, s.executable(), robot, sets[0], train, "point.x", times)});
+         runtime::trajectory(info, s.executable(), robot, sets[0], train, ir::names::kPositions, times)});
   if (!video.empty()) {
     const int64_t c = videoCase < 0 ? 0 : videoCase;
     if (c >= int64_t(motions.size()))

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "ir/Names.h"
 #include "irgen/Lowerer.h"
 #include "support/Error.h"
 
@@ -113,7 +114,7 @@ Val Lowerer::expr(const ast::Expr *e) {
     auto *w = ast::cast<ast::WindowExpr>(e);
     if (reducedWindows)
       if (auto it = reducedWindows->find(w); it != reducedWindows->end())
-        return {b_.load(m_.findBuffer("loss.window"), b_.constI(it->second))};
+        return {b_.load(m_.findBuffer(ir::names::kLossWindow), b_.constI(it->second))};
     unsupported(e->range, "a time window is only supported in a loss, outside other windows "
                           "(e.g. loss l = mean(t in 0..T: ...);)");
   }

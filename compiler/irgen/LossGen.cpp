@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/Names.h"
 #include "irgen/Lowerer.h"
 
 namespace evoc::irgen {
@@ -173,7 +174,7 @@ void lowerLoss(const sema::CheckedProgram &prog, ir::Module &m) {
   if (!loss)
     return;
   int lossBuf = ensureBuffer(
-      m, {.name = "loss", .role = ir::Role::Output, .field = "loss", .differentiable = true});
+      m, {.name = ir::names::kLoss, .role = ir::Role::Output, .field = ir::names::kLoss, .differentiable = true});
   Reported rep;
   summands(loss->value.get(), 1.0, rep);
   bool named = false;
@@ -183,10 +184,10 @@ void lowerLoss(const sema::CheckedProgram &prog, ir::Module &m) {
   int termsBuf = -1;
   std::vector<Term> terms;
   if (named && rep.summands.size() >= 2) {
-    termsBuf = ensureBuffer(m, {.name = "loss.terms",
+    termsBuf = ensureBuffer(m, {.name = ir::names::kLossTerms,
                                 .role = ir::Role::Output,
                                 .comps = int(rep.names.size()),
-                                .field = "loss.terms"});
+                                .field = ir::names::kLossTerms});
     m.lossTerms = rep.names;
     for (size_t k = 0; k < rep.summands.size(); ++k)
       split(rep.summands[k].first, rep.summands[k].second, int(k), terms);
@@ -209,15 +210,15 @@ void lowerLoss(const sema::CheckedProgram &prog, ir::Module &m) {
   std::map<const ast::WindowExpr *, int> slots;
   if (!reduced.empty()) {
     const int n = int(reduced.size());
-    int sampleBuf = ensureBuffer(m, {.name = "loss.sample",
+    int sampleBuf = ensureBuffer(m, {.name = ir::names::kLossSample,
                                      .role = ir::Role::Output,
                                      .comps = n,
-                                     .field = "loss.sample",
+                                     .field = ir::names::kLossSample,
                                      .differentiable = true});
-    ensureBuffer(m, {.name = "loss.window",
+    ensureBuffer(m, {.name = ir::names::kLossWindow,
                      .role = ir::Role::Window,
                      .comps = n,
-                     .field = "loss.window",
+                     .field = ir::names::kLossWindow,
                      .differentiable = true});
     for (int i = 0; i < n; ++i) {
       const ast::WindowExpr *w = reduced[size_t(i)];
@@ -244,7 +245,7 @@ void lowerLoss(const sema::CheckedProgram &prog, ir::Module &m) {
   for (const Term &t : terms)
     anyFixed |= t.window == nullptr;
   if (anyFixed) {
-    ir::Kernel &k = newKernel("loss", ir::KernelKind::Loss);
+    ir::Kernel &k = newKernel(ir::names::kLoss, ir::KernelKind::Loss);
     Lowerer L(prog, m, k);
     L.reducedWindows = &slots;
     for (const Term &t : terms)

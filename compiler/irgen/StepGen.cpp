@@ -3,6 +3,7 @@
 // copies of the states the step leaves unchanged.
 #include <set>
 
+#include "ir/Names.h"
 #include "irgen/Lowerer.h"
 
 namespace evoc::irgen {
@@ -82,7 +83,7 @@ private:
 void lowerStep(const sema::CheckedProgram &prog, ir::Module &m) {
   m.kernels.emplace_back();
   ir::Kernel &k = m.kernels.back();
-  k.name = "step";
+  k.name = ir::names::kStep;
   k.kind = ir::KernelKind::Step;
   Lowerer L(prog, m, k);
   if (prog.controller)

@@ -32,6 +32,7 @@
 #include "driver/Pipeline.h"
 #include "driver/Session.h"
 #include "evolve/EvoRng.h"
+#include "ir/Names.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
 #include "support/SourceManager.h"
@@ -265,7 +266,7 @@ std::vector<nb::dict> simulate(Experiment &e, const std::vector<Body> &bodies,
       for (size_t i = 0; i < robots.size(); ++i)
         if (r.results[i].valid)
           ig[i] = runtime::inputGradients(info, gs.executable(), robots[i],
-                                          ps ? (*ps)[i] : r.results[i].params, so, "point.x");
+                                          ps ? (*ps)[i] : r.results[i].params, so, ir::names::kPositions);
     }
     if (trajectory) {
       runtime::ModuleInfo info(s.module());
@@ -275,7 +276,7 @@ std::vector<nb::dict> simulate(Experiment &e, const std::vector<Body> &bodies,
       for (size_t i = 0; i < robots.size(); ++i)
         if (r.results[i].valid)
           traj[i] = runtime::trajectory(info, s.executable(), robots[i],
-                                        ps ? (*ps)[i] : r.results[i].params, so, "point.x", times);
+                                        ps ? (*ps)[i] : r.results[i].params, so, ir::names::kPositions, times);
     }
   }
   std::vector<nb::dict> out;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/Aligned.h"
+#include "ir/Names.h"
 #include "ir/Walk.h"
 #include "support/Error.h"
 
@@ -120,7 +121,7 @@ void findFields(const ir::Module &m, ModuleInfo &mi) {
       F.stepReads = b;
   }
   for (int f = 0; f < int(mi.fields.size()); ++f)
-    if (mi.fields[f].name == "point.x")
+    if (mi.fields[f].name == ir::names::kPositions)
       mi.pointX = f;
 }
 
@@ -162,7 +163,7 @@ void assignArenas(const ir::Module &m, ModuleInfo &mi) {
       mi.arena[b] = adj ? Arena::StateAdj : Arena::State;
       break;
     }
-    if (B.role == ir::Role::Output && B.name == "loss")
+    if (B.role == ir::Role::Output && B.name == ir::names::kLoss)
       mi.lossOutput = b;
   }
   for (int b = 0; b < nb; ++b)

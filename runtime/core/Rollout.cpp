@@ -11,6 +11,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "ir/Names.h"
 #include "ir/TimeRules.h"
 #include "support/Error.h"
 
@@ -46,11 +47,11 @@ Rollout::Rollout(const ModuleInfo &info, const codegen::Executable &exe)
     if (B.role == ir::Role::State && B.time == ir::TimeRef::Offset)
       maxOffset_ = std::max(maxOffset_, -B.fixedTime);
     readsCommands_ |= B.role == ir::Role::Command;
-    if (B.role == ir::Role::Output && B.name == "loss.sample")
+    if (B.role == ir::Role::Output && B.name == ir::names::kLossSample)
       sampleBuf_ = b, windowSlots_ = B.comps;
     if (B.role == ir::Role::Window)
       windowBuf_ = b;
-    if (B.role == ir::Role::Output && B.name == "loss.terms")
+    if (B.role == ir::Role::Output && B.name == ir::names::kLossTerms)
       termsBuf_ = b;
   }
   for (int b = 0; b < int(m.buffers.size()); ++b) {

@@ -21,6 +21,7 @@
 #include "core/ThreadPool.h"
 #include "core/Train.h"
 #include "cuda/CudaRollout.h"
+#include "ir/Names.h"
 
 namespace evoc::runtime::cuda {
 
@@ -357,7 +358,7 @@ private:
   // "loss.terms", read as the CPU's Rollout reads it; none without one.
   std::vector<std::vector<double>> lossTerms() {
     std::vector<std::vector<double>> out(static_cast<size_t>(n_));
-    const int b = m_.findBuffer("loss.terms");
+    const int b = m_.findBuffer(ir::names::kLossTerms);
     if (b < 0 || m_.buffers[size_t(b)].role != ir::Role::Output)
       return out;
     std::vector<std::vector<std::byte>> raw(static_cast<size_t>(n_));

@@ -5,6 +5,7 @@
 #include "core/Inherit.h"
 #include "core/JsonIO.h"
 #include "core/Population.h"
+#include "ir/Names.h"
 #include "support/Error.h"
 
 #include <fmt/format.h>
@@ -147,7 +148,7 @@ GaitFn trainGait(const runtime::ModuleInfo &info, const codegen::Executable &exe
       return frames;
     try {
       const runtime::ParamSet weights = paramsFromJson(params);
-      auto xs = runtime::trajectory(info, exe, robot, weights, opts, "point.x", times);
+      auto xs = runtime::trajectory(info, exe, robot, weights, opts, ir::names::kPositions, times);
       const auto objects = objectTrajectory(info, exe, robot, weights, opts, times);
       for (size_t k = 0; k < xs.size() && k < times.size(); ++k)
         frames.push_back(GaitFrame{xs[k],

@@ -27,6 +27,7 @@
 
 #include "codegen/cuda/Internal.h"
 #include "codegen/cuda/KernelPlan.h"
+#include "ir/Names.h"
 #include "ir/TimeRules.h"
 
 namespace evoc::codegen::cuda {
@@ -121,7 +122,7 @@ RolloutInfo rolloutInfo(const ir::Module &m, const std::vector<KernelPlan> &plan
   for (const ir::Buffer &B : m.buffers) {
     if (B.role == ir::Role::State && B.time == ir::TimeRef::Offset)
       maxOffset = std::max<int64_t>(maxOffset, -B.fixedTime);
-    if (B.role == ir::Role::Output && B.name == "loss.sample")
+    if (B.role == ir::Role::Output && B.name == ir::names::kLossSample)
       info.windowSlots = B.comps;
   }
   info.adjSlots = static_cast<int>(maxOffset) + 2;
@@ -137,7 +138,7 @@ public:
       : m_(m), info_(info), plans_(plans), nb_(std::to_string(m.buffers.size())),
         ns_(std::to_string(m.sets.size())) {
     loss_ = m.findBuffer("loss");
-    sample_ = m.findBuffer("loss.sample");
+    sample_ = m.findBuffer(ir::names::kLossSample);
     for (size_t b = 0; b < m.buffers.size(); ++b) {
       const ir::Buffer &B = m.buffers[b];
       if (B.role == ir::Role::Window)
