@@ -49,6 +49,8 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
     else if (r.kind == "loss_jump")
       c.fitness.invalid.push_back({evolve::InvalidRule::Kind::LossJump, r.value});
   }
+  if (p.evolve.select.kind == "random")
+    c.selection.kind = evolve::SelectionSpec::Kind::Random;
   if (p.evolve.select.kind == "tournament") {
     c.selection.kind = evolve::SelectionSpec::Kind::Tournament;
     if (p.evolve.select.tournamentSize > 0)

@@ -150,6 +150,13 @@ void Checker::checkEvolve() {
       Expr *e = single(s, what);
       if (!e)
         continue;
+      if (auto *word = dynCast<NameExpr>(e); word && word->name == "random") {
+        // Neutral selection, the control of a study of what selection does
+        // (docs/evolution.md, "Selection").
+        ev.select = Select{};
+        ev.select.kind = "random";
+        continue;
+      }
       auto *call = dynCast<CallExpr>(e);
       if (call && call->callee.name == "truncation" && call->args.size() == 1 &&
           call->namedArgs.empty()) {
@@ -185,8 +192,8 @@ void Checker::checkEvolve() {
         checkMapElites(*call, ev.select);
         continue;
       }
-      diags.error(e->range, "select must be truncation(mu_plus_lambda), tournament(K) or "
-                            "map_elites(DESCRIPTOR, ...)");
+      diags.error(e->range, "select must be truncation(mu_plus_lambda), tournament(K), "
+                            "map_elites(DESCRIPTOR, ...) or random");
     } else if (k == "invalid") {
       for (auto &v : s.values) {
         auto *call = dynCast<CallExpr>(v.get());

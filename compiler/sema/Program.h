@@ -171,7 +171,7 @@ struct Descriptor {
 };
 
 struct Select {
-  std::string kind = "truncation";       ///< truncation | tournament | map_elites
+  std::string kind = "truncation";       ///< truncation | tournament | map_elites | random
   std::string scheme = "mu_plus_lambda"; ///< mu_plus_lambda | mu_comma_lambda
   int64_t tournamentSize = 0;
   std::vector<Descriptor> descriptors; ///< map_elites: one or two axes

@@ -33,7 +33,8 @@ const std::vector<SettingKey> &allSettingKeys() {
        "a reduction of the learning curve, higher is better: R(-loss), R(loss), -R(loss) or "
        "-R(-loss), R one of max, min, mean, last, first (default max(-loss))"},
       {"evolve", "select",
-       "truncation(mu_plus_lambda), tournament(K) or map_elites(D1, D2, qd_offset = X), each "
+       "truncation(mu_plus_lambda), tournament(K), map_elites(D1, D2, qd_offset = X) or random "
+       "(survivors drawn uniformly, fitness unused: a control), each "
        "descriptor KIND(range = (LO, HI), bins = N): actuators, width, height, depth, "
        "term(NAME, ...), learning_gain, monotonicity"},
       {"evolve", "invalid", "robots dropped: loss_above(X), loss_jump(X), nonfinite()"},

@@ -1,4 +1,5 @@
-// Truncation and tournament selection with deterministic tie-breaking.
+// Truncation, tournament and random (neutral) selection with deterministic
+// tie-breaking.
 #include "evolve/Selection.h"
 
 #include <algorithm>
@@ -15,6 +16,14 @@ std::vector<size_t> selectSurvivors(const std::vector<Scored> &pool, size_t coun
   count = std::min(count, pool.size());
   if (spec.kind == SelectionSpec::Kind::Truncation) {
     ranked.resize(count);
+    return ranked;
+  }
+  if (spec.kind == SelectionSpec::Kind::Random) {
+    for (size_t i = 0; i < count; ++i)
+      std::swap(ranked[i], ranked[i + size_t(rng.below(ranked.size() - i))]);
+    ranked.resize(count);
+    std::sort(ranked.begin(), ranked.end(),
+              [&](size_t a, size_t b) { return ranksBefore(pool[a], pool[b]); });
     return ranked;
   }
   // Tournament: positions in `ranked` compare by rank, so a tournament's
@@ -45,6 +54,8 @@ const char *selectionName(const SelectionSpec &spec) {
     return "tournament";
   case SelectionSpec::Kind::MapElites:
     return "map_elites";
+  case SelectionSpec::Kind::Random:
+    return "random";
   }
   return "?";
 }

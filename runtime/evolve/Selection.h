@@ -36,6 +36,7 @@ struct SelectionSpec {
     Truncation, ///< the best `count` of parents + offspring (mu + lambda)
     Tournament, ///< elites, then winners of size-k tournaments without replacement
     MapElites,  ///< one elite per descriptor cell; parents drawn uniformly from it
+    Random,     ///< survivors drawn uniformly from parents + offspring: no fitness used
   };
   Kind kind = Kind::Truncation;
   int tournamentSize = 2; ///< k, for Tournament
@@ -61,7 +62,9 @@ inline bool ranksBefore(const Scored &a, const Scored &b) {
 }
 
 /// Picks min(count, pool.size()) survivors; returns indices into `pool`,
-/// ordered by rank. Truncation draws no random numbers.
+/// ordered by rank. Truncation draws no random numbers; Random draws the
+/// survivors uniformly without replacement (a partial Fisher-Yates shuffle of
+/// the pool in rank order, so the result does not depend on pool order).
 std::vector<size_t> selectSurvivors(const std::vector<Scored> &pool, size_t count,
                                     const SelectionSpec &spec, EvoRng &rng);
 

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 using namespace evoc::evolve;
@@ -75,6 +76,43 @@ TEST_CASE("selection: tournament keeps the elite, no duplicates, reproducible", 
   for (const auto &s : pool)
     meanAll += s.fitness / 40;
   CHECK(mean > meanAll);
+}
+
+TEST_CASE("selection: random ignores fitness, no duplicates, reproducible, pool-order free",
+          "[select]") {
+  std::vector<Scored> pool;
+  for (uint64_t i = 0; i < 40; ++i)
+    pool.push_back({i, double(i)}); // fitness = id: any pressure would show
+  SelectionSpec spec;
+  spec.kind = SelectionSpec::Kind::Random;
+  EvoRng a(5), b(5);
+  auto ka = selectSurvivors(pool, 20, spec, a);
+  CHECK(ka == selectSurvivors(pool, 20, spec, b));
+  REQUIRE(ka.size() == 20);
+  CHECK(std::set<size_t>(ka.begin(), ka.end()).size() == 20);
+  for (size_t i = 1; i < ka.size(); ++i) // reported in rank order
+    CHECK_FALSE(ranksBefore(pool[ka[i]], pool[ka[i - 1]]));
+  // The same survivors whatever the order of the pool.
+  std::vector<Scored> reversed(pool.rbegin(), pool.rend());
+  EvoRng c(5);
+  auto kr = selectSurvivors(reversed, 20, spec, c);
+  std::set<uint64_t> ida, idr;
+  for (size_t k : ka)
+    ida.insert(pool[k].id);
+  for (size_t k : kr)
+    idr.insert(reversed[k].id);
+  CHECK(ida == idr);
+  // No pressure: over many draws every member survives about half the time.
+  std::vector<int> kept(40, 0);
+  EvoRng r(9);
+  const int draws = 4000;
+  for (int d = 0; d < draws; ++d)
+    for (size_t k : selectSurvivors(pool, 20, spec, r))
+      ++kept[k];
+  for (int n : kept)
+    CHECK(std::abs(n - draws / 2) < 200); // binomial sd about 32
+  // The best is not kept unconditionally.
+  CHECK(kept[39] < draws);
 }
 
 TEST_CASE("rng: reproducible, checkpointable, in range", "[rng]") {
