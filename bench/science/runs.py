@@ -8,6 +8,8 @@ The conditions (docs/science.md, "Conditions"):
   child replaces a parent: the bodies change by mutation (and repair)
   alone. No change to evoc is needed; the resume checks pass because only
   fitness values change, and the engine reads them as it would its own.
+- neutral: `select = random`, the engine's neutral selection: survivors
+  drawn uniformly from parents and children, fitness unused; one `evoc run`.
 - random: bodies sampled afresh, no inheritance. One generation of
   population x generations samples, cut in birth order into `generations`
   groups of `population`; its "generations" are only labels.
@@ -19,7 +21,7 @@ import os
 import subprocess
 import time
 
-CONDITIONS = ("selected", "drift", "random")
+CONDITIONS = ("selected", "drift", "neutral", "random")
 MEASURES = ("learning_gain", "monotonicity", "grad_norm_cv")
 # A fitness below every real one (fitness is "higher is better" in evoc
 # whatever the .evo writes: sema normalises it), and finite, as JSON needs.
@@ -108,7 +110,9 @@ def run_one(spec, condition, seed, log=print):
         tail += ["--threads", str(spec["threads"])]
     start = time.monotonic()
     ran = False
-    if condition == "selected":
+    if condition in ("selected", "neutral"):
+        if condition == "neutral":
+            tail += ["--set", "evolve.select=random"]
         done = completed_generations(run_dir)
         if done < gens:
             where = ["--resume", run_dir] if done else ["--out", run_dir]

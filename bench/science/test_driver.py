@@ -4,7 +4,7 @@
   python3 bench/science/test_driver.py EVOC
 
 examples/eldir_small.evo, 2 seeds x 2 generations x population 4, 100
-steps, 3 iterations, all three conditions: checks the CSVs and the page,
+steps, 3 iterations, all four conditions: checks the CSVs and the page,
 that the driver's copy of Metrics.cpp agrees with evoc's, and that the
 drift condition does what it says (every child replaces its parent, and
 the first two generations' children are those of the selected run). Exit
@@ -70,7 +70,7 @@ def main():
             "--set",
             "evolve.learn.iterations=3",
             "--conditions",
-            "selected,drift,random",
+            "selected,drift,neutral,random",
             "--bootstrap",
             "200",
             "--permutations",
@@ -84,10 +84,10 @@ def main():
         summary = read_csv(os.path.join(study, "summary.csv"))
         with open(os.path.join(study, "report.html"), encoding="utf-8") as f:
             page = f.read()
-        # 3 conditions x 2 seeds x 2 generations x 4 members (population) +
+        # 4 conditions x 2 seeds x 2 generations x 4 members (population) +
         # at most as many trained children (offspring).
         pop_rows = [d for d in designs if d["scope"] == "population"]
-        check(len(pop_rows) == 48, f"{len(pop_rows)} population rows, not 48")
+        check(len(pop_rows) == 64, f"{len(pop_rows)} population rows, not 64")
         check(any(d["scope"] == "offspring" for d in designs), "no offspring rows")
         # Every member's body size, and its measures beyond fitness and size.
         for d in pop_rows:
@@ -97,8 +97,8 @@ def main():
                 adj = float(d["learning_gain_adj"])
                 check(adj == adj, f"no adjusted learning gain: {d}")
         means = [r for r in summary if r["kind"] == "mean"]
-        # 3 conditions x (8 population + 3 offspring measures) x 2 generations
-        check(len(means) == 66, f"{len(means)} mean rows, not 66")
+        # 4 conditions x (8 population + 3 offspring measures) x 2 generations
+        check(len(means) == 88, f"{len(means)} mean rows, not 88")
         for r in means:
             if r["scope"] == "population" and r["measure"] == "learning_gain":
                 check(r["n_seeds"] == "2", f"a mean over {r['n_seeds']} seeds: {r}")
@@ -118,7 +118,7 @@ def main():
         outside = page.replace("http://www.w3.org/2000/svg", "")
         check("http" not in outside, "the page is not self-contained")
 
-        for cond in ("selected", "drift"):
+        for cond in ("selected", "drift", "neutral"):
             for seed in (1, 2):
                 for gen in (0, 1):
                     for m in population(study, cond, seed, gen)["population"]:
@@ -127,6 +127,10 @@ def main():
                         check(math.isclose(gain, met["learning_gain"], abs_tol=1e-12), m["id"])
                         if met["monotonicity"] is not None:
                             check(math.isclose(mono, met["monotonicity"], abs_tol=1e-12), m["id"])
+        # The neutral condition ran with the engine's random selection.
+        with open(os.path.join(study, "runs", "neutral_seed1", "state.json"), encoding="utf-8") as f:
+            kind = json.load(f)["config"]["selection"]["kind"]
+        check(kind == "random", f"the neutral run selected by {kind}")
         for seed in (1, 2):
             sel, dri = population(study, "selected", seed, 1), population(study, "drift", seed, 1)
             key = [(o["id"], o["parent"], o.get("fitness")) for o in sel["offspring"]]
