@@ -78,9 +78,9 @@ fs::path writeTrainReport(const fs::path &dir, const Session &s, const runtime::
                                    validationCaseName(p.commands, train.steps, c).first),
                        robot, times, trainer.caseTrajectory(c, ir::names::kPositions, times)});
   if (cases == 0)
-    motions.push_back(
-        {"the trained body", robot, times,
-         runtime::trajectory(info, s.executable(), robot, sets[0], train, ir::names::kPositions, times)});
+    motions.push_back({"the trained body", robot, times,
+                       runtime::trajectory(info, s.executable(), robot, sets[0], train,
+                                           ir::names::kPositions, times)});
   if (!video.empty()) {
     const int64_t c = videoCase < 0 ? 0 : videoCase;
     if (c >= int64_t(motions.size()))

@@ -16,10 +16,10 @@
 // The row of a command table of `rows` rows, each `period` steps long
 // (period 0: one row for the whole episode; the last row also holds every
 // later step), in force at step `when`.
-#define EVOC_COMMAND_ROW(when, period, rows)                                                      \
-  ((period) > 0 ? ((when) / (period) < 0             ? 0                                          \
-                   : (when) / (period) > (rows) - 1 ? (rows) - 1                                  \
-                                                    : (when) / (period))                          \
+#define EVOC_COMMAND_ROW(when, period, rows)                                                       \
+  ((period) > 0 ? ((when) / (period) < 0          ? 0                                              \
+                   : (when) / (period) > (rows)-1 ? (rows)-1                                       \
+                                                  : (when) / (period))                             \
                 : 0)
 #define EVOC_STRINGIFY_(...) #__VA_ARGS__
 #define EVOC_STRINGIFY(...) EVOC_STRINGIFY_(__VA_ARGS__)
@@ -53,6 +53,7 @@ constexpr int64_t commandRow(int64_t when, int64_t period, int64_t rows) {
 
 /// EVOC_COMMAND_ROW as CUDA source (one #define line).
 inline constexpr const char *kCommandRowCuda =
-    "#define EVOC_COMMAND_ROW(when, period, rows) " EVOC_STRINGIFY(EVOC_COMMAND_ROW(when, period, rows)) "\n";
+    "#define EVOC_COMMAND_ROW(when, period, rows) " EVOC_STRINGIFY(
+        EVOC_COMMAND_ROW(when, period, rows)) "\n";
 
 } // namespace evoc::ir

@@ -173,8 +173,10 @@ void lowerLoss(const sema::CheckedProgram &prog, ir::Module &m) {
   const ast::LossDecl *loss = prog.loss;
   if (!loss)
     return;
-  int lossBuf = ensureBuffer(
-      m, {.name = ir::names::kLoss, .role = ir::Role::Output, .field = ir::names::kLoss, .differentiable = true});
+  int lossBuf = ensureBuffer(m, {.name = ir::names::kLoss,
+                                 .role = ir::Role::Output,
+                                 .field = ir::names::kLoss,
+                                 .differentiable = true});
   Reported rep;
   summands(loss->value.get(), 1.0, rep);
   bool named = false;

@@ -266,7 +266,8 @@ std::vector<nb::dict> simulate(Experiment &e, const std::vector<Body> &bodies,
       for (size_t i = 0; i < robots.size(); ++i)
         if (r.results[i].valid)
           ig[i] = runtime::inputGradients(info, gs.executable(), robots[i],
-                                          ps ? (*ps)[i] : r.results[i].params, so, ir::names::kPositions);
+                                          ps ? (*ps)[i] : r.results[i].params, so,
+                                          ir::names::kPositions);
     }
     if (trajectory) {
       runtime::ModuleInfo info(s.module());
@@ -276,7 +277,8 @@ std::vector<nb::dict> simulate(Experiment &e, const std::vector<Body> &bodies,
       for (size_t i = 0; i < robots.size(); ++i)
         if (r.results[i].valid)
           traj[i] = runtime::trajectory(info, s.executable(), robots[i],
-                                        ps ? (*ps)[i] : r.results[i].params, so, ir::names::kPositions, times);
+                                        ps ? (*ps)[i] : r.results[i].params, so,
+                                        ir::names::kPositions, times);
     }
   }
   std::vector<nb::dict> out;

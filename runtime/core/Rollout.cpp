@@ -197,7 +197,7 @@ void Rollout::bindFixed() {
     case Arena::StateAdj: {
       const bool adj = info_.arena[b] == Arena::StateAdj;
       const ir::Buffer &P = adj ? m.buffers[m.buffers[b].primal] : m.buffers[b];
-      place_[b] = P.role == ir::Role::NextState      ? (adj ? Place::AdjNext : Place::Next)
+      place_[b] = P.role == ir::Role::NextState    ? (adj ? Place::AdjNext : Place::Next)
                   : P.time == ir::TimeRef::Current ? (adj ? Place::AdjCur : Place::Cur)
                                                    : Place::Other;
       break;
@@ -218,8 +218,8 @@ std::byte *Rollout::bindAt(int k, int b, int64_t t, std::byte *cur, std::byte *n
     if (!cfg_->commands)
       throw Error("the experiment reads commands ('" + B.field +
                   "'), but the rollout was given none");
-    const int64_t row = ir::commandRow(ir::stepOf(B.time, B.fixedTime, t, T_),
-                                       cfg_->commandPeriod, cfg_->commandRows);
+    const int64_t row = ir::commandRow(ir::stepOf(B.time, B.fixedTime, t, T_), cfg_->commandPeriod,
+                                       cfg_->commandRows);
     EVOC_ASSERT(B.column + B.comps <= cfg_->commandCount,
                 "command buffer '" + B.name + "' lies outside the command row");
     return bytesOf(cmd_) + (row * cfg_->commandCount + B.column) * info_.elemBytes(b);
