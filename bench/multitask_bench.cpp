@@ -213,9 +213,9 @@ int main(int argc, char **argv) {
     // The window length the rollouts run with: the runtime's choice unless
     // --full-tape or --checkpointed.
     const runtime::RobotLayout layout = runtime::layoutRobot(info, runtime::setSizes(m, robot));
-    const int64_t windowK =
-        runtime::resolveCheckpointK(runtime::rolloutConfig(o), runtime::alignUp(layout.stateBytes()),
-                                    runtime::alignUp(layout.tapeBytes()));
+    const int64_t windowK = runtime::resolveCheckpointK(runtime::rolloutConfig(o),
+                                                        runtime::alignUp(layout.stateBytes()),
+                                                        runtime::alignUp(layout.tapeBytes()));
     const bool fullTape = windowK >= o.steps - 1;
     const std::string tapeMode =
         fullTape ? std::string(a.fullTape ? "full tape" : "full tape (the runtime's choice)")
@@ -226,8 +226,7 @@ int main(int argc, char **argv) {
     fmt::print("evoc multi-task benchmark on {}: {} ({} points, {} springs), batch {} x {} "
                "steps, {} threads, {}; compile {:.2f} s\n",
                codegen::cpu::hostDescription(), opts.file, robot.numPoints(), robot.numSprings(),
-               o.batch, o.steps, a.threads, tapeMode,
-               compileSeconds);
+               o.batch, o.steps, a.threads, tapeMode, compileSeconds);
     // How far this machine's cores scale at all (shared or SMT cores do not).
     const double peak1 = bench::peakFmaFlops(1), peakN = bench::peakFmaFlops(a.threads);
     fmt::print("peak FMA (f64) measured now: {:.1f} GFLOP/s on 1 thread, {:.1f} on {} threads "

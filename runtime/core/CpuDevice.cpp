@@ -42,8 +42,7 @@ public:
       const RobotLayout &L = pop_.layout(first_ + i);
       return L.paramCount + L.stateBytes() / 8;
     };
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](int a, int b) { return cost(a) > cost(b); });
+    std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return cost(a) > cost(b); });
     pool_.parallelFor(n, [&](int i, int w) {
       const int r = first_ + i;
       PerRobot &R = robots_[size_t(i)];

@@ -195,7 +195,7 @@ void Rollout::bindFixed() {
     case Arena::StateAdj: {
       const bool adj = info_.arena[b] == Arena::StateAdj;
       const ir::Buffer &P = adj ? m.buffers[m.buffers[b].primal] : m.buffers[b];
-      place_[b] = P.role == ir::Role::NextState      ? (adj ? Place::AdjNext : Place::Next)
+      place_[b] = P.role == ir::Role::NextState    ? (adj ? Place::AdjNext : Place::Next)
                   : P.time == ir::TimeRef::Current ? (adj ? Place::AdjCur : Place::Cur)
                                                    : Place::Other;
       break;

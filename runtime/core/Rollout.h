@@ -22,9 +22,9 @@ inline constexpr int64_t kFullTapeBudgetBytes = int64_t(16) << 20;
 
 /// How one rollout is run.
 struct RolloutConfig {
-  int64_t steps = 1000;                 // T: states x[0] .. x[T-1], T-1 step calls
-  int64_t checkpointK = 0;              // window length K; 0: chosen (resolveCheckpointK)
-  bool fullTape = false;                // store every state (K = T - 1)
+  int64_t steps = 1000;    // T: states x[0] .. x[T-1], T-1 step calls
+  int64_t checkpointK = 0; // window length K; 0: chosen (resolveCheckpointK)
+  bool fullTape = false;   // store every state (K = T - 1)
   // With checkpointK = 0, a rollout whose whole tape (T states and kept
   // temporaries) fits in this many bytes keeps it (resolveCheckpointK).
   int64_t fullTapeBudget = kFullTapeBudgetBytes;

@@ -70,22 +70,22 @@ private:
 
 /// Settings of a learning run (and of `evoc sim`).
 struct TrainOptions {
-  int64_t steps = 1000;                   // T: states per rollout (ELDiR: 1000)
-  int iterations = 0;                     // 0: one forward + backward, no update
-  OptimizerConfig optimizer;              // per-robot optimiser
-  uint64_t seed = 1;                      // parameter initialisation
-  int threads = 0;                        // 0: every core
-  int64_t checkpointK = 0;                // 0: chosen (resolveCheckpointK)
-  bool fullTape = false;                  // store every state instead of checkpointing
+  int64_t steps = 1000;                          // T: states per rollout (ELDiR: 1000)
+  int iterations = 0;                            // 0: one forward + backward, no update
+  OptimizerConfig optimizer;                     // per-robot optimiser
+  uint64_t seed = 1;                             // parameter initialisation
+  int threads = 0;                               // 0: every core
+  int64_t checkpointK = 0;                       // 0: chosen (resolveCheckpointK)
+  bool fullTape = false;                         // store every state instead of checkpointing
   int64_t fullTapeBudget = kFullTapeBudgetBytes; // RolloutConfig::fullTapeBudget
-  double groundHeight = 0;                // initial placement (the world's ground height)
-  GroundShape terrain;                    // terrain and boxes (initial placement on them)
-  int upAxis = 1;                         // vertical coordinate
-  double stateLimit = kDefaultStateLimit; // world.state_limit (RolloutConfig::stateLimit)
-  int64_t sliceBytes = int64_t(1) << 30;  // train(): robots held at once (trainSliceBytes)
-  bool keepBestParams = true;             // fill TrainResult::bestParams
-  bool keepParams = true;                 // fill TrainResult::params (final parameters)
-  bool keepGrad = true;                   // fill TrainResult::grad (last gradient)
+  double groundHeight = 0;                       // initial placement (the world's ground height)
+  GroundShape terrain;                           // terrain and boxes (initial placement on them)
+  int upAxis = 1;                                // vertical coordinate
+  double stateLimit = kDefaultStateLimit;        // world.state_limit (RolloutConfig::stateLimit)
+  int64_t sliceBytes = int64_t(1) << 30;         // train(): robots held at once (trainSliceBytes)
+  bool keepBestParams = true;                    // fill TrainResult::bestParams
+  bool keepParams = true;                        // fill TrainResult::params (final parameters)
+  bool keepGrad = true;                          // fill TrainResult::grad (last gradient)
   // Early stop (saves the rest of a doomed curve; the paper's invalid rules,
   // docs/evolution.md): stop after a loss with |loss| > stopAbove, or one that
   // moved by >= stopJump from the previous loss. The curve keeps that loss, so
