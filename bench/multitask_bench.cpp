@@ -183,6 +183,73 @@ void writePerfMap(const ir::Module &m, const codegen::Executable &exe, const std
   fmt::print("perf map: /tmp/perf-{}.map, object {}/multitask.o\n", ::getpid(), dir);
 }
 
+/// One training iteration: its wall seconds, the process's CPU seconds and
+/// the robot-steps it ran.
+std::tuple<double, double, int64_t> timedIteration(runtime::FixedTrainer &tr, int64_t it) {
+  auto w0 = std::chrono::steady_clock::now();
+  const double c0 = bench::processCpuSeconds();
+  runtime::BatchStep b = tr.iterate(it);
+  if (!b.valid)
+    throw Error("iteration " + std::to_string(it) + ": " + b.error);
+  return std::tuple{bench::since(w0), bench::processCpuSeconds() - c0, b.robotSteps};
+}
+
+/// --breakdown: one more iteration with every kernel call timed, printed as
+/// a table and returned as JSON (per kernel: calls, CPU seconds, FLOPs).
+nlohmann::json kernelBreakdown(const ir::Module &m, const runtime::ModuleInfo &info,
+                               const codegen::Executable &exe, const runtime::Robot &robot,
+                               const runtime::TrainOptions &o, int threads, double perIter) {
+  // A second trainer on the timing wrapper, so the rates above ran unwrapped.
+  TimedExecutable timed(exe, m.kernels.size());
+  runtime::FixedTrainer tt(info, timed, robot, o);
+  timedIteration(tt, 0);
+  timed.enable(true);
+  auto [w, cTimed, n] = timedIteration(tt, 1);
+  (void)n;
+  timed.enable(false);
+  auto [secs, calls] = timed.totals();
+  // Each timed call also counts about one clock read: measure and remove it.
+  const int kReads = 20000;
+  const double r0 = bench::threadCpuSeconds();
+  for (int i = 0; i < kReads; ++i)
+    (void)bench::threadCpuSeconds();
+  const double perRead = (bench::threadCpuSeconds() - r0) / kReads;
+  for (size_t k = 0; k < secs.size(); ++k)
+    secs[k] = std::max(0.0, secs[k] - perRead * double(calls[k]));
+  std::vector<int64_t> sizes = runtime::setSizes(m, robot);
+  double inKernels = 0;
+  for (double x : secs)
+    inKernels += x;
+  // Shares are of the timed iteration's CPU time less its clock reads
+  // (two per call); "outside kernels" is the rest (runtime code: copies,
+  // checks, zeroing, commands).
+  int64_t allCalls = 0;
+  for (int64_t x : calls)
+    allCalls += x;
+  const double c = cTimed - 2 * perRead * double(allCalls);
+  fmt::print("breakdown of one timed iteration ({:.3f} s wall, {:.3f} CPU-s less {:.0f} ns of "
+             "clock reads per call = {:.3f} CPU-s, {} threads):\n",
+             w, cTimed, 2e9 * perRead, c, threads);
+  fmt::print("  {:<22} {:>9} {:>10} {:>7} {:>12} {:>9}\n", "kernel", "calls", "CPU-s", "share",
+             "us/robot-step", "GFLOP/s");
+  nlohmann::json breakdown = nlohmann::json::array();
+  for (size_t k = 0; k < secs.size(); ++k) {
+    if (calls[k] == 0)
+      continue;
+    const double flops = ir::kernelFlops(m, int(k), sizes.data()) * double(calls[k]);
+    fmt::print("  {:<22} {:>9} {:>10.3f} {:>6.1f}% {:>12.2f} {:>9.2f}\n", m.kernels[k].name,
+               calls[k], secs[k], 100 * secs[k] / c, 1e6 * secs[k] / perIter,
+               flops / secs[k] * 1e-9);
+    breakdown.push_back({{"kernel", m.kernels[k].name},
+                         {"calls", calls[k]},
+                         {"cpu_seconds", secs[k]},
+                         {"flops", flops}});
+  }
+  fmt::print("  {:<22} {:>9} {:>10.3f} {:>6.1f}% {:>12.2f}\n", "outside kernels", "", c - inKernels,
+             100 * (c - inKernels) / c, 1e6 * (c - inKernels) / perIter);
+  return breakdown;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -232,19 +299,11 @@ int main(int argc, char **argv) {
     fmt::print("peak FMA (f64) measured now: {:.1f} GFLOP/s on 1 thread, {:.1f} on {} threads "
                "({:.2f}x)\n",
                peak1 * 1e-9, peakN * 1e-9, a.threads, peakN / peak1);
-    auto once = [&](runtime::FixedTrainer &tr, int64_t it) {
-      auto w0 = std::chrono::steady_clock::now();
-      const double c0 = bench::processCpuSeconds();
-      runtime::BatchStep b = tr.iterate(it);
-      if (!b.valid)
-        throw Error("iteration " + std::to_string(it) + ": " + b.error);
-      return std::tuple{bench::since(w0), bench::processCpuSeconds() - c0, b.robotSteps};
-    };
-    once(trainer, 0); // warm-up: workspaces, pages, caches
+    timedIteration(trainer, 0); // warm-up: workspaces, pages, caches
     std::vector<double> wall, cpu;
     int64_t robotSteps = 0;
     for (int r = 0; r < a.reps; ++r) {
-      auto [w, c, n] = once(trainer, r + 1);
+      auto [w, c, n] = timedIteration(trainer, r + 1);
       wall.push_back(w);
       cpu.push_back(c);
       robotSteps = n;
@@ -263,56 +322,8 @@ int main(int argc, char **argv) {
                perIter / meanWall, a.reps, perIter / best, perIter / meanCpu);
 
     nlohmann::json breakdown;
-    if (a.breakdown) {
-      // A second trainer on the timing wrapper, so the rates above ran unwrapped.
-      TimedExecutable timed(s.executable(), m.kernels.size());
-      runtime::FixedTrainer tt(info, timed, robot, o);
-      once(tt, 0);
-      timed.enable(true);
-      auto [w, cTimed, n] = once(tt, 1);
-      (void)n;
-      timed.enable(false);
-      auto [secs, calls] = timed.totals();
-      // Each timed call also counts about one clock read: measure and remove it.
-      const int kReads = 20000;
-      const double r0 = bench::threadCpuSeconds();
-      for (int i = 0; i < kReads; ++i)
-        (void)bench::threadCpuSeconds();
-      const double perRead = (bench::threadCpuSeconds() - r0) / kReads;
-      for (size_t k = 0; k < secs.size(); ++k)
-        secs[k] = std::max(0.0, secs[k] - perRead * double(calls[k]));
-      std::vector<int64_t> sizes = runtime::setSizes(m, robot);
-      double inKernels = 0;
-      for (double x : secs)
-        inKernels += x;
-      // Shares are of the timed iteration's CPU time less its clock reads
-      // (two per call); "outside kernels" is the rest (runtime code: copies,
-      // checks, zeroing, commands).
-      int64_t allCalls = 0;
-      for (int64_t x : calls)
-        allCalls += x;
-      const double c = cTimed - 2 * perRead * double(allCalls);
-      fmt::print("breakdown of one timed iteration ({:.3f} s wall, {:.3f} CPU-s less {:.0f} ns of "
-                 "clock reads per call = {:.3f} CPU-s, {} threads):\n",
-                 w, cTimed, 2e9 * perRead, c, a.threads);
-      fmt::print("  {:<22} {:>9} {:>10} {:>7} {:>12} {:>9}\n", "kernel", "calls", "CPU-s", "share",
-                 "us/robot-step", "GFLOP/s");
-      breakdown = nlohmann::json::array();
-      for (size_t k = 0; k < secs.size(); ++k) {
-        if (calls[k] == 0)
-          continue;
-        const double flops = ir::kernelFlops(m, int(k), sizes.data()) * double(calls[k]);
-        fmt::print("  {:<22} {:>9} {:>10.3f} {:>6.1f}% {:>12.2f} {:>9.2f}\n", m.kernels[k].name,
-                   calls[k], secs[k], 100 * secs[k] / c, 1e6 * secs[k] / perIter,
-                   flops / secs[k] * 1e-9);
-        breakdown.push_back({{"kernel", m.kernels[k].name},
-                             {"calls", calls[k]},
-                             {"cpu_seconds", secs[k]},
-                             {"flops", flops}});
-      }
-      fmt::print("  {:<22} {:>9} {:>10.3f} {:>6.1f}% {:>12.2f}\n", "outside kernels", "",
-                 c - inKernels, 100 * (c - inKernels) / c, 1e6 * (c - inKernels) / perIter);
-    }
+    if (a.breakdown)
+      breakdown = kernelBreakdown(m, info, s.executable(), robot, o, a.threads, perIter);
     nlohmann::json j = {{"system", "evoc"},
                         {"robot_steps_per_s", perIter / meanWall},
                         {"robot_steps_per_cpu_s", perIter / meanCpu},

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 
@@ -169,6 +170,62 @@ std::string experimentText(const sema::CheckedProgram &p) {
   return out;
 }
 
+/// What a resume must match beyond the engine's settings: the training
+/// settings by name, then a hash of the program as checked (experimentText:
+/// every module's AST with the overrides applied, without its layout,
+/// comments and `generations`), which covers the loss and all else the text
+/// sets.
+nlohmann::json experimentFingerprint(const CommonOptions &opts, const sema::CheckedProgram &p,
+                                     const runtime::TrainOptions &train) {
+  std::string text = experimentText(p);
+  for (const auto &[k, v] : opts.check.overrides)
+    if (k != "evolve.generations")
+      text += k + "=" + v + '\0';
+  // A terrain file's heights, so a resume notices an edited file.
+  for (const auto &[x, h] : train.terrain.profile)
+    text += fmt::format("{:.17g},{:.17g};", x, h);
+  for (const auto *v : {&train.terrain.field.xs, &train.terrain.field.ys, &train.terrain.field.h})
+    for (double d : *v)
+      text += fmt::format("{:.17g};", d);
+  uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (unsigned char ch : text)
+    h = (h ^ ch) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+  static const char *const kOptimizers[] = {"normalized_step", "adam", "sgd"};
+  const runtime::OptimizerConfig &o = train.optimizer;
+  return {{"steps", train.steps},
+          {"dt", p.world.dt},
+          {"iterations", train.iterations},
+          {"optimizer",
+           {{"kind", kOptimizers[size_t(o.kind)]},
+            {"step", o.step},
+            {"lr", o.lr},
+            {"beta1", o.beta1},
+            {"beta2", o.beta2},
+            {"eps", o.eps}}},
+          {"ground_height", train.groundHeight},
+          {"text_hash", hex}};
+}
+
+/// The command that resumes the run in `dir` with the same overrides.
+std::string resumeCommand(const CommonOptions &opts, const std::string &dir) {
+  std::string hint = fmt::format("mpirun -np N evoc run {} --resume {}", opts.file, dir);
+  for (const auto &[k, v] : opts.check.overrides)
+    hint += " --set " + k + "=" + v;
+  return hint;
+}
+
+void printSummary(const evolve::RunSummary &sum, const std::string &dir) {
+  std::printf("evoc run: %d generations, %llu designs in %.1f s; best fitness %.6g "
+              "(design %llu)\n"
+              "results: %s/log.jsonl, %s/best.json; pictures: %s/*.svg\n"
+              "report: %s/report.html\n",
+              sum.lastGeneration + 1, (unsigned long long)sum.designsEvaluated, sum.seconds,
+              sum.bestFitness, (unsigned long long)sum.bestId, dir.c_str(), dir.c_str(),
+              dir.c_str(), dir.c_str());
+}
+
 int runRun(const std::vector<std::string> &args) {
   CommonOptions opts;
   if (!parseCommonOptions(args, opts))
@@ -226,53 +283,11 @@ int runRun(const std::vector<std::string> &args) {
     evolve::RunOptions ro;
     ro.resume = !a.resume.empty();
     ro.dir = ro.resume ? a.resume : (a.out.empty() ? defaultRunDir(opts.file) : a.out);
-    {
-      std::string hint =
-          fmt::format("mpirun -np N evoc run {} --resume {}", opts.file, ro.dir.string());
-      for (const auto &[k, v] : opts.check.overrides)
-        hint += " --set " + k + "=" + v;
-      ranks.setResumeHint(hint);
-    }
+    ranks.setResumeHint(resumeCommand(opts, ro.dir.string()));
     // The experiment as run: every file it imports, then the main file, and
     // the overrides (applied by the checker) as comments.
     ro.resolvedSource = resolvedSource("evoc run", opts, p);
-    // What a resume must match beyond the engine's settings: the training
-    // settings by name, then a hash of the program as checked (experimentText:
-    // every module's AST with the overrides applied, without its layout,
-    // comments and `generations`), which covers the loss and all else the
-    // text sets.
-    {
-      std::string text = experimentText(p);
-      for (const auto &[k, v] : opts.check.overrides)
-        if (k != "evolve.generations")
-          text += k + "=" + v + '\0';
-      // A terrain file's heights, so a resume notices an edited file.
-      for (const auto &[x, h] : train.terrain.profile)
-        text += fmt::format("{:.17g},{:.17g};", x, h);
-      for (const auto *v :
-           {&train.terrain.field.xs, &train.terrain.field.ys, &train.terrain.field.h})
-        for (double d : *v)
-          text += fmt::format("{:.17g};", d);
-      uint64_t h = 1469598103934665603ull; // FNV-1a
-      for (unsigned char ch : text)
-        h = (h ^ ch) * 1099511628211ull;
-      char hex[17];
-      std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
-      static const char *const kOptimizers[] = {"normalized_step", "adam", "sgd"};
-      const runtime::OptimizerConfig &o = train.optimizer;
-      config.experiment = {{"steps", train.steps},
-                           {"dt", p.world.dt},
-                           {"iterations", train.iterations},
-                           {"optimizer",
-                            {{"kind", kOptimizers[size_t(o.kind)]},
-                             {"step", o.step},
-                             {"lr", o.lr},
-                             {"beta1", o.beta1},
-                             {"beta2", o.beta2},
-                             {"eps", o.eps}}},
-                           {"ground_height", train.groundHeight},
-                           {"text_hash", hex}};
-    }
+    config.experiment = experimentFingerprint(opts, p, train);
     int64_t last = train.steps - 1;
     ro.gait = evolve::trainGait(info, s.executable(), train, {0, last / 3, 2 * last / 3, last});
     ro.terrain = train.terrain;
@@ -300,13 +315,7 @@ int runRun(const std::vector<std::string> &args) {
     ranks.finish(true);
     if (std::string line = ranks.statsLine(); !line.empty())
       std::fprintf(stderr, "%s\n", line.c_str());
-    std::printf("evoc run: %d generations, %llu designs in %.1f s; best fitness %.6g "
-                "(design %llu)\n"
-                "results: %s/log.jsonl, %s/best.json; pictures: %s/*.svg\n"
-                "report: %s/report.html\n",
-                sum.lastGeneration + 1, (unsigned long long)sum.designsEvaluated, sum.seconds,
-                sum.bestFitness, (unsigned long long)sum.bestId, ro.dir.c_str(), ro.dir.c_str(),
-                ro.dir.c_str(), ro.dir.c_str());
+    printSummary(sum, ro.dir.string());
     return 0;
   } catch (const Error &e) {
     quiet.restore();

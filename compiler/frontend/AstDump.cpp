@@ -140,74 +140,15 @@ private:
       settings(p.body, depth + 1);
       break;
     }
-    case DeclKind::Fn: {
-      auto &f = *cast<FnDecl>(&d);
-      line(depth) << "Fn " << f.name.name << " -> " << f.result.name.name << " " << rng(f.range)
-                  << "\n";
-      for (const auto &p : f.params)
-        line(depth + 1) << "Param " << p.name.name << ": " << p.type.name.name << " "
-                        << rng(p.range) << "\n";
-      for (const auto &s : f.body)
-        stmt(*s, depth + 1);
+    case DeclKind::Fn:
+      fnDecl(*cast<FnDecl>(&d), depth);
       break;
-    }
-    case DeclKind::Physics: {
-      auto &p = *cast<PhysicsDecl>(&d);
-      line(depth) << "Physics " << p.name.name << " " << rng(p.range) << "\n";
-      for (const auto &s : p.sets) {
-        line(depth + 1) << "Set " << s->name.name << " " << rng(s->range) << "\n";
-        for (const auto &e : s->endpoints)
-          line(depth + 2) << "Endpoint " << e.name.name << ": " << e.setName.name << " "
-                          << rng(e.range) << "\n";
-        for (const auto &f : s->fields) {
-          line(depth + 2) << "Field " << fieldKindSpelling(f->kind) << " " << f->name.name << ": "
-                          << f->type.name.name << " " << rng(f->range) << "\n";
-          if (f->init)
-            expr(*f->init, depth + 3);
-        }
-      }
-      line(depth + 1) << "Step " << rng(p.stepRange) << "\n";
-      for (const auto &s : p.step)
-        stmt(*s, depth + 2);
+    case DeclKind::Physics:
+      physicsDecl(*cast<PhysicsDecl>(&d), depth);
       break;
-    }
-    case DeclKind::Grammar: {
-      auto &g = *cast<GrammarDecl>(&d);
-      line(depth) << "Grammar " << g.name.name << " " << rng(g.range) << "\n";
-      settings(g.body, depth + 1);
-      for (const auto &l : g.limits) {
-        line(depth + 1) << "Limit " << l.kind.name << " " << l.symbol.name << " " << rng(l.range)
-                        << "\n";
-        expr(*l.value, depth + 2);
-      }
-      for (const auto &p : g.productions) {
-        line(depth + 1) << "Production " << p.lhs.name << " " << rng(p.range) << "\n";
-        for (const auto &a : p.alternatives) {
-          line(depth + 2) << "Alternative " << a.part.name;
-          if (!a.attach.name.empty() || a.hasAngle || a.hasTurn) {
-            out << "<" << a.attach.name;
-            if (a.hasAngle)
-              out << (a.attach.name.empty() ? "" : ", ") << "angle " << a.angleLo << ".."
-                  << a.angleHi;
-            if (a.hasTurn)
-              out << (a.attach.name.empty() && !a.hasAngle ? "" : ", ") << "turn " << a.turn;
-            out << ">";
-          }
-          for (const auto &pb : a.ports) {
-            out << " ";
-            if (pb.tied)
-              out << "[" << pb.port.name << "," << pb.port2.name << "]";
-            else
-              out << pb.port.name;
-            out << ":" << pb.symbol.name << (pb.optional ? "?" : "");
-          }
-          out << " " << rng(a.range) << "\n";
-          if (a.weight)
-            expr(*a.weight, depth + 3);
-        }
-      }
+    case DeclKind::Grammar:
+      grammarDecl(*cast<GrammarDecl>(&d), depth);
       break;
-    }
     case DeclKind::Material: {
       auto &m = *cast<MaterialDecl>(&d);
       line(depth) << "Material " << m.name.name << " " << rng(m.range) << "\n";
@@ -233,28 +174,9 @@ private:
         expr(*r.rate, depth + 2);
       }
       break;
-    case DeclKind::Controller: {
-      auto &c = *cast<ControllerDecl>(&d);
-      line(depth) << "Controller " << c.name.name << " " << rng(c.range) << "\n";
-      for (const auto &l : c.lets)
-        stmt(*l, depth + 1);
-      line(depth + 1) << "Inputs " << rng(c.inputsRange) << "\n";
-      for (const auto &e : c.inputs)
-        expr(*e, depth + 2);
-      for (const auto &h : c.hidden) {
-        line(depth + 1) << "Hidden " << h.activation.name << "\n";
-        expr(*h.units, depth + 2);
-      }
-      for (const auto &o : c.outputs) {
-        line(depth + 1) << "Output " << o.activation.name << "\n";
-        expr(*o.target, depth + 2);
-      }
-      if (c.init) {
-        line(depth + 1) << "Init\n";
-        expr(*c.init, depth + 2);
-      }
+    case DeclKind::Controller:
+      controllerDecl(*cast<ControllerDecl>(&d), depth);
       break;
-    }
     case DeclKind::Loss: {
       auto &l = *cast<LossDecl>(&d);
       line(depth) << "Loss " << l.name.name << " " << rng(l.range) << "\n";
@@ -264,6 +186,94 @@ private:
         expr(*l.value, depth + 1);
       break;
     }
+    }
+  }
+
+  void fnDecl(const FnDecl &f, int depth) {
+    line(depth) << "Fn " << f.name.name << " -> " << f.result.name.name << " " << rng(f.range)
+                << "\n";
+    for (const auto &p : f.params)
+      line(depth + 1) << "Param " << p.name.name << ": " << p.type.name.name << " " << rng(p.range)
+                      << "\n";
+    for (const auto &s : f.body)
+      stmt(*s, depth + 1);
+  }
+
+  void physicsDecl(const PhysicsDecl &p, int depth) {
+    line(depth) << "Physics " << p.name.name << " " << rng(p.range) << "\n";
+    for (const auto &s : p.sets) {
+      line(depth + 1) << "Set " << s->name.name << " " << rng(s->range) << "\n";
+      for (const auto &e : s->endpoints)
+        line(depth + 2) << "Endpoint " << e.name.name << ": " << e.setName.name << " "
+                        << rng(e.range) << "\n";
+      for (const auto &f : s->fields) {
+        line(depth + 2) << "Field " << fieldKindSpelling(f->kind) << " " << f->name.name << ": "
+                        << f->type.name.name << " " << rng(f->range) << "\n";
+        if (f->init)
+          expr(*f->init, depth + 3);
+      }
+    }
+    line(depth + 1) << "Step " << rng(p.stepRange) << "\n";
+    for (const auto &s : p.step)
+      stmt(*s, depth + 2);
+  }
+
+  void grammarDecl(const GrammarDecl &g, int depth) {
+    line(depth) << "Grammar " << g.name.name << " " << rng(g.range) << "\n";
+    settings(g.body, depth + 1);
+    for (const auto &l : g.limits) {
+      line(depth + 1) << "Limit " << l.kind.name << " " << l.symbol.name << " " << rng(l.range)
+                      << "\n";
+      expr(*l.value, depth + 2);
+    }
+    for (const auto &p : g.productions) {
+      line(depth + 1) << "Production " << p.lhs.name << " " << rng(p.range) << "\n";
+      for (const auto &a : p.alternatives)
+        alternative(a, depth + 2);
+    }
+  }
+
+  void alternative(const Alternative &a, int depth) {
+    line(depth) << "Alternative " << a.part.name;
+    if (!a.attach.name.empty() || a.hasAngle || a.hasTurn) {
+      out << "<" << a.attach.name;
+      if (a.hasAngle)
+        out << (a.attach.name.empty() ? "" : ", ") << "angle " << a.angleLo << ".." << a.angleHi;
+      if (a.hasTurn)
+        out << (a.attach.name.empty() && !a.hasAngle ? "" : ", ") << "turn " << a.turn;
+      out << ">";
+    }
+    for (const auto &pb : a.ports) {
+      out << " ";
+      if (pb.tied)
+        out << "[" << pb.port.name << "," << pb.port2.name << "]";
+      else
+        out << pb.port.name;
+      out << ":" << pb.symbol.name << (pb.optional ? "?" : "");
+    }
+    out << " " << rng(a.range) << "\n";
+    if (a.weight)
+      expr(*a.weight, depth + 1);
+  }
+
+  void controllerDecl(const ControllerDecl &c, int depth) {
+    line(depth) << "Controller " << c.name.name << " " << rng(c.range) << "\n";
+    for (const auto &l : c.lets)
+      stmt(*l, depth + 1);
+    line(depth + 1) << "Inputs " << rng(c.inputsRange) << "\n";
+    for (const auto &e : c.inputs)
+      expr(*e, depth + 2);
+    for (const auto &h : c.hidden) {
+      line(depth + 1) << "Hidden " << h.activation.name << "\n";
+      expr(*h.units, depth + 2);
+    }
+    for (const auto &o : c.outputs) {
+      line(depth + 1) << "Output " << o.activation.name << "\n";
+      expr(*o.target, depth + 2);
+    }
+    if (c.init) {
+      line(depth + 1) << "Init\n";
+      expr(*c.init, depth + 2);
     }
   }
 

@@ -127,6 +127,47 @@ void Checker::checkBody() {
   }
 }
 
+namespace {
+
+/// False, with an error, when rule r's operation is unknown or takes (or
+/// lacks) a target; an operation of the other body kind is an error too, but
+/// the rule's rate is still checked.
+bool mutationOpFits(Checker &C, const ast::MutationRule &r, bool lattice, bool grammar) {
+  static const std::vector<std::string> ops = {"flip",      "add",     "remove", "swap",
+                                               "rearrange", "combine", "perturb"};
+  const std::string &op = r.op.name;
+  if (op == "flip") {
+    if (r.target.name != "cell" && r.target.name != "actuator") {
+      C.diags.error(r.target.name.empty() ? r.op.range : r.target.range,
+                    "flip needs a target: 'flip cell p = ...' or 'flip actuator p = ...'");
+      return false;
+    }
+    if (grammar && r.target.name == "cell")
+      C.diags.error(r.target.range, "'flip cell' mutates lattice bodies; body " +
+                                        q(C.out.body.name) +
+                                        " is a grammar body (use add, remove, swap, rearrange, "
+                                        "combine, perturb, flip actuator)");
+  } else if (std::find(ops.begin(), ops.end(), op) != ops.end()) {
+    if (!r.target.name.empty()) {
+      C.diags.error(r.target.range, q(op) + " takes no target: '" + op + " p = 0.3;'");
+      return false;
+    }
+    if (lattice)
+      C.diags.error(r.op.range, q(op) + " mutates grammar bodies; body " + q(C.out.body.name) +
+                                    " is a lattice (use flip cell, flip actuator)");
+  } else {
+    std::string c = closest(op, ops);
+    C.diags.error(r.op.range, "unknown mutation " + q(op) +
+                                  (c.empty() ? "; expected flip, add, remove, swap, rearrange, "
+                                               "combine or perturb"
+                                             : "; did you mean '" + c + "'?"));
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
 void Checker::checkMutations() {
   if (mutations.empty())
     return;
@@ -145,8 +186,6 @@ void Checker::checkMutations() {
   }
   const bool lattice = out.hasBody && out.body.kind == BodyKind::Lattice;
   const bool grammar = out.hasBody && out.body.kind == BodyKind::Grammar;
-  static const std::vector<std::string> ops = {"flip",      "add",     "remove", "swap",
-                                               "rearrange", "combine", "perturb"};
   static const std::vector<std::string> latticeVars = {"cells", "edges"};
   static const std::vector<std::string> grammarVars = {"parts", "springs", "actuators"};
   std::map<std::string, SourceRange> seen;
@@ -157,32 +196,8 @@ void Checker::checkMutations() {
     mr.target = r.target.name;
     mr.untilChanged = r.untilChanged;
     mr.rateExpr = r.rate.get();
-    if (op == "flip") {
-      if (r.target.name != "cell" && r.target.name != "actuator") {
-        diags.error(r.target.name.empty() ? r.op.range : r.target.range,
-                    "flip needs a target: 'flip cell p = ...' or 'flip actuator p = ...'");
-        continue;
-      }
-      if (grammar && r.target.name == "cell")
-        diags.error(r.target.range, "'flip cell' mutates lattice bodies; body " + q(out.body.name) +
-                                        " is a grammar body (use add, remove, swap, rearrange, "
-                                        "combine, perturb, flip actuator)");
-    } else if (std::find(ops.begin(), ops.end(), op) != ops.end()) {
-      if (!r.target.name.empty()) {
-        diags.error(r.target.range, q(op) + " takes no target: '" + op + " p = 0.3;'");
-        continue;
-      }
-      if (lattice)
-        diags.error(r.op.range, q(op) + " mutates grammar bodies; body " + q(out.body.name) +
-                                    " is a lattice (use flip cell, flip actuator)");
-    } else {
-      std::string c = closest(op, ops);
-      diags.error(r.op.range, "unknown mutation " + q(op) +
-                                  (c.empty() ? "; expected flip, add, remove, swap, rearrange, "
-                                               "combine or perturb"
-                                             : "; did you mean '" + c + "'?"));
+    if (!mutationOpFits(*this, r, lattice, grammar))
       continue;
-    }
     std::string key = op + " " + r.target.name;
     auto [it, fresh] = seen.emplace(key, r.range);
     if (!fresh) {

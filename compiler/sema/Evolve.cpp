@@ -55,6 +55,156 @@ const D *selectDecl(Checker &C, const SettingsBlock *b, const std::string &key,
   return nullptr;
 }
 
+/// evolve.population, generations, seed or offspring: a whole number in range.
+void evolveCount(Checker &C, const Setting &s, Evolve &ev) {
+  const std::string &k = s.key.name;
+  const std::string what = "evolve." + k;
+  Expr *e = C.single(s, what);
+  auto v = e ? C.evalInt(*e, what) : std::nullopt;
+  if (!v)
+    return;
+  if (k == "population") {
+    if (*v < 1)
+      C.diags.error(e->range, "evolve.population must be at least 1");
+    else if (*v > kMaxPopulation)
+      C.diags.error(e->range, "evolve.population = " + std::to_string(*v) +
+                                  " is above the limit of " + std::to_string(kMaxPopulation) +
+                                  "; lower it");
+    else
+      ev.population = *v, ev.populationAt = e->range;
+  } else if (k == "generations") {
+    if (*v < 0)
+      C.diags.error(e->range, "evolve.generations must not be negative");
+    else if (*v > kMaxGenerations)
+      C.diags.error(e->range, "evolve.generations = " + std::to_string(*v) +
+                                  " is above the limit of " + std::to_string(kMaxGenerations) +
+                                  "; lower it");
+    else
+      ev.generations = *v;
+  } else if (k == "seed") {
+    if (*v < 0)
+      C.diags.error(e->range, "evolve.seed must not be negative");
+    else
+      ev.seed = uint64_t(*v);
+  } else {
+    if (*v < 1)
+      C.diags.error(e->range, "evolve.offspring must be at least 1 (the children of every "
+                              "generation after the first)");
+    else if (*v > kMaxPopulation)
+      C.diags.error(e->range, "evolve.offspring = " + std::to_string(*v) +
+                                  " is above the limit of " + std::to_string(kMaxPopulation) +
+                                  "; lower it");
+    else
+      ev.offspring = *v;
+  }
+}
+
+/// evolve.fitness: a reduction over the learning curve of the loss.
+void evolveFitness(Checker &C, const Setting &s, Fitness &fitness) {
+  Expr *e = C.single(s, "evolve.fitness");
+  if (!e)
+    return;
+  // R(±loss) or -R(±loss), R over the learning curve, normalised to
+  // R'(sign * loss): -max(x) = min(-x), -min(x) = max(-x), and mean, last
+  // and first commute with the sign.
+  double sign = 1;
+  bool outerNeg = false;
+  Expr *x = e;
+  if (auto *u = dynCast<UnaryExpr>(x); u && u->op == UnaryOp::Neg)
+    sign = -sign, outerNeg = true, x = u->operand.get();
+  auto *call = dynCast<CallExpr>(x);
+  Expr *arg = call && call->args.size() == 1 ? call->args[0].get() : nullptr;
+  if (arg)
+    if (auto *u = dynCast<UnaryExpr>(arg); u && u->op == UnaryOp::Neg)
+      sign = -sign, arg = u->operand.get();
+  auto *name = arg ? dynCast<NameExpr>(arg) : nullptr;
+  const std::string r = call ? call->callee.name : "";
+  if (!name || name->name != "loss" ||
+      (r != "max" && r != "min" && r != "mean" && r != "last" && r != "first")) {
+    C.diags.error(e->range, "fitness must reduce the learning curve of the loss: "
+                            "max(-loss), mean(-loss), last(-loss), ...");
+    return;
+  }
+  call->ref = CallRef::Setting;
+  fitness.reduce = !outerNeg ? r : r == "max" ? "min" : r == "min" ? "max" : r;
+  fitness.sign = sign;
+}
+
+/// evolve.select: truncation(mu_plus_lambda), tournament(K) or map_elites(...).
+void evolveSelect(Checker &C, const Setting &s, Evolve &ev) {
+  Expr *e = C.single(s, "evolve.select");
+  if (!e)
+    return;
+  if (auto *word = dynCast<NameExpr>(e); word && word->name == "random") {
+    // Neutral selection, the control of a study of what selection does
+    // (docs/evolution.md, "Selection").
+    ev.select = Select{};
+    ev.select.kind = "random";
+    return;
+  }
+  auto *call = dynCast<CallExpr>(e);
+  if (call && call->callee.name == "truncation" && call->args.size() == 1 &&
+      call->namedArgs.empty()) {
+    auto *n = dynCast<NameExpr>(call->args[0].get());
+    if (n && n->name == "mu_comma_lambda") {
+      // The engine selects from parents + children only; refused rather
+      // than run as mu + lambda.
+      C.diags.error(n->range, "truncation(mu_comma_lambda) is not supported yet; use "
+                              "truncation(mu_plus_lambda) or tournament(K)");
+      return;
+    }
+    if (n && n->name == "mu_plus_lambda") {
+      call->ref = CallRef::Setting;
+      ev.select.kind = "truncation";
+      ev.select.scheme = n->name;
+      return;
+    }
+  }
+  if (call && call->callee.name == "tournament" && call->args.size() == 1) {
+    if (auto n = C.evalInt(*call->args[0], "tournament size")) {
+      if (*n < 2)
+        C.diags.error(call->args[0]->range, "a tournament needs at least 2 entrants");
+      call->ref = CallRef::Setting;
+      ev.select.kind = "tournament";
+      ev.select.tournamentSize = *n;
+    }
+    return;
+  }
+  if (call && call->callee.name == "map_elites") {
+    call->ref = CallRef::Setting;
+    ev.select = Select{};
+    ev.select.kind = "map_elites";
+    C.checkMapElites(*call, ev.select);
+    return;
+  }
+  C.diags.error(e->range, "select must be truncation(mu_plus_lambda), tournament(K), "
+                          "map_elites(DESCRIPTOR, ...) or random");
+}
+
+/// evolve.invalid: the rules that make a design invalid.
+void evolveInvalid(Checker &C, const Setting &s, std::vector<InvalidRule> &invalid) {
+  for (auto &v : s.values) {
+    auto *call = dynCast<CallExpr>(v.get());
+    const std::string n = call ? call->callee.name : "";
+    if (n == "nonfinite" && call->args.empty()) {
+      invalid.push_back({n, 0});
+      call->ref = CallRef::Setting;
+      continue;
+    }
+    if ((n == "loss_above" || n == "loss_jump") && call->args.size() == 1) {
+      call->ref = CallRef::Setting;
+      if (auto x = C.evalNumber(*call->args[0], n)) {
+        if (*x <= 0)
+          C.diags.error(call->args[0]->range, n + " needs a positive threshold");
+        else
+          invalid.push_back({n, *x});
+      }
+      continue;
+    }
+    C.diags.error(v->range, "invalid rules are loss_above(X), loss_jump(X) and nonfinite()");
+  }
+}
+
 } // namespace
 
 void Checker::checkEvolve() {
@@ -78,144 +228,14 @@ void Checker::checkEvolve() {
   selectLearn(learn, at, ev.learn);
   for (const auto &s : b->settings) {
     const std::string &k = s.key.name;
-    const std::string what = "evolve." + k;
-    if (k == "population" || k == "generations" || k == "seed" || k == "offspring") {
-      Expr *e = single(s, what);
-      auto v = e ? evalInt(*e, what) : std::nullopt;
-      if (!v)
-        continue;
-      if (k == "population") {
-        if (*v < 1)
-          diags.error(e->range, "evolve.population must be at least 1");
-        else if (*v > kMaxPopulation)
-          diags.error(e->range, "evolve.population = " + std::to_string(*v) +
-                                    " is above the limit of " + std::to_string(kMaxPopulation) +
-                                    "; lower it");
-        else
-          ev.population = *v, ev.populationAt = e->range;
-      } else if (k == "generations") {
-        if (*v < 0)
-          diags.error(e->range, "evolve.generations must not be negative");
-        else if (*v > kMaxGenerations)
-          diags.error(e->range, "evolve.generations = " + std::to_string(*v) +
-                                    " is above the limit of " + std::to_string(kMaxGenerations) +
-                                    "; lower it");
-        else
-          ev.generations = *v;
-      } else if (k == "seed") {
-        if (*v < 0)
-          diags.error(e->range, "evolve.seed must not be negative");
-        else
-          ev.seed = uint64_t(*v);
-      } else {
-        if (*v < 1)
-          diags.error(e->range, "evolve.offspring must be at least 1 (the children of every "
-                                "generation after the first)");
-        else if (*v > kMaxPopulation)
-          diags.error(e->range, "evolve.offspring = " + std::to_string(*v) +
-                                    " is above the limit of " + std::to_string(kMaxPopulation) +
-                                    "; lower it");
-        else
-          ev.offspring = *v;
-      }
-    } else if (k == "fitness") {
-      Expr *e = single(s, what);
-      if (!e)
-        continue;
-      // R(±loss) or -R(±loss), R over the learning curve, normalised to
-      // R'(sign * loss): -max(x) = min(-x), -min(x) = max(-x), and mean, last
-      // and first commute with the sign.
-      double sign = 1;
-      bool outerNeg = false;
-      Expr *x = e;
-      if (auto *u = dynCast<UnaryExpr>(x); u && u->op == UnaryOp::Neg)
-        sign = -sign, outerNeg = true, x = u->operand.get();
-      auto *call = dynCast<CallExpr>(x);
-      Expr *arg = call && call->args.size() == 1 ? call->args[0].get() : nullptr;
-      if (arg)
-        if (auto *u = dynCast<UnaryExpr>(arg); u && u->op == UnaryOp::Neg)
-          sign = -sign, arg = u->operand.get();
-      auto *name = arg ? dynCast<NameExpr>(arg) : nullptr;
-      const std::string r = call ? call->callee.name : "";
-      if (!name || name->name != "loss" ||
-          (r != "max" && r != "min" && r != "mean" && r != "last" && r != "first")) {
-        diags.error(e->range, "fitness must reduce the learning curve of the loss: "
-                              "max(-loss), mean(-loss), last(-loss), ...");
-        continue;
-      }
-      call->ref = CallRef::Setting;
-      ev.fitness.reduce = !outerNeg ? r : r == "max" ? "min" : r == "min" ? "max" : r;
-      ev.fitness.sign = sign;
-    } else if (k == "select") {
-      Expr *e = single(s, what);
-      if (!e)
-        continue;
-      if (auto *word = dynCast<NameExpr>(e); word && word->name == "random") {
-        // Neutral selection, the control of a study of what selection does
-        // (docs/evolution.md, "Selection").
-        ev.select = Select{};
-        ev.select.kind = "random";
-        continue;
-      }
-      auto *call = dynCast<CallExpr>(e);
-      if (call && call->callee.name == "truncation" && call->args.size() == 1 &&
-          call->namedArgs.empty()) {
-        auto *n = dynCast<NameExpr>(call->args[0].get());
-        if (n && n->name == "mu_comma_lambda") {
-          // The engine selects from parents + children only; refused rather
-          // than run as mu + lambda.
-          diags.error(n->range, "truncation(mu_comma_lambda) is not supported yet; use "
-                                "truncation(mu_plus_lambda) or tournament(K)");
-          continue;
-        }
-        if (n && n->name == "mu_plus_lambda") {
-          call->ref = CallRef::Setting;
-          ev.select.kind = "truncation";
-          ev.select.scheme = n->name;
-          continue;
-        }
-      }
-      if (call && call->callee.name == "tournament" && call->args.size() == 1) {
-        if (auto n = evalInt(*call->args[0], "tournament size")) {
-          if (*n < 2)
-            diags.error(call->args[0]->range, "a tournament needs at least 2 entrants");
-          call->ref = CallRef::Setting;
-          ev.select.kind = "tournament";
-          ev.select.tournamentSize = *n;
-        }
-        continue;
-      }
-      if (call && call->callee.name == "map_elites") {
-        call->ref = CallRef::Setting;
-        ev.select = Select{};
-        ev.select.kind = "map_elites";
-        checkMapElites(*call, ev.select);
-        continue;
-      }
-      diags.error(e->range, "select must be truncation(mu_plus_lambda), tournament(K), "
-                            "map_elites(DESCRIPTOR, ...) or random");
-    } else if (k == "invalid") {
-      for (auto &v : s.values) {
-        auto *call = dynCast<CallExpr>(v.get());
-        const std::string n = call ? call->callee.name : "";
-        if (n == "nonfinite" && call->args.empty()) {
-          ev.invalid.push_back({n, 0});
-          call->ref = CallRef::Setting;
-          continue;
-        }
-        if ((n == "loss_above" || n == "loss_jump") && call->args.size() == 1) {
-          call->ref = CallRef::Setting;
-          if (auto x = evalNumber(*call->args[0], n)) {
-            if (*x <= 0)
-              diags.error(call->args[0]->range, n + " needs a positive threshold");
-            else
-              ev.invalid.push_back({n, *x});
-          }
-          continue;
-        }
-        diags.error(v->range, "invalid rules are loss_above(X), loss_jump(X) and nonfinite()");
-      }
-    }
+    if (k == "population" || k == "generations" || k == "seed" || k == "offspring")
+      evolveCount(*this, s, ev);
+    else if (k == "fitness")
+      evolveFitness(*this, s, ev.fitness);
+    else if (k == "select")
+      evolveSelect(*this, s, ev);
+    else if (k == "invalid")
+      evolveInvalid(*this, s, ev.invalid);
   }
   checkLearn(learn, "evolve.learn", ev.learn);
 }

@@ -58,6 +58,93 @@ std::vector<std::string> reportedTerms(const LossDecl *loss) {
   return out;
 }
 
+/// term(NAME, ...): NAME (arg) into desc.term when it is a term the loss
+/// reports; false, with an error, when it is not.
+bool descriptorTerm(Checker &C, Expr &arg, Descriptor &desc) {
+  auto *n = dynCast<NameExpr>(&arg);
+  const LossDecl *loss = C.out.evolve.learn.loss;
+  const std::vector<std::string> terms = reportedTerms(loss);
+  if (!n) {
+    C.diags.error(arg.range, "term(NAME, ...) needs the name of a term of the loss");
+    return false;
+  }
+  if (std::find(terms.begin(), terms.end(), n->name) == terms.end()) {
+    std::string c = closest(n->name, terms);
+    const std::string msg =
+        terms.empty()
+            ? "the loss reports no terms: a term is a named let the loss returns in a sum "
+              "(return forward + height;)"
+            : "the loss has no term '" + n->name + "'" +
+                  (c.empty() ? "" : "; did you mean '" + c + "'?");
+    if (loss)
+      C.diags.error(n->range, msg).note(loss->name.range, "the loss is declared here");
+    else
+      C.diags.error(n->range, msg);
+    return false;
+  }
+  desc.term = n->name;
+  return true;
+}
+
+/// A descriptor's range = (LO, HI) and bins = N into desc: false, with an
+/// error, when either is missing or wrong. An unknown argument only clears
+/// ok, so the descriptor is still counted (given twice, too many cells).
+bool descriptorGrid(Checker &C, CallExpr &d, Descriptor &desc, bool &ok) {
+  const std::string &kind = desc.kind;
+  bool haveRange = false, haveBins = false;
+  for (auto &na : d.namedArgs) {
+    const std::string &k = na.name.name;
+    if (k == "bins") {
+      auto v = C.evalInt(*na.value, "bins");
+      if (!v) {
+        ok = false;
+        continue;
+      }
+      if (*v < 1 || *v > kMaxBins) {
+        C.diags.error(na.value->range, "bins must lie in 1.." + std::to_string(kMaxBins));
+        ok = false;
+        continue;
+      }
+      desc.bins = *v;
+      haveBins = true;
+    } else if (k == "range") {
+      auto *t = dynCast<TupleExpr>(na.value.get());
+      if (!t || t->elems.size() != 2) {
+        C.diags.error(na.value->range, "range must be (LO, HI)");
+        ok = false;
+        continue;
+      }
+      auto lo = C.evalNumber(*t->elems[0], "range");
+      auto hi = C.evalNumber(*t->elems[1], "range");
+      if (!lo || !hi) {
+        ok = false;
+        continue;
+      }
+      if (!(*lo < *hi)) {
+        C.diags.error(na.value->range, "range (LO, HI) needs LO < HI");
+        ok = false;
+        continue;
+      }
+      desc.lo = *lo;
+      desc.hi = *hi;
+      haveRange = true;
+    } else {
+      C.diags.error(na.name.range, "unknown argument '" + k + "' of " + kind +
+                                       "; expected range = (LO, HI) and bins = N");
+      ok = false;
+    }
+  }
+  if (!haveRange || !haveBins) {
+    C.diags.error(d.range, kind + " needs " +
+                               (!haveRange && !haveBins ? "range = (LO, HI) and bins = N"
+                                : !haveRange            ? "range = (LO, HI)"
+                                                        : "bins = N") +
+                               ": the grid cuts [LO, HI] into N cells");
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 void Checker::checkMapElites(CallExpr &call, Select &sel) {
@@ -117,31 +204,9 @@ void Checker::checkMapElites(CallExpr &call, Select &sel) {
       ok = false;
       continue;
     }
-    if (kind == "term") {
-      auto *n = dynCast<NameExpr>(d->args[0].get());
-      const LossDecl *loss = out.evolve.learn.loss;
-      const std::vector<std::string> terms = reportedTerms(loss);
-      if (!n) {
-        diags.error(d->args[0]->range, "term(NAME, ...) needs the name of a term of the loss");
-        ok = false;
-        continue;
-      }
-      if (std::find(terms.begin(), terms.end(), n->name) == terms.end()) {
-        std::string c = closest(n->name, terms);
-        const std::string msg =
-            terms.empty()
-                ? "the loss reports no terms: a term is a named let the loss returns in a sum "
-                  "(return forward + height;)"
-                : "the loss has no term '" + n->name + "'" +
-                      (c.empty() ? "" : "; did you mean '" + c + "'?");
-        if (loss)
-          diags.error(n->range, msg).note(loss->name.range, "the loss is declared here");
-        else
-          diags.error(n->range, msg);
-        ok = false;
-        continue;
-      }
-      desc.term = n->name;
+    if (kind == "term" && !descriptorTerm(*this, *d->args[0], desc)) {
+      ok = false;
+      continue;
     }
     if (kind == "depth" && out.world.dim != 3) {
       diags.error(d->callee.range, "depth() is the extent along the second axis of a 3D world; "
@@ -149,55 +214,7 @@ void Checker::checkMapElites(CallExpr &call, Select &sel) {
       ok = false;
       continue;
     }
-    bool haveRange = false, haveBins = false;
-    for (auto &na : d->namedArgs) {
-      const std::string &k = na.name.name;
-      if (k == "bins") {
-        auto v = evalInt(*na.value, "bins");
-        if (!v) {
-          ok = false;
-          continue;
-        }
-        if (*v < 1 || *v > kMaxBins) {
-          diags.error(na.value->range, "bins must lie in 1.." + std::to_string(kMaxBins));
-          ok = false;
-          continue;
-        }
-        desc.bins = *v;
-        haveBins = true;
-      } else if (k == "range") {
-        auto *t = dynCast<TupleExpr>(na.value.get());
-        if (!t || t->elems.size() != 2) {
-          diags.error(na.value->range, "range must be (LO, HI)");
-          ok = false;
-          continue;
-        }
-        auto lo = evalNumber(*t->elems[0], "range");
-        auto hi = evalNumber(*t->elems[1], "range");
-        if (!lo || !hi) {
-          ok = false;
-          continue;
-        }
-        if (!(*lo < *hi)) {
-          diags.error(na.value->range, "range (LO, HI) needs LO < HI");
-          ok = false;
-          continue;
-        }
-        desc.lo = *lo;
-        desc.hi = *hi;
-        haveRange = true;
-      } else {
-        diags.error(na.name.range, "unknown argument '" + k + "' of " + kind +
-                                       "; expected range = (LO, HI) and bins = N");
-        ok = false;
-      }
-    }
-    if (!haveRange || !haveBins) {
-      diags.error(d->range, kind + " needs " +
-                                (!haveRange && !haveBins ? "range = (LO, HI) and bins = N"
-                                 : !haveRange            ? "range = (LO, HI)"
-                                                         : "bins = N") +
-                                ": the grid cuts [LO, HI] into N cells");
+    if (!descriptorGrid(*this, *d, desc, ok)) {
       ok = false;
       continue;
     }

@@ -246,14 +246,13 @@ Item outlineItem(const PartOutline &o, const std::string &colour, const GaitFram
                       pts, fill, opacity, colour, escape(o.part))};
 }
 
-} // namespace
-
-std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
-                         const GaitStyle &style, const std::vector<PartOutline> &outlines) {
-  const View view;
-  const size_t n = size_t(robot.numPoints());
-  const bool terrain = style.terrain && !style.terrain->field.empty();
-  // Shared vertical range; per-panel horizontal range (the widest frame).
+/// The frames' shared vertical range and the widest frame's horizontal
+/// extent (each panel is that wide).
+struct Extent {
+  double vlo, vhi, width;
+};
+Extent extent(const std::vector<GaitFrame> &frames, size_t n, const GaitStyle &style,
+              const View &view) {
   double vlo = std::numeric_limits<double>::infinity(), vhi = -vlo, width = 0;
   for (const auto &fr : frames) {
     double ulo = std::numeric_limits<double>::infinity(), uhi = -ulo;
@@ -276,6 +275,18 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
   }
   if (frames.empty())
     vlo = vhi = 0;
+  return {vlo, vhi, width};
+}
+
+} // namespace
+
+std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
+                         const GaitStyle &style, const std::vector<PartOutline> &outlines) {
+  const View view;
+  const size_t n = size_t(robot.numPoints());
+  const bool terrain = style.terrain && !style.terrain->field.empty();
+  const Extent ext = extent(frames, n, style, view);
+  const double vlo = ext.vlo, vhi = ext.vhi, width = ext.width;
   // Under each panel: the frame's label and how far the points' mean x
   // (the walking direction) moved, as in 2D (Svg.cpp).
   const FrameLabels under = frameLabels(robot, frames);

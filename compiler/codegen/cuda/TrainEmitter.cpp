@@ -4,6 +4,7 @@
 // state tapes for the first value beyond world.state_limit. The arithmetic
 // follows runtime/core/Optimizer.cpp in double, whatever F is.
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "codegen/cuda/Internal.h"
@@ -49,19 +50,36 @@ static __device__ double evoc_block_sum(double x, double *sh) {
 }
 )";
 
-} // namespace
+/// Writes the training kernels, one method each, into one source. They
+/// share a prologue (header) and the loop over every parameter element
+/// (eachParam), so those are members rather than repeated.
+class TrainEmitter {
+public:
+  TrainEmitter(const ir::Module &m, const RolloutInfo &info,
+               std::vector<std::pair<int, int>> paramsAndGrads)
+      : m(m), info(info), pg(std::move(paramsAndGrads)), nb(std::to_string(m.buffers.size())),
+        ns(std::to_string(m.sets.size())) {}
 
-std::string emitTrainKernels(const ir::Module &m, const RolloutInfo &info) {
-  if (info.step < 0 || info.stepAdj < 0)
-    return "";
-  const auto pg = paramsAndGrads(m);
-  for (const auto &[p, g] : pg)
-    if (g < 0)
-      return ""; // a parameter without a gradient: nothing to train on the GPU
+  std::string run() {
+    o << kRecord;
+    norm();
+    update();
+    accumulate();
+    mean();
+    carry();
+    keepBest();
+    check();
+    return o.str();
+  }
+
+private:
+  const ir::Module &m;
+  const RolloutInfo &info;
+  const std::vector<std::pair<int, int>> pg;
+  const std::string nb, ns;
   std::ostringstream o;
-  const std::string nb = std::to_string(m.buffers.size()), ns = std::to_string(m.sets.size());
-  o << kRecord;
-  auto header = [&](const char *name) {
+
+  void header(const char *name) {
     o << "extern \"C\" __global__ void __launch_bounds__(EVOC_BLOCK)\n"
       << name << "(void *const *evoc_buffers, const long long *evoc_sizes, "
       << "char *const *evoc_scratch, long long evoc_a, long long evoc_b) {\n"
@@ -72,11 +90,12 @@ std::string emitTrainKernels(const ir::Module &m, const RolloutInfo &info) {
       << "  evoc_train_record *R = (evoc_train_record *)evoc_scratch + blockIdx.x;\n"
       << "  const int tid = threadIdx.x;\n"
       << "  (void)table; (void)sizes; (void)R; (void)tid;\n";
-  };
-  // Calls `body` inside a loop over each parameter buffer's elements, with
+  }
+
+  // Writes `body` inside a loop over each parameter buffer's elements, with
   // p (the parameter), g (its gradient), i (the element) and j (the index
   // in the robot's concatenated parameters) in scope.
-  auto eachParam = [&](const std::string &body) {
+  void eachParam(const std::string &body) {
     o << "  long long base = 0;\n";
     for (const auto &[p, g] : pg)
       o << "  {\n"
@@ -90,140 +109,170 @@ std::string emitTrainKernels(const ir::Module &m, const RolloutInfo &info) {
         << "    }\n"
         << "    base += n;\n"
         << "  }\n";
-  };
+  }
 
-  header(kTrainNorm);
-  o << "  __shared__ double sh[EVOC_BLOCK];\n"
-    << "  double ss = 0, bad = 0;\n";
-  eachParam("const double x = (double)g[i]; ss += x * x; if (!isfinite(x)) bad = 1;");
-  o << "  ss = evoc_block_sum(ss, sh);\n"
-    << "  bad = evoc_block_sum(bad, sh);\n"
-    << "  if (tid == 0) { R->grad_norm = sqrt(ss); R->grad_bad = bad > 0 ? 1 : 0; }\n"
-    << "}\n";
+  /// A state field's tape (its current-state buffer, else its next-state one).
+  static int tapeOf(const RolloutField &f) { return f.cur >= 0 ? f.cur : f.next; }
 
-  header(kTrainUpdate);
-  o << "  __shared__ double evoc_t[3];\n"
-    << "  if (tid == 0) {\n"
-    << "    evoc_t[0] = R->step / (R->grad_norm + 1e-6);\n"
-    << "    evoc_t[1] = R->b1t * R->beta1;\n"
-    << "    evoc_t[2] = R->b2t * R->beta2;\n"
-    << "  }\n"
-    << "  __syncthreads();\n"
-    << "  const double scale = evoc_t[0], b1t = evoc_t[1], b2t = evoc_t[2];\n"
-    << "  double *mom = (double *)R->moments;\n"
-    << "  long long np = 0;\n";
-  for (const auto &[p, g] : pg)
-    o << "  np += " << lengthExpr(m, p) << ";\n";
-  o << "  (void)mom; (void)np;\n"
-    << "  if (evoc_b == " << kNormalizedStep << ") {\n";
-  eachParam("p[i] = (F)((double)p[i] - scale * (double)g[i]);");
-  o << "  } else if (evoc_b == " << kAdam << ") {\n";
-  eachParam("const double gi = (double)g[i];\n"
-            "      mom[j] = R->beta1 * mom[j] + (1 - R->beta1) * gi;\n"
-            "      mom[np + j] = R->beta2 * mom[np + j] + (1 - R->beta2) * gi * gi;\n"
-            "      const double mh = mom[j] / (1 - b1t), vh = mom[np + j] / (1 - b2t);\n"
-            "      p[i] = (F)((double)p[i] - R->lr * mh / (sqrt(vh) + R->eps));");
-  o << "  } else {\n";
-  eachParam("p[i] = (F)((double)p[i] - R->lr * (double)g[i]);");
-  o << "  }\n"
-    << "  __syncthreads();\n"
-    << "  if (tid == 0) {\n"
-    << "    R->t += 1;\n"
-    << "    if (evoc_b == " << kAdam << ") { R->b1t = b1t; R->b2t = b2t; }\n"
-    << "  }\n"
-    << "}\n";
+  /// The bytes of one state of buffer b, as a C expression.
+  std::string stateBytes(int b) const {
+    return lengthExpr(m, b) + " * " +
+           (m.buffers[b].elem == ir::Type::I ? "4" : "(long long)sizeof(F)");
+  }
 
-  header(kTrainAccumulate);
-  o << "  double *gs = (double *)R->gsum;\n";
-  eachParam("gs[j] = (evoc_b == 0 ? 0.0 : gs[j]) + (double)g[i];");
-  o << "}\n";
+  void norm() {
+    header(kTrainNorm);
+    o << "  __shared__ double sh[EVOC_BLOCK];\n"
+      << "  double ss = 0, bad = 0;\n";
+    eachParam("const double x = (double)g[i]; ss += x * x; if (!isfinite(x)) bad = 1;");
+    o << "  ss = evoc_block_sum(ss, sh);\n"
+      << "  bad = evoc_block_sum(bad, sh);\n"
+      << "  if (tid == 0) { R->grad_norm = sqrt(ss); R->grad_bad = bad > 0 ? 1 : 0; }\n"
+      << "}\n";
+  }
 
-  header(kTrainMean);
-  o << "  const double *gs = (const double *)R->gsum;\n";
-  eachParam("((F *)g)[i] = (F)(gs[j] / (double)evoc_b);");
-  o << "}\n";
+  void update() {
+    header(kTrainUpdate);
+    o << "  __shared__ double evoc_t[3];\n"
+      << "  if (tid == 0) {\n"
+      << "    evoc_t[0] = R->step / (R->grad_norm + 1e-6);\n"
+      << "    evoc_t[1] = R->b1t * R->beta1;\n"
+      << "    evoc_t[2] = R->b2t * R->beta2;\n"
+      << "  }\n"
+      << "  __syncthreads();\n"
+      << "  const double scale = evoc_t[0], b1t = evoc_t[1], b2t = evoc_t[2];\n"
+      << "  double *mom = (double *)R->moments;\n"
+      << "  long long np = 0;\n";
+    for (const auto &[p, g] : pg)
+      o << "  np += " << lengthExpr(m, p) << ";\n";
+    o << "  (void)mom; (void)np;\n"
+      << "  if (evoc_b == " << kNormalizedStep << ") {\n";
+    eachParam("p[i] = (F)((double)p[i] - scale * (double)g[i]);");
+    o << "  } else if (evoc_b == " << kAdam << ") {\n";
+    eachParam("const double gi = (double)g[i];\n"
+              "      mom[j] = R->beta1 * mom[j] + (1 - R->beta1) * gi;\n"
+              "      mom[np + j] = R->beta2 * mom[np + j] + (1 - R->beta2) * gi * gi;\n"
+              "      const double mh = mom[j] / (1 - b1t), vh = mom[np + j] / (1 - b2t);\n"
+              "      p[i] = (F)((double)p[i] - R->lr * mh / (sqrt(vh) + R->eps));");
+    o << "  } else {\n";
+    eachParam("p[i] = (F)((double)p[i] - R->lr * (double)g[i]);");
+    o << "  }\n"
+      << "  __syncthreads();\n"
+      << "  if (tid == 0) {\n"
+      << "    R->t += 1;\n"
+      << "    if (evoc_b == " << kAdam << ") { R->b1t = b1t; R->b2t = b2t; }\n"
+      << "  }\n"
+      << "}\n";
+  }
+
+  void accumulate() {
+    header(kTrainAccumulate);
+    o << "  double *gs = (double *)R->gsum;\n";
+    eachParam("gs[j] = (evoc_b == 0 ? 0.0 : gs[j]) + (double)g[i];");
+    o << "}\n";
+  }
+
+  void mean() {
+    header(kTrainMean);
+    o << "  const double *gs = (const double *)R->gsum;\n";
+    eachParam("((F *)g)[i] = (F)(gs[j] / (double)evoc_b);");
+    o << "}\n";
+  }
 
   // The state fields' snapshot, field after field (their bytes, unpadded).
-  header(kTrainCarry);
-  o << "  const long long T = (long long)R->steps, mode = evoc_b >> 32;\n"
-    << "  long long snap = 0;\n";
-  for (const RolloutField &f : info.fields) {
-    int any = f.cur >= 0 ? f.cur : f.next;
-    o << "  snap += " << lengthExpr(m, any) << " * "
-      << (m.buffers[any].elem == ir::Type::I ? "4" : "(long long)sizeof(F)") << ";\n";
+  void carry() {
+    header(kTrainCarry);
+    o << "  const long long T = (long long)R->steps, mode = evoc_b >> 32;\n"
+      << "  long long snap = 0;\n";
+    for (const RolloutField &f : info.fields)
+      o << "  snap += " << stateBytes(tapeOf(f)) << ";\n";
+    o << "  char *block = (char *)R->carry + (evoc_b & 0xffffffffLL) * snap;\n";
+    for (const RolloutField &f : info.fields) {
+      int any = tapeOf(f);
+      o << "  { // field " << f.name << "\n"
+        << "    const long long bytes = " << stateBytes(any) << ";\n"
+        << "    int *tape = (int *)table[" << any << "];\n"
+        << "    int *x = mode == " << kSaveLast << " ? tape + (T - 1) * (bytes / 4) : tape;\n"
+        << "    int *s = (int *)block;\n"
+        << "    for (long long i = tid; i < bytes / 4; i += EVOC_BLOCK) {\n"
+        << "      if (mode == " << kLoadFirst << ") x[i] = s[i]; else s[i] = x[i];\n"
+        << "    }\n"
+        << "    block += bytes;\n"
+        << "  }\n";
+    }
+    o << "}\n";
   }
-  o << "  char *block = (char *)R->carry + (evoc_b & 0xffffffffLL) * snap;\n";
-  for (const RolloutField &f : info.fields) {
-    int any = f.cur >= 0 ? f.cur : f.next;
-    o << "  { // field " << f.name << "\n"
-      << "    const long long bytes = " << lengthExpr(m, any) << " * "
-      << (m.buffers[any].elem == ir::Type::I ? "4" : "(long long)sizeof(F)") << ";\n"
-      << "    int *tape = (int *)table[" << any << "];\n"
-      << "    int *x = mode == " << kSaveLast << " ? tape + (T - 1) * (bytes / 4) : tape;\n"
-      << "    int *s = (int *)block;\n"
-      << "    for (long long i = tid; i < bytes / 4; i += EVOC_BLOCK) {\n"
-      << "      if (mode == " << kLoadFirst << ") x[i] = s[i]; else s[i] = x[i];\n"
-      << "    }\n"
-      << "    block += bytes;\n"
-      << "  }\n";
-  }
-  o << "}\n";
 
-  header(kTrainKeepBest);
-  o << "  F *best = (F *)R->best;\n";
-  eachParam("best[j] = p[i];");
-  o << "}\n";
+  void keepBest() {
+    header(kTrainKeepBest);
+    o << "  F *best = (F *)R->best;\n";
+    eachParam("best[j] = p[i];");
+    o << "}\n";
+  }
 
   // The first (time, field, element) whose value is NaN, infinite or beyond
   // the limit, as the CPU rollout reports it (it checks every state).
-  header(kTrainCheck);
-  o << "  __shared__ long long kk[EVOC_BLOCK];\n"
-    << "  __shared__ double vv[EVOC_BLOCK];\n"
-    << "  const double limit = R->state_limit;\n"
-    << "  const long long T = evoc_b;\n"
-    << "  long long key = -1; double val = 0;\n";
-  int nf = 0;
-  for (const RolloutField &f : info.fields) {
-    int any = f.cur >= 0 ? f.cur : f.next;
-    if (m.buffers[any].elem != ir::Type::F) {
+  void check() {
+    header(kTrainCheck);
+    o << "  __shared__ long long kk[EVOC_BLOCK];\n"
+      << "  __shared__ double vv[EVOC_BLOCK];\n"
+      << "  const double limit = R->state_limit;\n"
+      << "  const long long T = evoc_b;\n"
+      << "  long long key = -1; double val = 0;\n";
+    int nf = 0;
+    for (const RolloutField &f : info.fields) {
+      int any = tapeOf(f);
+      if (m.buffers[any].elem != ir::Type::F) {
+        ++nf;
+        continue;
+      }
+      o << "  { // field " << f.name << "\n"
+        << "    const F *tape = (const F *)table[" << any << "];\n"
+        << "    const long long n = " << lengthExpr(m, any) << ";\n"
+        << "    for (long long t = 0; t < T; ++t) {\n"
+        << "      if (key >= 0 && key < (t * " << info.fields.size() << " + " << nf
+        << ") * 4294967296LL) break; // an earlier state is bad already\n"
+        << "      for (long long i = tid; i < n; i += EVOC_BLOCK) {\n"
+        << "        const double x = (double)tape[t * n + i];\n"
+        << "        if (!(fabs(x) <= limit)) {\n"
+        << "          const long long k = (t * " << info.fields.size() << " + " << nf
+        << ") * 4294967296LL + i;\n"
+        << "          if (key < 0 || k < key) { key = k; val = x; }\n"
+        << "          break;\n"
+        << "        }\n"
+        << "      }\n"
+        << "    }\n"
+        << "  }\n";
       ++nf;
-      continue;
     }
-    o << "  { // field " << f.name << "\n"
-      << "    const F *tape = (const F *)table[" << any << "];\n"
-      << "    const long long n = " << lengthExpr(m, any) << ";\n"
-      << "    for (long long t = 0; t < T; ++t) {\n"
-      << "      if (key >= 0 && key < (t * " << info.fields.size() << " + " << nf
-      << ") * 4294967296LL) break; // an earlier state is bad already\n"
-      << "      for (long long i = tid; i < n; i += EVOC_BLOCK) {\n"
-      << "        const double x = (double)tape[t * n + i];\n"
-      << "        if (!(fabs(x) <= limit)) {\n"
-      << "          const long long k = (t * " << info.fields.size() << " + " << nf
-      << ") * 4294967296LL + i;\n"
-      << "          if (key < 0 || k < key) { key = k; val = x; }\n"
-      << "          break;\n"
-      << "        }\n"
-      << "      }\n"
+    o << "  kk[tid] = key; vv[tid] = val;\n"
+      << "  __syncthreads();\n"
+      << "  for (int s = EVOC_BLOCK / 2; s > 0; s >>= 1) {\n"
+      << "    if (tid < s && kk[tid + s] >= 0 && (kk[tid] < 0 || kk[tid + s] < kk[tid])) {\n"
+      << "      kk[tid] = kk[tid + s]; vv[tid] = vv[tid + s];\n"
       << "    }\n"
-      << "  }\n";
-    ++nf;
+      << "    __syncthreads();\n"
+      << "  }\n"
+      << "  if (tid == 0) {\n"
+      << "    const long long k = kk[0] < 0 ? -1 : kk[0] / 4294967296LL;\n"
+      << "    R->bad_time = k < 0 ? -1.0 : (double)(k / " << info.fields.size() << ");\n"
+      << "    R->bad_field = k < 0 ? -1.0 : (double)(k % " << info.fields.size() << ");\n"
+      << "    R->bad_value = vv[0];\n"
+      << "  }\n"
+      << "}\n";
   }
-  o << "  kk[tid] = key; vv[tid] = val;\n"
-    << "  __syncthreads();\n"
-    << "  for (int s = EVOC_BLOCK / 2; s > 0; s >>= 1) {\n"
-    << "    if (tid < s && kk[tid + s] >= 0 && (kk[tid] < 0 || kk[tid + s] < kk[tid])) {\n"
-    << "      kk[tid] = kk[tid + s]; vv[tid] = vv[tid + s];\n"
-    << "    }\n"
-    << "    __syncthreads();\n"
-    << "  }\n"
-    << "  if (tid == 0) {\n"
-    << "    const long long k = kk[0] < 0 ? -1 : kk[0] / 4294967296LL;\n"
-    << "    R->bad_time = k < 0 ? -1.0 : (double)(k / " << info.fields.size() << ");\n"
-    << "    R->bad_field = k < 0 ? -1.0 : (double)(k % " << info.fields.size() << ");\n"
-    << "    R->bad_value = vv[0];\n"
-    << "  }\n"
-    << "}\n";
-  return o.str();
+};
+
+} // namespace
+
+std::string emitTrainKernels(const ir::Module &m, const RolloutInfo &info) {
+  if (info.step < 0 || info.stepAdj < 0)
+    return "";
+  auto pg = paramsAndGrads(m);
+  for (const auto &[p, g] : pg)
+    if (g < 0)
+      return ""; // a parameter without a gradient: nothing to train on the GPU
+  return TrainEmitter(m, info, std::move(pg)).run();
 }
 
 } // namespace evoc::codegen::cuda

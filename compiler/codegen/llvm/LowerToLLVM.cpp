@@ -112,6 +112,11 @@ private:
   llvm::Value *inlineTanh(llvm::Value *x);
   void lowerBlock(const ir::Block &blk);
   void lowerInst(const ir::Inst &in);
+  llvm::Value *load(const ir::Inst &in);
+  void store(const ir::Inst &in);
+  void accumulate(const ir::Inst &in);
+  void declareLocal(const ir::Inst &in);
+  void updateLocal(const ir::Inst &in);
   void lowerLoop(const ir::Inst &in);
   void define(const ir::Inst &in, llvm::Value *v) {
     if (in.result >= values_.size())
@@ -448,50 +453,23 @@ void KernelLowering::lowerInst(const ir::Inst &in) {
   case Op::IToF:
     define(in, b_.CreateSIToFP(arg(0), fty_));
     return;
-  case Op::Load: {
-    llvm::Type *et = memTypeOf(in.buffer);
-    llvm::Value *v = b_.CreateLoad(et, elemPtr(in, arg(0)));
-    define(in, et->isIntegerTy() ? b_.CreateSExt(v, b_.getInt64Ty()) : v);
+  case Op::Load:
+    define(in, load(in));
     return;
-  }
-  case Op::Store: {
-    llvm::Type *et = memTypeOf(in.buffer);
-    llvm::Value *v = et->isIntegerTy() ? b_.CreateTrunc(arg(1), et) : arg(1);
-    b_.CreateStore(v, elemPtr(in, arg(0)));
+  case Op::Store:
+    store(in);
     return;
-  }
-  case Op::AccAdd: {
-    llvm::Type *et = memTypeOf(in.buffer);
-    llvm::Value *p = elemPtr(in, arg(0));
-    llvm::Value *old = b_.CreateLoad(et, p);
-    b_.CreateStore(et->isIntegerTy() ? b_.CreateAdd(old, b_.CreateTrunc(arg(1), et))
-                                     : b_.CreateFAdd(old, arg(1)),
-                   p);
+  case Op::AccAdd:
+    accumulate(in);
     return;
-  }
-  case Op::Local: {
-    llvm::IRBuilder<> ab(allocaBlock_, allocaBlock_->begin());
-    llvm::AllocaInst *slot = ab.CreateAlloca(fty_, nullptr, "local");
-    locals_[in.result] = slot;
-    b_.CreateStore(llvm::ConstantFP::get(fty_, in.f), slot); // (re)initialised here
+  case Op::Local:
+    declareLocal(in);
     return;
-  }
   case Op::LocalAdd:
   case Op::LocalMax:
-  case Op::LocalMin: {
-    auto it = locals_.find(in.args.at(0));
-    EVOC_ASSERT(it != locals_.end(), "LLVM lowering: update of an undeclared local");
-    llvm::Value *old = b_.CreateLoad(fty_, it->second);
-    llvm::Value *x = arg(1);
-    llvm::Value *nv = in.op == Op::LocalAdd   ? b_.CreateFAdd(old, x)
-                      : in.op == Op::LocalMax ? irMax(old, x)
-                                              : irMin(old, x);
-    if (fastFp_ && in.op == Op::LocalAdd) // a sum may be reassociated: vector reduction
-      if (auto *inst = llvm::dyn_cast<llvm::Instruction>(nv))
-        inst->setHasAllowReassoc(true);
-    b_.CreateStore(nv, it->second);
+  case Op::LocalMin:
+    updateLocal(in);
     return;
-  }
   case Op::LocalGet: {
     auto it = locals_.find(in.args.at(0));
     EVOC_ASSERT(it != locals_.end(), "LLVM lowering: read of an undeclared local");
@@ -504,6 +482,51 @@ void KernelLowering::lowerInst(const ir::Inst &in) {
   }
   internalError(__FILE__, __LINE__,
                 std::string("LLVM lowering: unhandled op ") + ir::opName(in.op));
+}
+
+llvm::Value *KernelLowering::load(const ir::Inst &in) {
+  llvm::Type *et = memTypeOf(in.buffer);
+  llvm::Value *v = b_.CreateLoad(et, elemPtr(in, val(in.args.at(0))));
+  return et->isIntegerTy() ? b_.CreateSExt(v, b_.getInt64Ty()) : v;
+}
+
+void KernelLowering::store(const ir::Inst &in) {
+  llvm::Type *et = memTypeOf(in.buffer);
+  llvm::Value *x = val(in.args.at(1));
+  // Not inline in CreateStore's arguments: their order is unspecified, and
+  // the printed IR should not depend on the compiler that built evoc.
+  llvm::Value *v = et->isIntegerTy() ? b_.CreateTrunc(x, et) : x;
+  b_.CreateStore(v, elemPtr(in, val(in.args.at(0))));
+}
+
+void KernelLowering::accumulate(const ir::Inst &in) {
+  llvm::Type *et = memTypeOf(in.buffer);
+  llvm::Value *p = elemPtr(in, val(in.args.at(0)));
+  llvm::Value *old = b_.CreateLoad(et, p);
+  llvm::Value *x = val(in.args.at(1));
+  b_.CreateStore(
+      et->isIntegerTy() ? b_.CreateAdd(old, b_.CreateTrunc(x, et)) : b_.CreateFAdd(old, x), p);
+}
+
+void KernelLowering::declareLocal(const ir::Inst &in) {
+  llvm::IRBuilder<> ab(allocaBlock_, allocaBlock_->begin());
+  llvm::AllocaInst *slot = ab.CreateAlloca(fty_, nullptr, "local");
+  locals_[in.result] = slot;
+  b_.CreateStore(llvm::ConstantFP::get(fty_, in.f), slot); // (re)initialised here
+}
+
+void KernelLowering::updateLocal(const ir::Inst &in) {
+  auto it = locals_.find(in.args.at(0));
+  EVOC_ASSERT(it != locals_.end(), "LLVM lowering: update of an undeclared local");
+  llvm::Value *old = b_.CreateLoad(fty_, it->second);
+  llvm::Value *x = val(in.args.at(1));
+  llvm::Value *nv = in.op == Op::LocalAdd   ? b_.CreateFAdd(old, x)
+                    : in.op == Op::LocalMax ? irMax(old, x)
+                                            : irMin(old, x);
+  if (fastFp_ && in.op == Op::LocalAdd) // a sum may be reassociated: vector reduction
+    if (auto *inst = llvm::dyn_cast<llvm::Instruction>(nv))
+      inst->setHasAllowReassoc(true);
+  b_.CreateStore(nv, it->second);
 }
 
 void KernelLowering::lowerLoop(const ir::Inst &in) {
