@@ -206,14 +206,11 @@ void Rollout::bindFixed() {
   }
 }
 
-std::byte *Rollout::bindAt(int k, int b, int64_t t, std::byte *cur, std::byte *next,
-                           std::byte *adjCur, std::byte *adjNext) {
+std::byte *Rollout::bindAt(int k, int b, int64_t t) {
   const ir::Module &m = *info_.module;
   const ir::Buffer &B = m.buffers[b];
   const int64_t off = L_->offset[b];
   switch (info_.arena[b]) {
-  case Arena::Tape: // only step and step.adj (ModuleInfo): both at t use block t
-    return tapeAt(t) + off;
   case Arena::Command: {
     if (!cfg_->commands)
       throw Error("the experiment reads commands ('" + B.field +
@@ -228,12 +225,10 @@ std::byte *Rollout::bindAt(int k, int b, int64_t t, std::byte *cur, std::byte *n
   case Arena::StateAdj: {
     bool adj = info_.arena[b] == Arena::StateAdj;
     const ir::Buffer &P = adj ? m.buffers[B.primal] : B;
+    EVOC_ASSERT(P.role != ir::Role::NextState && P.time != ir::TimeRef::Current,
+                "the call's own states are bound by place (bindFixed)");
     std::byte *base = nullptr;
-    if (P.role == ir::Role::NextState)
-      base = adj ? adjNext : next;
-    else if (P.time == ir::TimeRef::Current)
-      base = adj ? adjCur : cur;
-    else if (P.time == ir::TimeRef::Offset) {
+    if (P.time == ir::TimeRef::Offset) {
       const int64_t when = ir::stepOf(P.time, P.fixedTime, t, T_);
       EVOC_ASSERT(when >= 0 && when >= ringLo_ && when <= ringHi_,
                   "kernel '" + m.kernels[k].name + "' reads '" + B.name +
@@ -247,6 +242,7 @@ std::byte *Rollout::bindAt(int k, int b, int64_t t, std::byte *cur, std::byte *n
                           "' where the rollout has no such state");
     return base + off;
   }
+  case Arena::Tape:
   case Arena::Body:
   case Arena::Param:
   case Arena::Grad:
@@ -257,7 +253,7 @@ std::byte *Rollout::bindAt(int k, int b, int64_t t, std::byte *cur, std::byte *n
   case Arena::OutputAdj:
     break;
   }
-  EVOC_ASSERT(false, "buffer '" + B.name + "' has a fixed place (bindFixed)");
+  EVOC_ASSERT(false, "buffer '" + B.name + "' has a place of its own (bindFixed)");
   return nullptr;
 }
 
@@ -294,7 +290,7 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
       p = tapeAt(t) + L.offset[b];
       break;
     case Place::Other:
-      p = bindAt(k, b, t, cur, next, adjCur, adjNext);
+      p = bindAt(k, b, t);
       break;
     }
     ptrs_[b] = p;

@@ -139,10 +139,10 @@ private:
   /// The places that stay for the whole rollout of the current robot
   /// (arenas, scratch): fixed_ and zeroBytes_, after prepare's allocations.
   void bindFixed();
-  /// Where buffer b of kernel k lies at step t: a state, its adjoint, a kept
-  /// temporary or a command row.
-  std::byte *bindAt(int k, int b, int64_t t, std::byte *cur, std::byte *next, std::byte *adjCur,
-                    std::byte *adjNext);
+  /// Where buffer b of kernel k lies at step t when its place is not one
+  /// of the call's own (Place::Other): a command row, a state (or adjoint)
+  /// at an offset in the ring, or a pinned one.
+  std::byte *bindAt(int k, int b, int64_t t);
   /// Buffer b of kernel k in the state (or adjoint) snapshot `base`.
   std::byte *stateAt(int k, int b, std::byte *base) const;
   void stepForward(int64_t t, std::byte *cur, std::byte *next);
