@@ -8,7 +8,6 @@
 // (docs/architecture.md, "The one contract")
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 
 #include "ir/IR.h"

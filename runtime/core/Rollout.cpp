@@ -155,8 +155,6 @@ bool Rollout::lossStepAt(int k, int64_t t) const {
   return t >= K.windowBegin && t <= end;
 }
 
-// Binds every buffer kernel k uses for time t and calls it. `cur`/`next`
-// are the states at t and t+1, `adjCur`/`adjNext` their adjoints.
 void Rollout::bindFixed() {
   const RobotLayout &L = *L_;
   const int nb = int(info_.module->buffers.size());
@@ -227,15 +225,14 @@ std::byte *Rollout::bindAt(int k, int b, int64_t t) {
     const ir::Buffer &P = adj ? m.buffers[B.primal] : B;
     EVOC_ASSERT(P.role != ir::Role::NextState && P.time != ir::TimeRef::Current,
                 "the call's own states are bound by place (bindFixed)");
+    const int64_t when = ir::stepOf(P.time, P.fixedTime, t, T_);
     std::byte *base = nullptr;
     if (P.time == ir::TimeRef::Offset) {
-      const int64_t when = ir::stepOf(P.time, P.fixedTime, t, T_);
       EVOC_ASSERT(when >= 0 && when >= ringLo_ && when <= ringHi_,
                   "kernel '" + m.kernels[k].name + "' reads '" + B.name +
                       "' at t = " + std::to_string(when) + ", which the rollout does not hold");
       base = adj ? adjAt(when) : slot(when);
     } else {
-      const int64_t when = ir::stepOf(P.time, P.fixedTime, t, T_);
       base = adj ? pinnedAdj(when) : pinnedState(when);
     }
     EVOC_ASSERT(base, "kernel '" + m.kernels[k].name + "' reads '" + B.name +
@@ -263,6 +260,8 @@ std::byte *Rollout::stateAt(int k, int b, std::byte *base) const {
   return base + L_->offset[b];
 }
 
+// Binds every buffer kernel k uses for time t and calls it. `cur`/`next`
+// are the states at t and t+1, `adjCur`/`adjNext` their adjoints.
 void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte *adjCur,
                    std::byte *adjNext) {
   const RobotLayout &L = *L_;

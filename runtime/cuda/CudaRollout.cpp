@@ -11,6 +11,7 @@
 
 #include "codegen/cuda/CudaBackend.h"
 #include "core/Layout.h"
+#include "ir/Names.h"
 #include "ir/TimeRules.h"
 #include "support/Error.h"
 
@@ -76,7 +77,7 @@ struct CudaRollout::Impl {
         if (b >= 0)
           fieldOf[b] = static_cast<int>(f);
     }
-    loss = m.findBuffer("loss");
+    loss = m.findBuffer(ir::names::kLoss);
     classify();
     layout();
     if (!dev)

@@ -137,7 +137,7 @@ public:
   RolloutWriter(const ir::Module &m, const RolloutInfo &info, const std::vector<KernelPlan> &plans)
       : m_(m), info_(info), plans_(plans), nb_(std::to_string(m.buffers.size())),
         ns_(std::to_string(m.sets.size())) {
-    loss_ = m.findBuffer("loss");
+    loss_ = m.findBuffer(ir::names::kLoss);
     sample_ = m.findBuffer(ir::names::kLossSample);
     for (size_t b = 0; b < m.buffers.size(); ++b) {
       const ir::Buffer &B = m.buffers[b];
