@@ -21,8 +21,14 @@ ADJUSTED = ("learning_gain", "monotonicity", "grad_norm_cv")
 SCOPE_MEASURES = {
     "population": ("learning_gain", "monotonicity", "grad_norm_cv", "fitness", "springs")
     + tuple(m + "_adj" for m in ADJUSTED),
-    "offspring": ("learning_gain", "monotonicity", "fitness"),
+    "offspring": ("learning_gain", "monotonicity", "grad_norm_cv", "fitness"),
 }
+# The family that Holm's adjustment (p_holm) covers, fixed before looking:
+# the sign-flip tests (trend per condition, slope difference from the
+# reference) of the differentiability measures, raw and adjusted, in the
+# population scope. Other rows are descriptive and carry no p_holm.
+HOLM_KINDS = ("trend_slope_sign_flip", "slope_difference_sign_flip")
+HOLM_MEASURES = ADJUSTED + tuple(m + "_adj" for m in ADJUSTED)
 COLUMNS = (
     "kind",
     "condition",
@@ -38,6 +44,7 @@ COLUMNS = (
     "statistic",
     "z",
     "p",
+    "p_holm",
 )
 
 
@@ -142,6 +149,13 @@ def analyse(records, conditions, seeds, generations, resamples=1000, permutation
                 rows += _difference_rows(
                     cells, cond, ref, scope, measure, seeds, generations, resamples, slopes
                 )
+    family = [
+        r
+        for r in rows
+        if r["kind"] in HOLM_KINDS and r["scope"] == "population" and r["measure"] in HOLM_MEASURES
+    ]
+    for r, p in zip(family, stats.holm([r["p"] for r in family])):
+        r["p_holm"] = p
     return rows
 
 

@@ -139,9 +139,9 @@ def _tests_table(rows, scope, measure, conditions):
     head = (
         "<tr><th>condition</th><th>Kendall tau (pooled)</th><th>MK z</th><th>MK p</th>"
         "<th>slope / generation</th><th>permutation p</th><th>seeds rising</th>"
-        "<th>sign-flip p</th><th>slope minus "
+        "<th>sign-flip p</th><th>Holm</th><th>slope minus "
         + html.escape(conditions[0])
-        + "</th><th>paired sign-flip p</th></tr>"
+        + "</th><th>paired sign-flip p</th><th>Holm</th></tr>"
     )
     body = []
     for cond in conditions:
@@ -162,8 +162,10 @@ def _tests_table(rows, scope, measure, conditions):
             _num(perm["p"], 3),
             f"{flip['statistic']} of {flip['n_seeds']}",
             _num(flip["p"], 3),
+            _num(flip["p_holm"], 3),
             _num(diff["estimate"], 3) if diff else "",
             _num(diff["p"], 3) if diff else "",
+            _num(diff["p_holm"], 3) if diff else "",
         ]
         body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     return "<table>" + head + "".join(body) + "</table>"

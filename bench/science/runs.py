@@ -13,6 +13,11 @@ The conditions (docs/science.md, "Conditions"):
 - random: bodies sampled afresh, no inheritance. One generation of
   population x generations samples, cut in birth order into `generations`
   groups of `population`; its "generations" are only labels.
+- untrained: selection on the untrained performance, `fitness =
+  first(-loss)` (the loss of the initial weights), so that learning is not
+  selected for by construction. Its records carry the experiment's own
+  fitness, computed from each design's curve (collect's fitness_kind), so
+  that fitness means the same in every condition.
 """
 
 import json
@@ -21,7 +26,7 @@ import os
 import subprocess
 import time
 
-CONDITIONS = ("selected", "drift", "neutral", "random")
+CONDITIONS = ("selected", "drift", "neutral", "random", "untrained")
 MEASURES = ("learning_gain", "monotonicity", "grad_norm_cv")
 # A fitness below every real one (fitness is "higher is better" in evoc
 # whatever the .evo writes: sema normalises it), and finite, as JSON needs.
@@ -42,6 +47,35 @@ def learning_metrics(losses):
         return gain, nan
     fell = sum(1 for a, b in zip(losses, losses[1:]) if b < a)
     return gain, fell / (len(losses) - 1)
+
+
+def curve_fitness(kind, losses):
+    """A fitness as evoc's `fitness = R(-loss)` / `R(loss)` reduces a curve.
+
+    kind is state.json's config.fitness.kind, e.g. "max(-loss)"; fitness is
+    "higher is better" whatever the sign written (sema normalises it).
+    """
+    reducers = {
+        "max": max,
+        "min": min,
+        "mean": lambda xs: sum(xs) / len(xs),
+        "first": lambda xs: xs[0],
+        "last": lambda xs: xs[-1],
+    }
+    name, _, arg = kind.partition("(")
+    if name not in reducers or arg not in ("-loss)", "loss)"):
+        raise ValueError(f"unknown fitness kind {kind!r}")
+    if not losses or any(x is None or not math.isfinite(x) for x in losses):
+        return math.nan
+    negated = arg == "-loss)"
+    value = reducers[name]([-x for x in losses] if negated else list(losses))
+    # R(loss) is minimised: evoc's fitness is its negation.
+    return value if negated else -value
+
+
+def fitness_kind(run_dir):
+    """The fitness a run selected on (state.json's config.fitness.kind)."""
+    return _read_json(os.path.join(run_dir, "state.json"))["config"]["fitness"]["kind"]
 
 
 def _read_json(path):
@@ -110,9 +144,11 @@ def run_one(spec, condition, seed, log=print):
         tail += ["--threads", str(spec["threads"])]
     start = time.monotonic()
     ran = False
-    if condition in ("selected", "neutral"):
+    if condition in ("selected", "neutral", "untrained"):
         if condition == "neutral":
             tail += ["--set", "evolve.select=random"]
+        if condition == "untrained":
+            tail += ["--set", "evolve.fitness=first(-loss)"]
         done = completed_generations(run_dir)
         if done < gens:
             where = ["--resume", run_dir] if done else ["--out", run_dir]
@@ -148,16 +184,19 @@ def _value(x):
     return x if x is not None and math.isfinite(x) and x != SUNK_FITNESS else math.nan
 
 
-def collect(run_dir, condition, seed, generations, population):
+def collect(run_dir, condition, seed, generations, population, fitness_kind=None):
     """Per-design records of one run: a dict per design and scope.
 
     scope "population": the members after selection in each generation,
     with evoc's own metrics (what its log's medians summarise). scope
     "offspring": the children trained in each generation (not reused
     duplicates, not invalid ones), learning_gain and monotonicity from
-    their curves in state.json's archive; evoc keeps no gradient norms of
-    children that did not survive, so grad_norm_cv is NaN there. points and
-    springs: the body's size where some generation's population holds it.
+    their curves in state.json's archive, grad_norm_cv from the child's
+    own record (`metrics`; NaN in run directories older than that field).
+    points and springs: the body's size where some generation's population
+    holds it. fitness_kind: when given, every design's fitness is that
+    reduction of its curve (curve_fitness) instead of the one it was
+    selected on.
     """
     state = _read_json(os.path.join(run_dir, "state.json"))
     curves = {a[1]: a[3] for a in state["archive"] if a[2] is not None}
@@ -175,6 +214,9 @@ def collect(run_dir, condition, seed, generations, population):
 
     def add(scope, gen, member, gain, mono, cv):
         points, springs = size.get(member["id"], (math.nan, math.nan))
+        fitness = member.get("fitness")
+        if fitness_kind is not None:
+            fitness = curve_fitness(fitness_kind, curves.get(member["id"]))
         records.append(
             {
                 "condition": condition,
@@ -183,7 +225,7 @@ def collect(run_dir, condition, seed, generations, population):
                 "scope": scope,
                 "id": member["id"],
                 "born": member.get("born", gen),
-                "fitness": _value(member.get("fitness")),
+                "fitness": _value(fitness),
                 "learning_gain": _value(gain),
                 "monotonicity": _value(mono),
                 "grad_norm_cv": _value(cv),
@@ -214,5 +256,6 @@ def collect(run_dir, condition, seed, generations, population):
                 continue
             gain, mono = learning_metrics(curves[o["id"]])
             gen = label[o["id"]] if condition == "random" else g
-            add("offspring", gen, dict(o, born=gen), gain, mono, math.nan)
+            cv = (o.get("metrics") or {}).get("grad_norm_cv", math.nan)
+            add("offspring", gen, dict(o, born=gen), gain, mono, cv)
     return [r for r in records if r["generation"] < generations]

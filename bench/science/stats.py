@@ -245,3 +245,19 @@ def sign_flip_test(values, rng, resamples=20000):
         m = mean([v if rng.random() < 0.5 else -v for v in values])
         hits += abs(m) >= abs(observed) - tol
     return observed, (hits + 1) / (resamples + 1)
+
+
+def holm(ps):
+    """Holm's step-down adjustment of a family of p-values (same order back).
+
+    Controls the family-wise error rate under any dependence between the
+    tests. NaN entries are no tests: they stay NaN and do not count in the
+    family's size.
+    """
+    order = sorted((p, i) for i, p in enumerate(ps) if p == p)
+    out = [math.nan] * len(ps)
+    m, running = len(order), 0.0
+    for k, (p, i) in enumerate(order):
+        running = max(running, min(1.0, (m - k) * p))
+        out[i] = running
+    return out

@@ -133,7 +133,13 @@ def main(argv=None):
     def log(message):
         print(message, flush=True)
 
-    for cond in args.conditions:
+    # The untrained condition selects on first(-loss); its designs are
+    # recorded with the experiment's own fitness, read from a run of another
+    # condition with the same seed (run first: it is one of the conditions).
+    order = sorted(args.conditions, key=lambda c: c == "untrained")
+    if order == ["untrained"]:
+        sys.exit("study: the untrained condition needs another condition to compare with")
+    for cond in order:
         for seed in seeds:
             run_dir, seconds, ran = runs.run_one(spec, cond, seed, log=log)
             # evoc's wall time, kept with the run so that a study that reads a
@@ -153,7 +159,11 @@ def main(argv=None):
             t["seconds"] += seconds
             t["designs"] += designs
             pop = population or _population_of(run_dir)
-            records += runs.collect(run_dir, cond, seed, args.generations, pop)
+            own = None
+            if cond == "untrained":
+                sibling = os.path.join(args.out, "runs", f"{order[0]}_seed{seed}")
+                own = runs.fitness_kind(sibling)
+            records += runs.collect(run_dir, cond, seed, args.generations, pop, own)
     analysis_start = time.monotonic()
     rows = analyse.analyse(
         records, args.conditions, seeds, args.generations, args.bootstrap, args.permutations

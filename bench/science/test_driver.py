@@ -4,10 +4,12 @@
   python3 bench/science/test_driver.py EVOC
 
 examples/eldir_small.evo, 2 seeds x 2 generations x population 4, 100
-steps, 3 iterations, all four conditions: checks the CSVs and the page,
-that the driver's copy of Metrics.cpp agrees with evoc's, and that the
-drift condition does what it says (every child replaces its parent, and
-the first two generations' children are those of the selected run). Exit
+steps, 3 iterations, all five conditions: checks the CSVs and the page,
+that the driver's copy of Metrics.cpp agrees with evoc's, that the drift
+condition does what it says (every child replaces its parent, and the
+first two generations' children are those of the selected run), that the
+untrained condition selected on first(-loss) but records the experiment's
+own fitness, and that offspring carry their gradient-norm CV. Exit
 77 (skipped) without an evoc binary.
 """
 
@@ -70,7 +72,7 @@ def main():
             "--set",
             "evolve.learn.iterations=3",
             "--conditions",
-            "selected,drift,neutral,random",
+            "selected,drift,neutral,random,untrained",
             "--bootstrap",
             "200",
             "--permutations",
@@ -84,11 +86,14 @@ def main():
         summary = read_csv(os.path.join(study, "summary.csv"))
         with open(os.path.join(study, "report.html"), encoding="utf-8") as f:
             page = f.read()
-        # 4 conditions x 2 seeds x 2 generations x 4 members (population) +
+        # 5 conditions x 2 seeds x 2 generations x 4 members (population) +
         # at most as many trained children (offspring).
         pop_rows = [d for d in designs if d["scope"] == "population"]
-        check(len(pop_rows) == 64, f"{len(pop_rows)} population rows, not 64")
-        check(any(d["scope"] == "offspring" for d in designs), "no offspring rows")
+        check(len(pop_rows) == 80, f"{len(pop_rows)} population rows, not 80")
+        kids = [d for d in designs if d["scope"] == "offspring"]
+        check(kids, "no offspring rows")
+        cv = [float(d["grad_norm_cv"]) for d in kids]
+        check(all(x == x and x >= 0 for x in cv), "an offspring row without its gradient-norm CV")
         # Every member's body size, and its measures beyond fitness and size.
         for d in pop_rows:
             check(float(d["springs"]) > 0 and float(d["points"]) > 0, f"no body size: {d}")
@@ -97,8 +102,8 @@ def main():
                 adj = float(d["learning_gain_adj"])
                 check(adj == adj, f"no adjusted learning gain: {d}")
         means = [r for r in summary if r["kind"] == "mean"]
-        # 4 conditions x (8 population + 3 offspring measures) x 2 generations
-        check(len(means) == 88, f"{len(means)} mean rows, not 88")
+        # 5 conditions x (8 population + 4 offspring measures) x 2 generations
+        check(len(means) == 120, f"{len(means)} mean rows, not 120")
         for r in means:
             if r["scope"] == "population" and r["measure"] == "learning_gain":
                 check(r["n_seeds"] == "2", f"a mean over {r['n_seeds']} seeds: {r}")
@@ -113,7 +118,15 @@ def main():
             "slope_difference_sign_flip",
         ):
             check(k in kinds, f"no {k} rows")
-        check(page.count("<svg") == 11, f"{page.count('<svg')} plots, not 11")
+        check(page.count("<svg") == 12, f"{page.count('<svg')} plots, not 12")
+        # Holm's adjustment covers the sign-flip tests of the population's
+        # differentiability measures, and never lowers a p.
+        holm = [r for r in summary if r["p_holm"] != ""]
+        check(holm, "no Holm-adjusted p")
+        for r in holm:
+            check(r["scope"] == "population" and "sign_flip" in r["kind"], f"Holm on {r}")
+            if r["p"] != "nan":
+                check(float(r["p_holm"]) >= float(r["p"]), f"Holm lowered a p: {r}")
         check(os.path.exists(os.path.join(study, "population_monotonicity.svg")), "no SVG file")
         outside = page.replace("http://www.w3.org/2000/svg", "")
         check("http" not in outside, "the page is not self-contained")
@@ -131,6 +144,20 @@ def main():
         with open(os.path.join(study, "runs", "neutral_seed1", "state.json"), encoding="utf-8") as f:
             kind = json.load(f)["config"]["selection"]["kind"]
         check(kind == "random", f"the neutral run selected by {kind}")
+        # The untrained condition selected on the initial loss; its designs
+        # carry the experiment's fitness, max(-loss), computed from the curve.
+        untrained = os.path.join(study, "runs", "untrained_seed1")
+        check(runs.fitness_kind(untrained) == "first(-loss)", "untrained: wrong fitness")
+        un = population(study, "untrained", 1, 1)["population"]
+        for m in un:
+            check(math.isclose(m["fitness"], -m["losses"][0], abs_tol=1e-12), m["id"])
+            want = -min(m["losses"])
+            got = [
+                float(d["fitness"])
+                for d in pop_rows
+                if d["condition"] == "untrained" and d["seed"] == "1" and d["id"] == str(m["id"])
+            ]
+            check(got and all(math.isclose(g, want, abs_tol=1e-12) for g in got), m["id"])
         for seed in (1, 2):
             sel, dri = population(study, "selected", seed, 1), population(study, "drift", seed, 1)
             key = [(o["id"], o["parent"], o.get("fitness")) for o in sel["offspring"]]

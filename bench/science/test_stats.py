@@ -160,6 +160,43 @@ class Metrics(unittest.TestCase):
         self.assertTrue(math.isnan(mono))
         self.assertTrue(math.isnan(runs.learning_metrics([0.0, float("nan")])[0]))
 
+    def test_curve_fitness_as_sema_normalises_it(self):
+        curve = [0.5, 0.25, 0.375]
+        self.assertEqual(runs.curve_fitness("max(-loss)", curve), -0.25)
+        self.assertEqual(runs.curve_fitness("first(-loss)", curve), -0.5)
+        self.assertEqual(runs.curve_fitness("last(-loss)", curve), -0.375)
+        self.assertEqual(runs.curve_fitness("mean(-loss)", curve), -0.375)
+        self.assertEqual(runs.curve_fitness("min(loss)", curve), -0.25)  # minimised
+        self.assertTrue(math.isnan(runs.curve_fitness("max(-loss)", [0.5, float("inf")])))
+        with self.assertRaises(ValueError):
+            runs.curve_fitness("median(-loss)", curve)
+
+
+class Holm(unittest.TestCase):
+    def test_by_hand(self):
+        # Sorted 0.01, 0.02, 0.04, 0.3 times 4, 3, 2, 1, then made monotone.
+        got = stats.holm([0.04, 0.01, 0.3, 0.02])
+        for g, want in zip(got, [0.08, 0.04, 0.3, 0.06]):
+            self.assertAlmostEqual(g, want)
+
+    def test_monotone_capped_and_nan_is_no_test(self):
+        got = stats.holm([0.5, float("nan"), 0.001, 0.6])
+        self.assertTrue(math.isnan(got[1]))
+        self.assertAlmostEqual(got[2], 0.003)  # a family of 3, not 4
+        self.assertEqual(got[0], 1.0)  # 2 x 0.5, capped
+        self.assertEqual(got[3], 1.0)  # never below an earlier one
+
+    def test_controls_family_wise_error_under_the_null(self):
+        # 10 independent null p-values per family: P(any p_holm < 0.05) <= 0.05.
+        rng = random.Random(21)
+        families = 4000
+        hits = sum(
+            any(p < 0.05 for p in stats.holm([rng.random() for _ in range(10)]))
+            for _ in range(families)
+        )
+        self.assertLess(hits / families, 0.06)
+        self.assertGreater(hits / families, 0.03)  # and is not far too strict
+
 
 class Analysis(unittest.TestCase):
     def test_trend_in_one_condition_only(self):

@@ -519,8 +519,11 @@ void Recorder::writeGeneration(const State &s, const std::vector<Child> &childre
               {"genome", model_.toJson(*c.ind.genome)},
               {"key", c.key.hex()},
               {"ops", c.variation.ops}};
-    if (c.trained && !c.ind.losses.empty())
+    if (c.trained && !c.ind.losses.empty()) {
       k["first_loss"] = c.ind.losses[0]; // the loss of its initial weights
+      // Its own learning measures, whether or not it survives.
+      k["metrics"] = metricsJson(learningMetrics(c.ind.losses, c.ind.gradNorms));
+    }
     if (config_.inheritWeights && c.trained)
       k["inherited"] = c.inherited; // parameter scalars taken from the parent
     if (c.trained && !c.notTrained.empty())

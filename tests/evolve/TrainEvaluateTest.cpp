@@ -187,6 +187,10 @@ TEST_CASE("train evaluate: inherit = weights through the engine, and its resume"
       const int64_t parent = k["parent"].get<int64_t>();
       INFO("generation " << g << ", child " << id << " of " << parent);
       CHECK(k.contains("first_loss"));
+      // The child's own measures, from its curve: gain = first - min.
+      REQUIRE(k.contains("metrics"));
+      CHECK(k["metrics"]["learning_gain"].get<double>() >= 0);
+      CHECK(k["metrics"]["grad_norm_cv"].is_number());
       if (g == 0 || !trainedOf.count(uint64_t(parent))) {
         CHECK(in.parentParams.is_null());
         continue;
