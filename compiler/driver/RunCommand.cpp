@@ -23,6 +23,7 @@
 #include "evolve/RunMemory.h"
 #include "evolve/TrainEvaluate.h"
 #include "frontend/AstDump.h"
+#include "ir/Optimizers.h"
 #include "mpi/Ranks.h"
 #include "support/Error.h"
 
@@ -192,13 +193,12 @@ nlohmann::json experimentFingerprint(const CommonOptions &opts, const sema::Chec
     h = (h ^ ch) * 1099511628211ull;
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
-  static const char *const kOptimizers[] = {"normalized_step", "adam", "sgd"};
   const runtime::OptimizerConfig &o = train.optimizer;
   return {{"steps", train.steps},
           {"dt", p.world.dt},
           {"iterations", train.iterations},
           {"optimizer",
-           {{"kind", kOptimizers[size_t(o.kind)]},
+           {{"kind", ir::optimizerName(o.kind)},
             {"step", o.step},
             {"lr", o.lr},
             {"beta1", o.beta1},

@@ -7,14 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "ir/Optimizers.h"
+
 namespace evoc::runtime {
 
-enum class OptimizerKind : uint8_t {
-  NormalizedStep, // p -= step / (||g|| + 1e-6) * g   (ELDiR's; ||g|| over all of the robot's
-                  // parameters)
-  Adam,           // Kingma & Ba, with bias correction
-  Sgd,            // p -= lr * g
-};
+/// The optimisers (ir/Optimizers.h: one list for the CPU and the CUDA
+/// training kernels).
+using ir::OptimizerKind;
 
 /// Which optimiser and its settings.
 struct OptimizerConfig {

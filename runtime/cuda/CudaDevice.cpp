@@ -184,12 +184,8 @@ public:
     if (std::none_of(active.begin(), active.end(), [](char c) { return c != 0; }))
       return;
     uploadMask(active);
-    int kind = cg::kNormalizedStep;
-    if (opts_.optimizer.kind == OptimizerKind::Adam)
-      kind = cg::kAdam;
-    else if (opts_.optimizer.kind == OptimizerKind::Sgd)
-      kind = cg::kSgd;
-    ro_->launch(cg::kTrainUpdate, records_, int64_t(mask_), kind);
+    // The update kernel switches on the kind's value (ir/Optimizers.h).
+    ro_->launch(cg::kTrainUpdate, records_, int64_t(mask_), int64_t(opts_.optimizer.kind));
   }
 
   void keepBest(const std::vector<char> &keep) override {

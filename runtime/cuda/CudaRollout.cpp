@@ -467,13 +467,13 @@ void CudaRollout::uploadCommands(const double *const *values) {
 void CudaRollout::forward() {
   Impl &p = *p_;
   p.zeroRegion(Outputs);
-  p.dev->launch("evoc_rollout_forward", p.nR, p.stepTable, p.dSizes, p.scratchTable, 0, p.T - 1);
+  p.dev->launch("evoc_rollout_forward", p.nR, {p.stepTable, p.dSizes, p.scratchTable, 0, p.T - 1});
   if (!p.info.lossSteps.empty())
-    p.dev->launch("evoc_rollout_losses", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T,
-                  int64_t(p.base) + p.windowOff);
+    p.dev->launch("evoc_rollout_losses", p.nR,
+                  {p.stepTable, p.dSizes, p.scratchTable, p.T, int64_t(p.base) + p.windowOff});
   for (int k : p.lossK) {
     p.zeroRegion(Zeroed);
-    p.dev->launch(kernelSymbol(k), p.nR, p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0);
+    p.dev->launch(kernelSymbol(k), p.nR, {p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0});
   }
 }
 
@@ -495,15 +495,16 @@ void CudaRollout::backward() {
                     p.m.precision == ir::Precision::F64 ? 8 : 4);
   }
   for (int k : p.lossAdjK)
-    p.dev->launch(kernelSymbol(k), p.nR, p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0);
-  p.dev->launch("evoc_rollout_backward", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T,
-                int64_t(p.base) + p.windowOff);
+    p.dev->launch(kernelSymbol(k), p.nR, {p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0});
+  p.dev->launch("evoc_rollout_backward", p.nR,
+                {p.stepTable, p.dSizes, p.scratchTable, p.T, int64_t(p.base) + p.windowOff});
   if (!p.m.products.empty() && p.T > 1) // the weight gradients of all T - 1 steps at once
-    p.dev->launch("evoc_rollout_products", p.nR, p.stepTable, p.dSizes, p.scratchTable, p.T - 2, 0);
+    p.dev->launch("evoc_rollout_products", p.nR,
+                  {p.stepTable, p.dSizes, p.scratchTable, p.T - 2, 0});
 }
 
 void CudaRollout::launch(const std::string &symbol, uint64_t scratch, int64_t a, int64_t b) {
-  p_->dev->launch(symbol, p_->nR, p_->stepTable, p_->dSizes, scratch, a, b);
+  p_->dev->launch(symbol, p_->nR, {p_->stepTable, p_->dSizes, scratch, a, b});
 }
 
 DeviceApi &CudaRollout::device() const { return *p_->dev; }

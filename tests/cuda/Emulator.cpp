@@ -91,14 +91,13 @@ public:
     std::memcpy(dst, reinterpret_cast<const void *>(src), n);
   }
   void zero(uint64_t dst, size_t n) override { std::memset(reinterpret_cast<void *>(dst), 0, n); }
-  void launch(const std::string &symbol, int grid, uint64_t buffers, uint64_t sizes,
-              uint64_t scratch, int64_t a, int64_t b) override {
+  void launch(const std::string &symbol, int grid, const codegen::cuda::KernelArgs &k) override {
     void *fn = dlsym(lib_, symbol.c_str());
     if (!fn)
       throw std::runtime_error("emulator: no kernel " + symbol);
-    launch_(fn, grid, reinterpret_cast<void *const *>(buffers),
-            reinterpret_cast<const long long *>(sizes), reinterpret_cast<char *const *>(scratch), a,
-            b);
+    launch_(fn, grid, reinterpret_cast<void *const *>(k.buffers),
+            reinterpret_cast<const long long *>(k.sizes),
+            reinterpret_cast<char *const *>(k.scratch), k.a, k.b);
   }
 
 private:

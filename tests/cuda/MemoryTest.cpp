@@ -32,7 +32,7 @@ public:
   void upload(uint64_t, const void *, size_t) override {}
   void download(void *, uint64_t, size_t) override {}
   void zero(uint64_t, size_t) override {}
-  void launch(const std::string &, int, uint64_t, uint64_t, uint64_t, int64_t, int64_t) override {
+  void launch(const std::string &, int, const codegen::cuda::KernelArgs &) override {
     throw std::logic_error("the fake device runs no kernels");
   }
   codegen::cuda::DeviceMemory memory() override { return {freeBytes, totalBytes}; }

@@ -187,17 +187,11 @@ private:
     --indent_;
     resetLoc();
     line("}");
-    line("extern \"C\" __global__ void __launch_bounds__(EVOC_BLOCK)");
-    line(kernelSymbol(k) + "(" + kLaunchParams + ") {");
+    raw(kernelHead(kernelSymbol(k)));
     line("  __shared__ F evoc_sh[EVOC_BLOCK];");
     line("  evoc_body" + std::to_string(k) + "(" + robotArgs() + ", evoc_a, evoc_sh, 1);");
     line("}");
   }
-
-  /// The one signature of every __global__ function (see Internal.h).
-  static constexpr const char *kLaunchParams =
-      "void *const *evoc_buffers, const long long *evoc_sizes, char *const *evoc_scratch, "
-      "long long evoc_a, long long evoc_b";
 
   std::string robotArgs() const {
     return "evoc_buffers + (long long)blockIdx.x * " + std::to_string(m_.buffers.size()) +

@@ -4,6 +4,7 @@
 #include <nvrtc.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -42,6 +43,17 @@ DeviceMemory deviceMemory(const Driver &d) {
 
 /// DeviceApi over the driver, for CudaRollout. Calls make the context current
 /// first: the runtime may call from any thread.
+/// cuLaunchKernel's argument array: the address of each of args' fields,
+/// in signature order (EVOC_KERNEL_PARAMS).
+std::array<void *, sizeof(KernelArgs) / 8> argPointers(KernelArgs &args) {
+  static_assert(sizeof(KernelArgs) % 8 == 0, "every kernel parameter is 8 bytes");
+  return {
+#define EVOC_X(cuda, host, name) static_cast<void *>(&args.name),
+      EVOC_KERNEL_PARAMS(EVOC_X)
+#undef EVOC_X
+  };
+}
+
 class DriverDevice final : public DeviceApi {
 public:
   DriverDevice(const Driver &d, CUcontext ctx) : d_(d), ctx_(ctx) {}
@@ -72,18 +84,15 @@ public:
     cur();
     d_.check(d_.memsetD8(dst, 0, n), "cuMemsetD8");
   }
-  void launch(const std::string &symbol, int grid, uint64_t buffers, uint64_t sizes,
-              uint64_t scratch, int64_t a, int64_t b) override {
+  void launch(const std::string &symbol, int grid, const KernelArgs &args) override {
     cur();
     std::lock_guard<std::mutex> lock(mu_);
     CUfunction &f = fns_[symbol];
     if (!f)
       d_.check(d_.moduleGetFunction(&f, mod_, symbol.c_str()), "cuModuleGetFunction");
-    CUdeviceptr pb = buffers, ps = sizes, pc = scratch;
-    long long la = a, lb = b;
-    void *args[] = {&pb, &ps, &pc, &la, &lb};
+    KernelArgs copy = args;
     d_.check(d_.launchKernel(f, static_cast<unsigned>(grid), 1, 1, kBlockSize, 1, 1, 0, nullptr,
-                             args, nullptr),
+                             argPointers(copy).data(), nullptr),
              "cuLaunchKernel");
     d_.check(d_.ctxSynchronize(), "cuCtxSynchronize (after the kernel launch)");
   }
@@ -212,10 +221,9 @@ public:
         d_.memcpyHtoD(arena_ + ptrOff, host.data() + ptrOff, static_cast<size_t>(top - ptrOff)),
         "cuMemcpyHtoD");
     CUdeviceptr dPtrs = arena_ + ptrOff, dScr = arena_ + scrTabOff, dSizes = arena_ + sizesOff;
-    long long tt = t, unused = 0;
-    void *args[] = {&dPtrs, &dSizes, &dScr, &tt, &unused};
+    KernelArgs args{dPtrs, dSizes, dScr, t, 0};
     d_.check(d_.launchKernel(fns_[k], static_cast<unsigned>(nRobots), 1, 1, kBlockSize, 1, 1, 0,
-                             nullptr, args, nullptr),
+                             nullptr, argPointers(args).data(), nullptr),
              "cuLaunchKernel");
     d_.check(d_.ctxSynchronize(), "cuCtxSynchronize (after the kernel launch)");
     if (dataBytes > 0)

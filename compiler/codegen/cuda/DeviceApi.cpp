@@ -28,6 +28,20 @@ int64_t KernelPlans::maxScratchBytes(const int64_t *sizes) const {
   return most;
 }
 
+std::string kernelParamsSource() {
+  std::string out;
+#define EVOC_X(cuda, host, name)                                                                   \
+  out += std::string(out.empty() ? "" : ", ") + cuda + " evoc_" #name;
+  EVOC_KERNEL_PARAMS(EVOC_X)
+#undef EVOC_X
+  return out;
+}
+
+std::string kernelHead(const std::string &symbol) {
+  return "extern \"C\" __global__ void __launch_bounds__(EVOC_BLOCK)\n" + symbol + "(" +
+         kernelParamsSource() + ") {\n";
+}
+
 void checkDeviceMemory(const DeviceMemory &mem, int64_t needed, const std::string &what,
                        const std::string &lower) {
   if (mem.free < 0 || needed <= mem.free)

@@ -56,6 +56,31 @@ inline constexpr int kWindowRecordBytes = 32;
 /// columns per row and the rollout's number of states T (int64 each).
 inline constexpr int kCommandHeaderBytes = 32;
 
+/// The one signature of every __global__ function the back end emits, and
+/// so of every launch: X(CUDA type, host type of the launch's argument,
+/// name). The generated source's parameters are `evoc_<name>`
+/// (kernelParamsSource); a launch passes a KernelArgs.
+#define EVOC_KERNEL_PARAMS(X)                                                                      \
+  X("void *const *", uint64_t, buffers)   /* the robots' buffer tables, nBuffers each */           \
+  X("const long long *", uint64_t, sizes) /* the robots' set sizes, nSets each */                  \
+  X("char *const *", uint64_t, scratch)   /* each robot's scratch */                               \
+  X("long long", int64_t, a)              /* kernel-specific numbers */                            \
+  X("long long", int64_t, b)
+
+/// A launch's arguments: device addresses and numbers, in signature order.
+struct KernelArgs {
+#define EVOC_X(cuda, host, name) host name;
+  EVOC_KERNEL_PARAMS(EVOC_X)
+#undef EVOC_X
+};
+
+/// The signature's parameter list as CUDA source
+/// ("void *const *evoc_buffers, const long long *evoc_sizes, ...").
+std::string kernelParamsSource();
+
+/// The head of a __global__ function with that signature, up to its `{`.
+std::string kernelHead(const std::string &symbol);
+
 /// A device's memory in bytes; -1 where it cannot tell.
 struct DeviceMemory {
   int64_t free = -1, total = -1;
@@ -74,9 +99,8 @@ public:
   virtual void download(void *dst, uint64_t src, size_t n) = 0;
   virtual void zero(uint64_t dst, size_t n) = 0;
   /// Launches `symbol` over `grid` blocks with the one kernel signature
-  /// (tables, sizes, scratch table, a, b) and waits for it.
-  virtual void launch(const std::string &symbol, int grid, uint64_t buffers, uint64_t sizes,
-                      uint64_t scratch, int64_t a, int64_t b) = 0;
+  /// (EVOC_KERNEL_PARAMS) and waits for it.
+  virtual void launch(const std::string &symbol, int grid, const KernelArgs &args) = 0;
 };
 
 /// Refuses (evoc::Error) an allocation of `needed` bytes that exceeds the

@@ -211,10 +211,7 @@ private:
   }
 
   void header(const char *name) {
-    o_ << "extern \"C\" __global__ void __launch_bounds__(EVOC_BLOCK)\n"
-       << name << "(void *const *evoc_buffers, const long long *evoc_sizes, "
-       << "char *const *evoc_scratch, long long evoc_a, long long evoc_b) {\n"
-       << "  __shared__ F evoc_sh[EVOC_BLOCK];\n"
+    o_ << kernelHead(name) << "  __shared__ F evoc_sh[EVOC_BLOCK];\n"
        << "  __shared__ void *evoc_ptrs[" << nb_ << "];\n"
        << "  void *const *table = evoc_buffers + (long long)blockIdx.x * " << nb_ << ";\n"
        << "  const long long *sizes = evoc_sizes + (long long)blockIdx.x * " << ns_ << ";\n"

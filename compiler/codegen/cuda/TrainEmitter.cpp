@@ -9,6 +9,7 @@
 
 #include "codegen/cuda/Internal.h"
 #include "codegen/cuda/TrainKernels.h"
+#include "ir/Optimizers.h"
 
 namespace evoc::codegen::cuda {
 namespace {
@@ -28,14 +29,10 @@ std::vector<std::pair<int, int>> paramsAndGrads(const ir::Module &m) {
   return out;
 }
 
-const char *kRecord = R"(
-// Training kernels (runtime/cuda; the record is TrainKernels.h's TrainRecord).
-struct evoc_train_record {
-  double step, lr, beta1, beta2, eps, state_limit, t, b1t, b2t;
-  double grad_norm, grad_bad, bad_time, bad_field, bad_value;
-  unsigned long long moments, best, gsum, carry;
-  double steps, pad;
-};
+const char *cudaType(double *) { return "double"; }
+const char *cudaType(uint64_t *) { return "unsigned long long"; }
+
+const char *kBlockSum = R"(
 static __device__ double evoc_block_sum(double x, double *sh) {
   const int tid = threadIdx.x;
   sh[tid] = x;
@@ -61,7 +58,7 @@ public:
         ns(std::to_string(m.sets.size())) {}
 
   std::string run() {
-    o << kRecord;
+    o << "\n// Training kernels (runtime/cuda).\n" << trainRecordSource() << kBlockSum;
     norm();
     update();
     accumulate();
@@ -80,10 +77,7 @@ private:
   std::ostringstream o;
 
   void header(const char *name) {
-    o << "extern \"C\" __global__ void __launch_bounds__(EVOC_BLOCK)\n"
-      << name << "(void *const *evoc_buffers, const long long *evoc_sizes, "
-      << "char *const *evoc_scratch, long long evoc_a, long long evoc_b) {\n"
-      << "  const int *mask = (const int *)evoc_a;\n"
+    o << kernelHead(name) << "  const int *mask = (const int *)evoc_a;\n"
       << "  if (mask && !mask[blockIdx.x]) return;\n"
       << "  void *const *table = evoc_buffers + (long long)blockIdx.x * " << nb << ";\n"
       << "  const long long *sizes = evoc_sizes + (long long)blockIdx.x * " << ns << ";\n"
@@ -127,7 +121,7 @@ private:
     eachParam("const double x = (double)g[i]; ss += x * x; if (!isfinite(x)) bad = 1;");
     o << "  ss = evoc_block_sum(ss, sh);\n"
       << "  bad = evoc_block_sum(bad, sh);\n"
-      << "  if (tid == 0) { R->grad_norm = sqrt(ss); R->grad_bad = bad > 0 ? 1 : 0; }\n"
+      << "  if (tid == 0) { R->gradNorm = sqrt(ss); R->gradBad = bad > 0 ? 1 : 0; }\n"
       << "}\n";
   }
 
@@ -135,7 +129,7 @@ private:
     header(kTrainUpdate);
     o << "  __shared__ double evoc_t[3];\n"
       << "  if (tid == 0) {\n"
-      << "    evoc_t[0] = R->step / (R->grad_norm + 1e-6);\n"
+      << "    evoc_t[0] = R->step / (R->gradNorm + 1e-6);\n"
       << "    evoc_t[1] = R->b1t * R->beta1;\n"
       << "    evoc_t[2] = R->b2t * R->beta2;\n"
       << "  }\n"
@@ -146,9 +140,9 @@ private:
     for (const auto &[p, g] : pg)
       o << "  np += " << lengthExpr(m, p) << ";\n";
     o << "  (void)mom; (void)np;\n"
-      << "  if (evoc_b == " << kNormalizedStep << ") {\n";
+      << "  if (evoc_b == " << int(ir::OptimizerKind::NormalizedStep) << ") {\n";
     eachParam("p[i] = (F)((double)p[i] - scale * (double)g[i]);");
-    o << "  } else if (evoc_b == " << kAdam << ") {\n";
+    o << "  } else if (evoc_b == " << int(ir::OptimizerKind::Adam) << ") {\n";
     eachParam("const double gi = (double)g[i];\n"
               "      mom[j] = R->beta1 * mom[j] + (1 - R->beta1) * gi;\n"
               "      mom[np + j] = R->beta2 * mom[np + j] + (1 - R->beta2) * gi * gi;\n"
@@ -160,7 +154,8 @@ private:
       << "  __syncthreads();\n"
       << "  if (tid == 0) {\n"
       << "    R->t += 1;\n"
-      << "    if (evoc_b == " << kAdam << ") { R->b1t = b1t; R->b2t = b2t; }\n"
+      << "    if (evoc_b == " << int(ir::OptimizerKind::Adam)
+      << ") { R->b1t = b1t; R->b2t = b2t; }\n"
       << "  }\n"
       << "}\n";
   }
@@ -216,7 +211,7 @@ private:
     header(kTrainCheck);
     o << "  __shared__ long long kk[EVOC_BLOCK];\n"
       << "  __shared__ double vv[EVOC_BLOCK];\n"
-      << "  const double limit = R->state_limit;\n"
+      << "  const double limit = R->stateLimit;\n"
       << "  const long long T = evoc_b;\n"
       << "  long long key = -1; double val = 0;\n";
     int nf = 0;
@@ -255,15 +250,24 @@ private:
       << "  }\n"
       << "  if (tid == 0) {\n"
       << "    const long long k = kk[0] < 0 ? -1 : kk[0] / 4294967296LL;\n"
-      << "    R->bad_time = k < 0 ? -1.0 : (double)(k / " << info.fields.size() << ");\n"
-      << "    R->bad_field = k < 0 ? -1.0 : (double)(k % " << info.fields.size() << ");\n"
-      << "    R->bad_value = vv[0];\n"
+      << "    R->badTime = k < 0 ? -1.0 : (double)(k / " << info.fields.size() << ");\n"
+      << "    R->badField = k < 0 ? -1.0 : (double)(k % " << info.fields.size() << ");\n"
+      << "    R->badValue = vv[0];\n"
       << "  }\n"
       << "}\n";
   }
 };
 
 } // namespace
+
+std::string trainRecordSource() {
+  std::string out = "struct evoc_train_record { // TrainKernels.h's TrainRecord\n";
+#define EVOC_FIELD(type, name, init, what)                                                         \
+  out += std::string("  ") + cudaType(static_cast<type *>(nullptr)) + " " #name "; // " what "\n";
+  EVOC_TRAIN_RECORD(EVOC_FIELD)
+#undef EVOC_FIELD
+  return out + "};\n";
+}
 
 std::string emitTrainKernels(const ir::Module &m, const RolloutInfo &info) {
   if (info.step < 0 || info.stepAdj < 0)
