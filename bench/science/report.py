@@ -171,6 +171,75 @@ def _tests_table(rows, scope, measure, conditions):
     return "<table>" + head + "".join(body) + "</table>"
 
 
+TABLE_MEASURES = (
+    "learning_gain",
+    "monotonicity",
+    "grad_norm_cv",
+    "fitness",
+    "springs",
+    "learning_gain_adj",
+    "monotonicity_adj",
+    "grad_norm_cv_adj",
+)
+
+
+def _md(x):
+    if x == "" or x is None or not math.isfinite(x):
+        return ""
+    return f"{x:.1e}" if 0 < abs(x) < 0.01 else f"{x:.3f}"
+
+
+def markdown_table(rows, conditions, generations, scope="population"):
+    """One Markdown table of the population's measures (docs/science.md).
+
+    Per measure and condition: the mean at the first and last generation
+    (with its 95% interval), Mann-Kendall's pooled z, the seeds' sign-flip
+    p with its Holm adjustment, and the paired p of the slope difference
+    from the reference condition with its Holm adjustment.
+    """
+    last = generations - 1
+
+    def one(kind, cond, measure, generation=""):
+        for r in rows:
+            if (
+                r["kind"] == kind
+                and r["condition"] == cond
+                and r["scope"] == scope
+                and r["measure"] == measure
+                and r["generation"] == generation
+            ):
+                return r
+        return None
+
+    out = [
+        f"| measure | condition | gen 0 | gen {last} [95% CI] | MK z | sign-flip p | Holm "
+        f"| minus {conditions[0]}: paired p | Holm |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for measure in TABLE_MEASURES:
+        for cond in conditions:
+            first, end = one("mean", cond, measure, 0), one("mean", cond, measure, last)
+            mk = one("trend_mann_kendall", cond, measure)
+            flip = one("trend_slope_sign_flip", cond, measure)
+            if not (first and end and mk and flip):
+                continue
+            diff = one("slope_difference_sign_flip", cond, measure)
+            z = mk["z"]
+            cells = [
+                measure,
+                cond,
+                _md(first["estimate"]),
+                f"{_md(end['estimate'])} [{_md(end['ci_low'])}, {_md(end['ci_high'])}]",
+                f"{z:+.1f}" if math.isfinite(z) else "",
+                _num(flip["p"], 3),
+                _num(flip["p_holm"], 2),
+                _num(diff["p"], 3) if diff else "",
+                _num(diff["p_holm"], 2) if diff else "",
+            ]
+            out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
 def page(rows, meta):
     """The HTML page: settings, then per scope and measure a plot and its tests."""
     conditions, generations = meta["conditions"], meta["generations"]

@@ -8,7 +8,8 @@
 Runs `evoc run` per condition and seed (runs.py), then writes DIR/designs.csv
 (one row per design and scope), DIR/summary.csv (every number: per-generation
 means and bootstrap intervals, trend tests, differences between conditions),
-DIR/report.html (plots; each also as DIR/SCOPE_MEASURE.svg) and DIR/study.json
+DIR/report.html (plots; each also as DIR/SCOPE_MEASURE.svg), DIR/tables.md
+(the population's measures as one Markdown table) and DIR/study.json
 (settings, machine, timings). A run already complete in DIR is read, not run
 again. docs/science.md explains the conditions, the measures and the
 statistics. Python 3 standard library only.
@@ -192,6 +193,8 @@ def main(argv=None):
     write_csv(os.path.join(args.out, "summary.csv"), analyse.COLUMNS, rows)
     with open(os.path.join(args.out, "report.html"), "w", encoding="utf-8") as f:
         f.write(report.page(rows, meta))
+    with open(os.path.join(args.out, "tables.md"), "w", encoding="utf-8") as f:
+        f.write(report.markdown_table(rows, args.conditions, args.generations))
     for scope, measures in analyse.SCOPE_MEASURES.items():  # the same plots, one file each
         for measure in measures:
             svg = report.plot_svg(rows, scope, measure, args.conditions, args.generations)

@@ -128,6 +128,11 @@ def main():
             if r["p"] != "nan":
                 check(float(r["p_holm"]) >= float(r["p"]), f"Holm lowered a p: {r}")
         check(os.path.exists(os.path.join(study, "population_monotonicity.svg")), "no SVG file")
+        with open(os.path.join(study, "tables.md"), encoding="utf-8") as f:
+            table = f.read().splitlines()
+        # A header, a rule, and a row per measure and condition (8 x 5).
+        check(len(table) == 42, f"tables.md has {len(table)} lines, not 42")
+        check(all(line.count("|") == 10 for line in table), "a ragged Markdown table")
         outside = page.replace("http://www.w3.org/2000/svg", "")
         check("http" not in outside, "the page is not self-contained")
 
