@@ -7,28 +7,10 @@ namespace {
 double blockFlops(const Block &b, const int64_t *sizes) {
   double n = 0;
   for (const auto &in : b.insts) {
-    switch (in->op) {
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Div:
-    case Op::Sqrt:
-    case Op::Pow:
-    case Op::Sin:
-    case Op::Cos:
-    case Op::Tanh:
-    case Op::Exp:
-    case Op::Log:
-    case Op::LocalAdd:
-    case Op::AccAdd:
-      n += 1;
-      break;
-    case Op::Loop:
+    if (in->op == Op::Loop)
       n += double(sizes[in->set]) * blockFlops(*in->body, sizes);
-      break;
-    default:
-      break;
-    }
+    else if (isFlop(in->op))
+      n += 1;
   }
   return n;
 }

@@ -57,8 +57,17 @@ enum class Precision : uint8_t { F64, F32 };
 ///  - kLocal: it declares, updates or reads an accumulator local;
 ///  - kCostly: the cost class of ops lowered to long instruction sequences
 ///    or calls (tanh, exp, ...) or with 13-20 cycles of latency (div, sqrt):
-///    worth a vectorised loop of their own (CPU loop fission).
-enum OpTrait : unsigned { kNoTraits = 0, kPure = 1, kMemory = 2, kLocal = 4, kCostly = 8 };
+///    worth a vectorised loop of their own (CPU loop fission);
+///  - kFlop: one floating-point operation in FLOP counts (ir/Cost.h): the
+///    float arithmetic and math functions, and the accumulating adds.
+enum OpTrait : unsigned {
+  kNoTraits = 0,
+  kPure = 1,
+  kMemory = 2,
+  kLocal = 4,
+  kCostly = 8,
+  kFlop = 16
+};
 
 // The one list of ops. X(Name, "mnemonic", operand count (-1: variadic),
 // result type, traits). Printer, parser, verifier, interpreter, autodiff and
@@ -72,20 +81,20 @@ enum OpTrait : unsigned { kNoTraits = 0, kPure = 1, kMemory = 2, kLocal = 4, kCo
   X(Time, "time", 0, I, kPure)     /* index t of the input state of this step */                   \
   X(Size, "size", 0, I, kPure)     /* number of elements of set Inst::set */                       \
   /* float arithmetic */                                                                           \
-  X(Add, "add", 2, F, kPure)                                                                       \
-  X(Sub, "sub", 2, F, kPure)                                                                       \
-  X(Mul, "mul", 2, F, kPure)                                                                       \
-  X(Div, "div", 2, F, kPure | kCostly)                                                             \
+  X(Add, "add", 2, F, kPure | kFlop)                                                               \
+  X(Sub, "sub", 2, F, kPure | kFlop)                                                               \
+  X(Mul, "mul", 2, F, kPure | kFlop)                                                               \
+  X(Div, "div", 2, F, kPure | kCostly | kFlop)                                                     \
   X(Neg, "neg", 1, F, kPure)                                                                       \
   X(Min, "min", 2, F, kPure)                                                                       \
   X(Max, "max", 2, F, kPure)                                                                       \
-  X(Pow, "pow", 2, F, kPure | kCostly)                                                             \
-  X(Sin, "sin", 1, F, kPure | kCostly)                                                             \
-  X(Cos, "cos", 1, F, kPure | kCostly)                                                             \
-  X(Tanh, "tanh", 1, F, kPure | kCostly)                                                           \
-  X(Exp, "exp", 1, F, kPure | kCostly)                                                             \
-  X(Log, "log", 1, F, kPure | kCostly)                                                             \
-  X(Sqrt, "sqrt", 1, F, kPure | kCostly)                                                           \
+  X(Pow, "pow", 2, F, kPure | kCostly | kFlop)                                                     \
+  X(Sin, "sin", 1, F, kPure | kCostly | kFlop)                                                     \
+  X(Cos, "cos", 1, F, kPure | kCostly | kFlop)                                                     \
+  X(Tanh, "tanh", 1, F, kPure | kCostly | kFlop)                                                   \
+  X(Exp, "exp", 1, F, kPure | kCostly | kFlop)                                                     \
+  X(Log, "log", 1, F, kPure | kCostly | kFlop)                                                     \
+  X(Sqrt, "sqrt", 1, F, kPure | kCostly | kFlop)                                                   \
   X(Abs, "abs", 1, F, kPure)                                                                       \
   X(Floor, "floor", 1, F, kPure)   /* derivative 0 */                                              \
   X(Select, "select", 3, F, kPure) /* args: bool cond, float a, float b */                         \
@@ -105,12 +114,12 @@ enum OpTrait : unsigned { kNoTraits = 0, kPure = 1, kMemory = 2, kLocal = 4, kCo
   X(IMul, "imul", 2, I, kPure)                                                                     \
   X(IToF, "itof", 1, F, kPure) /* int -> float */                                                  \
   /* memory: Inst::buffer names the buffer */                                                      \
-  X(Load, "load", 1, F, kMemory)        /* args: index; result type = buffer elem */               \
-  X(Store, "store", 2, None, kMemory)   /* args: index, value */                                   \
-  X(AccAdd, "accadd", 2, None, kMemory) /* args: index, value; buffer[i] += value */               \
+  X(Load, "load", 1, F, kMemory)                /* args: index; result type = buffer elem */       \
+  X(Store, "store", 2, None, kMemory)           /* args: index, value */                           \
+  X(AccAdd, "accadd", 2, None, kMemory | kFlop) /* args: index, value; buffer[i] += value */       \
   /* accumulator locals: Inst::f is the initial value */                                           \
-  X(Local, "local", 0, None, kLocal)        /* declares slot; result id names the slot */          \
-  X(LocalAdd, "local.add", 2, None, kLocal) /* args: slot, value */                                \
+  X(Local, "local", 0, None, kLocal)                /* declares slot; result id names the slot */  \
+  X(LocalAdd, "local.add", 2, None, kLocal | kFlop) /* args: slot, value */                        \
   X(LocalMax, "local.max", 2, None, kLocal)                                                        \
   X(LocalMin, "local.min", 2, None, kLocal)                                                        \
   X(LocalGet, "local.get", 1, F, kLocal)                                                           \
@@ -185,6 +194,8 @@ inline bool isPure(Op op) { return opTraits(op) & kPure; }
 inline bool isMemoryOp(Op op) { return opTraits(op) & kMemory; }
 /// Whether an op declares, updates or reads an accumulator local (kLocal).
 inline bool isLocalOp(Op op) { return opTraits(op) & kLocal; }
+/// Whether an op counts as one FLOP (kFlop).
+inline bool isFlop(Op op) { return opTraits(op) & kFlop; }
 /// Whether an op is of the costly class (kCostly).
 inline bool isCostly(Op op) { return opTraits(op) & kCostly; }
 /// Whether an op updates an accumulator local: LocalAdd, LocalMax, LocalMin.

@@ -4,141 +4,27 @@
 #include <fmt/format.h>
 
 #include "core/Aligned.h"
-#include "ir/Names.h"
-#include "ir/Walk.h"
 #include "support/Error.h"
 
 namespace evoc::runtime {
 
 namespace {
 
-void collectBuffers(const ir::Block &b, std::vector<char> &seen) {
-  ir::walk(b, [&](const ir::Inst &in) {
-    if (in.buffer >= 0 && in.buffer < int(seen.size()))
-      seen[in.buffer] = 1;
-  });
-}
-
 std::string keyOf(const ir::Buffer &b) { return b.field.empty() ? b.name : b.field; }
-
-bool isStateRole(ir::Role r) { return r == ir::Role::State || r == ir::Role::NextState; }
 
 [[noreturn]] void fail(const ir::Module &m, const std::string &msg) {
   throw Error(fmt::format("module '{}': {}", m.name, msg));
 }
 
-/// The kernels by kind, the adjoints matched to their primal (none at all
-/// unless every forward kernel has one).
-void findKernels(const ir::Module &m, ModuleInfo &mi) {
-  for (int k = 0; k < int(m.kernels.size()); ++k) {
-    const auto &K = m.kernels[k];
-    switch (K.kind) {
-    case ir::KernelKind::Step:
-      if (mi.step >= 0)
-        fail(m, "it has two Step kernels ('" + m.kernels[mi.step].name + "', '" + K.name +
-                    "'); the runtime runs exactly one per time step");
-      mi.step = k;
-      break;
-    case ir::KernelKind::Loss:
-      mi.loss.push_back(k);
-      break;
-    case ir::KernelKind::LossStep:
-      mi.lossStep.push_back(k);
-      break;
-    case ir::KernelKind::Init:
-      mi.init.push_back(k);
-      break;
-    default:
-      break;
-    }
-  }
-  if (mi.step < 0)
-    fail(m, "it has no Step kernel, so there is nothing to simulate");
-  auto adjointOf = [&](int primal, ir::KernelKind kind) {
-    for (int k = 0; k < int(m.kernels.size()); ++k)
-      if (m.kernels[k].kind == kind && m.kernels[k].primal == primal)
-        return k;
-    return -1;
-  };
-  mi.stepAdj = adjointOf(mi.step, ir::KernelKind::StepAdj);
-  for (int k : mi.loss)
-    if (int a = adjointOf(k, ir::KernelKind::LossAdj); a >= 0)
-      mi.lossAdj.push_back(a);
-  for (int k : mi.lossStep)
-    if (int a = adjointOf(k, ir::KernelKind::LossStepAdj); a >= 0)
-      mi.lossStepAdj.push_back(a);
-  if (mi.lossAdj.size() != mi.loss.size() || mi.lossStepAdj.size() != mi.lossStep.size())
-    mi.lossAdj.clear(), mi.lossStepAdj.clear(), mi.stepAdj = -1;
-}
-
-/// The buffers each kernel references.
-void findUses(const ir::Module &m, ModuleInfo &mi) {
-  const int nb = int(m.buffers.size());
-  mi.used.resize(m.kernels.size());
-  for (int k = 0; k < int(m.kernels.size()); ++k) {
-    std::vector<char> seen(nb, 0);
-    collectBuffers(m.kernels[k].body, seen);
-    for (int b = 0; b < nb; ++b)
-      if (seen[b])
-        mi.used[k].push_back(b);
-  }
-}
-
-/// The state fields and which buffers the step reads and writes of each.
-void findFields(const ir::Module &m, ModuleInfo &mi) {
-  const int nb = int(m.buffers.size());
-  mi.fieldOf.assign(nb, -1);
-  for (int b = 0; b < nb; ++b) {
-    const auto &B = m.buffers[b];
-    if (!isStateRole(B.role))
-      continue;
-    std::string key = keyOf(B);
-    int f = 0;
-    while (f < int(mi.fields.size()) && mi.fields[f].name != key)
-      ++f;
-    if (f == int(mi.fields.size()))
-      mi.fields.push_back({key, B.elem, B.sets, B.comps});
-    auto &F = mi.fields[f];
-    if (F.elem != B.elem || F.sets != B.sets || F.comps != B.comps)
-      fail(m, fmt::format("state buffers of field '{}' disagree on type or shape ('{}')", key,
-                          B.name));
-    mi.fieldOf[b] = f;
-  }
-  auto stepUses = [&](int b) {
-    for (int u : mi.used[mi.step])
-      if (u == b)
-        return true;
-    return false;
-  };
-  for (int b = 0; b < nb; ++b) {
-    const auto &B = m.buffers[b];
-    if (mi.fieldOf[b] < 0 || !stepUses(b))
-      continue;
-    auto &F = mi.fields[mi.fieldOf[b]];
-    if (B.role == ir::Role::NextState)
-      F.stepWrites = b;
-    else if (B.time == ir::TimeRef::Current)
-      F.stepReads = b;
-  }
-  for (int f = 0; f < int(mi.fields.size()); ++f)
-    if (mi.fields[f].name == ir::names::kPositions)
-      mi.pointX = f;
-}
-
-/// The arena of every buffer, and the loss output with its adjoint.
+/// The arena of every buffer.
 void assignArenas(const ir::Module &m, ModuleInfo &mi) {
   const int nb = int(m.buffers.size());
   mi.arena.resize(nb);
   for (int b = 0; b < nb; ++b) {
     const auto &B = m.buffers[b];
-    ir::Role role = B.role;
-    bool adj = role == ir::Role::Adjoint;
-    if (adj) {
-      if (B.primal < 0 || B.primal >= nb || m.buffers[B.primal].role == ir::Role::Adjoint)
-        fail(m, "adjoint buffer '" + B.name + "' has no valid primal buffer");
-      role = m.buffers[B.primal].role;
-      mi.fieldOf[b] = mi.fieldOf[B.primal];
-    }
+    const bool adj = B.role == ir::Role::Adjoint;
+    // The contract checked that an adjoint's primal is no adjoint.
+    const ir::Role role = adj ? m.buffers[B.primal].role : B.role;
     switch (role) {
     case ir::Role::Body:
       mi.arena[b] = adj ? Arena::BodyAdj : Arena::Body;
@@ -151,28 +37,19 @@ void assignArenas(const ir::Module &m, ModuleInfo &mi) {
       mi.arena[b] = adj ? Arena::OutputAdj : Arena::Output;
       break;
     case ir::Role::Command:
-      mi.readsCommands = true;
-      if (adj)
-        fail(m, "command buffer '" + m.buffers[B.primal].name + "' has an adjoint");
-      mi.arena[b] = Arena::Command;
+      mi.arena[b] = Arena::Command; // the contract refused an adjoint of it
       break;
     case ir::Role::Temp:
       mi.arena[b] = adj ? Arena::TempAdj : (B.tape ? Arena::Tape : Arena::Temp);
       break;
-    default:
+    case ir::Role::State:
+    case ir::Role::NextState:
       mi.arena[b] = adj ? Arena::StateAdj : Arena::State;
       break;
+    case ir::Role::Adjoint: // not a primal's role: the contract refused it
+      break;
     }
-    if (B.role == ir::Role::Output && B.name == ir::names::kLoss)
-      mi.lossOutput = b;
   }
-  for (int b = 0; b < nb; ++b)
-    if (m.buffers[b].role == ir::Role::Adjoint && m.buffers[b].primal == mi.lossOutput)
-      mi.lossOutputAdj = b;
-  if (mi.lossOutput < 0 && !(mi.loss.empty() && mi.lossStep.empty()))
-    fail(m, "its loss kernels write no Output buffer named 'loss'");
-  if (mi.lossOutput >= 0 && m.buffers[mi.lossOutput].elem != ir::Type::F)
-    fail(m, "its 'loss' output is not a float buffer");
 }
 
 /// A LossStep kernel may read the state at t (Current) and at t = 0
@@ -203,10 +80,10 @@ void checkTape(const ir::Module &m, const ModuleInfo &mi) {
 
 } // namespace
 
-ModuleInfo::ModuleInfo(const ir::Module &m) : module(&m) {
-  findKernels(m, *this);
-  findUses(m, *this);
-  findFields(m, *this);
+ModuleInfo::ModuleInfo(const ir::Module &m)
+    : ir::RolloutContract(ir::rolloutContract(m)), module(&m) {
+  if (step < 0)
+    fail(m, "it has no Step kernel, so there is nothing to simulate");
   assignArenas(m, *this);
   checkLossStepReads(m, *this);
   checkTape(m, *this);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/Robot.h"
+#include "ir/Contract.h"
 #include "ir/IR.h"
 
 namespace evoc::runtime {
@@ -29,37 +30,20 @@ enum class Arena : uint8_t {
 };
 inline constexpr int kArenas = int(Arena::Tape) + 1;
 
-/// One state field ("point.x"): every State / NextState buffer whose
-/// Buffer::field (or name, when field is empty) is this name.
-struct StateField {
-  std::string name;
-  ir::Type elem = ir::Type::F;
-  std::vector<int> sets;
-  int comps = 1;
-  int stepReads = -1;  // the Step kernel's State (Current) buffer, -1 if none
-  int stepWrites = -1; // the Step kernel's NextState buffer, -1 if none
-};
+/// One state field ("point.x"): ir/Contract.h.
+using ir::StateField;
 
-/// Module-level facts, computed once per module. The constructor checks the
-/// contract the runtime relies on and throws evoc::Error when it is broken.
-/// It keeps a pointer to the module, which must outlive it.
-struct ModuleInfo {
+/// Module-level facts, computed once per module: the rollout contract of
+/// the IR (ir/Contract.h, which the CUDA back end reads too) and the arena
+/// of every buffer. The constructor checks what the runtime relies on and
+/// throws evoc::Error when it is broken. It keeps a pointer to the module,
+/// which must outlive it.
+struct ModuleInfo : ir::RolloutContract {
   explicit ModuleInfo(const ir::Module &m);
 
   const ir::Module *module;
-  int step = -1, stepAdj = -1;            // kernel indices
-  std::vector<int> loss, lossAdj;         // Loss kernels and their adjoints
-  std::vector<int> lossStep, lossStepAdj; // LossStep kernels and adjoints (same order)
-  std::vector<int> init;                  // Init kernels
-  std::vector<StateField> fields;
-  std::vector<Arena> arena;           // per buffer
-  std::vector<int> fieldOf;           // per buffer: state field (State/StateAdj arenas), else -1
-  std::vector<std::vector<int>> used; // per kernel: the buffers it references
-  int lossOutput = -1;                // Output buffer "loss"
-  int lossOutputAdj = -1;             // its adjoint, -1 if none
-  int pointX = -1;                    // state field "point.x" (initial positions)
-  bool readsCommands = false;         // some kernel reads a Command buffer
-  int elemBytes(int buffer) const;    // bytes per element of a buffer
+  std::vector<Arena> arena;        // per buffer
+  int elemBytes(int buffer) const; // bytes per element of a buffer
   /// Whether backward sweeps are possible (all adjoint kernels present).
   bool differentiable() const {
     return stepAdj >= 0 && lossAdj.size() == loss.size() && lossStepAdj.size() == lossStep.size();

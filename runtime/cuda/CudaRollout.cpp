@@ -11,7 +11,6 @@
 
 #include "codegen/cuda/CudaBackend.h"
 #include "core/Layout.h"
-#include "ir/Names.h"
 #include "ir/TimeRules.h"
 #include "support/Error.h"
 
@@ -33,10 +32,9 @@ struct CudaRollout::Impl {
   const ir::Module &m;
   int nR, nB, nS;
   int64_t T;
-  ModuleInfo mi;     // the module's contract with the runtime (core/Layout.h)
-  KernelPlans plans; // the back end's plan of every kernel, made once
-  RolloutInfo info;  // its step, step adjoint and tape fields, from mi
-  std::vector<int> lossK, lossAdjK;
+  ModuleInfo mi;                 // the module's contract with the runtime (core/Layout.h)
+  KernelPlans plans;             // the back end's plan of every kernel, made once
+  RolloutInfo info;              // mi as the fused kernels bind it (the same contract)
   std::vector<int64_t> sizes;    // nR * nS
   std::vector<int> fieldOf;      // buffer -> field index (tape or adjoint tape), -1
   std::vector<Region> region;    // per buffer
@@ -45,39 +43,31 @@ struct CudaRollout::Impl {
   uint64_t base = 0;
   int64_t total = 0;
   uint64_t stepTable = 0, lossTable = 0, dSizes = 0, scratchTable = 0;
-  int loss = -1, lossAdj = -1; // the Output "loss" and its adjoint
-  CommandLayout cmd;           // the episodes' command tables
-  int64_t fb;                  // bytes of a float of the module's precision
+  CommandLayout cmd; // the episodes' command tables
+  int64_t fb;        // bytes of a float of the module's precision
 
   Impl(DeviceApi *d, const ir::Module &mod, int n, const int64_t *sz, int64_t steps,
        const CommandLayout &commands)
       : dev(d), m(mod), nR(n), nB(static_cast<int>(mod.buffers.size())),
-        nS(static_cast<int>(mod.sets.size())), T(steps), mi(mod), plans(mod),
-        info(tapeFields(mi, plans)), sizes(sz, sz + static_cast<size_t>(n) * mod.sets.size()),
-        cmd(commands), fb(mod.precision == ir::Precision::F64 ? 8 : 4) {
+        nS(static_cast<int>(mod.sets.size())), T(steps), mi(mod), plans(mod), info(rolloutInfo(mi)),
+        sizes(sz, sz + static_cast<size_t>(n) * mod.sets.size()), cmd(commands),
+        fb(mod.precision == ir::Precision::F64 ? 8 : 4) {
     if (info.step < 0)
       throw Error("the CUDA rollout needs a module with a step kernel.");
     if (T < 2)
       throw Error("the CUDA rollout needs at least 2 states (steps >= 2).");
-    for (size_t k = 0; k < m.kernels.size(); ++k) {
-      if (m.kernels[k].kind == ir::KernelKind::Loss)
-        lossK.push_back(static_cast<int>(k));
-      if (m.kernels[k].kind == ir::KernelKind::LossAdj)
-        lossAdjK.push_back(static_cast<int>(k));
-    }
     checkCommands();
     fieldOf.assign(nB, -1);
     for (size_t f = 0; f < info.fields.size(); ++f) {
-      const RolloutField &F = info.fields[f];
-      if (F.cur >= 0 && F.next < 0)
+      const ir::StateField &F = info.fields[f];
+      if (F.stepReads >= 0 && F.stepWrites < 0)
         throw Error("the CUDA rollout needs the step to write every state field it reads "
                     "(field " +
                     F.name + ").");
-      for (int b : {F.cur, F.next, F.adjCur, F.adjNext})
+      for (int b : {F.stepReads, F.stepWrites, F.adjReads, F.adjWrites})
         if (b >= 0)
           fieldOf[b] = static_cast<int>(f);
     }
-    loss = m.findBuffer(ir::names::kLoss);
     classify();
     layout();
     if (!dev)
@@ -133,13 +123,10 @@ struct CudaRollout::Impl {
                       "(every state of a robot stays on the GPU) or the body's size");
   }
 
-  int tapeBuffer(int f) const {
-    const RolloutField &F = info.fields[f];
-    return F.cur >= 0 ? F.cur : F.next;
-  }
+  int tapeBuffer(int f) const { return info.fields[f].tape(); }
   int adjTapeBuffer(int f) const {
-    const RolloutField &F = info.fields[f];
-    return F.adjCur >= 0 ? F.adjCur : F.adjNext;
+    const ir::StateField &F = info.fields[f];
+    return F.adjReads >= 0 ? F.adjReads : F.adjWrites;
   }
   int fieldByName(const std::string &n) const {
     for (size_t f = 0; f < info.fields.size(); ++f)
@@ -150,58 +137,10 @@ struct CudaRollout::Impl {
   std::string fieldName(int b) const {
     return m.buffers[b].field.empty() ? m.buffers[b].name : m.buffers[b].field;
   }
-  /// The state index a loss kernel's State buffer refers to.
+  /// The state index a loss kernel's State buffer refers to: the loss
+  /// kernels run once, at t = T - 1 (ir/TimeRules.h).
   int64_t stateIndex(const ir::Buffer &B) const {
-    switch (B.time) {
-    case ir::TimeRef::First:
-      return 0;
-    case ir::TimeRef::Fixed:
-      return std::clamp<int64_t>(B.fixedTime, 0, T - 1);
-    default:
-      return T - 1;
-    }
-  }
-
-  // The fields whose State / NextState buffers the Step kernel uses: each
-  // one tape of T states (their adjoints in the step adjoint: two slots).
-  // The fused kernels the back end generated bind the same buffers
-  // (checked: codegen's rolloutInfo must agree, or the kernels would write
-  // where this layout put something else).
-  static RolloutInfo tapeFields(const ModuleInfo &mi, const KernelPlans &plans) {
-    const ir::Module &m = *mi.module;
-    RolloutInfo info;
-    info.step = mi.step;
-    info.stepAdj = mi.stepAdj;
-    for (const StateField &F : mi.fields) {
-      if (F.stepReads < 0 && F.stepWrites < 0)
-        continue;
-      RolloutField f{F.name, F.stepReads, F.stepWrites};
-      if (mi.stepAdj >= 0)
-        for (int b : mi.used[size_t(mi.stepAdj)]) {
-          const ir::Buffer &B = m.buffers[size_t(b)];
-          if (B.role == ir::Role::Adjoint && B.primal == f.cur && f.cur >= 0)
-            f.adjCur = b;
-          if (B.role == ir::Role::Adjoint && B.primal == f.next && f.next >= 0)
-            f.adjNext = b;
-        }
-      info.fields.push_back(f);
-    }
-    const RolloutInfo gen = plans.rolloutInfo();
-    for (int b = 0; b < int(m.buffers.size()); ++b)
-      if (mi.arena[size_t(b)] == Arena::Tape)
-        info.kept.push_back(b);
-    info.lossSteps = gen.lossSteps; // the back end's alone: the rollout only launches them
-    info.adjSlots = gen.adjSlots;
-    info.windowSlots = gen.windowSlots;
-    bool same = gen.step == info.step && gen.stepAdj == info.stepAdj &&
-                gen.fields.size() == info.fields.size() && gen.kept == info.kept;
-    for (size_t f = 0; same && f < info.fields.size(); ++f) {
-      const RolloutField &a = gen.fields[f], &b = info.fields[f];
-      same = a.name == b.name && a.cur == b.cur && a.next == b.next && a.adjCur == b.adjCur &&
-             a.adjNext == b.adjNext;
-    }
-    EVOC_ASSERT(same, "CudaRollout: the fused kernels bind other tape buffers than the layout");
-    return info;
+    return std::clamp<int64_t>(ir::stepOf(B.time, B.fixedTime, T - 1, T), 0, T - 1);
   }
 
   // Regions by the runtime's arenas: tapes for the step's state fields,
@@ -212,7 +151,7 @@ struct CudaRollout::Impl {
     region.assign(nB, Persistent);
     for (int b = 0; b < nB; ++b) {
       const int f = fieldOf[b];
-      if (f >= 0 && (b == info.fields[f].cur || b == info.fields[f].next)) {
+      if (f >= 0 && (b == info.fields[f].stepReads || b == info.fields[f].stepWrites)) {
         region[b] = Tapes;
         continue;
       }
@@ -471,7 +410,7 @@ void CudaRollout::forward() {
   if (!p.info.lossSteps.empty())
     p.dev->launch("evoc_rollout_losses", p.nR,
                   {p.stepTable, p.dSizes, p.scratchTable, p.T, int64_t(p.base) + p.windowOff});
-  for (int k : p.lossK) {
+  for (int k : p.mi.loss) {
     p.zeroRegion(Zeroed);
     p.dev->launch(kernelSymbol(k), p.nR, {p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0});
   }
@@ -482,10 +421,7 @@ void CudaRollout::backward() {
   if (p.info.stepAdj < 0)
     throw Error("the module was not differentiated: no step adjoint to run.");
   p.zeroRegion(Zeroed);
-  int seed = -1;
-  for (int b = 0; b < p.nB; ++b)
-    if (p.m.buffers[b].role == ir::Role::Adjoint && p.m.buffers[b].primal == p.loss)
-      seed = b;
+  const int seed = p.mi.lossOutputAdj; // the loss's adjoint, seeded with 1
   if (seed >= 0) {
     double one = 1.0;
     float onef = 1.0f;
@@ -494,7 +430,7 @@ void CudaRollout::backward() {
                     p.m.precision == ir::Precision::F64 ? static_cast<const void *>(&one) : &onef,
                     p.m.precision == ir::Precision::F64 ? 8 : 4);
   }
-  for (int k : p.lossAdjK)
+  for (int k : p.mi.lossAdj)
     p.dev->launch(kernelSymbol(k), p.nR, {p.lossTable, p.dSizes, p.scratchTable, p.T - 1, 0});
   p.dev->launch("evoc_rollout_backward", p.nR,
                 {p.stepTable, p.dSizes, p.scratchTable, p.T, int64_t(p.base) + p.windowOff});

@@ -51,3 +51,15 @@ TEST_CASE("op traits: the memory, local and costly classes", "[ir][traits]") {
   CHECK(costly ==
         std::set<Op>{Op::Div, Op::Pow, Op::Sin, Op::Cos, Op::Tanh, Op::Exp, Op::Log, Op::Sqrt});
 }
+
+TEST_CASE("op traits: the FLOP class, and the count it gives", "[ir][traits]") {
+  std::set<Op> flops;
+  for (Op op : allOps())
+    if (isFlop(op))
+      flops.insert(op);
+  CHECK(flops == std::set<Op>{Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Sqrt, Op::Pow, Op::Sin,
+                              Op::Cos, Op::Tanh, Op::Exp, Op::Log, Op::LocalAdd, Op::AccAdd});
+  for (Op op : allOps())
+    if (isCostly(op))
+      CHECK(isFlop(op)); // every costly op is counted
+}

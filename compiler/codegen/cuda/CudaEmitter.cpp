@@ -751,7 +751,7 @@ std::string kernelSymbol(int k) { return "evoc_k" + std::to_string(k); }
 std::string emitCuda(const ir::Module &m) { return emitCuda(m, planModule(m)); }
 
 std::string emitCuda(const ir::Module &m, const std::vector<KernelPlan> &plans) {
-  const RolloutInfo info = rolloutInfo(m, plans);
+  const RolloutInfo info = rolloutInfo(ir::rolloutContract(m));
   return Emitter(m, plans).run() + emitRolloutKernels(m, info, plans) + emitTrainKernels(m, info);
 }
 

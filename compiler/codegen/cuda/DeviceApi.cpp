@@ -19,8 +19,6 @@ KernelPlans::KernelPlans(const ir::Module &m) : p_(new Impl{m, planModule(m)}) {
 
 KernelPlans::~KernelPlans() = default;
 
-RolloutInfo KernelPlans::rolloutInfo() const { return cuda::rolloutInfo(p_->m, p_->plans); }
-
 int64_t KernelPlans::maxScratchBytes(const int64_t *sizes) const {
   int64_t most = 0;
   for (const KernelPlan &p : p_->plans)

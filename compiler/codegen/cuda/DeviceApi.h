@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/Contract.h"
 #include "ir/IR.h"
 
 namespace evoc::codegen::cuda {
@@ -15,24 +16,21 @@ namespace evoc::codegen::cuda {
 /// The symbol of the __global__ function of kernel `k` ("evoc_k3").
 std::string kernelSymbol(int k);
 
-/// The state fields of a module's Step kernel, as the fused rollout kernels
-/// and CudaRollout bind them: a field's State (time Current) and NextState
-/// buffers point into one tape of T states; their adjoints into two slots.
-struct RolloutField {
-  std::string name;
-  int cur = -1, next = -1;       // State (Current) / NextState buffer
-  int adjCur = -1, adjNext = -1; // their adjoints in the step's adjoint
-};
-
 /// A per-step loss kernel (LossStep) and its adjoint (-1: none).
 struct RolloutLossStep {
   int kernel = -1, adjoint = -1;
 };
 
-/// What the fused rollout needs to know about a module.
+/// What the fused rollout kernels and CudaRollout need to know about a
+/// module: its rollout contract (ir/Contract.h, the analysis the CPU runtime
+/// lays memory out by) as the fused kernels use it. A state field's State
+/// (time Current) and NextState buffers point into one tape of T states;
+/// their adjoints into a ring of adjSlots states.
 struct RolloutInfo {
   int step = -1, stepAdj = -1; // kernel indices (-1: none)
-  std::vector<RolloutField> fields;
+  /// The fields the step reads or writes (ir::StateField::taped), in the
+  /// contract's order.
+  std::vector<ir::StateField> fields;
   std::vector<int> stepZero; // zeroed before every step: Temps (kept ones included)
   std::vector<int> adjZero;  // before every step adjoint: Temps not kept and their adjoints
   std::vector<int> kept;     // Temps kept per step (Buffer::tape): a tape of T - 1 steps each
@@ -47,6 +45,9 @@ struct RolloutInfo {
   /// record per slot and robot, written by evoc_rollout_losses.
   int windowSlots = 0;
 };
+
+/// The fused rollout's view of a module's contract.
+RolloutInfo rolloutInfo(const ir::RolloutContract &c);
 
 /// Bytes of one reduced window's record in device memory: its value and
 /// adjoint (doubles), the time of its extreme and its count of samples.
@@ -122,9 +123,6 @@ public:
   /// The per-robot device scratch the kernels need (their records and
   /// incidence lists): the most any one kernel needs, for given set sizes.
   int64_t maxScratchBytes(const int64_t *sizes) const;
-  /// The Step kernel, its adjoint and their state fields, as the fused
-  /// rollout kernels bind them.
-  RolloutInfo rolloutInfo() const;
 
 private:
   struct Impl;

@@ -83,9 +83,6 @@ std::vector<KernelPlan> planModule(const ir::Module &m);
 /// emitCuda with the module's plans already made (planModule).
 std::string emitCuda(const ir::Module &m, const std::vector<KernelPlan> &plans);
 
-/// rolloutInfo with the module's plans already made.
-RolloutInfo rolloutInfo(const ir::Module &m, const std::vector<KernelPlan> &plans);
-
 /// Bytes of per-robot device scratch the kernel needs for its records
 /// (index as int64 and value as the module's float, each array 8-aligned),
 /// then for its incidence lists (int32: 3 n + 1 + records, 8-aligned).

@@ -59,73 +59,20 @@ std::string lengthExpr(const ir::Module &m, int b) {
   return e + ")";
 }
 
-RolloutInfo rolloutInfo(const ir::Module &m, const std::vector<KernelPlan> &plans) {
+RolloutInfo rolloutInfo(const ir::RolloutContract &c) {
   RolloutInfo info;
-  for (size_t k = 0; k < m.kernels.size(); ++k)
-    if (m.kernels[k].kind == ir::KernelKind::Step && info.step < 0)
-      info.step = static_cast<int>(k);
-  if (info.step < 0)
-    return info;
-  for (size_t k = 0; k < m.kernels.size(); ++k)
-    if (m.kernels[k].kind == ir::KernelKind::StepAdj && m.kernels[k].primal == info.step)
-      info.stepAdj = static_cast<int>(k);
-  auto field = [&](const std::string &name) -> RolloutField & {
-    for (RolloutField &f : info.fields)
-      if (f.name == name)
-        return f;
-    info.fields.push_back({name});
-    return info.fields.back();
-  };
-  std::set<int> used = usedBuffers(plans, info.step);
-  if (info.stepAdj >= 0) {
-    std::set<int> ua = usedBuffers(plans, info.stepAdj);
-    used.insert(ua.begin(), ua.end());
-  }
-  for (int b : used) {
-    const ir::Buffer &B = m.buffers[b];
-    if (B.role == ir::Role::State && B.time == ir::TimeRef::Current)
-      field(fieldOf(B)).cur = b;
-    if (B.role == ir::Role::NextState)
-      field(fieldOf(B)).next = b;
-  }
-  for (RolloutField &f : info.fields)
-    for (size_t b = 0; b < m.buffers.size(); ++b)
-      if (m.buffers[b].role == ir::Role::Adjoint && used.count(static_cast<int>(b))) {
-        if (m.buffers[b].primal == f.cur && f.cur >= 0)
-          f.adjCur = static_cast<int>(b);
-        if (m.buffers[b].primal == f.next && f.next >= 0)
-          f.adjNext = static_cast<int>(b);
-      }
-  for (int b : usedBuffers(plans, info.step))
-    if (m.buffers[b].role == ir::Role::Temp)
-      info.stepZero.push_back(b);
-  for (int b : used)
-    if (m.buffers[b].tape)
-      info.kept.push_back(b);
-  if (info.stepAdj >= 0)
-    for (int b : usedBuffers(plans, info.stepAdj)) {
-      const ir::Buffer &B = m.buffers[b];
-      if ((B.role == ir::Role::Temp && !B.tape) ||
-          (B.role == ir::Role::Adjoint && m.buffers[B.primal].role == ir::Role::Temp))
-        info.adjZero.push_back(b);
-    }
-  for (size_t k = 0; k < m.kernels.size(); ++k) {
-    if (m.kernels[k].kind != ir::KernelKind::LossStep)
-      continue;
-    RolloutLossStep ls{static_cast<int>(k), -1};
-    for (size_t a = 0; a < m.kernels.size(); ++a)
-      if (m.kernels[a].kind == ir::KernelKind::LossStepAdj && m.kernels[a].primal == int(k))
-        ls.adjoint = static_cast<int>(a);
-    info.lossSteps.push_back(ls);
-  }
-  int64_t maxOffset = 0;
-  for (const ir::Buffer &B : m.buffers) {
-    if (B.role == ir::Role::State && B.time == ir::TimeRef::Offset)
-      maxOffset = std::max<int64_t>(maxOffset, -B.fixedTime);
-    if (B.role == ir::Role::Output && B.name == ir::names::kLossSample)
-      info.windowSlots = B.comps;
-  }
-  info.adjSlots = static_cast<int>(maxOffset) + 2;
+  info.step = c.step;
+  info.stepAdj = c.stepAdj;
+  for (const ir::StateField &f : c.fields)
+    if (f.taped())
+      info.fields.push_back(f);
+  info.stepZero = c.stepZero;
+  info.adjZero = c.adjZero;
+  info.kept = c.kept;
+  for (size_t i = 0; i < c.lossStep.size(); ++i)
+    info.lossSteps.push_back({c.lossStep[i], i < c.lossStepAdj.size() ? c.lossStepAdj[i] : -1});
+  info.adjSlots = c.adjSlots;
+  info.windowSlots = c.windowSlots;
   return info;
 }
 
@@ -225,14 +172,13 @@ private:
     return "((" + t + ") % " + std::to_string(info_.adjSlots) + ")";
   }
 
-  const RolloutField *field(const ir::Buffer &B) const {
-    for (const RolloutField &f : info_.fields)
+  const ir::StateField *field(const ir::Buffer &B) const {
+    for (const ir::StateField &f : info_.fields)
       if (f.name == fieldOf(B))
         return &f;
     return nullptr;
   }
-  static int tapeOf(const RolloutField &f) { return f.cur >= 0 ? f.cur : f.next; }
-  static int ringOf(const RolloutField &f) { return f.adjCur >= 0 ? f.adjCur : f.adjNext; }
+  static int ringOf(const ir::StateField &f) { return f.adjReads >= 0 ? f.adjReads : f.adjWrites; }
 
   /// The time a State or Command buffer is read at, as an expression
   /// (evoc_T: the rollout's states, in the kernels that know it).
@@ -278,22 +224,23 @@ private:
   void bind(bool adjoint, const std::set<int> &extra) {
     o_ << "    if (threadIdx.x == 0) {\n"
        << "      for (int i = 0; i < " << nb_ << "; ++i) evoc_ptrs[i] = table[i];\n";
-    for (const RolloutField &f : info_.fields) {
-      int any = tapeOf(f);
+    for (const ir::StateField &f : info_.fields) {
+      int any = f.tape();
       o_ << "      { // field " << f.name << "\n"
          << "        char *tape = (char *)table[" << any << "];\n"
          << "        long long len = " << bytesExpr(m_, any) << ";\n";
-      if (f.cur >= 0)
-        o_ << "        evoc_ptrs[" << f.cur << "] = tape + t * len;\n";
-      if (f.next >= 0)
-        o_ << "        evoc_ptrs[" << f.next << "] = tape + (t + 1) * len;\n";
+      if (f.stepReads >= 0)
+        o_ << "        evoc_ptrs[" << f.stepReads << "] = tape + t * len;\n";
+      if (f.stepWrites >= 0)
+        o_ << "        evoc_ptrs[" << f.stepWrites << "] = tape + (t + 1) * len;\n";
       int adj = ringOf(f);
       if (adjoint && adj >= 0) {
         o_ << "        char *atape = (char *)table[" << adj << "];\n";
-        if (f.adjCur >= 0)
-          o_ << "        evoc_ptrs[" << f.adjCur << "] = atape + " << slot("t") << " * len;\n";
-        if (f.adjNext >= 0)
-          o_ << "        evoc_ptrs[" << f.adjNext << "] = atape + " << slot("t + 1") << " * len;\n";
+        if (f.adjReads >= 0)
+          o_ << "        evoc_ptrs[" << f.adjReads << "] = atape + " << slot("t") << " * len;\n";
+        if (f.adjWrites >= 0)
+          o_ << "        evoc_ptrs[" << f.adjWrites << "] = atape + " << slot("t + 1")
+             << " * len;\n";
       }
       o_ << "      }\n";
     }
@@ -317,14 +264,15 @@ private:
     if (B.role != ir::Role::State && !adj)
       return;
     const int p = adj ? B.primal : b;
-    const RolloutField *f = field(m_.buffers[size_t(p)]);
-    if (!f || b == f->cur || b == f->next || (adjoint && (b == f->adjCur || b == f->adjNext)))
+    const ir::StateField *f = field(m_.buffers[size_t(p)]);
+    if (!f || b == f->stepReads || b == f->stepWrites ||
+        (adjoint && (b == f->adjReads || b == f->adjWrites)))
       return;
     const ir::TimeRef time = m_.buffers[size_t(p)].time;
     // A pinned time's adjoint keeps its own buffer, merged at its time.
     if (adj && (!adjoint || (time != ir::TimeRef::Current && time != ir::TimeRef::Offset)))
       return;
-    const int tape = adj ? ringOf(*f) : tapeOf(*f);
+    const int tape = adj ? ringOf(*f) : f->tape();
     if (tape < 0)
       return;
     o_ << "      evoc_ptrs[" << b << "] = (char *)table[" << tape << "] + "
@@ -468,7 +416,7 @@ private:
       if (B.role != ir::Role::Adjoint || m_.buffers[size_t(B.primal)].role != ir::Role::State)
         continue;
       const ir::TimeRef time = m_.buffers[size_t(B.primal)].time;
-      const RolloutField *f = field(m_.buffers[size_t(B.primal)]);
+      const ir::StateField *f = field(m_.buffers[size_t(B.primal)]);
       if (f && ringOf(*f) >= 0 && (time == ir::TimeRef::Fixed || time == ir::TimeRef::Last))
         pinned.push_back(int(b)); // (x[0]'s adjoint reaches nothing: not merged)
     }
@@ -476,9 +424,9 @@ private:
       // Only the step adjoint: each call writes adj x[t] afresh.
       o_ << "  for (long long t = evoc_T - 2; t >= 0; --t) {\n";
       bind(true, commandsOf({info_.stepAdj}));
-      for (const RolloutField &f : info_.fields)
-        if (f.adjCur >= 0)
-          o_ << "    evoc_zero(evoc_ptrs[" << f.adjCur << "], " << bytesExpr(m_, f.adjCur)
+      for (const ir::StateField &f : info_.fields)
+        if (f.adjReads >= 0)
+          o_ << "    evoc_zero(evoc_ptrs[" << f.adjReads << "], " << bytesExpr(m_, f.adjReads)
              << ");\n";
       stepAdjoint("t == evoc_T - 2");
       o_ << "  }\n}\n";
@@ -508,7 +456,7 @@ private:
     stepAdjoint(shared ? "1" : "t == evoc_T - 2");
     o_ << "    }\n";
     for (int b : pinned) {
-      const RolloutField &f = *field(m_.buffers[size_t(m_.buffers[size_t(b)].primal)]);
+      const ir::StateField &f = *field(m_.buffers[size_t(m_.buffers[size_t(b)].primal)]);
       const int ring = ringOf(f);
       o_ << "    if (t == " << when(m_.buffers[size_t(b)].primal) << ") { // "
          << m_.buffers[size_t(b)].name << " joins adj x[t]\n"
@@ -521,7 +469,7 @@ private:
          << "    }\n";
     }
     o_ << "    if (t < evoc_T - 1) {\n";
-    for (const RolloutField &f : info_.fields)
+    for (const ir::StateField &f : info_.fields)
       if (int ring = ringOf(f); ring >= 0)
         o_ << "      evoc_zero((char *)table[" << ring << "] + " << slot("t + 1") << " * "
            << bytesExpr(m_, ring) << ", " << bytesExpr(m_, ring) << ");\n";

@@ -105,9 +105,6 @@ private:
         << "  }\n";
   }
 
-  /// A state field's tape (its current-state buffer, else its next-state one).
-  static int tapeOf(const RolloutField &f) { return f.cur >= 0 ? f.cur : f.next; }
-
   /// The bytes of one state of buffer b, as a C expression.
   std::string stateBytes(int b) const {
     return lengthExpr(m, b) + " * " +
@@ -179,11 +176,11 @@ private:
     header(kTrainCarry);
     o << "  const long long T = (long long)R->steps, mode = evoc_b >> 32;\n"
       << "  long long snap = 0;\n";
-    for (const RolloutField &f : info.fields)
-      o << "  snap += " << stateBytes(tapeOf(f)) << ";\n";
+    for (const ir::StateField &f : info.fields)
+      o << "  snap += " << stateBytes(f.tape()) << ";\n";
     o << "  char *block = (char *)R->carry + (evoc_b & 0xffffffffLL) * snap;\n";
-    for (const RolloutField &f : info.fields) {
-      int any = tapeOf(f);
+    for (const ir::StateField &f : info.fields) {
+      int any = f.tape();
       o << "  { // field " << f.name << "\n"
         << "    const long long bytes = " << stateBytes(any) << ";\n"
         << "    int *tape = (int *)table[" << any << "];\n"
@@ -215,8 +212,8 @@ private:
       << "  const long long T = evoc_b;\n"
       << "  long long key = -1; double val = 0;\n";
     int nf = 0;
-    for (const RolloutField &f : info.fields) {
-      int any = tapeOf(f);
+    for (const ir::StateField &f : info.fields) {
+      int any = f.tape();
       if (m.buffers[any].elem != ir::Type::F) {
         ++nf;
         continue;

@@ -256,42 +256,22 @@ void KernelLowering::lowerBlock(const ir::Block &blk) {
 }
 
 llvm::Value *KernelLowering::compare(const ir::Inst &in) {
+  // The predicate of each comparison: ordered for floats (false on NaN)
+  // except !=, which C++ makes true on NaN; signed for indices.
+  using P = llvm::CmpInst::Predicate;
+  static constexpr struct {
+    Op op;
+    P f, i;
+  } kPredicates[] = {
+      {Op::Lt, P::FCMP_OLT, P::ICMP_SLT}, {Op::Le, P::FCMP_OLE, P::ICMP_SLE},
+      {Op::Gt, P::FCMP_OGT, P::ICMP_SGT}, {Op::Ge, P::FCMP_OGE, P::ICMP_SGE},
+      {Op::Eq, P::FCMP_OEQ, P::ICMP_EQ},  {Op::Ne, P::FCMP_UNE, P::ICMP_NE},
+  };
   llvm::Value *a = val(in.args[0]), *c = val(in.args[1]);
-  if (valType(in.args[0]) == Type::F) {
-    switch (in.op) {
-    case Op::Lt:
-      return b_.CreateFCmpOLT(a, c);
-    case Op::Le:
-      return b_.CreateFCmpOLE(a, c);
-    case Op::Gt:
-      return b_.CreateFCmpOGT(a, c);
-    case Op::Ge:
-      return b_.CreateFCmpOGE(a, c);
-    case Op::Eq:
-      return b_.CreateFCmpOEQ(a, c);
-    case Op::Ne:
-      return b_.CreateFCmpUNE(a, c); // C++ != is true on NaN
-    default:
-      break;
-    }
-  } else {
-    switch (in.op) {
-    case Op::Lt:
-      return b_.CreateICmpSLT(a, c);
-    case Op::Le:
-      return b_.CreateICmpSLE(a, c);
-    case Op::Gt:
-      return b_.CreateICmpSGT(a, c);
-    case Op::Ge:
-      return b_.CreateICmpSGE(a, c);
-    case Op::Eq:
-      return b_.CreateICmpEQ(a, c);
-    case Op::Ne:
-      return b_.CreateICmpNE(a, c);
-    default:
-      break;
-    }
-  }
+  const bool fp = valType(in.args[0]) == Type::F;
+  for (const auto &p : kPredicates)
+    if (p.op == in.op)
+      return b_.CreateCmp(fp ? p.f : p.i, a, c);
   internalError(__FILE__, __LINE__, "not a comparison");
 }
 
