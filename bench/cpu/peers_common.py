@@ -1,5 +1,6 @@
 """What the JAX, Taichi and PyTorch baselines share (numpy only): the world, the robots,
-the weights, the check against `evoc sim`, the output lines.
+the weights, the command line, XLA's host devices, the check against `evoc sim`, the
+timing, the output lines.
 
 The world is read from the .evo file the peers mirror (World, --evo; default
 examples/eldir.evo): dt, gravity, damping, the flat ground's height and friction, and
@@ -23,6 +24,7 @@ Padded points sit at the origin, touch no spring and are masked out of the contr
 inputs, the centre and the loss; they fall through the ground model like any point, so
 the ground models must not make NaN derivatives at them (they never move sideways).
 """
+import argparse
 import json
 import math
 import os
@@ -30,6 +32,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -104,8 +107,30 @@ class World:
 
 
 def add_world_arg(ap):
+    """The --evo option: the .evo file whose world and rollout to mirror."""
     ap.add_argument("--evo", default=ELDIR_EVO,
                     help="the .evo file whose world and rollout to mirror (default examples/eldir.evo)")
+
+
+def peer_parser(add_own):
+    """The baselines' command line: robots file, --robots, --steps, add_own(ap)'s, the check's and --evo."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("robots")
+    ap.add_argument("--robots", dest="limit", type=int, default=0, help="first N robots of the file")
+    ap.add_argument("--steps", type=int, default=1000)
+    add_own(ap)
+    ap.add_argument("--check-steps", type=int, default=100)
+    ap.add_argument("--no-check", action="store_true")
+    ap.add_argument("--repeats", type=int, default=1)
+    add_world_arg(ap)
+    return ap
+
+
+def force_host_devices(n):
+    """With n > 1, ask XLA for n host CPU devices (XLA_FLAGS): call it before jax is imported."""
+    if n > 1:
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                                   f" --xla_force_host_platform_device_count={n}")
 
 
 class Batch:
@@ -223,6 +248,23 @@ def check(name, batch, params, fn, steps, tol=1e-9, grad_tol=1e-7):
                   f"gradient rel {grel[i]:.3e}")
         sys.exit(1)
     return worst, gworst
+
+
+def best_of(repeats, fn):
+    """The least wall time of max(1, repeats) calls of fn(), and the last call's result."""
+    best, out = float("inf"), None
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def require_gradient(who, grads):
+    """Exit unless the 2-norm of the gradient arrays grads is finite and not 0."""
+    g = math.sqrt(sum(float((gr ** 2).sum()) for gr in grads))
+    if not math.isfinite(g) or g == 0:
+        sys.exit(f"{who}: the gradient norm is {g}")
 
 
 def report(system, desc, batch, steps, seconds, **tags):
