@@ -1,6 +1,7 @@
 """What the JAX, Taichi and PyTorch baselines share (numpy only): the world, the robots,
 the weights, the command line, XLA's host devices, the check against `evoc sim`, the
-timing, the output lines.
+timing, the output lines. bench/multitask_jax.py and bench/multitask_torch.py use it too,
+for running `evoc sim`, XLA's host devices and the multi-task benchmark's JSON record.
 
 The world is read from the .evo file the peers mirror (World, --evo; default
 examples/eldir.evo): dt, gravity, damping, the flat ground's height and friction, and
@@ -195,17 +196,24 @@ class Batch:
         return {"params": out}
 
 
-def evoc_losses(batch, params, steps, tmp):
-    """evoc's per-robot losses for these robots and weights: `evoc sim` (CPU back end)."""
-    rpath, ppath, opath = (os.path.join(tmp, f) for f in ("robots.json", "params.json", "out.json"))
-    json.dump({"robots": batch.robots}, open(rpath, "w"))
-    json.dump(batch.params_json(*params), open(ppath, "w"))
-    cmd = [EVOC, "sim", batch.world.evo, "--robots", rpath, "--params", ppath, "--steps", str(steps),
-           "--out", opath]
+def evoc_sim(evoc, evo, options, tmp, who):
+    """The results of `evoc sim EVO OPTIONS --out TMP/out.json`, and the command; exits if it fails."""
+    opath = os.path.join(tmp, "out.json")
+    cmd = [evoc, "sim", evo, *options, "--out", opath]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
-        sys.exit(f"check: `{' '.join(cmd)}` failed ({p.returncode}):\n{p.stderr}")
-    res = json.load(open(opath))["results"]
+        sys.exit(f"{who}: `{' '.join(cmd)}` failed ({p.returncode}):\n{p.stderr}")
+    with open(opath) as f:
+        return json.load(f)["results"], cmd
+
+
+def evoc_losses(batch, params, steps, tmp):
+    """evoc's per-robot losses for these robots and weights: `evoc sim` (CPU back end)."""
+    rpath, ppath = (os.path.join(tmp, f) for f in ("robots.json", "params.json"))
+    json.dump({"robots": batch.robots}, open(rpath, "w"))
+    json.dump(batch.params_json(*params), open(ppath, "w"))
+    res, cmd = evoc_sim(EVOC, batch.world.evo, ["--robots", rpath, "--params", ppath, "--steps", str(steps)],
+                        tmp, "check")
     losses = np.array([r["loss"] if r["loss"] is not None else np.nan for r in res])
     grads = [r["grad"] for r in res]
     return losses, grads, cmd
@@ -274,3 +282,11 @@ def report(system, desc, batch, steps, seconds, **tags):
     extra = "".join(f" {k}={v}" for k, v in tags.items())
     print(f"RESULT system={system}{extra} robots={batch.B} steps={steps} seconds={seconds:.6f} "
           f"robot_steps_per_s={rs:.1f}")
+
+
+def iteration_record(system, batch, steps, threads, wall, cpu):
+    """The multi-task benchmark's JSON record (bench/multitask.sh) of iterations timed wall and cpu seconds."""
+    seconds = sum(wall) / len(wall)
+    return {"system": system, "robot_steps_per_s": batch * steps / seconds, "batch": batch,
+            "steps": steps, "threads": threads, "seconds": seconds, "seconds_each": wall,
+            "robot_steps_per_cpu_s": batch * steps / (sum(cpu) / len(cpu)), "cpu_seconds_each": cpu}
