@@ -60,7 +60,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -84,12 +83,12 @@ args = ap.parse_args()
 if args.threads > 0:  # before jax (and XLA's thread pools) start
     cpus = sorted(os.sched_getaffinity(0))
     os.sched_setaffinity(0, cpus[: args.threads])
-if args.shard > 1:  # before jax is imported
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                               f" --xla_force_host_platform_device_count={args.shard}")
 
+sys.path.insert(0, os.path.join(REPO, "bench", "cpu"))
 try:
     import numpy as np
+    import peers_common as peers  # numpy only: evoc sim, XLA's host devices, the JSON record
+    peers.force_host_devices(args.shard)  # before jax is imported
     import jax
     import jax.numpy as jnp
     from jax import lax
@@ -345,18 +344,14 @@ def make_iteration(body, steps, remat, shard, batch):
 
 def evoc_batch(weights, steps, batch, seed, threads, tmp):
     """evoc's batch loss and gradient for iteration 0: `evoc sim` on the example."""
-    ppath, opath = os.path.join(tmp, "params.json"), os.path.join(tmp, "out.json")
+    ppath = os.path.join(tmp, "params.json")
     with open(ppath, "w") as f:
         json.dump({"params": [weights]}, f)
-    cmd = [args.evoc, "sim", EVO_FILE, "--params", ppath, "--steps", str(steps),
-           "--set", f"train.learn.batch={batch}", "--set", f"train.seed={seed}",
-           "--threads", str(threads), "--out", opath]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"multitask_jax: check: `{' '.join(cmd)}` failed ({p.returncode}):\n{p.stderr}")
-    with open(opath) as f:
-        r = json.load(f)["results"][0]
-    return r["loss"], r["grad"], cmd
+    res, cmd = peers.evoc_sim(args.evoc, EVO_FILE,
+                              ["--params", ppath, "--steps", str(steps), "--set", f"train.learn.batch={batch}",
+                               "--set", f"train.seed={seed}", "--threads", str(threads)],
+                              tmp, "multitask_jax: check")
+    return res[0]["loss"], res[0]["grad"], cmd
 
 
 def check(weights, loss, terms, grads, threads, tol=1e-9, grad_tol=1e-7):
@@ -424,16 +419,12 @@ def main():
             sys.exit("multitask_jax: the loss or gradient is not finite")
     if not wall:
         return 0
-    seconds = sum(wall) / len(wall)
-    rs = args.batch * args.steps
     print(f"jax {jax.__version__}, {len(jax.devices())} cpu devices, shard {args.shard}, remat "
           f"{int(args.remat)}, {threads} CPUs: first call (compile + run) {compile_s:.2f} s; "
           f"iterations " + ", ".join(f"{w:.3f}" for w in wall) + " s")
-    out = {"system": "jax", "robot_steps_per_s": rs / seconds, "batch": args.batch,
-           "steps": args.steps, "threads": threads, "seconds": seconds, "seconds_each": wall,
-           "robot_steps_per_cpu_s": rs / (sum(cpu) / len(cpu)), "cpu_seconds_each": cpu,
-           "remat": int(args.remat), "shard": args.shard, "compile_seconds": compile_s,
-           "jax": jax.__version__}
+    out = peers.iteration_record("jax", args.batch, args.steps, threads, wall, cpu)
+    out.update({"remat": int(args.remat), "shard": args.shard, "compile_seconds": compile_s,
+                "jax": jax.__version__})
     if checked:
         out["check"] = {"loss_rel": checked[0], "grad_rel_max": checked[1]}
     print(json.dumps(out))

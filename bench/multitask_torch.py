@@ -32,8 +32,11 @@ except ImportError:
     print("multitask_torch: PyTorch is not installed")
     sys.exit(0)
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "reference"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "reference"))
+sys.path.insert(0, os.path.join(HERE, "cpu"))
 import multitask_reference as ref  # noqa: E402
+from peers_common import iteration_record  # noqa: E402  (the JSON record)
 
 
 def main():
@@ -67,14 +70,9 @@ def main():
     runs = [iteration() for _ in range(args.reps)]
     times = [w for w, _ in runs]
     cpu = [c for _, c in runs]
-    seconds = sum(times) / len(times)
-    print(json.dumps({"system": "pytorch",
-                      "robot_steps_per_s": args.batch * args.steps / seconds,
-                      "batch": args.batch, "steps": args.steps,
-                      "threads": torch.get_num_threads(), "seconds": seconds,
-                      "seconds_each": times,
-                      "robot_steps_per_cpu_s": args.batch * args.steps / (sum(cpu) / len(cpu)),
-                      "cpu_seconds_each": cpu, "torch": torch.__version__}))
+    out = iteration_record("pytorch", args.batch, args.steps, torch.get_num_threads(), times, cpu)
+    out["torch"] = torch.__version__
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

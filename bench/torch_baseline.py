@@ -18,11 +18,9 @@ forward + backward (eager: nothing to compile; best of --repeats).
         [--evo examples/eldir.evo] [--threads N] [--check-steps 100] [--no-check]
         [--repeats 1]
 """
-import argparse
 import math
 import os
 import sys
-import time
 
 try:
     import torch
@@ -32,7 +30,8 @@ except ImportError:
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "cpu"))
-from peers_common import NSINE, OMEGA, Batch, World, add_world_arg, check, report  # noqa: E402
+from peers_common import (NSINE, OMEGA, Batch, World, best_of, check, peer_parser,  # noqa: E402
+                          report, require_gradient)
 
 f64 = torch.float64
 
@@ -125,16 +124,7 @@ def rollout(world, T, x0, pmask, a, b, rest, stiff, actu, w1, b1, w2, b2):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("robots")
-    ap.add_argument("--robots", dest="limit", type=int, default=0, help="first N robots of the file")
-    ap.add_argument("--steps", type=int, default=1000)
-    ap.add_argument("--threads", type=int, default=0)
-    ap.add_argument("--check-steps", type=int, default=100)
-    ap.add_argument("--no-check", action="store_true")
-    ap.add_argument("--repeats", type=int, default=1)
-    add_world_arg(ap)
-    args = ap.parse_args()
+    args = peer_parser(lambda ap: ap.add_argument("--threads", type=int, default=0)).parse_args()
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     world = World(args.evo)
@@ -153,14 +143,8 @@ def main():
     if not args.no_check:
         check("pytorch", batch, params_np, run, min(args.check_steps, args.steps))
 
-    best = float("inf")
-    for _ in range(max(1, args.repeats)):
-        t0 = time.perf_counter()
-        _, grads = run(args.steps)
-        best = min(best, time.perf_counter() - t0)
-    g = math.sqrt(sum(float((gr ** 2).sum()) for gr in grads))
-    if not math.isfinite(g) or g == 0:
-        sys.exit(f"torch_baseline: the gradient norm is {g}")
+    best, (_, grads) = best_of(args.repeats, lambda: run(args.steps))
+    require_gradient("torch_baseline", grads)
     desc = f"pytorch {torch.__version__} ({torch.get_num_threads()} threads; {world.describe()})"
     report("pytorch", desc, batch, args.steps, best, threads=torch.get_num_threads())
 

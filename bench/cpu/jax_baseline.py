@@ -20,29 +20,24 @@ jitted forward + backward (after a warm-up call that compiles it; best of --repe
         [--evo examples/eldir.evo] [--remat] [--shard N] [--check-steps 100] [--no-check]
         [--repeats 1]
 """
-import argparse
 import math
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peers_common import NSINE, OMEGA, Batch, World, add_world_arg, check, report  # noqa: E402
+from peers_common import (NSINE, OMEGA, Batch, World, best_of, check, force_host_devices,  # noqa: E402
+                          peer_parser, report)
 
-ap = argparse.ArgumentParser()
-ap.add_argument("robots")
-ap.add_argument("--robots", dest="limit", type=int, default=0, help="first N robots of the file")
-ap.add_argument("--steps", type=int, default=1000)
-ap.add_argument("--remat", action="store_true")
-ap.add_argument("--shard", type=int, default=1, help="host devices to split the batch over")
-ap.add_argument("--check-steps", type=int, default=100)
-ap.add_argument("--no-check", action="store_true")
-ap.add_argument("--repeats", type=int, default=1)
-add_world_arg(ap)
-args = ap.parse_args()
-if args.shard > 1:  # before jax is imported
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                               f" --xla_force_host_platform_device_count={args.shard}")
+
+def add_jax_args(ap):
+    """This baseline's own options: --remat and --shard."""
+    ap.add_argument("--remat", action="store_true")
+    ap.add_argument("--shard", type=int, default=1, help="host devices to split the batch over")
+
+
+args = peer_parser(add_jax_args).parse_args()
+force_host_devices(args.shard)  # before jax is imported
 
 try:
     import jax
@@ -185,12 +180,7 @@ def main():
     out = vg(params, body)
     jax.block_until_ready(out)
     compile_s = time.perf_counter() - t0
-    best = float("inf")
-    for _ in range(max(1, args.repeats)):
-        t0 = time.perf_counter()
-        loss, grads = vg(params, body)
-        jax.block_until_ready((loss, grads))
-        best = min(best, time.perf_counter() - t0)
+    best, (_, grads) = best_of(args.repeats, lambda: jax.block_until_ready(vg(params, body)))
     gnorm = float(jnp.sqrt(sum((g * g).sum() for g in grads)))
     if not math.isfinite(gnorm):
         sys.exit("jax_baseline: the gradient is not finite")

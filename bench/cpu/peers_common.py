@@ -1,5 +1,7 @@
 """What the JAX, Taichi and PyTorch baselines share (numpy only): the world, the robots,
-the weights, the check against `evoc sim`, the output lines.
+the weights, the command line, XLA's host devices, the check against `evoc sim`, the
+timing, the output lines. bench/multitask_jax.py and bench/multitask_torch.py use it too,
+for running `evoc sim`, XLA's host devices and the multi-task benchmark's JSON record.
 
 The world is read from the .evo file the peers mirror (World, --evo; default
 examples/eldir.evo): dt, gravity, damping, the flat ground's height and friction, and
@@ -23,6 +25,7 @@ Padded points sit at the origin, touch no spring and are masked out of the contr
 inputs, the centre and the loss; they fall through the ground model like any point, so
 the ground models must not make NaN derivatives at them (they never move sideways).
 """
+import argparse
 import json
 import math
 import os
@@ -30,6 +33,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -104,8 +108,30 @@ class World:
 
 
 def add_world_arg(ap):
+    """The --evo option: the .evo file whose world and rollout to mirror."""
     ap.add_argument("--evo", default=ELDIR_EVO,
                     help="the .evo file whose world and rollout to mirror (default examples/eldir.evo)")
+
+
+def peer_parser(add_own):
+    """The baselines' command line: robots file, --robots, --steps, add_own(ap)'s, the check's and --evo."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("robots")
+    ap.add_argument("--robots", dest="limit", type=int, default=0, help="first N robots of the file")
+    ap.add_argument("--steps", type=int, default=1000)
+    add_own(ap)
+    ap.add_argument("--check-steps", type=int, default=100)
+    ap.add_argument("--no-check", action="store_true")
+    ap.add_argument("--repeats", type=int, default=1)
+    add_world_arg(ap)
+    return ap
+
+
+def force_host_devices(n):
+    """With n > 1, ask XLA for n host CPU devices (XLA_FLAGS): call it before jax is imported."""
+    if n > 1:
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                                   f" --xla_force_host_platform_device_count={n}")
 
 
 class Batch:
@@ -170,17 +196,24 @@ class Batch:
         return {"params": out}
 
 
-def evoc_losses(batch, params, steps, tmp):
-    """evoc's per-robot losses for these robots and weights: `evoc sim` (CPU back end)."""
-    rpath, ppath, opath = (os.path.join(tmp, f) for f in ("robots.json", "params.json", "out.json"))
-    json.dump({"robots": batch.robots}, open(rpath, "w"))
-    json.dump(batch.params_json(*params), open(ppath, "w"))
-    cmd = [EVOC, "sim", batch.world.evo, "--robots", rpath, "--params", ppath, "--steps", str(steps),
-           "--out", opath]
+def evoc_sim(evoc, evo, options, tmp, who):
+    """The results of `evoc sim EVO OPTIONS --out TMP/out.json`, and the command; exits if it fails."""
+    opath = os.path.join(tmp, "out.json")
+    cmd = [evoc, "sim", evo, *options, "--out", opath]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
-        sys.exit(f"check: `{' '.join(cmd)}` failed ({p.returncode}):\n{p.stderr}")
-    res = json.load(open(opath))["results"]
+        sys.exit(f"{who}: `{' '.join(cmd)}` failed ({p.returncode}):\n{p.stderr}")
+    with open(opath) as f:
+        return json.load(f)["results"], cmd
+
+
+def evoc_losses(batch, params, steps, tmp):
+    """evoc's per-robot losses for these robots and weights: `evoc sim` (CPU back end)."""
+    rpath, ppath = (os.path.join(tmp, f) for f in ("robots.json", "params.json"))
+    json.dump({"robots": batch.robots}, open(rpath, "w"))
+    json.dump(batch.params_json(*params), open(ppath, "w"))
+    res, cmd = evoc_sim(EVOC, batch.world.evo, ["--robots", rpath, "--params", ppath, "--steps", str(steps)],
+                        tmp, "check")
     losses = np.array([r["loss"] if r["loss"] is not None else np.nan for r in res])
     grads = [r["grad"] for r in res]
     return losses, grads, cmd
@@ -225,6 +258,23 @@ def check(name, batch, params, fn, steps, tol=1e-9, grad_tol=1e-7):
     return worst, gworst
 
 
+def best_of(repeats, fn):
+    """The least wall time of max(1, repeats) calls of fn(), and the last call's result."""
+    best, out = float("inf"), None
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def require_gradient(who, grads):
+    """Exit unless the 2-norm of the gradient arrays grads is finite and not 0."""
+    g = math.sqrt(sum(float((gr ** 2).sum()) for gr in grads))
+    if not math.isfinite(g) or g == 0:
+        sys.exit(f"{who}: the gradient norm is {g}")
+
+
 def report(system, desc, batch, steps, seconds, **tags):
     rs = batch.B * (steps - 1) / seconds
     print(f"{desc}: {batch.B} robots (padded to {batch.P} points, {batch.S} springs), T = {steps}, "
@@ -232,3 +282,11 @@ def report(system, desc, batch, steps, seconds, **tags):
     extra = "".join(f" {k}={v}" for k, v in tags.items())
     print(f"RESULT system={system}{extra} robots={batch.B} steps={steps} seconds={seconds:.6f} "
           f"robot_steps_per_s={rs:.1f}")
+
+
+def iteration_record(system, batch, steps, threads, wall, cpu):
+    """The multi-task benchmark's JSON record (bench/multitask.sh) of iterations timed wall and cpu seconds."""
+    seconds = sum(wall) / len(wall)
+    return {"system": system, "robot_steps_per_s": batch * steps / seconds, "batch": batch,
+            "steps": steps, "threads": threads, "seconds": seconds, "seconds_each": wall,
+            "robot_steps_per_cpu_s": batch * steps / (sum(cpu) / len(cpu)), "cpu_seconds_each": cpu}

@@ -21,7 +21,6 @@ forward + backward (after a warm-up that compiles the kernels; best of --repeats
         [--evo examples/eldir.evo] [--threads N] [--check-steps 100] [--no-check]
         [--repeats 1]
 """
-import argparse
 import math
 import os
 import sys
@@ -35,18 +34,10 @@ except ImportError:
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peers_common import NSINE, OMEGA, UNITS, Batch, World, add_world_arg, check, report  # noqa: E402
+from peers_common import (NSINE, OMEGA, UNITS, Batch, World, best_of, check,  # noqa: E402
+                          peer_parser, report, require_gradient)
 
-ap = argparse.ArgumentParser()
-ap.add_argument("robots")
-ap.add_argument("--robots", dest="limit", type=int, default=0, help="first N robots of the file")
-ap.add_argument("--steps", type=int, default=1000)
-ap.add_argument("--threads", type=int, default=0)
-ap.add_argument("--check-steps", type=int, default=100)
-ap.add_argument("--no-check", action="store_true")
-ap.add_argument("--repeats", type=int, default=1)
-add_world_arg(ap)
-args = ap.parse_args()
+args = peer_parser(lambda ap: ap.add_argument("--threads", type=int, default=0)).parse_args()
 WORLD = World(args.evo)
 # the world's settings, constants of the kernels
 DT, GRAVITY, DAMPING, GROUND = WORLD.dt, WORLD.gravity, WORLD.damping, WORLD.ground
@@ -268,15 +259,8 @@ def main():
     t0 = time.perf_counter()
     rollout(args.steps)  # warm-up: compiles the kernels and their adjoints
     compile_s = time.perf_counter() - t0
-    best = float("inf")
-    for _ in range(max(1, args.repeats)):
-        t0 = time.perf_counter()
-        rollout(args.steps)
-        best = min(best, time.perf_counter() - t0)
-    g = math.sqrt(sum(float((f.grad.to_numpy() ** 2).sum())
-                      for f in (weights1, bias1, weights2, bias2)))
-    if not math.isfinite(g) or g == 0:
-        sys.exit(f"taichi_baseline: the gradient norm is {g}")
+    best, _ = best_of(args.repeats, lambda: rollout(args.steps))
+    require_gradient("taichi_baseline", [f.grad.to_numpy() for f in (weights1, bias1, weights2, bias2)])
     desc = (f"taichi {ti.__version__} (cpu, f64, {args.threads or os.cpu_count()} threads; "
             f"first call with compile {compile_s:.2f} s; {WORLD.describe()})")
     report("taichi", desc, batch, args.steps, best, threads=args.threads or os.cpu_count())

@@ -22,11 +22,15 @@ generator: nothing in the build or in CI needs Python or torch.
 
 ROBOTS.json / PARAMS.json are exactly the formats `evoc sim` reads.
 """
-import argparse
-import json
 import math
-import random
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The controller's sizes, the command line, `sim`'s and `gen`'s loops, result
+# files and `check` are reference_common.py's.
+import reference_common as common  # noqa: E402
+from reference_common import HIDDEN, N_SINES, rounded  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # Constants of the reference experiment (docs/evolution.md, "ELDiR simulation step").
@@ -35,8 +39,6 @@ DAMPING = 15.0
 GRAVITY = -4.8
 GROUND = 0.1
 MU = 1.0
-HIDDEN = 32
-N_SINES = 10
 EDGE = 0.05
 STIFFNESS = 3e4
 ACTUATION = 0.1
@@ -144,25 +146,6 @@ def rollout_loss(robot, params, steps, contact):
     return -(x[:, 0] - x0[:, 0]).sum() / n
 
 
-def simulate(robots, params, steps, contact):
-    import torch
-    results = []
-    for i, (rob, par) in enumerate(zip(robots, params)):
-        leaves = {k: torch.tensor(par[k], dtype=torch.float64, requires_grad=True)
-                  for k in ("w1", "b1", "w2", "b2")}
-        n, s = len(rob["points"]), len(rob["springs"])
-        ninp = N_SINES + 4 * n + 2
-        assert tuple(leaves["w1"].shape) == (HIDDEN, ninp), (i, leaves["w1"].shape)
-        assert tuple(leaves["b1"].shape) == (HIDDEN,)
-        assert tuple(leaves["w2"].shape) == (s, HIDDEN)
-        assert tuple(leaves["b2"].shape) == (s,)
-        loss = rollout_loss(rob, leaves, steps, contact)
-        loss.backward()
-        results.append({"loss": float(loss.item()),
-                        "grad": {k: leaves[k].grad.tolist() for k in ("w1", "b1", "w2", "b2")}})
-    return results
-
-
 # ---------------------------------------------------------------------------
 # Lattice bodies (docs/evolution.md, "Lattice bodies": genotype -> phenotype)
 
@@ -253,12 +236,6 @@ def random_robot(rng, rows, cols, density):
     return phenotype(mask, bits, rows, cols), mask
 
 
-def rounded(v, digits=4):
-    """A double with `digits` significant digits, so the JSON text is short and
-    both sides read exactly the same value."""
-    return float("%.*e" % (digits - 1, v))
-
-
 def random_params(rng, n_points, n_springs, dim=2):
     """Xavier-normal weights (gain 2 for W1, 3 for W2), non-zero biases."""
     ninp = N_SINES + 2 * dim * n_points + 2
@@ -275,118 +252,30 @@ def random_params(rng, n_points, n_springs, dim=2):
             "w2": xavier(n_springs, HIDDEN, 3.0), "b2": bias(n_springs)}
 
 
-# ---------------------------------------------------------------------------
-# Result files
-
-def flat(j):
-    if isinstance(j, list):
-        for x in j:
-            yield from flat(x)
-    elif isinstance(j, dict):
-        for k in ("w1", "b1", "w2", "b2"):
-            yield from flat(j[k])
-    else:
-        yield float(j)
-
-
-def compare(expected, got):
-    """Per robot: (loss relative error, max gradient error / max |expected|)."""
-    out = []
-    for e, g in zip(expected["results"], got["results"]):
-        lrel = abs(e["loss"] - g["loss"]) / abs(e["loss"])
-        scale = max(abs(x) for x in flat(e["grad"]))
-        gerr = 0.0
-        for k in ("w1", "b1", "w2", "b2"):
-            fe, fg = list(flat(e["grad"][k])), list(flat(g["grad"][k]))
-            assert len(fe) == len(fg), k
-            gerr = max(gerr, max(abs(p - q) for p, q in zip(fe, fg)))
-        out.append((lrel, gerr / scale))
-    assert len(expected["results"]) == len(got["results"])
-    return out
-
-
-def write_results(path, results, grad_digits=None):
-    if grad_digits is not None:
-        results = [{"loss": r["loss"],
-                    "grad": {k: _round_nested(r["grad"][k], grad_digits) for k in ("w1", "b1", "w2", "b2")}}
-                   for r in results]
-    with open(path, "w") as f:
-        json.dump({"results": results}, f, separators=(",", ":"))
-        f.write("\n")
-
-
-def _round_nested(j, digits):
-    if isinstance(j, list):
-        return [_round_nested(x, digits) for x in j]
-    return rounded(j, digits)
+def spec_robot(rng, spec):
+    """`gen`'s random lattice robot for a spec ROWSxCOLS:DENSITY, and its line."""
+    size, dens = spec.split(":")
+    rows, cols = (int(v) for v in size.split("x"))
+    rob, mask = random_robot(rng, rows, cols, float(dens))
+    return rob, "%s: %d triangles, %d points, %d springs, %d actuated" % (
+        spec, sum(mask), len(rob["points"]), len(rob["springs"]),
+        sum(1 for sp in rob["springs"] if sp[4] != 0))
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("sim")
-    s.add_argument("--robots", required=True)
-    s.add_argument("--params", required=True)
-    s.add_argument("--steps", type=int, default=1000)
-    s.add_argument("--contact", choices=("noslip", "friction"), required=True)
-    s.add_argument("--out", required=True)
-    s.add_argument("--grad-digits", type=int, default=None,
-                   help="round gradient entries to this many significant digits (loss stays exact)")
-    s.add_argument("--perturb", type=float, default=0.0,
-                   help="add uniform noise of this size to the initial positions (conditioning check)")
-    g = sub.add_parser("gen")
-    g.add_argument("--seed", type=int, required=True)
-    g.add_argument("--spec", nargs="+", required=True, help="ROWSxCOLS:DENSITY per robot")
-    g.add_argument("--out-robots", required=True)
-    g.add_argument("--out-params", required=True)
-    c = sub.add_parser("check")
-    c.add_argument("--expected", required=True)
-    c.add_argument("--got", required=True)
-    c.add_argument("--loss-tol", type=float, default=1e-8)
-    c.add_argument("--grad-tol", type=float, default=1e-6)
+    ap, sub = common.command_line(__doc__)
+    common.add_sim_arguments(sub.add_parser("sim"), "--contact", ("noslip", "friction"))
+    common.add_gen_arguments(sub.add_parser("gen"), "ROWSxCOLS:DENSITY per robot")
+    common.add_check_arguments(sub.add_parser("check"), 1e-8, 1e-6)
     args = ap.parse_args(argv)
 
     if args.cmd == "sim":
-        import torch
-        torch.set_default_dtype(torch.float64)
-        robots = json.load(open(args.robots))["robots"]
-        params = json.load(open(args.params))["params"]
-        if args.perturb:
-            rng = random.Random(12345)
-            for r in robots:
-                r["points"] = [[p[0] + rng.uniform(-args.perturb, args.perturb),
-                                p[1] + rng.uniform(0, args.perturb)] for p in r["points"]]
-        res = simulate(robots, params, args.steps, args.contact)
-        write_results(args.out, res, args.grad_digits)
-        for i, r in enumerate(res):
-            print("robot %d: loss %.17g" % (i, r["loss"]))
+        common.run_sim(args, 2, lambda rob, leaves, i: rollout_loss(rob, leaves, args.steps, args.contact),
+                       up_only=True)
     elif args.cmd == "gen":
-        rng = random.Random(args.seed)
-        robots, params = [], []
-        for spec in args.spec:
-            size, dens = spec.split(":")
-            rows, cols = (int(v) for v in size.split("x"))
-            rob, mask = random_robot(rng, rows, cols, float(dens))
-            robots.append(rob)
-            params.append(random_params(rng, len(rob["points"]), len(rob["springs"])))
-            print("%s: %d triangles, %d points, %d springs, %d actuated" %
-                  (spec, sum(mask), len(rob["points"]), len(rob["springs"]),
-                   sum(1 for sp in rob["springs"] if sp[4] != 0)))
-        with open(args.out_robots, "w") as f:
-            json.dump({"robots": robots}, f, separators=(",", ":"))
-            f.write("\n")
-        with open(args.out_params, "w") as f:
-            json.dump({"params": params}, f, separators=(",", ":"))
-            f.write("\n")
+        common.run_gen(args, spec_robot, random_params)
     else:
-        res = compare(json.load(open(args.expected)), json.load(open(args.got)))
-        ok = True
-        for i, (l, g) in enumerate(res):
-            good = l <= args.loss_tol and g <= args.grad_tol
-            ok &= good
-            print("robot %d: loss rel err %.3e, grad err / max %.3e %s" % (i, l, g, "ok" if good else "FAIL"))
-        print("worst: loss %.3e, grad %.3e" % (max(r[0] for r in res), max(r[1] for r in res)))
-        return 0 if ok else 1
+        return common.check(args)
     return 0
 
 

@@ -26,25 +26,22 @@ test-data generator: nothing in the build or in CI needs Python or torch.
 
 ROBOTS.json / PARAMS.json are exactly the formats `evoc sim` reads (3D points).
 """
-import argparse
-import json
 import math
 import os
-import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-# The controller, the ELDiR spring law, parameters and result files are
-# eldir_reference.py's.
+# The controller, the ELDiR spring law and parameters are eldir_reference.py's;
+# the command line, `sim`'s and `gen`'s loops, result files, `check` and the
+# friction reference_common.py's.
 import eldir_reference as ref2  # noqa: E402
-from eldir_reference import compare, write_results  # noqa: E402,F401
+import reference_common as common  # noqa: E402
+from reference_common import N_SINES  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # The worlds. ELDiR's (docs/evolution.md) in 3D; Fang's 3D world (docs/multitask.md).
 DT = 0.004
 GROUND = 0.1
-HIDDEN = 32
-N_SINES = 10
 WORLDS = {
     # model: (gravity, damping, dashpot, friction coefficient)
     "noslip": (-4.8, 15.0, 0.0, 1.0),
@@ -125,12 +122,7 @@ def rollout_loss(robot, params, steps, model):
             toi = torch.clamp(torch.abs(xz - GROUND) / (torch.abs(vz) + 1e-10), 0.0, DT)
             p = x + toi.unsqueeze(1) * v1
             vt = v1 - (v1 * up).sum(dim=1).unsqueeze(1) * up
-            speed2 = (vt * vt).sum(dim=1)
-            nz = speed2 > 0
-            speed = torch.sqrt(torch.where(nz, speed2, torch.ones_like(speed2)))
-            direction = torch.where(nz.unsqueeze(1), vt / speed.unsqueeze(1), torch.zeros_like(vt))
-            speed = torch.where(nz, speed, torch.zeros_like(speed))
-            v2 = vt - direction * (mu * torch.minimum(torch.abs(vz), speed)).unsqueeze(1)
+            v2 = common.coulomb_friction(vt, vz, mu)
             p = torch.where((toi < DT).unsqueeze(1), p + (DT - toi).unsqueeze(1) * v2, p)
             pz = torch.where(p[:, 2] < GROUND, zero + GROUND, p[:, 2])
             p = torch.stack([p[:, 0], p[:, 1], pz], dim=1)
@@ -139,25 +131,6 @@ def rollout_loss(robot, params, steps, model):
         x, v = x_new, v_new
 
     return -(x[:, 0] - x0[:, 0]).sum() / n
-
-
-def simulate(robots, params, steps, model):
-    import torch
-    results = []
-    for i, (rob, par) in enumerate(zip(robots, params)):
-        leaves = {k: torch.tensor(par[k], dtype=torch.float64, requires_grad=True)
-                  for k in ("w1", "b1", "w2", "b2")}
-        n, s = len(rob["points"]), len(rob["springs"])
-        ninp = N_SINES + 6 * n + 2
-        assert tuple(leaves["w1"].shape) == (HIDDEN, ninp), (i, leaves["w1"].shape)
-        assert tuple(leaves["b1"].shape) == (HIDDEN,)
-        assert tuple(leaves["w2"].shape) == (s, HIDDEN)
-        assert tuple(leaves["b2"].shape) == (s,)
-        loss = rollout_loss(rob, leaves, steps, model)
-        loss.backward()
-        results.append({"loss": float(loss.item()),
-                        "grad": {k: leaves[k].grad.tolist() for k in ("w1", "b1", "w2", "b2")}})
-    return results
 
 
 # ---------------------------------------------------------------------------
@@ -204,74 +177,28 @@ def random_params(rng, n_points, n_springs):
     return ref2.random_params(rng, n_points, n_springs, dim=3)
 
 
+def spec_robot(rng, spec):
+    """`gen`'s random body for a spec CELLS:STIFFNESS, and its line."""
+    cells, stiffness = spec.split(":")
+    rob = random_robot(rng, int(cells), float(stiffness))
+    return rob, "%s: %d points, %d springs, %d actuated" % (
+        spec, len(rob["points"]), len(rob["springs"]), sum(1 for sp in rob["springs"] if sp[4] != 0))
+
+
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("sim")
-    s.add_argument("--robots", required=True)
-    s.add_argument("--params", required=True)
-    s.add_argument("--steps", type=int, default=1000)
-    s.add_argument("--model", choices=sorted(WORLDS), required=True)
-    s.add_argument("--out", required=True)
-    s.add_argument("--grad-digits", type=int, default=None,
-                   help="round gradient entries to this many significant digits (loss stays exact)")
-    s.add_argument("--perturb", type=float, default=0.0,
-                   help="add uniform noise of this size to the initial positions (conditioning check)")
-    g = sub.add_parser("gen")
-    g.add_argument("--seed", type=int, required=True)
-    g.add_argument("--spec", nargs="+", required=True, help="CELLS:STIFFNESS per robot")
-    g.add_argument("--out-robots", required=True)
-    g.add_argument("--out-params", required=True)
-    c = sub.add_parser("check")
-    c.add_argument("--expected", required=True)
-    c.add_argument("--got", required=True)
-    c.add_argument("--loss-tol", type=float, default=1e-8)
-    c.add_argument("--grad-tol", type=float, default=1e-6)
+    ap, sub = common.command_line(__doc__)
+    common.add_sim_arguments(sub.add_parser("sim"), "--model", sorted(WORLDS))
+    common.add_gen_arguments(sub.add_parser("gen"), "CELLS:STIFFNESS per robot")
+    common.add_check_arguments(sub.add_parser("check"), 1e-8, 1e-6)
     args = ap.parse_args(argv)
 
     if args.cmd == "sim":
-        import torch
-        torch.set_default_dtype(torch.float64)
-        robots = json.load(open(args.robots))["robots"]
-        params = json.load(open(args.params))["params"]
-        if args.perturb:
-            rng = random.Random(12345)
-            for r in robots:
-                r["points"] = [[p[0] + rng.uniform(-args.perturb, args.perturb),
-                                p[1] + rng.uniform(-args.perturb, args.perturb),
-                                p[2] + rng.uniform(0, args.perturb)] for p in r["points"]]
-        res = simulate(robots, params, args.steps, args.model)
-        write_results(args.out, res, args.grad_digits)
-        for i, r in enumerate(res):
-            print("robot %d: loss %.17g" % (i, r["loss"]))
+        common.run_sim(args, 3, lambda rob, leaves, i: rollout_loss(rob, leaves, args.steps, args.model),
+                       up_only=True)
     elif args.cmd == "gen":
-        rng = random.Random(args.seed)
-        robots, params = [], []
-        for spec in args.spec:
-            cells, stiffness = spec.split(":")
-            rob = random_robot(rng, int(cells), float(stiffness))
-            robots.append(rob)
-            params.append(random_params(rng, len(rob["points"]), len(rob["springs"])))
-            print("%s: %d points, %d springs, %d actuated" %
-                  (spec, len(rob["points"]), len(rob["springs"]),
-                   sum(1 for sp in rob["springs"] if sp[4] != 0)))
-        with open(args.out_robots, "w") as f:
-            json.dump({"robots": robots}, f, separators=(",", ":"))
-            f.write("\n")
-        with open(args.out_params, "w") as f:
-            json.dump({"params": params}, f, separators=(",", ":"))
-            f.write("\n")
+        common.run_gen(args, spec_robot, random_params)
     else:
-        res = compare(json.load(open(args.expected)), json.load(open(args.got)))
-        ok = True
-        for i, (l, g) in enumerate(res):
-            good = l <= args.loss_tol and g <= args.grad_tol
-            ok &= good
-            print("robot %d: loss rel err %.3e, grad err / max %.3e %s" %
-                  (i, l, g, "ok" if good else "FAIL"))
-        print("worst: loss %.3e, grad %.3e" % (max(r[0] for r in res), max(r[1] for r in res)))
-        return 0 if ok else 1
+        return common.check(args)
     return 0
 
 

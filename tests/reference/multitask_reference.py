@@ -34,6 +34,9 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_common as common  # noqa: E402  (JSON files, flat; no torch at import)
+
 # ---------------------------------------------------------------------------
 # Constants (docs/multitask.md, 2D)
 DT = 0.004
@@ -311,7 +314,7 @@ class Model:
 def weights_tensors(weights, requires_grad=False):
     import torch
     return {k: torch.tensor(weights[k], dtype=torch.float64, requires_grad=requires_grad)
-            for k in ("w1", "b1", "w2", "b2")}
+            for k in common.PARAMS}
 
 
 # ---------------------------------------------------------------------------
@@ -357,41 +360,39 @@ def batchgrad(design, kind, episodes):
     loss = {"total": total.item()}
     loss.update({k: t.item() for k, t in terms.items()})
     return {"design": design, "weights": kind, "batch": B, "loss": loss,
-            "grad": {k: w[k].grad.tolist() for k in ("w1", "b1", "w2", "b2")}}
+            "grad": {k: w[k].grad.tolist() for k in common.PARAMS}}
 
 
-def _flat(v):
-    if isinstance(v, list):
-        out = []
-        for e in v:
-            out.extend(_flat(e))
-        return out
-    return [float(v)]
+def _rel_err(e, g):
+    """|g - e| relative to |e| (or to 1e-12 when |e| is smaller)."""
+    return abs(g - e) / max(abs(e), 1e-12)
 
 
 def check(expected, got):
     worst = 0.0
     report = []
-    if "means" in expected:
-        for k, e in expected["means"].items():
-            g = got["means"][k]
-            err = abs(g - e) / max(abs(e), 1e-12)
-            report.append(("means." + k, e, g, err))
+
+    def all_terms(name):
+        """Every term of expected[name] against got's, reported."""
+        nonlocal worst
+        for k, e in expected[name].items():
+            g = got[name][k]
+            err = _rel_err(e, g)
+            report.append((name + "." + k, e, g, err))
             worst = max(worst, err)
+
+    if "means" in expected:
+        all_terms("means")
         for i, (ec, gc) in enumerate(zip(expected["cases"], got["cases"])):
             for k in ("velocity", "height", "crawl", "total"):
-                err = abs(gc[k] - ec[k]) / max(abs(ec[k]), 1e-12)
+                err = _rel_err(ec[k], gc[k])
                 if err > 1e-9:
                     report.append(("cases[%d].%s" % (i, k), ec[k], gc[k], err))
                 worst = max(worst, err)
     if "loss" in expected:
-        for k, e in expected["loss"].items():
-            g = got["loss"][k]
-            err = abs(g - e) / max(abs(e), 1e-12)
-            report.append(("loss." + k, e, g, err))
-            worst = max(worst, err)
-        for k in ("w1", "b1", "w2", "b2"):
-            e, g = _flat(expected["grad"][k]), _flat(got["grad"][k])
+        all_terms("loss")
+        for k in common.PARAMS:
+            e, g = list(common.flat(expected["grad"][k])), list(common.flat(got["grad"][k]))
             scale = max(max(abs(a) for a in e), 1e-300)
             err = max(abs(a - b) for a, b in zip(e, g)) / scale
             report.append(("grad." + k, scale, None, err))
@@ -437,9 +438,7 @@ def main(argv=None):
     else:
         with open(args.commands) as f:
             res = batchgrad(args.design, args.weights, json.load(f)["episodes"])
-    with open(args.out, "w") as f:
-        json.dump(res, f)
-        f.write("\n")
+    common.write_json(args.out, res, separators=None)
     return 0
 
 

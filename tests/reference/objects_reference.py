@@ -61,16 +61,15 @@ in the order given: a set of well-conditioned robots from larger random sets.
 
     objects_reference.py check --expected E.json --got G.json
 """
-import argparse
 import json
 import math
 import os
-import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import eldir_reference as ref2  # noqa: E402  (controller, springs, result files)
-import terrain_reference as tref  # noqa: E402  (friction contact rule, sim, check)
+import eldir_reference as ref2  # noqa: E402  (controller, springs)
+import reference_common as common  # noqa: E402  (friction, command line, sim, gen, check)
+import terrain_reference as tref  # noqa: E402  (friction contact rule, sim's options)
 import scene_reference as sref  # noqa: E402  (contact surface, initial lift)
 import mass_spring3_reference as ref3  # noqa: E402  (3D random bodies)
 
@@ -136,11 +135,7 @@ def pair_impulses(x, v, c, u, half, dim, counts):
     else:
         jn = DT * depth * torch.clamp(PENALTY - DASHPOT * wn, min=0.0)
     wt = w - wn.unsqueeze(2) * n
-    s2 = (wt * wt).sum(dim=2)
-    nz = s2 > 0
-    sp = torch.sqrt(torch.where(nz, s2, torch.ones_like(s2)))
-    direction = torch.where(nz.unsqueeze(2), wt / sp.unsqueeze(2), torch.zeros_like(wt))
-    sp = torch.where(nz, sp, torch.zeros_like(sp))
+    direction, sp = common.unit_and_norm(wt)
     jt = -direction * torch.minimum(MU * jn, sp).unsqueeze(2)
     j = jn.unsqueeze(2) * n + jt
     for o in range(c.shape[0]):
@@ -183,7 +178,7 @@ def rollout_loss(robot, params, steps, g, boxes, objects, dim, counts):
         if bool(start.any()):
             print("warning: %d points start inside objects" % int(start.sum()), file=sys.stderr)
     hup = half[:, dim - 1:dim] * up                  # h_up e_up per object
-    phases = torch.tensor([2 * math.pi * j / tref.N_SINES for j in range(tref.N_SINES)], dtype=f64)
+    phases = torch.tensor([2 * math.pi * j / common.N_SINES for j in range(common.N_SINES)], dtype=f64)
     ones2 = torch.ones(2, dtype=f64)
     decay = math.exp(-DT * DAMPING)
     grav = DT * GRAVITY * up
@@ -220,10 +215,22 @@ def new_counts(dim, n_objects):
     return counts
 
 
+def moved_robot(rng, spec, at):
+    """`gen3`'s random body for a spec CELLS:STIFFNESS (mass_spring3_reference.py's)
+    moved so that its lowest x and y corner is at `at`, and its line."""
+    cells, stiffness = spec.split(":")
+    rob = ref3.random_robot(rng, int(cells), float(stiffness))
+    mx = min(p[0] for p in rob["points"])
+    my = min(p[1] for p in rob["points"])
+    rob["points"] = [[p[0] - mx + at[0], p[1] - my + at[1], p[2]] for p in rob["points"]]
+    ext = [(min(p[k] for p in rob["points"]), max(p[k] for p in rob["points"])) for k in range(3)]
+    return rob, "%s: %d points, %d springs, %d actuated, extent %s" % (
+        spec, len(rob["points"]), len(rob["springs"]), sum(1 for sp in rob["springs"] if sp[4] != 0),
+        " ".join("[%.4f, %.4f]" % e for e in ext))
+
+
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    ap, sub = common.command_line(__doc__)
     s = sub.add_parser("sim")
     tref.add_sim_arguments(s)
     for act in s._actions:               # the objects' physics use the friction contact
@@ -244,7 +251,7 @@ def main(argv):
                       metavar=("ROBOTS", "PARAMS", "INDICES"))
     pick.add_argument("--out-robots", required=True)
     pick.add_argument("--out-params", required=True)
-    tref.add_check_arguments(sub.add_parser("check"), 1e-9, 1e-7)
+    common.add_check_arguments(sub.add_parser("check"), 1e-9, 1e-7)
     args = ap.parse_args(argv)
 
     if args.cmd == "sim":
@@ -261,39 +268,21 @@ def main(argv):
             print("robot %d: object centres at T: %s" %
                   (i, [["%.4f" % e for e in row] for row in c.tolist()]))
             return loss
-        tref.run_sim(args, loss_of)
+        common.run_sim(args, args.dim, loss_of)
         return 0
-    if args.cmd in ("gen3", "pick"):
+    if args.cmd == "gen3":
+        common.run_gen(args, lambda rng, spec: moved_robot(rng, spec, args.at), ref3.random_params)
+        return 0
+    if args.cmd == "pick":
         robots, params = [], []
-        for rpath, ppath, idx in (args.take if args.cmd == "pick" else []):
+        for rpath, ppath, idx in args.take:
             rs, ps = json.load(open(rpath))["robots"], json.load(open(ppath))["params"]
             for i in (int(k) for k in idx.split(",")):
                 robots.append(rs[i])
                 params.append(ps[i])
-        rng = random.Random(args.seed if args.cmd == "gen3" else 0)
-        for spec in (args.spec if args.cmd == "gen3" else []):
-            cells, stiffness = spec.split(":")
-            rob = ref3.random_robot(rng, int(cells), float(stiffness))
-            mx = min(p[0] for p in rob["points"])
-            my = min(p[1] for p in rob["points"])
-            rob["points"] = [[p[0] - mx + args.at[0], p[1] - my + args.at[1], p[2]]
-                             for p in rob["points"]]
-            robots.append(rob)
-            params.append(ref3.random_params(rng, len(rob["points"]), len(rob["springs"])))
-            ext = [(min(p[k] for p in rob["points"]), max(p[k] for p in rob["points"]))
-                   for k in range(3)]
-            print("%s: %d points, %d springs, %d actuated, extent %s" %
-                  (spec, len(rob["points"]), len(rob["springs"]),
-                   sum(1 for sp in rob["springs"] if sp[4] != 0),
-                   " ".join("[%.4f, %.4f]" % e for e in ext)))
-        with open(args.out_robots, "w") as f:
-            json.dump({"robots": robots}, f, separators=(",", ":"))
-            f.write("\n")
-        with open(args.out_params, "w") as f:
-            json.dump({"params": params}, f, separators=(",", ":"))
-            f.write("\n")
+        common.write_robots_and_params(args.out_robots, args.out_params, robots, params)
         return 0
-    return tref.check(args)
+    return common.check(args)
 
 
 if __name__ == "__main__":

@@ -36,13 +36,13 @@ prints, per robot, the loss and how many point-steps met a box side, a box
 top, a box bottom and the ground. Random robots and parameters:
 eldir_reference.py gen (2D lattices), mass_spring3_reference.py gen (3D).
 """
-import argparse
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import terrain_reference as tref  # noqa: E402  (the contact rules, rollout, sim and check)
+import reference_common as common  # noqa: E402  (command line, sim's loop, check)
+import terrain_reference as tref  # noqa: E402  (the contact rules, rollout and sim's options)
 
 
 def read_scene(path, dim):
@@ -162,13 +162,11 @@ def rollout_loss(robot, params, steps, model, g, boxes, dim, counts):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    ap, sub = common.command_line(__doc__)
     s = sub.add_parser("sim")
     tref.add_sim_arguments(s)
     s.add_argument("--scene", required=True)
-    tref.add_check_arguments(sub.add_parser("check"), 1e-9, 1e-7)
+    common.add_check_arguments(sub.add_parser("check"), 1e-9, 1e-7)
     args = ap.parse_args(argv)
 
     if args.cmd == "sim":
@@ -179,9 +177,9 @@ def main(argv):
             loss = rollout_loss(rob, leaves, args.steps, args.model, g, boxes, args.dim, counts)
             print("robot %d: contacts %s" % (i, counts))
             return loss
-        tref.run_sim(args, loss_of)
+        common.run_sim(args, args.dim, loss_of)
         return 0
-    return tref.check(args)
+    return common.check(args)
 
 
 if __name__ == "__main__":

@@ -38,22 +38,20 @@ Python or torch.
 Random robots and parameters: eldir_reference.py gen (2D lattices) and
 mass_spring3_reference.py gen (3D cube cells).
 """
-import argparse
-import json
 import math
 import os
 import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import eldir_reference as ref2  # noqa: E402  (controller, springs, result files, check)
+import eldir_reference as ref2  # noqa: E402  (controller, springs)
+import reference_common as common  # noqa: E402  (friction, command line, sim, check)
+from reference_common import N_SINES  # noqa: E402
 
 DT = 0.004
 DAMPING = 15.0
 GRAVITY = -4.8
 MU = 1.0
-HIDDEN = 32
-N_SINES = 10
 
 
 # ---------------------------------------------------------------------------
@@ -183,12 +181,7 @@ def contact_update(model, x, v1, x1, inside, gap, speed, nrm, rest):
     toi = torch.clamp(torch.abs(gap(x)) / (torch.abs(vn) + 1e-10), 0.0, DT)
     q = x + toi.unsqueeze(1) * v1
     vt = v1 - vn.unsqueeze(1) * nrm
-    speed2 = (vt * vt).sum(dim=1)
-    nz = speed2 > 0
-    sp = torch.sqrt(torch.where(nz, speed2, torch.ones_like(speed2)))
-    direction = torch.where(nz.unsqueeze(1), vt / sp.unsqueeze(1), torch.zeros_like(vt))
-    sp = torch.where(nz, sp, torch.zeros_like(sp))
-    v2 = vt - direction * (MU * torch.minimum(torch.abs(vn), sp)).unsqueeze(1)
+    v2 = common.coulomb_friction(vt, vn, MU)
     q2 = torch.where((toi < DT).unsqueeze(1), q + (DT - toi).unsqueeze(1) * v2, q)
     x_new = torch.where(hit.unsqueeze(1), rest(q2), x1)
     return x_new, torch.where(hit.unsqueeze(1), v2, v1), hit
@@ -268,70 +261,14 @@ def rollout_loss(robot, params, steps, model, terrain, dim):
     return rollout(robot, params, steps, dim, lift_of, contact)
 
 
-def simulate(robots, params, dim, loss_of):
-    """Loss and gradients of each robot: loss_of(robot, leaves, index)."""
-    import torch
-    results = []
-    for i, (rob, par) in enumerate(zip(robots, params)):
-        leaves = {k: torch.tensor(par[k], dtype=torch.float64, requires_grad=True)
-                  for k in ("w1", "b1", "w2", "b2")}
-        n, s = len(rob["points"]), len(rob["springs"])
-        assert tuple(leaves["w1"].shape) == (HIDDEN, N_SINES + 2 * dim * n + 2), i
-        assert tuple(leaves["w2"].shape) == (s, HIDDEN), i
-        loss = loss_of(rob, leaves, i)
-        loss.backward()
-        results.append({"loss": float(loss.item()),
-                        "grad": {k: leaves[k].grad.tolist() for k in ("w1", "b1", "w2", "b2")}})
-    return results
-
-
 def add_sim_arguments(s):
-    """The options `sim` shares with scene_reference.py's."""
+    """The options `sim` shares with scene_reference.py's and objects_reference.py's."""
     s.add_argument("--dim", type=int, choices=(2, 3), required=True)
-    s.add_argument("--robots", required=True)
-    s.add_argument("--params", required=True)
-    s.add_argument("--steps", type=int, default=1000)
-    s.add_argument("--model", choices=("noslip", "friction"), required=True)
-    s.add_argument("--out", required=True)
-    s.add_argument("--grad-digits", type=int, default=None)
-    s.add_argument("--perturb", type=float, default=0.0,
-                   help="add uniform noise of this size to the initial positions (conditioning check)")
-
-
-def run_sim(args, loss_of):
-    """`sim`: the robots and parameters of args (perturbed if asked), each
-    robot's loss and gradients by loss_of, written to args.out."""
-    import torch
-    torch.set_default_dtype(torch.float64)
-    robots = json.load(open(args.robots))["robots"]
-    params = json.load(open(args.params))["params"]
-    if args.perturb:
-        rng = random.Random(12345)
-        for r in robots:
-            r["points"] = [[c + rng.uniform(-args.perturb, args.perturb) for c in p]
-                           for p in r["points"]]
-    res = simulate(robots, params, args.dim, loss_of)
-    ref2.write_results(args.out, res, args.grad_digits)
-    for i, r in enumerate(res):
-        print("robot %d: loss %.17g" % (i, r["loss"]))
-
-
-def add_check_arguments(c, loss_tol, grad_tol):
-    c.add_argument("--expected", required=True)
-    c.add_argument("--got", required=True)
-    c.add_argument("--loss-tol", type=float, default=loss_tol)
-    c.add_argument("--grad-tol", type=float, default=grad_tol)
-
-
-def check(args):
-    return ref2.main(["check", "--expected", args.expected, "--got", args.got,
-                      "--loss-tol", str(args.loss_tol), "--grad-tol", str(args.grad_tol)])
+    common.add_sim_arguments(s, "--model", ("noslip", "friction"))
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    ap, sub = common.command_line(__doc__)
     t = sub.add_parser("terrain")
     t.add_argument("--dim", type=int, choices=(2, 3), required=True)
     t.add_argument("--seed", type=int, required=True)
@@ -339,7 +276,7 @@ def main(argv):
     s = sub.add_parser("sim")
     add_sim_arguments(s)
     s.add_argument("--terrain", required=True)
-    add_check_arguments(sub.add_parser("check"), 1e-8, 1e-6)
+    common.add_check_arguments(sub.add_parser("check"), 1e-8, 1e-6)
     args = ap.parse_args(argv)
 
     if args.cmd == "terrain":
@@ -352,10 +289,10 @@ def main(argv):
                 f.write(", ".join("%.4f" % v for v in r) + "\n")
     elif args.cmd == "sim":
         terrain = read_terrain(args.terrain, args.dim)
-        run_sim(args, lambda rob, leaves, i: rollout_loss(rob, leaves, args.steps, args.model,
-                                                          terrain, args.dim))
+        common.run_sim(args, args.dim, lambda rob, leaves, i: rollout_loss(
+            rob, leaves, args.steps, args.model, terrain, args.dim))
     else:
-        return check(args)
+        return common.check(args)
     return 0
 
 
