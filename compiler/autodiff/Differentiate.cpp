@@ -495,20 +495,28 @@ int differentiateKernel(Module &m, int k) {
   return static_cast<int>(m.kernels.size()) - 1;
 }
 
+std::vector<int> differentiateKernels(Module &m, bool steps) {
+  std::vector<int> made;
+  const size_t n = m.kernels.size();
+  for (size_t k = 0; k < n; ++k) {
+    const KernelKind kind = m.kernels[k].kind;
+    const bool wanted =
+        steps ? kind == KernelKind::Step : kind == KernelKind::Loss || kind == KernelKind::LossStep;
+    if (wanted && m.findKernel(m.kernels[k].name + ".adj") < 0)
+      made.push_back(differentiateKernel(m, static_cast<int>(k)));
+  }
+  return made;
+}
+
 void differentiate(Module &m, Tape tape) {
+  // The steps driver/Pipeline.cpp runs one by one (each verified and
+  // printable there), in the same order.
   if (tape != Tape::Replay && m.findKernel(ir::names::kStepAdjoint) < 0)
     planTape(m, tape == Tape::Products);
-  size_t n = m.kernels.size();
-  for (size_t k = 0; k < n; ++k) {
-    KernelKind kind = m.kernels[k].kind;
-    bool forward =
-        kind == KernelKind::Step || kind == KernelKind::Loss || kind == KernelKind::LossStep;
-    if (forward && m.findKernel(m.kernels[k].name + ".adj") < 0) {
-      int adj = differentiateKernel(m, static_cast<int>(k));
-      if (tape == Tape::Products && kind == KernelKind::Step)
-        deferProducts(m, adj);
-    }
-  }
+  for (int adj : differentiateKernels(m, true))
+    if (tape == Tape::Products)
+      deferProducts(m, adj);
+  differentiateKernels(m, false);
   verifyAfter(m, "autodiff");
 }
 

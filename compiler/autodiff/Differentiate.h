@@ -3,6 +3,8 @@
 // temporaries the runtime keeps per step (planTape).
 #pragma once
 
+#include <vector>
+
 #include "ir/IR.h"
 
 namespace evoc::autodiff {
@@ -46,5 +48,11 @@ void deferProducts(ir::Module &m, int stepAdj);
 
 /// Differentiates one forward kernel; returns the index of its adjoint.
 int differentiateKernel(ir::Module &m, int kernel);
+
+/// Differentiates, in kernel order, the forward kernels without an adjoint
+/// yet: the Step kernel (`steps`) or the Loss and LossStep kernels (not
+/// `steps`). Returns the indices of the adjoints made. differentiate() is
+/// planTape, the step's adjoint, deferProducts, then the losses' adjoints.
+std::vector<int> differentiateKernels(ir::Module &m, bool steps);
 
 } // namespace evoc::autodiff

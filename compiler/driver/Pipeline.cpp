@@ -2,6 +2,7 @@
 // passes, as a linear script that can print the IR after each step.
 #include "driver/Pipeline.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "autodiff/Differentiate.h"
@@ -36,40 +37,127 @@ CompiledFile compileFile(const std::string &file,
   return {std::move(*prog), std::move(*m)};
 }
 
+const std::vector<std::string> &pipelineSteps() {
+  static const std::vector<std::string> steps = [] {
+    std::vector<std::string> v = {
+        "irgen",         // the checked program lowered to kernels
+        "tape",          // autodiff: the temporaries the step keeps per step
+        "step-adjoint",  // autodiff: step.adj
+        "products",      // autodiff: the weight gradients as window products
+        "loss-adjoints", // autodiff: the adjoints of the loss kernels
+    };
+    // opt's passes in order of first run (fold, cse, dce, fuse; runPasses
+    // runs the first three again after fuse), then fission, the CPU back
+    // end's, on its copy of the module.
+    for (const std::string &pass : opt::passNames())
+      v.push_back(pass);
+    return v;
+  }();
+  return steps;
+}
+
+namespace {
+
+/// The stage a step belongs to: --dump-after of a later stage's step prints
+/// nothing, so it is refused.
+Stage stageOf(const std::string &step) {
+  if (step == "irgen")
+    return Stage::IR;
+  if (step == "tape" || step == "step-adjoint" || step == "products" || step == "loss-adjoints" ||
+      step == "autodiff")
+    return Stage::Grad;
+  return Stage::Opt;
+}
+
+const char *stageName(Stage s) {
+  switch (s) {
+  case Stage::IR:
+    return "ir";
+  case Stage::Grad:
+    return "grad-ir";
+  case Stage::Opt:
+    return "opt-ir";
+  }
+  return "?";
+}
+
+void checkDumpAfter(const PipelineOptions &opts) {
+  const std::string &d = opts.dumpAfter;
+  if (d.empty() || d == "all")
+    return;
+  const auto &steps = pipelineSteps();
+  if (d != "autodiff" && std::find(steps.begin(), steps.end(), d) == steps.end()) {
+    std::string known;
+    for (const std::string &n : steps)
+      known += n + ", ";
+    throw Error("--dump-after: no pipeline step '" + d + "' (the steps, in order: " + known +
+                "autodiff for all of its steps, or all)");
+  }
+  if (stageOf(d) > opts.stage)
+    throw Error("--dump-after=" + d + " runs after the stage printed; use --emit " +
+                stageName(stageOf(d)) + " or a later stage");
+}
+
+} // namespace
+
+// The pipeline, top to bottom. Every step is verified (ir::verifyAfter) and
+// can be printed with --dump-after=NAME (pipelineSteps(), in this order).
 std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
                                       const SourceManager &sources, DiagnosticEngine &diags,
                                       const PipelineOptions &opts) {
+  checkDumpAfter(opts);
   std::ostream &dump = opts.dumpTo ? *opts.dumpTo : std::cerr;
-  auto dumpAfter = [&](const ir::Module &m, const std::string &pass) {
-    if (opts.dumpAfter == pass || opts.dumpAfter == "all") {
-      dump << "// ----- IR after " << pass << " -----\n";
+  auto dumpAfter = [&](const ir::Module &m, const std::string &step) {
+    if (opts.dumpAfter == step || opts.dumpAfter == "all") {
+      dump << "// ----- IR after " << step << " -----\n";
       ir::print(m, dump);
     }
   };
-  auto after = [&](const ir::Module &m, const std::string &pass) {
-    ir::verifyAfter(m, pass);
-    dumpAfter(m, pass);
+  auto after = [&](const ir::Module &m, const std::string &step) {
+    ir::verifyAfter(m, step);
+    dumpAfter(m, step);
   };
+
+  // irgen
   std::optional<ir::Module> m = irgen::lowerProgram(prog, sources, diags);
   if (!m)
     return std::nullopt;
   after(*m, "irgen");
   if (opts.stage == Stage::IR)
     return m;
+
+  // autodiff (docs/architecture.md, "Reverse mode"): what step.adj keeps,
+  // the adjoint kernels, and the weight gradients deferred to products.
   if (opts.bodyGradients)
     for (ir::Buffer &b : m->buffers)
       if (b.role == ir::Role::Body && b.elem == ir::Type::F)
         b.differentiable = true;
-  autodiff::differentiate(*m, opts.tape);
-  after(*m, "autodiff");
+  using autodiff::Tape;
+  if (opts.tape != Tape::Replay) {
+    autodiff::planTape(*m, opts.tape == Tape::Products);
+    after(*m, "tape");
+  }
+  const std::vector<int> stepAdjoints = autodiff::differentiateKernels(*m, true);
+  after(*m, "step-adjoint");
+  if (opts.tape == Tape::Products) {
+    for (int adj : stepAdjoints)
+      autodiff::deferProducts(*m, adj);
+    after(*m, "products");
+  }
+  autodiff::differentiateKernels(*m, false);
+  after(*m, "loss-adjoints");
+  dumpAfter(*m, "autodiff");
   if (opts.stage == Stage::Grad)
     return m;
+
+  // opt: fold, cse, dce, fuse, then fold, cse, dce again
   opt::PassOptions po;
   po.afterPass = dumpAfter; // runPasses verifies after each of its passes, once
   opt::runPasses(*m, po);
+
+  // fission: the CPU back end's own pass, which it runs on its copy of this
+  // module (fast mode, O2 and up): shown on a copy here, as it gets it.
   if (opts.dumpAfter == "fission" || opts.dumpAfter == "all") {
-    // The CPU back end's own pass, which it runs on its copy of this module
-    // (fast mode, O2 and up): shown on a copy here, as the back end gets it.
     ir::Module cpu = ir::clone(*m);
     opt::runPass(cpu, "fission");
     dumpAfter(cpu, "fission");

@@ -46,7 +46,14 @@ struct PipelineOptions {
   bool bodyGradients = false;
 };
 
+/// The names of the pipeline's steps in the order buildModule runs them:
+/// what `--dump-after=NAME` takes (also "autodiff": after all of its steps,
+/// and "all").
+const std::vector<std::string> &pipelineSteps();
+
 /// Lowers a checked program to IR and runs the stages up to `opts.stage`.
+/// Throws evoc::Error for a --dump-after that names no step, or a step of a
+/// later stage than `opts.stage`.
 /// Returns nullopt after reporting an error to `diags`.
 std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
                                       const SourceManager &sources, DiagnosticEngine &diags,

@@ -1,6 +1,7 @@
 // evoc's entry point: dispatches to the registered subcommands.
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
+#include "support/Error.h"
 
 #include <cstdio>
 #include <cstring>
@@ -67,7 +68,13 @@ int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto &c : subcommands())
     if (c.name == std::string(argv[1]))
-      return wantsHelp(args) ? subcommandHelp(c) : c.run(args);
+      try {
+        return wantsHelp(args) ? subcommandHelp(c) : c.run(args);
+      } catch (const evoc::Error &e) {
+        // What a command did not report itself: one line, never a crash.
+        std::fprintf(stderr, "evoc: error: %s\n", e.what());
+        return 1;
+      }
   std::fprintf(stderr, "evoc: error: unknown command '%s'\n\n", argv[1]);
   usage(stderr);
   return 2;
