@@ -72,34 +72,17 @@ private:
         block(*in.body);
         continue;
       }
-      switch (in.op) {
-      case Op::ConstF: // as the interpreter reads it in this precision
+      if (in.op == Op::ConstF) { // as the interpreter reads it in this precision
         consts_[in.result] = {
             Type::F,
             m_.precision == Precision::F32 ? static_cast<double>(static_cast<float>(in.f)) : in.f,
             0};
         continue;
-      case Op::ConstI:
-        consts_[in.result] = {Type::I, 0, in.i};
+      }
+      if (in.op == Op::ConstI || in.op == Op::ConstB) {
+        consts_[in.result] = {in.op == Op::ConstI ? Type::I : Type::B, 0,
+                              in.op == Op::ConstI ? in.i : int64_t(in.i != 0)};
         continue;
-      case Op::ConstB:
-        consts_[in.result] = {Type::B, 0, in.i != 0};
-        continue;
-      case Op::Time:
-      case Op::Size:
-      case Op::Select:
-      case Op::IToF:
-      case Op::Local:
-      case Op::LocalGet:
-      case Op::Loop:
-      EVOC_IR_CASE_FLOAT_BINARY:
-      EVOC_IR_CASE_FLOAT_UNARY:
-      EVOC_IR_CASE_COMPARE:
-      EVOC_IR_CASE_LOGIC:
-      EVOC_IR_CASE_INT:
-      EVOC_IR_CASE_MEMORY:
-      EVOC_IR_CASE_LOCAL_UPDATE:
-        break;
       }
       if (in.result == 0 || in.op == Op::Load || in.op == Op::Local || in.op == Op::LocalGet ||
           in.op == Op::Time || in.op == Op::Size)

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ChainFixture.h"
+#include "autodiff/Differentiate.h"
 #include "core/Layout.h"
 #include "ir/Contract.h"
 #include "support/Error.h"
@@ -123,4 +124,23 @@ TEST_CASE("contract: modules that break it are clear errors", "[contract]") {
     CHECK(ir::rolloutContract(m).step == -1);
     CHECK_THROWS_WITH(runtime::ModuleInfo(m), Catch::Contains("no Step kernel"));
   }
+}
+
+TEST_CASE("contract: the window products' row factors and inputs are kept", "[contract]") {
+  ir::Module m = test::chainModule();
+  autodiff::differentiate(m, autodiff::Tape::Products);
+  REQUIRE_FALSE(m.products.empty());
+  const ir::RolloutContract c = ir::rolloutContract(m);
+  auto kept = [&](int b) { return std::find(c.kept.begin(), c.kept.end(), b) != c.kept.end(); };
+  for (const ir::WindowProduct &p : m.products) {
+    INFO(m.buffers[p.rows].name);
+    // W.adj.rows is written by step.adj alone; the fused CUDA rollout binds
+    // it per step through `kept`, as the CPU rollout does through its arena.
+    CHECK_FALSE(std::binary_search(c.used[c.step].begin(), c.used[c.step].end(), p.rows));
+    CHECK(kept(p.rows));
+    CHECK(kept(p.x));
+  }
+  const runtime::ModuleInfo info(m);
+  for (int b = 0; b < int(m.buffers.size()); ++b)
+    CHECK(kept(b) == (info.arena[b] == runtime::Arena::Tape));
 }

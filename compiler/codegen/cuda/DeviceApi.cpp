@@ -29,7 +29,8 @@ int64_t KernelPlans::maxScratchBytes(const int64_t *sizes) const {
 std::string kernelParamsSource() {
   std::string out;
 #define EVOC_X(cuda, host, name)                                                                   \
-  out += std::string(out.empty() ? "" : ", ") + cuda + " evoc_" #name;
+  out += std::string(out.empty() ? "" : ", ") + cuda +                                             \
+         (cuda[sizeof(cuda) - 2] == '*' ? "" : " ") + "evoc_" #name;
   EVOC_KERNEL_PARAMS(EVOC_X)
 #undef EVOC_X
   return out;

@@ -66,40 +66,18 @@ private:
     ValueId e = loop.body->arg;
     std::map<int, std::vector<Access>> loads, stores, accs;
     bool serial = false;
+    // Only memory and accumulator updates matter here; other ops pass.
     ir::walk(*loop.body, [&](const Inst &in) {
-      switch (in.op) {
-      case Op::Load:
+      if (in.op == Op::Load)
         loads[in.buffer].push_back({&in, ix_.ownedSlice(in.args[0], e)});
-        break;
-      case Op::Store:
+      else if (in.op == Op::Store)
         stores[in.buffer].push_back({&in, ix_.ownedSlice(in.args[0], e)});
-        break;
-      case Op::AccAdd:
+      else if (in.op == Op::AccAdd)
         accs[in.buffer].push_back({&in, ix_.ownedSlice(in.args[0], e)});
-        break;
-      case Op::LocalAdd:
-      case Op::LocalMax:
-      case Op::LocalMin:
-        if (topLocals.count(in.args[0])) {
-          auto [it, fresh] = lp.reduced.emplace(in.args[0], in.op);
-          if (!fresh && it->second != in.op)
-            serial = true; // one slot updated with two different ops
-        }
-        break;
-      case Op::Time:
-      case Op::Size:
-      case Op::Select:
-      case Op::IToF:
-      case Op::Local:
-      case Op::LocalGet:
-      case Op::Loop:
-      EVOC_IR_CASE_CONSTS:
-      EVOC_IR_CASE_FLOAT_BINARY:
-      EVOC_IR_CASE_FLOAT_UNARY:
-      EVOC_IR_CASE_COMPARE:
-      EVOC_IR_CASE_LOGIC:
-      EVOC_IR_CASE_INT:
-        break;
+      else if (ir::isLocalUpdate(in.op) && topLocals.count(in.args[0])) {
+        auto [it, fresh] = lp.reduced.emplace(in.args[0], in.op);
+        if (!fresh && it->second != in.op)
+          serial = true; // one slot updated with two different ops
       }
     });
     auto sameSlice = [](const std::vector<Access> &v, std::optional<Extent> &s) {
@@ -153,44 +131,24 @@ private:
       std::set<ValueId> innerLocals;
       std::map<ValueId, Op> &locals = split[ip.get()];
       for (const auto &jp : ip->body->insts) {
-        switch (jp->op) {
-        case Op::Loop:
-        case Op::Store:
+        // Only loops, memory writes and accumulators decide; other ops pass.
+        if (jp->op == Op::Loop || jp->op == Op::Store)
           return;
-        case Op::AccAdd:
-          if (!lp.deferred.count(jp.get()) && !ix_.ownedByPair(jp->args[0], e, j))
-            return; // lanes could hit one element
-          break;
-        case Op::Local:
+        if (jp->op == Op::AccAdd && !lp.deferred.count(jp.get()) &&
+            !ix_.ownedByPair(jp->args[0], e, j))
+          return; // lanes could hit one element
+        if (jp->op == Op::Local)
           innerLocals.insert(jp->result);
-          break;
-        case Op::LocalAdd:
-        case Op::LocalMax:
-        case Op::LocalMin: {
-          ValueId slot = jp->args[0];
-          if (innerLocals.count(slot) || lp.reduced.count(slot))
-            break; // the lane's own, or a per-thread partial of a block reduction
-          if (!bodyLocals.count(slot))
-            return;
-          auto [it, fresh] = locals.emplace(slot, jp->op);
-          if (!fresh && it->second != jp->op)
-            return;
-          break;
-        }
-        case Op::Time:
-        case Op::Size:
-        case Op::Select:
-        case Op::IToF:
-        case Op::Load:
-        case Op::LocalGet:
-        EVOC_IR_CASE_CONSTS:
-        EVOC_IR_CASE_FLOAT_BINARY:
-        EVOC_IR_CASE_FLOAT_UNARY:
-        EVOC_IR_CASE_COMPARE:
-        EVOC_IR_CASE_LOGIC:
-        EVOC_IR_CASE_INT:
-          break;
-        }
+        if (!ir::isLocalUpdate(jp->op))
+          continue;
+        const ValueId slot = jp->args[0];
+        if (innerLocals.count(slot) || lp.reduced.count(slot))
+          continue; // the lane's own, or a per-thread partial of a block reduction
+        if (!bodyLocals.count(slot))
+          return;
+        auto [it, fresh] = locals.emplace(slot, jp->op);
+        if (!fresh && it->second != jp->op)
+          return;
       }
     }
     lp.split = std::move(split);

@@ -32,8 +32,7 @@ std::vector<std::pair<int, int>> paramsAndGrads(const ir::Module &m) {
 const char *cudaType(double *) { return "double"; }
 const char *cudaType(uint64_t *) { return "unsigned long long"; }
 
-const char *kBlockSum = R"(
-static __device__ double evoc_block_sum(double x, double *sh) {
+const char *kBlockSum = R"(static __device__ double evoc_block_sum(double x, double *sh) {
   const int tid = threadIdx.x;
   sh[tid] = x;
   __syncthreads();
