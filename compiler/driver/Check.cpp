@@ -1,5 +1,6 @@
 // `evoc check FILE`: parse and check a program, print its diagnostics.
 #include "driver/Driver.h"
+#include "driver/OptionTable.h"
 
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
@@ -12,10 +13,8 @@ static int runCheck(const std::vector<std::string> &args) {
   CommonOptions opts;
   if (!parseCommonOptions(args, opts))
     return 2;
-  for (const auto &r : opts.rest) {
-    std::fprintf(stderr, "evoc: error: unknown option '%s' for check\n", r.c_str());
+  if (!OptionTable("evoc check").parse(opts.rest))
     return 2;
-  }
   SourceManager sources;
   DiagnosticEngine diags(sources);
   auto program = loadChecked(opts, sources, diags);

@@ -1,6 +1,7 @@
 // `evoc fmt FILE...`: rewrite .evo files in the canonical layout
 // (frontend/Format.h); --check lists the files that are not, for CI.
 #include "driver/Driver.h"
+#include "driver/OptionTable.h"
 #include "frontend/Format.h"
 
 #include <cstdio>
@@ -13,19 +14,12 @@ namespace evoc::driver {
 static int runFmt(const std::vector<std::string> &args) {
   bool check = false, toStdout = false;
   std::vector<std::string> files;
-  for (const std::string &a : args) {
-    if (a == "--check")
-      check = true;
-    else if (a == "--stdout")
-      toStdout = true;
-    else if (a.size() > 1 && a[0] == '-') {
-      std::fprintf(stderr, "evoc fmt: error: unknown option '%s'\n", a.c_str());
-      return 2;
-    } else
-      files.push_back(a);
-  }
+  OptionTable t("evoc fmt");
+  t.flag("--check", check).flag("--stdout", toStdout).positionals(files);
+  if (!t.parse(args))
+    return 2;
   if (files.empty()) {
-    std::fprintf(stderr, "evoc fmt: error: no .evo file given\n");
+    t.error("no .evo file given");
     return 2;
   }
   int rc = 0;

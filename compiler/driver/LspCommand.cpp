@@ -1,6 +1,7 @@
 // `evoc lsp [--stdlib DIR]`: the language server on stdin and stdout
 // (lsp/Server.h, docs/editors.md).
 #include "driver/Driver.h"
+#include "driver/OptionTable.h"
 #include "lsp/Server.h"
 
 #include <cstdio>
@@ -10,17 +11,14 @@ namespace evoc::driver {
 
 static int runLsp(const std::vector<std::string> &args) {
   lsp::ServerOptions opts;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--stdlib" && i + 1 < args.size()) {
-      opts.stdlibDirs.push_back(args[++i]);
-    } else if (args[i] == "--stdio") {
-      // what editors pass to say the transport; stdio is the only one
-    } else {
-      std::fprintf(stderr, "evoc lsp: error: unknown option '%s' (evoc lsp [--stdlib DIR])\n",
-                   args[i].c_str());
-      return 2;
-    }
-  }
+  bool stdio = false; // what editors pass to say the transport; stdio is the only one
+  OptionTable t("evoc lsp");
+  t.custom("--stdlib", [&opts](const std::string &dir) {
+     opts.stdlibDirs.push_back(dir);
+     return std::string();
+   }).flag("--stdio", stdio);
+  if (!t.parse(args))
+    return 2;
   std::ios::sync_with_stdio(false);
   lsp::Server server(opts);
   return server.serve(std::cin, std::cout);

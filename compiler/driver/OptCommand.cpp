@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "driver/Driver.h"
+#include "driver/OptionTable.h"
 #include "ir/Parser.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
@@ -18,9 +19,8 @@
 namespace evoc::driver {
 namespace {
 
-/// The comma-separated names of --passes; false (after saying why) when one
-/// is empty.
-bool splitPasses(const std::string &list, std::vector<std::string> &out) {
+/// The comma-separated names of --passes into `out`; "" or why not.
+std::string splitPasses(const std::string &list, std::vector<std::string> &out) {
   std::stringstream ss(list);
   std::string name;
   while (std::getline(ss, name, ','))
@@ -28,39 +28,30 @@ bool splitPasses(const std::string &list, std::vector<std::string> &out) {
   if (list.empty() || list.back() == ',')
     out.push_back("");
   for (const std::string &n : out)
-    if (n.empty()) {
-      std::fprintf(stderr, "evoc opt: error: --passes takes names separated by commas, got '%s'\n",
-                   list.c_str());
-      return false;
-    }
-  return true;
+    if (n.empty())
+      return "--passes takes names separated by commas, got '" + list + "'";
+  return "";
 }
 
 int runOpt(const std::vector<std::string> &args) {
-  std::string file;
-  std::vector<std::string> passes;
+  std::vector<std::string> files, passes;
   bool pipeline = true;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &a = args[i];
-    if (a.rfind("--passes=", 0) == 0 || a == "--passes") {
-      if (a == "--passes" && i + 1 >= args.size()) {
-        std::fprintf(stderr, "evoc opt: error: --passes needs a value\n");
-        return 2;
-      }
-      if (!splitPasses(a == "--passes" ? args[++i] : a.substr(9), passes))
-        return 2;
-      pipeline = false;
-    } else if (!a.empty() && a[0] != '-' && file.empty()) {
-      file = a;
-    } else {
-      std::fprintf(stderr, "evoc opt: error: unexpected argument '%s'\n", a.c_str());
-      return 2;
-    }
-  }
-  if (file.empty()) {
-    std::fprintf(stderr, "evoc opt: error: no .ir file given\n");
+  OptionTable t("evoc opt");
+  t.custom("--passes", [&](const std::string &list) {
+     pipeline = false;
+     return splitPasses(list, passes);
+   }).positionals(files);
+  if (!t.parse(args))
+    return 2;
+  if (files.size() > 1) {
+    t.error("unexpected argument '" + files[1] + "'");
     return 2;
   }
+  if (files.empty()) {
+    t.error("no .ir file given");
+    return 2;
+  }
+  const std::string &file = files[0];
   const std::vector<std::string> known = opt::passNames();
   for (const std::string &p : passes)
     if (std::find(known.begin(), known.end(), p) == known.end()) {

@@ -1,6 +1,8 @@
 // Options common to the subcommands, and loading + checking a .evo file.
 #include "driver/Driver.h"
 
+#include "driver/OptionTable.h"
+
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 
@@ -115,44 +117,17 @@ std::string resolvedSource(const std::string &command, const CommonOptions &opts
 
 bool parseRunArgs(const std::vector<std::string> &rest, const char *command, bool robot,
                   RunArgs &a) {
-  for (size_t i = 0; i < rest.size(); ++i) {
-    const std::string &k = rest[i];
-    bool takes = k == "--out" || k == "--resume" || k == "--backend" || k == "--threads" ||
-                 (robot && k == "--robot");
-    if (!takes) {
-      std::fprintf(stderr, "%s: error: unknown option '%s'\n", command, k.c_str());
-      return false;
-    }
-    if (i + 1 >= rest.size()) {
-      std::fprintf(stderr, "%s: error: %s needs a value\n", command, k.c_str());
-      return false;
-    }
-    const std::string &v = rest[++i];
-    if (k == "--out")
-      a.out = v;
-    else if (k == "--resume")
-      a.resume = v;
-    else if (k == "--backend")
-      a.backend = v;
-    else if (k == "--robot")
-      a.robot = v;
-    else {
-      // Digits only and range checked: "abc" or "1e3" is an error, not the default.
-      if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos ||
-          std::stoi(v) > 4096) {
-        std::fprintf(stderr,
-                     "%s: error: --threads expects an integer from 0 to 4096 (0: one per "
-                     "core), got '%s'\n",
-                     command, v.c_str());
-        return false;
-      }
-      a.threads = std::stoi(v);
-    }
-  }
-  if (!a.out.empty() && !a.resume.empty() && a.out != a.resume) {
-    std::fprintf(stderr, "%s: error: give either --out DIR or --resume DIR\n", command);
+  OptionTable t(command);
+  t.text("--out", a.out)
+      .text("--resume", a.resume)
+      .text("--backend", a.backend)
+      .integer("--threads", 0, 4096, a.threads, " (0: one per core)");
+  if (robot)
+    t.text("--robot", a.robot);
+  if (!t.parse(rest))
     return false;
-  }
+  if (!a.out.empty() && !a.resume.empty() && a.out != a.resume)
+    return t.error("give either --out DIR or --resume DIR");
   return true;
 }
 

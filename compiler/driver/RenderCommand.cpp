@@ -16,6 +16,7 @@
 #include "core/JsonIO.h"
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
+#include "driver/OptionTable.h"
 #include "driver/ReportSupport.h"
 #include "driver/Session.h"
 #include "evolve/RunDir.h"
@@ -36,37 +37,21 @@ struct RenderArgs {
 };
 
 bool parseRenderArgs(const std::vector<std::string> &args, RenderArgs &a) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &k = args[i];
-    if (k.empty() || k[0] != '-') {
-      a.paths.push_back(k);
-      continue;
-    }
-    if (k != "--video" && k != "--design" && k != "--out" && k != "--evo") {
-      std::fprintf(stderr, "evoc render: error: unknown option '%s'\n", k.c_str());
-      return false;
-    }
-    if (i + 1 >= args.size()) {
-      std::fprintf(stderr, "evoc render: error: %s needs a value\n", k.c_str());
-      return false;
-    }
-    const std::string &v = args[++i];
-    if (k == "--video")
-      a.video = v;
-    else if (k == "--out")
-      a.out = v;
-    else if (k == "--evo")
-      a.evo = v;
-    else if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos) {
-      std::fprintf(stderr,
-                   "evoc render: error: --design expects a design id (a whole number), "
-                   "got '%s'\n",
-                   v.c_str());
-      return false;
-    } else {
-      a.design = std::stoll(v);
-    }
-  }
+  OptionTable t("evoc render");
+  t.text("--video", a.video)
+      .text("--out", a.out)
+      .text("--evo", a.evo)
+      .custom("--design",
+              [&a](const std::string &v) {
+                if (v.empty() || v.size() > 18 ||
+                    v.find_first_not_of("0123456789") != std::string::npos)
+                  return "--design expects a design id (a whole number), got '" + v + "'";
+                a.design = std::stoll(v);
+                return std::string();
+              })
+      .positionals(a.paths);
+  if (!t.parse(args))
+    return false;
   if (a.paths.empty() || a.paths.size() > 2) {
     std::fprintf(stderr, "usage: evoc render RUN_DIR [--video OUT.mp4|OUT.gif] [--design ID]\n"
                          "       evoc render BEST.json | ROBOTS.json PARAMS.json [--evo FILE] "

@@ -19,6 +19,7 @@
 #include "core/Train.h"
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
+#include "driver/OptionTable.h"
 #include "driver/Pipeline.h"
 #include "driver/Session.h"
 #include "evolve/EvoRng.h"
@@ -66,65 +67,20 @@ struct SimArgs {
 };
 
 bool parseSimArgs(const std::vector<std::string> &rest, SimArgs &a) {
-  for (size_t i = 0; i < rest.size(); ++i) {
-    const std::string &k = rest[i];
-    auto value = [&](std::string &dst) {
-      if (i + 1 >= rest.size()) {
-        std::fprintf(stderr, "evoc sim: error: %s needs a value\n", k.c_str());
-        return false;
-      }
-      dst = rest[++i];
-      return true;
-    };
-    std::string v;
-    if (k == "--robots" || k == "--robot") {
-      if (!value(a.robots))
-        return false;
-    } else if (k == "--params") {
-      if (!value(a.params))
-        return false;
-    } else if (k == "--out") {
-      if (!value(a.out))
-        return false;
-    } else if (k == "--backend") {
-      if (!value(a.backend))
-        return false;
-    } else if (k == "--full-tape") {
-      a.fullTape = true;
-    } else if (k == "--steps" || k == "--iterations" || k == "--threads") {
-      if (!value(v))
-        return false;
-      // Digits only, range checked before conversion: no overflow, no
-      // "1e30" read as 1, no silent default.
-      const long long lo = k == "--steps" ? 2 : 0;
-      const long long hi = k == "--steps" ? 100000000 : k == "--iterations" ? 1000000 : 4096;
-      long long n = -1;
-      bool digits =
-          !v.empty() && v.size() <= 18 && v.find_first_not_of("0123456789") == std::string::npos;
-      if (digits)
-        n = std::stoll(v);
-      else if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos)
-        n = hi + 1; // too many digits: out of range
-      if (n < lo || n > hi) {
-        std::fprintf(stderr, "evoc sim: error: %s expects an integer from %lld to %lld, got '%s'\n",
-                     k.c_str(), lo, hi, v.c_str());
-        return false;
-      }
-      if (k == "--steps")
-        a.steps = n;
-      else if (k == "--iterations")
-        a.iterations = n;
-      else
-        a.threads = int(n);
-    } else {
-      std::fprintf(stderr, "evoc sim: error: unknown option '%s'\n", k.c_str());
-      return false;
-    }
-  }
-  if (a.out.empty()) {
-    std::fprintf(stderr, "evoc sim: error: --out OUT.json is required\n");
+  OptionTable t("evoc sim");
+  t.text("--robots", a.robots)
+      .alias("--robot", "--robots")
+      .text("--params", a.params)
+      .text("--out", a.out)
+      .text("--backend", a.backend)
+      .flag("--full-tape", a.fullTape)
+      .integer("--steps", 2, 100000000, a.steps)
+      .integer("--iterations", 0, 1000000, a.iterations)
+      .integer("--threads", 0, 4096, a.threads, " (0: one per core)");
+  if (!t.parse(rest))
     return false;
-  }
+  if (a.out.empty())
+    return t.error("--out OUT.json is required");
   return true;
 }
 
