@@ -38,6 +38,7 @@
 #include "evolve/Lattice.h"
 #include "ir/Cost.h"
 #include "support/Error.h"
+#include "support/OptionTable.h"
 #ifdef EVOC_BENCH_WITH_DRIVER
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
@@ -61,26 +62,17 @@ struct Args {
 
 Args parse(int argc, char **argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string s = argv[i];
-    if (s == "--threads" && i + 1 < argc)
-      a.threads = std::atoi(argv[++i]);
-    else if (s == "--steps" && i + 1 < argc)
-      a.steps = std::atoll(argv[++i]);
-    else if (s == "--quick")
-      a.quick = true;
-    else if (s == "--hand-built")
-      a.handBuilt = true;
-    else if (s == "--dump-robots" && i + 1 < argc)
-      a.dumpRobots = argv[++i];
-    else if (s == "--perf-map" && i + 1 < argc)
-      a.perfMap = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: evoc_cpu_bench [--threads N] [--steps T] [--quick] "
-                           "[--hand-built] [--dump-robots DIR] "
-                           "[--perf-map DIR]\n");
-      std::exit(2);
-    }
+  OptionTable t("evoc_cpu_bench");
+  t.integer("--threads", 0, 4096, a.threads, " (0: one per core)")
+      .integer("--steps", 2, 100000000, a.steps)
+      .flag("--quick", a.quick)
+      .flag("--hand-built", a.handBuilt)
+      .text("--dump-robots", a.dumpRobots)
+      .text("--perf-map", a.perfMap);
+  if (!t.parse(std::vector<std::string>(argv + 1, argv + argc))) {
+    std::fprintf(stderr, "usage: evoc_cpu_bench [--threads N] [--steps T] [--quick] "
+                         "[--hand-built] [--dump-robots DIR] [--perf-map DIR]\n");
+    std::exit(2);
   }
   if (a.threads <= 0)
     a.threads = int(runtime::defaultThreads());

@@ -42,6 +42,7 @@
 #include "evolve/EvoRng.h"
 #include "ir/Cost.h"
 #include "support/Error.h"
+#include "support/OptionTable.h"
 
 using namespace evoc;
 
@@ -59,39 +60,25 @@ struct Args {
 
 Args parse(int argc, char **argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string s = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "evoc_multitask_bench: %s needs a value\n", s.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (s == "--threads")
-      a.threads = std::atoi(next().c_str());
-    else if (s == "--reps")
-      a.reps = std::max(1, std::atoi(next().c_str()));
-    else if (s == "--full-tape")
-      a.fullTape = true;
-    else if (s == "--checkpointed")
-      a.checkpointed = true;
-    else if (s == "--breakdown")
-      a.breakdown = true;
-    else if (s == "--perf-map")
-      a.perfMap = next();
-    else if (s == "--set") {
-      a.common.push_back(s);
-      a.common.push_back(next());
-    } else if (!s.empty() && s[0] != '-')
-      a.common.push_back(s);
-    else {
-      std::fprintf(stderr, "usage: evoc_multitask_bench [FILE] [--set KEY=VALUE ...] "
-                           "[--threads N] [--reps R] [--full-tape | --checkpointed] "
-                           "[--breakdown] "
-                           "[--perf-map DIR]\n");
-      std::exit(2);
-    }
+  OptionTable t("evoc_multitask_bench");
+  t.integer("--threads", 1, 4096, a.threads)
+      .integer("--reps", 1, 1000000, a.reps)
+      .flag("--full-tape", a.fullTape)
+      .flag("--checkpointed", a.checkpointed)
+      .flag("--breakdown", a.breakdown)
+      .text("--perf-map", a.perfMap)
+      .custom("--set",
+              [&a](const std::string &kv) { // for the driver, as `evoc` takes it
+                a.common.push_back("--set");
+                a.common.push_back(kv);
+                return std::string();
+              })
+      .positionals(a.common);
+  if (!t.parse(std::vector<std::string>(argv + 1, argv + argc))) {
+    std::fprintf(stderr, "usage: evoc_multitask_bench [FILE] [--set KEY=VALUE ...] "
+                         "[--threads N] [--reps R] [--full-tape | --checkpointed] "
+                         "[--breakdown] [--perf-map DIR]\n");
+    std::exit(2);
   }
   if (std::none_of(a.common.begin(), a.common.end(),
                    [](const std::string &s) { return s.size() > 4 && s.ends_with(".evo"); }))

@@ -24,6 +24,7 @@
 #include "ir/Cost.h"
 #include "opt/Passes.h"
 #include "support/Error.h"
+#include "support/OptionTable.h"
 
 using namespace evoc;
 using test::MassSpringIds;
@@ -39,34 +40,24 @@ struct Args {
 
 Args parse(int argc, char **argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string s = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "evoc_bench_gpu: %s needs a value\n", s.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (s == "--population")
-      a.population = std::stoi(next());
-    else if (s == "--steps")
-      a.steps = std::stoll(next());
-    else if (s == "--precision")
-      a.precision = next();
-    else if (s == "--iterations")
-      a.iterations = std::stoi(next());
-    else if (s == "--dump-robots")
-      a.dumpRobots = next();
-    else if (s == "--seed")
-      a.seed = std::stoull(next());
-    else {
-      std::fprintf(stderr, "usage: evoc_bench_gpu [--population P] [--steps T] "
-                           "[--precision f64|f32|both] [--iterations I] [--dump-robots FILE] "
-                           "[--seed S]\n");
-      std::exit(2);
-    }
+  int64_t seed = int64_t(a.seed);
+  OptionTable t("evoc_bench_gpu");
+  t.integer("--population", 1, 10000000, a.population)
+      .integer("--steps", 2, 100000000, a.steps)
+      .text("--precision", a.precision)
+      .integer("--iterations", 1, 1000000, a.iterations)
+      .text("--dump-robots", a.dumpRobots)
+      .integer("--seed", 0, INT64_MAX, seed);
+  bool ok = t.parse(std::vector<std::string>(argv + 1, argv + argc));
+  if (ok && a.precision != "f64" && a.precision != "f32" && a.precision != "both")
+    ok = t.error("--precision takes f64, f32 or both, not '" + a.precision + "'");
+  if (!ok) {
+    std::fprintf(stderr, "usage: evoc_bench_gpu [--population P] [--steps T] "
+                         "[--precision f64|f32|both] [--iterations I] [--dump-robots FILE] "
+                         "[--seed S]\n");
+    std::exit(2);
   }
+  a.seed = uint64_t(seed);
   return a;
 }
 

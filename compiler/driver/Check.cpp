@@ -1,6 +1,6 @@
 // `evoc check FILE`: parse and check a program, print its diagnostics.
 #include "driver/Driver.h"
-#include "driver/OptionTable.h"
+#include "support/OptionTable.h"
 
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"

@@ -1,7 +1,7 @@
 // `evoc compile FILE --emit KIND`: print a stage of the compiler. `ast` is
 // built in; later stages register themselves with addEmitKind.
 #include "driver/Driver.h"
-#include "driver/OptionTable.h"
+#include "support/OptionTable.h"
 
 #include "frontend/AstDump.h"
 #include "support/Diagnostics.h"

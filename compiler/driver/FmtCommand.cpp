@@ -1,8 +1,8 @@
 // `evoc fmt FILE...`: rewrite .evo files in the canonical layout
 // (frontend/Format.h); --check lists the files that are not, for CI.
 #include "driver/Driver.h"
-#include "driver/OptionTable.h"
 #include "frontend/Format.h"
+#include "support/OptionTable.h"
 
 #include <cstdio>
 #include <filesystem>

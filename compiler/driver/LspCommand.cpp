@@ -1,8 +1,8 @@
 // `evoc lsp [--stdlib DIR]`: the language server on stdin and stdout
 // (lsp/Server.h, docs/editors.md).
 #include "driver/Driver.h"
-#include "driver/OptionTable.h"
 #include "lsp/Server.h"
+#include "support/OptionTable.h"
 
 #include <cstdio>
 #include <iostream>

@@ -9,12 +9,12 @@
 #include <sstream>
 
 #include "driver/Driver.h"
-#include "driver/OptionTable.h"
 #include "ir/Parser.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "opt/Passes.h"
 #include "support/Error.h"
+#include "support/OptionTable.h"
 
 namespace evoc::driver {
 namespace {

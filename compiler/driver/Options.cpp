@@ -1,7 +1,7 @@
 // Options common to the subcommands, and loading + checking a .evo file.
 #include "driver/Driver.h"
 
-#include "driver/OptionTable.h"
+#include "support/OptionTable.h"
 
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"

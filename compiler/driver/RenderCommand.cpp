@@ -16,12 +16,12 @@
 #include "core/JsonIO.h"
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
-#include "driver/OptionTable.h"
 #include "driver/ReportSupport.h"
 #include "driver/Session.h"
 #include "evolve/RunDir.h"
 #include "report/Video.h"
 #include "support/Error.h"
+#include "support/OptionTable.h"
 
 namespace evoc::driver {
 

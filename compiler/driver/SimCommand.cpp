@@ -19,12 +19,12 @@
 #include "core/Train.h"
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
-#include "driver/OptionTable.h"
 #include "driver/Pipeline.h"
 #include "driver/Session.h"
 #include "evolve/EvoRng.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
+#include "support/OptionTable.h"
 #include "support/SourceManager.h"
 
 namespace evoc::driver {

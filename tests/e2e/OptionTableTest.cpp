@@ -2,9 +2,9 @@
 // value, range-checked integers, aliases, positionals, and the refusals.
 #include <catch2/catch.hpp>
 
-#include "driver/OptionTable.h"
+#include "support/OptionTable.h"
 
-using evoc::driver::OptionTable;
+using evoc::OptionTable;
 
 TEST_CASE("option table: values, flags, integers, aliases and positionals", "[cli]") {
   std::string out;

@@ -1,12 +1,12 @@
 // A command's own options as one table (OptionTable.h).
-#include "driver/OptionTable.h"
+#include "support/OptionTable.h"
 
 #include <cstdio>
 #include <memory>
 
 #include "support/Error.h"
 
-namespace evoc::driver {
+namespace evoc {
 
 OptionTable &OptionTable::flag(const std::string &name, bool &dst) {
   options_.push_back({name, false, [&dst](const std::string &) {
@@ -117,4 +117,4 @@ bool OptionTable::parse(const std::vector<std::string> &args) const {
   return true;
 }
 
-} // namespace evoc::driver
+} // namespace evoc

@@ -2,7 +2,8 @@
 // range-checked whole number, given as `--name VALUE` or `--name=VALUE`,
 // parsed one way with one error style ("evoc CMD: error: ...", and the
 // command returns 2). The options every command shares (--set, --stdlib,
-// -w, ...) are read first by parseCommonOptions (Driver.h).
+// -w, ...) are read first by the driver's parseCommonOptions; the
+// benchmarks use the table too.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace evoc::driver {
+namespace evoc {
 
 class OptionTable {
 public:
@@ -52,4 +53,4 @@ private:
   std::vector<std::string> *positionals_ = nullptr;
 };
 
-} // namespace evoc::driver
+} // namespace evoc
