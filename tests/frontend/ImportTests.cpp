@@ -10,30 +10,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "TempDir.h"
+
 using namespace evoc;
 namespace fs = std::filesystem;
 
 namespace {
 
-/// A scratch folder under the system temp dir, removed at the end.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("evoc_import_test_" + std::to_string(std::rand()) + std::to_string(::getpid()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string &rel, const std::string &text) {
-    fs::path p = path / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-    return p.string();
-  }
-};
+using test::TempDir;
 
 std::vector<std::string> lines(const DiagnosticEngine &d) {
   std::vector<std::string> out;
@@ -45,7 +29,7 @@ std::vector<std::string> lines(const DiagnosticEngine &d) {
 } // namespace
 
 TEST_CASE("imports resolve against the file's folder, then the search path", "[imports]") {
-  TempDir t;
+  TempDir t("evoc-import-test");
   std::string main = t.write("proj/main.evo", "import \"local.evo\";\nimport \"lib/thing.evo\";\n");
   t.write("proj/local.evo", "fn a(x: scalar) -> scalar { return x; }\n");
   t.write("mylib/lib/thing.evo",
@@ -68,7 +52,7 @@ TEST_CASE("imports resolve against the file's folder, then the search path", "[i
 }
 
 TEST_CASE("EVOC_STDLIB_PATH is searched, colon-separated", "[imports]") {
-  TempDir t;
+  TempDir t("evoc-import-test");
   std::string main = t.write("main.evo", "import \"x.evo\";\n");
   t.write("b/x.evo", "fn x(v: scalar) -> scalar { return v; }\n");
   std::string env = (t.path / "a").string() + ":" + (t.path / "b").string();
@@ -86,7 +70,7 @@ TEST_CASE("EVOC_STDLIB_PATH is searched, colon-separated", "[imports]") {
 }
 
 TEST_CASE("the built-in stdlib is found", "[imports]") {
-  TempDir t;
+  TempDir t("evoc-import-test");
   std::string main = t.write("main.evo", "import \"physics/mass_spring.evo\";\n");
   SourceManager sm;
   DiagnosticEngine diags(sm);
@@ -98,7 +82,7 @@ TEST_CASE("the built-in stdlib is found", "[imports]") {
 }
 
 TEST_CASE("missing imports and cycles are errors at the import", "[imports]") {
-  TempDir t;
+  TempDir t("evoc-import-test");
   std::string main = t.write("m.evo", "// a comment\nimport \"gone.evo\";\nimport \"c1.evo\";\n");
   t.write("c1.evo", "import \"c2.evo\";\n");
   t.write("c2.evo", "import \"c1.evo\";\n");
@@ -121,7 +105,7 @@ TEST_CASE("missing imports and cycles are errors at the import", "[imports]") {
 }
 
 TEST_CASE("a chain of 500 imports resolves with linear work", "[imports]") {
-  TempDir t;
+  TempDir t("evoc-import-test");
   const int n = 500;
   for (int i = 0; i < n; ++i)
     t.write("m" + std::to_string(i) + ".evo",

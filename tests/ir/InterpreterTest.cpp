@@ -4,23 +4,13 @@
 #include <cmath>
 #include <vector>
 
+#include "EldirFixture.h"
 #include "ir/Builder.h"
 #include "ir/Interpreter.h"
 
 using namespace evoc::ir;
 
-namespace {
-Buffer buf(const std::string &name, Role r, std::vector<int> sets, int comps = 1,
-           Type elem = Type::F) {
-  Buffer b;
-  b.name = name;
-  b.role = r;
-  b.sets = std::move(sets);
-  b.comps = comps;
-  b.elem = elem;
-  return b;
-}
-} // namespace
+using evoc::test::buf;
 
 TEST_CASE("interpreter: gather, scatter-add and sum reduction", "[ir][interp]") {
   Module m;

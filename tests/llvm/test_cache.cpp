@@ -7,6 +7,7 @@
 #include <random>
 
 #include "MassSpring.h"
+#include "TempDir.h"
 #include "codegen/llvm/CpuBackend.h"
 #include "codegen/llvm/ObjectCache.h"
 
@@ -15,17 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "evoc-cache-test-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using test::TempDir;
 
 std::string slurp(const std::string &p) {
   std::ifstream in(p, std::ios::binary);
@@ -38,7 +29,7 @@ void spit(const std::string &p, const std::string &s) {
 } // namespace
 
 TEST_CASE("object cache: cold compile writes an entry, warm compile reuses it", "[llvm][cache]") {
-  TempDir dir;
+  TempDir dir("evoc-cache-test");
   test::MassSpringIds ids;
   ir::Module m = test::makeMassSpringModule(ids);
   codegen::CompileOptions opts;

@@ -9,10 +9,7 @@ namespace evoc::test {
 
 using namespace ir;
 
-namespace {
-
-Buffer buf(const std::string &name, Role r, std::vector<int> sets, int comps = 1,
-           Type elem = Type::F) {
+Buffer buf(const std::string &name, Role r, std::vector<int> sets, int comps, Type elem) {
   Buffer b;
   b.name = name;
   b.role = r;
@@ -21,6 +18,8 @@ Buffer buf(const std::string &name, Role r, std::vector<int> sets, int comps = 1
   b.elem = elem;
   return b;
 }
+
+namespace {
 
 // Small helpers over a Builder for readable physics.
 struct E {

@@ -9,6 +9,11 @@
 
 namespace evoc::test {
 
+/// A buffer of `role` over `sets` (comps entries per element), for
+/// hand-built test modules.
+ir::Buffer buf(const std::string &name, ir::Role r, std::vector<int> sets, int comps = 1,
+               ir::Type elem = ir::Type::F);
+
 enum class Contact { NoSlip, Friction };
 
 struct EldirOptions {
