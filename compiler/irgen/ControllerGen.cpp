@@ -219,10 +219,25 @@ struct Weights {
 
 /// One dense layer: out[o] = act(sum_i w[o, i] * in[i] + bias[o]), with its
 /// Param buffers w<layer><suffix> and b<layer><suffix>.
-void denseLayer(Lowerer &L, const Weights &wt, int layer, const std::string &suffix, int outSet,
-                int inSet, int inValues, int outValues, const ast::Ident &act) {
+struct DenseLayer {
+  int outSet = -1, inSet = -1, inValues = -1, outValues = -1;
+  int W = -1, B = -1;
+  /// A sin layer's pre-activations ("<h>.pre"), -1 for other layers: a
+  /// sin's derivative needs its argument, which its output does not give
+  /// (tanh, sigmoid and relu derive theirs from the output). Stored in a
+  /// temp of its own, with the activation applied in a second loop, the
+  /// step keeps them per step (autodiff::planTape) and step.adj reads them
+  /// instead of recomputing the layer's products (docs/architecture.md,
+  /// "Multi-task benchmark and where its time goes").
+  int pre = -1;
+  const ast::Ident *act = nullptr;
+};
+
+/// Declares a layer's parameters (their buffer indices seed their initial
+/// values, so the order of declaration is part of every result).
+DenseLayer declareDense(Lowerer &L, const Weights &wt, int layer, const std::string &suffix,
+                        int outSet, int inSet, int inValues, int outValues, const ast::Ident &act) {
   ir::Module &m = L.module();
-  ir::Builder &b = L.b();
   std::string w = fmt::format("w{}{}", layer, suffix);
   std::string bias = fmt::format("b{}{}", layer, suffix);
   ir::Buffer wb{.name = wt.prefix + w,
@@ -232,22 +247,37 @@ void denseLayer(Lowerer &L, const Weights &wt, int layer, const std::string &suf
                 .differentiable = true,
                 .init = wt.scheme};
   wb.initGain = wt.gains.count(w) ? wt.gains.at(w) : 1.0;
-  int W = ensureBuffer(m, wb);
-  int B = ensureBuffer(m, {.name = wt.prefix + bias,
-                           .role = ir::Role::Param,
-                           .sets = {outSet},
-                           .field = bias,
-                           .differentiable = true});
-  ValueId o = b.beginLoop(outSet);
+  DenseLayer d{outSet, inSet, inValues, outValues};
+  d.W = ensureBuffer(m, wb);
+  d.B = ensureBuffer(m, {.name = wt.prefix + bias,
+                         .role = ir::Role::Param,
+                         .sets = {outSet},
+                         .field = bias,
+                         .differentiable = true});
+  d.act = &act;
+  return d;
+}
+
+void emitDense(Lowerer &L, const DenseLayer &d) {
+  ir::Builder &b = L.b();
+  ValueId o = b.beginLoop(d.outSet);
   ValueId acc = b.local(0);
-  ValueId rowStart = b.op(Op::IMul, {o, b.size(inSet)});
-  ValueId i = b.beginLoop(inSet);
+  ValueId rowStart = b.op(Op::IMul, {o, b.size(d.inSet)});
+  ValueId i = b.beginLoop(d.inSet);
   b.localUpdate(Op::LocalAdd, acc,
-                b.mul(b.load(W, b.op(Op::IAdd, {rowStart, i})), b.load(inValues, i)));
+                b.mul(b.load(d.W, b.op(Op::IAdd, {rowStart, i})), b.load(d.inValues, i)));
   b.endLoop();
-  ValueId pre = b.add(b.localGet(acc), b.load(B, o));
-  b.store(outValues, o, activate(L, act, pre));
+  ValueId pre = b.add(b.localGet(acc), b.load(d.B, o));
+  if (d.pre >= 0)
+    b.store(d.pre, o, pre);
+  else
+    b.store(d.outValues, o, activate(L, *d.act, pre));
   b.endLoop();
+  if (d.pre >= 0) {
+    ValueId u = b.beginLoop(d.outSet);
+    b.store(d.outValues, u, activate(L, *d.act, b.load(d.pre, u)));
+    b.endLoop();
+  }
 }
 
 } // namespace
@@ -270,17 +300,22 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
   auto layout = storeInputs(prog, L, items, inBuf);
   m.sets[inputSet].layout = layout;
 
-  // The hidden layers, then one dense layer per output.
+  // The hidden layers, then one dense layer per output: every buffer
+  // declared first, in this order, then the sin layers' pre-activations
+  // after them all (so that no parameter's index moves), then the code.
+  std::vector<DenseLayer> layers;
+  std::vector<const SourceRange *> where;
   int prevSet = inputSet, prevBuf = inBuf;
   for (size_t h = 0; h < ctl->hidden.size(); ++h) {
     const auto &spec = ctl->hidden[h];
-    L.at(spec.units->range);
     int unitSet =
         addSet(m, h == 0 ? "unit" : fmt::format("unit{}", h + 1), Extent{spec.unitsValue, {}});
     int hb = ensureBuffer(
         m,
         {.name = wt.prefix + fmt::format("h{}", h + 1), .role = ir::Role::Temp, .sets = {unitSet}});
-    denseLayer(L, wt, int(h) + 1, "", unitSet, prevSet, prevBuf, hb, spec.activation);
+    layers.push_back(
+        declareDense(L, wt, int(h) + 1, "", unitSet, prevSet, prevBuf, hb, spec.activation));
+    where.push_back(&spec.units->range);
     prevSet = unitSet;
     prevBuf = hb;
   }
@@ -288,11 +323,24 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
     if (!out.field || out.field->type.resolved.kind == ast::TypeKind::Vec)
       Lowerer::unsupported(out.target->range, "a controller output must be a scalar "
                                               "input field (e.g. spring.act)");
-    L.at(out.target->range);
     // One output: w<L+1>, b<L+1>; several: suffixed by the field they write.
     std::string suffix = ctl->outputs.size() > 1 ? "_" + out.field->name.name : "";
-    denseLayer(L, wt, int(ctl->hidden.size()) + 1, suffix, L.setId(out.field->owner), prevSet,
-               prevBuf, L.fieldBuffer(out.field), out.activation);
+    const int target = L.fieldBuffer(out.field);
+    layers.push_back(declareDense(L, wt, int(ctl->hidden.size()) + 1, suffix,
+                                  L.setId(out.field->owner), prevSet, prevBuf, target,
+                                  out.activation));
+    where.push_back(&out.target->range);
+  }
+  for (DenseLayer &d : layers)
+    if (d.act->name == "sin" && m.buffers[size_t(d.outValues)].role == ir::Role::Temp) {
+      ir::Buffer pb = m.buffers[size_t(d.outValues)];
+      pb.name += ".pre";
+      pb.field.clear();
+      d.pre = ensureBuffer(m, pb);
+    }
+  for (size_t k = 0; k < layers.size(); ++k) {
+    L.at(*where[k]);
+    emitDense(L, layers[k]);
   }
 }
 
