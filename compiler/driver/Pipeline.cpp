@@ -146,7 +146,8 @@ std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
   }
   autodiff::differentiateKernels(*m, false);
   after(*m, "loss-adjoints");
-  dumpAfter(*m, "autodiff");
+  if (opts.dumpAfter == "autodiff") // the name of all of autodiff's steps ("all" has them)
+    dumpAfter(*m, "autodiff");
   if (opts.stage == Stage::Grad)
     return m;
 

@@ -40,7 +40,7 @@ TEST_CASE("pipeline: --dump-after=all prints every step, in the script's order",
     REQUIRE(next != std::string::npos);
     at = next + 1;
   }
-  CHECK(test::countOf(text, "// ----- IR after autodiff -----") == 1);
+  CHECK(test::countOf(text, "// ----- IR after autodiff -----") == 0); // loss-adjoints has it
   CHECK(test::countOf(text, "// ----- IR after cse -----") == 2); // again after fuse
 }
 
@@ -65,6 +65,10 @@ TEST_CASE("pipeline: --dump-after names a step of the stage printed", "[pipeline
   CHECK(test::runEvocOut({"compile", kExample, "--emit", "opt-ir", "--dump-after=products"}, out,
                          err) == 0);
   CHECK(test::countOf(out, "// ----- IR after products -----") == 1);
+  CHECK(test::runEvocOut({"compile", kExample, "--emit", "grad-ir", "--dump-after=autodiff"}, out,
+                         err) == 0);
+  CHECK(test::countOf(out, "// ----- IR after ") == 1);
+  CHECK(test::countOf(out, "// ----- IR after autodiff -----") == 1);
   CHECK(test::runEvocOut({"compile", kExample, "--emit", "ir", "--dump-after=cse"}, out, err) == 1);
   CHECK(err.find("--dump-after=cse runs after the stage printed; use --emit opt-ir") !=
         std::string::npos);
