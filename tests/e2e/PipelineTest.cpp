@@ -41,7 +41,7 @@ TEST_CASE("pipeline: --dump-after=all prints every step, in the script's order",
     at = next + 1;
   }
   CHECK(test::countOf(text, "// ----- IR after autodiff -----") == 0); // loss-adjoints has it
-  CHECK(test::countOf(text, "// ----- IR after cse -----") == 2); // again after fuse
+  CHECK(test::countOf(text, "// ----- IR after cse -----") == 2);      // again after fuse
 }
 
 TEST_CASE("pipeline: its autodiff steps make the module autodiff::differentiate makes",
