@@ -2,7 +2,6 @@
 // passes, as a linear script that can print the IR after each step.
 #include "driver/Pipeline.h"
 
-#include <algorithm>
 #include <iostream>
 
 #include "autodiff/Differentiate.h"
@@ -37,37 +36,47 @@ CompiledFile compileFile(const std::string &file,
   return {std::move(*prog), std::move(*m)};
 }
 
-const std::vector<std::string> &pipelineSteps() {
-  static const std::vector<std::string> steps = [] {
-    std::vector<std::string> v = {
-        "irgen",         // the checked program lowered to kernels
-        "tape",          // autodiff: the temporaries the step keeps per step
-        "step-adjoint",  // autodiff: step.adj
-        "products",      // autodiff: the weight gradients as window products
-        "loss-adjoints", // autodiff: the adjoints of the loss kernels
+namespace {
+
+/// Every step and the stage it belongs to (--dump-after of a later stage's
+/// step would print nothing, so it is refused).
+struct Step {
+  std::string name;
+  Stage stage;
+};
+
+const std::vector<Step> &steps() {
+  static const std::vector<Step> all = [] {
+    std::vector<Step> v = {
+        {"irgen", Stage::IR},           // the checked program lowered to kernels
+        {"tape", Stage::Grad},          // autodiff: the temporaries the step keeps per step
+        {"step-adjoint", Stage::Grad},  // autodiff: step.adj
+        {"products", Stage::Grad},      // autodiff: the weight gradients as window products
+        {"loss-adjoints", Stage::Grad}, // autodiff: the adjoints of the loss kernels
     };
     // opt's passes in order of first run (fold, cse, dce, fuse; runPasses
     // runs the first three again after fuse), then fission, the CPU back
     // end's, on its copy of the module.
     for (const std::string &pass : opt::passNames())
-      v.push_back(pass);
+      v.push_back({pass, Stage::Opt});
     return v;
   }();
-  return steps;
+  return all;
+}
+
+} // namespace
+
+const std::vector<std::string> &pipelineSteps() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const Step &s : steps())
+      v.push_back(s.name);
+    return v;
+  }();
+  return names;
 }
 
 namespace {
-
-/// The stage a step belongs to: --dump-after of a later stage's step prints
-/// nothing, so it is refused.
-Stage stageOf(const std::string &step) {
-  if (step == "irgen")
-    return Stage::IR;
-  if (step == "tape" || step == "step-adjoint" || step == "products" || step == "loss-adjoints" ||
-      step == "autodiff")
-    return Stage::Grad;
-  return Stage::Opt;
-}
 
 const char *stageName(Stage s) {
   switch (s) {
@@ -85,17 +94,21 @@ void checkDumpAfter(const PipelineOptions &opts) {
   const std::string &d = opts.dumpAfter;
   if (d.empty() || d == "all")
     return;
-  const auto &steps = pipelineSteps();
-  if (d != "autodiff" && std::find(steps.begin(), steps.end(), d) == steps.end()) {
+  // "autodiff": after all of autodiff's steps.
+  const Step *step = nullptr;
+  for (const Step &s : steps())
+    if (s.name == (d == "autodiff" ? "loss-adjoints" : d))
+      step = &s;
+  if (!step) {
     std::string known;
-    for (const std::string &n : steps)
-      known += n + ", ";
+    for (const Step &s : steps())
+      known += s.name + ", ";
     throw Error("--dump-after: no pipeline step '" + d + "' (the steps, in order: " + known +
                 "autodiff for all of its steps, or all)");
   }
-  if (stageOf(d) > opts.stage)
+  if (step->stage > opts.stage)
     throw Error("--dump-after=" + d + " runs after the stage printed; use --emit " +
-                stageName(stageOf(d)) + " or a later stage");
+                stageName(step->stage) + " or a later stage");
 }
 
 } // namespace

@@ -29,6 +29,8 @@ struct StateField {
   bool taped() const { return stepReads >= 0 || stepWrites >= 0; }
   /// The buffer a rollout binds to the field's tape.
   int tape() const { return stepReads >= 0 ? stepReads : stepWrites; }
+  /// The buffer a rollout binds to the field's adjoint ring (-1: none).
+  int adjTape() const { return adjReads >= 0 ? adjReads : adjWrites; }
 };
 
 struct RolloutContract {

@@ -231,6 +231,7 @@ struct DenseLayer {
   /// "Multi-task benchmark and where its time goes").
   int pre = -1;
   const ast::Ident *act = nullptr;
+  const SourceRange *at = nullptr; // where errors in its code point
 };
 
 /// Declares a layer's parameters (their buffer indices seed their initial
@@ -304,7 +305,6 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
   // declared first, in this order, then the sin layers' pre-activations
   // after them all (so that no parameter's index moves), then the code.
   std::vector<DenseLayer> layers;
-  std::vector<const SourceRange *> where;
   int prevSet = inputSet, prevBuf = inBuf;
   for (size_t h = 0; h < ctl->hidden.size(); ++h) {
     const auto &spec = ctl->hidden[h];
@@ -315,7 +315,7 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
         {.name = wt.prefix + fmt::format("h{}", h + 1), .role = ir::Role::Temp, .sets = {unitSet}});
     layers.push_back(
         declareDense(L, wt, int(h) + 1, "", unitSet, prevSet, prevBuf, hb, spec.activation));
-    where.push_back(&spec.units->range);
+    layers.back().at = &spec.units->range;
     prevSet = unitSet;
     prevBuf = hb;
   }
@@ -329,7 +329,7 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
     layers.push_back(declareDense(L, wt, int(ctl->hidden.size()) + 1, suffix,
                                   L.setId(out.field->owner), prevSet, prevBuf, target,
                                   out.activation));
-    where.push_back(&out.target->range);
+    layers.back().at = &out.target->range;
   }
   for (DenseLayer &d : layers)
     if (d.act->name == "sin" && m.buffers[size_t(d.outValues)].role == ir::Role::Temp) {
@@ -338,9 +338,9 @@ void lowerController(const sema::CheckedProgram &prog, Lowerer &L) {
       pb.field.clear();
       d.pre = ensureBuffer(m, pb);
     }
-  for (size_t k = 0; k < layers.size(); ++k) {
-    L.at(*where[k]);
-    emitDense(L, layers[k]);
+  for (const DenseLayer &d : layers) {
+    L.at(*d.at);
+    emitDense(L, d);
   }
 }
 

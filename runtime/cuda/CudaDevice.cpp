@@ -49,8 +49,8 @@ CommandLayout commandLayout(const ModuleInfo &info, const TrainOptions &o) {
 int64_t snapshotBytes(const ModuleInfo &info, const Population &pop, int r) {
   int64_t total = 0;
   for (const StateField &F : info.fields)
-    if (F.stepReads >= 0 || F.stepWrites >= 0) {
-      const int b = F.stepReads >= 0 ? F.stepReads : F.stepWrites;
+    if (F.taped()) {
+      const int b = F.tape();
       total += pop.layout(r).count[size_t(b)] * info.elemBytes(b);
     }
   return total;
@@ -340,7 +340,7 @@ private:
         const StateField &F = info_.fields[f];
         const std::byte *x0 = snap.data() + L.fieldOffset[f];
         if (F.stepWrites >= 0) {
-          ro_->upload(F.stepReads >= 0 ? F.stepReads : F.stepWrites, i, x0);
+          ro_->upload(F.tape(), i, x0);
           continue;
         }
         for (size_t b = 0; b < m_.buffers.size(); ++b) // a state no step writes: as is

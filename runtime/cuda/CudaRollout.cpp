@@ -124,10 +124,7 @@ struct CudaRollout::Impl {
   }
 
   int tapeBuffer(int f) const { return info.fields[f].tape(); }
-  int adjTapeBuffer(int f) const {
-    const ir::StateField &F = info.fields[f];
-    return F.adjReads >= 0 ? F.adjReads : F.adjWrites;
-  }
+  int adjTapeBuffer(int f) const { return info.fields[f].adjTape(); }
   int fieldByName(const std::string &n) const {
     for (size_t f = 0; f < info.fields.size(); ++f)
       if (info.fields[f].name == n)

@@ -178,7 +178,6 @@ private:
         return &f;
     return nullptr;
   }
-  static int ringOf(const ir::StateField &f) { return f.adjReads >= 0 ? f.adjReads : f.adjWrites; }
 
   /// The time a State or Command buffer is read at, as an expression
   /// (evoc_T: the rollout's states, in the kernels that know it).
@@ -233,7 +232,7 @@ private:
         o_ << "        evoc_ptrs[" << f.stepReads << "] = tape + t * len;\n";
       if (f.stepWrites >= 0)
         o_ << "        evoc_ptrs[" << f.stepWrites << "] = tape + (t + 1) * len;\n";
-      int adj = ringOf(f);
+      int adj = f.adjTape();
       if (adjoint && adj >= 0) {
         o_ << "        char *atape = (char *)table[" << adj << "];\n";
         if (f.adjReads >= 0)
@@ -272,7 +271,7 @@ private:
     // A pinned time's adjoint keeps its own buffer, merged at its time.
     if (adj && (!adjoint || (time != ir::TimeRef::Current && time != ir::TimeRef::Offset)))
       return;
-    const int tape = adj ? ringOf(*f) : f->tape();
+    const int tape = adj ? f->adjTape() : f->tape();
     if (tape < 0)
       return;
     o_ << "      evoc_ptrs[" << b << "] = (char *)table[" << tape << "] + "
@@ -417,7 +416,7 @@ private:
         continue;
       const ir::TimeRef time = m_.buffers[size_t(B.primal)].time;
       const ir::StateField *f = field(m_.buffers[size_t(B.primal)]);
-      if (f && ringOf(*f) >= 0 && (time == ir::TimeRef::Fixed || time == ir::TimeRef::Last))
+      if (f && f->adjTape() >= 0 && (time == ir::TimeRef::Fixed || time == ir::TimeRef::Last))
         pinned.push_back(int(b)); // (x[0]'s adjoint reaches nothing: not merged)
     }
     if (info_.lossSteps.empty() && !fixedStates_) {
@@ -457,7 +456,7 @@ private:
     o_ << "    }\n";
     for (int b : pinned) {
       const ir::StateField &f = *field(m_.buffers[size_t(m_.buffers[size_t(b)].primal)]);
-      const int ring = ringOf(f);
+      const int ring = f.adjTape();
       o_ << "    if (t == " << when(m_.buffers[size_t(b)].primal) << ") { // "
          << m_.buffers[size_t(b)].name << " joins adj x[t]\n"
          << "      F *d = (F *)((char *)table[" << ring << "] + " << slot("t") << " * "
@@ -470,7 +469,7 @@ private:
     }
     o_ << "    if (t < evoc_T - 1) {\n";
     for (const ir::StateField &f : info_.fields)
-      if (int ring = ringOf(f); ring >= 0)
+      if (int ring = f.adjTape(); ring >= 0)
         o_ << "      evoc_zero((char *)table[" << ring << "] + " << slot("t + 1") << " * "
            << bytesExpr(m_, ring) << ", " << bytesExpr(m_, ring) << ");\n";
     o_ << "      __syncthreads();\n    }\n  }\n}\n";
