@@ -99,11 +99,6 @@ class Session;
 int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &rest,
                     const Session *compiled = nullptr);
 
-/// Validation case c of a command grid: its commands as "name = v, ..." and
-/// a file-name stem "case_NN_namev..." (the gait pictures, the report).
-std::pair<std::string, std::string> validationCaseName(const body::CommandSpec &spec, int64_t steps,
-                                                       int64_t c);
-
 /// An `evoc compile --emit KIND` output. `ast` is built in; later layers
 /// register ir, grad-ir, opt-ir, llvm, cuda.
 struct EmitKind {

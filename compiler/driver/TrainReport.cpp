@@ -13,6 +13,7 @@
 #include "driver/BodyModels.h"
 #include "driver/ReportSupport.h"
 #include "evolve/EvoRng.h"
+#include "evolve/FixedTraining.h"
 #include "evolve/RunDir.h"
 #include "ir/Names.h"
 #include "report/Video.h"
@@ -75,7 +76,7 @@ fs::path writeTrainReport(const fs::path &dir, const Session &s, const runtime::
   const int64_t cases = p.commands.gridCases();
   for (int64_t c = 0; c < cases; ++c)
     motions.push_back({fmt::format("validation case {}: {}", c,
-                                   validationCaseName(p.commands, train.steps, c).first),
+                                   evolve::validationCaseName(p.commands, train.steps, c).first),
                        robot, times, trainer.caseTrajectory(c, ir::names::kPositions, times)});
   if (cases == 0)
     motions.push_back({"the trained body", robot, times,
