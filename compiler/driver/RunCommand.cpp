@@ -45,20 +45,31 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
     throw Error("fitness = " + f.reduce + "(" + (f.sign < 0 ? "-" : "") +
                 "loss) is not supported; write max, min, mean, last or first of -loss or loss");
   c.fitness.kind = *kind;
-  for (const auto &r : p.evolve.invalid) {
-    if (r.kind == "loss_above")
+  for (const auto &r : p.evolve.invalid)
+    switch (r.kind) {
+    case sema::InvalidRule::Kind::LossAbove:
       c.fitness.invalid.push_back({evolve::InvalidRule::Kind::LossAbove, r.value});
-    else if (r.kind == "loss_jump")
+      break;
+    case sema::InvalidRule::Kind::LossJump:
       c.fitness.invalid.push_back({evolve::InvalidRule::Kind::LossJump, r.value});
-  }
-  if (p.evolve.select.kind == "random")
+      break;
+    case sema::InvalidRule::Kind::Nonfinite: // every design's rollout is checked
+      break;
+    }
+  using Kind = sema::Select::Kind;
+  switch (p.evolve.select.kind) {
+  case Kind::Truncation:
+    c.selection.kind = evolve::SelectionSpec::Kind::Truncation;
+    break;
+  case Kind::Random:
     c.selection.kind = evolve::SelectionSpec::Kind::Random;
-  if (p.evolve.select.kind == "tournament") {
+    break;
+  case Kind::Tournament:
     c.selection.kind = evolve::SelectionSpec::Kind::Tournament;
     if (p.evolve.select.tournamentSize > 0)
       c.selection.tournamentSize = int(p.evolve.select.tournamentSize);
-  }
-  if (p.evolve.select.kind == "map_elites") {
+    break;
+  case Kind::MapElites: {
     using K = evolve::Descriptor::Kind;
     static const std::map<std::string, K> kinds = {{"actuators", K::Actuators},
                                                    {"width", K::Width},
@@ -71,11 +82,13 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
     c.selection.qdOffset = p.evolve.select.qdOffset;
     for (const auto &d : p.evolve.select.descriptors) // sema admits only these kinds
       c.selection.descriptors.push_back({kinds.at(d.kind), d.term, d.lo, d.hi, int(d.bins)});
+    break;
+  }
   }
   // Forward steps per design: every iteration's rollout, and with updates one
   // more forward-only rollout of the final weights (as ELDiR;
   // docs/evolution.md, "ELDiR controller, learning and fitness").
-  c.inheritWeights = p.evolve.learn.inherit == "weights";
+  c.inheritWeights = p.evolve.learn.inheritWeights;
   c.robotStepsPerDesign =
       double(train.steps - 1) * (train.iterations > 0 ? train.iterations + 1 : 1);
   return c;

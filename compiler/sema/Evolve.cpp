@@ -139,7 +139,7 @@ void evolveSelect(Checker &C, const Setting &s, Evolve &ev) {
     // Neutral selection, the control of a study of what selection does
     // (docs/evolution.md, "Selection").
     ev.select = Select{};
-    ev.select.kind = "random";
+    ev.select.kind = Select::Kind::Random;
     return;
   }
   auto *call = dynCast<CallExpr>(e);
@@ -155,8 +155,7 @@ void evolveSelect(Checker &C, const Setting &s, Evolve &ev) {
     }
     if (n && n->name == "mu_plus_lambda") {
       call->ref = CallRef::Setting;
-      ev.select.kind = "truncation";
-      ev.select.scheme = n->name;
+      ev.select.kind = Select::Kind::Truncation;
       return;
     }
   }
@@ -165,7 +164,7 @@ void evolveSelect(Checker &C, const Setting &s, Evolve &ev) {
       if (*n < 2)
         C.diags.error(call->args[0]->range, "a tournament needs at least 2 entrants");
       call->ref = CallRef::Setting;
-      ev.select.kind = "tournament";
+      ev.select.kind = Select::Kind::Tournament;
       ev.select.tournamentSize = *n;
     }
     return;
@@ -173,7 +172,7 @@ void evolveSelect(Checker &C, const Setting &s, Evolve &ev) {
   if (call && call->callee.name == "map_elites") {
     call->ref = CallRef::Setting;
     ev.select = Select{};
-    ev.select.kind = "map_elites";
+    ev.select.kind = Select::Kind::MapElites;
     C.checkMapElites(*call, ev.select);
     return;
   }
@@ -187,7 +186,7 @@ void evolveInvalid(Checker &C, const Setting &s, std::vector<InvalidRule> &inval
     auto *call = dynCast<CallExpr>(v.get());
     const std::string n = call ? call->callee.name : "";
     if (n == "nonfinite" && call->args.empty()) {
-      invalid.push_back({n, 0});
+      invalid.push_back({InvalidRule::Kind::Nonfinite, 0});
       call->ref = CallRef::Setting;
       continue;
     }
@@ -197,7 +196,8 @@ void evolveInvalid(Checker &C, const Setting &s, std::vector<InvalidRule> &inval
         if (*x <= 0)
           C.diags.error(call->args[0]->range, n + " needs a positive threshold");
         else
-          invalid.push_back({n, *x});
+          invalid.push_back(
+              {n == "loss_above" ? InvalidRule::Kind::LossAbove : InvalidRule::Kind::LossJump, *x});
       }
       continue;
     }
@@ -379,7 +379,7 @@ void Checker::checkLearn(const SettingsBlock *learn, const std::string &prefix, 
       Expr *e = single(s, what);
       auto n = e ? evalName(*e, what) : std::nullopt;
       if (n && (*n == "weights" || *n == "none"))
-        L.inherit = *n;
+        L.inheritWeights = *n == "weights";
       else if (n) {
         std::string c = closest(*n, {"weights", "none"});
         diags.error(e->range,

@@ -143,9 +143,10 @@ struct Episodes {
 struct Learn {
   int64_t iterations = 35;
   Optimizer optimizer;
-  /// "none" (ELDiR: every child learns from scratch) or "weights": a child
-  /// starts from its parent's trained weights where the body is unchanged.
-  std::string inherit = "none";
+  /// `inherit = weights`: a child starts from its parent's trained weights
+  /// where the body is unchanged; `none` (ELDiR): every child learns from
+  /// scratch.
+  bool inheritWeights = false;
   /// Episodes per robot per iteration (each with its own commands); the
   /// loss is their mean, one optimiser step on the mean gradient.
   int64_t batch = 1;
@@ -171,8 +172,11 @@ struct Descriptor {
 };
 
 struct Select {
-  std::string kind = "truncation";       ///< truncation | tournament | map_elites | random
-  std::string scheme = "mu_plus_lambda"; ///< mu_plus_lambda | mu_comma_lambda
+  /// truncation(mu_plus_lambda), tournament(K), map_elites(...) or random
+  /// (mu_comma_lambda is refused: the engine always selects from parents
+  /// and children together).
+  enum class Kind : uint8_t { Truncation, Tournament, MapElites, Random };
+  Kind kind = Kind::Truncation;
   int64_t tournamentSize = 0;
   std::vector<Descriptor> descriptors; ///< map_elites: one or two axes
   double qdOffset = 0;                 ///< map_elites: QD-score counts fitness above it
@@ -180,7 +184,10 @@ struct Select {
 
 /// `invalid = loss_above(5.5), loss_jump(0.5)`: robots marked invalid.
 struct InvalidRule {
-  std::string kind; ///< loss_above | loss_jump | nonfinite
+  /// loss_above(X), loss_jump(X), nonfinite() (always applied: a design
+  /// whose rollout is not finite is invalid with or without the rule).
+  enum class Kind : uint8_t { LossAbove, LossJump, Nonfinite };
+  Kind kind = Kind::Nonfinite;
   double value = 0;
 };
 

@@ -118,12 +118,11 @@ TEST_CASE("the CheckedProgram of examples/eldir.evo", "[sema]") {
   CHECK(p.evolve.learn.optimizer.args.at("step") == Approx(0.2));
   CHECK(p.evolve.fitness.reduce == "max");
   CHECK(p.evolve.fitness.sign == -1);
-  CHECK(p.evolve.select.kind == "truncation");
-  CHECK(p.evolve.select.scheme == "mu_plus_lambda");
+  CHECK(p.evolve.select.kind == sema::Select::Kind::Truncation);
   REQUIRE(p.evolve.invalid.size() == 2);
-  CHECK(p.evolve.invalid[0].kind == "loss_above");
+  CHECK(p.evolve.invalid[0].kind == sema::InvalidRule::Kind::LossAbove);
   CHECK(p.evolve.invalid[0].value == Approx(5.5));
-  CHECK(p.evolve.invalid[1].kind == "loss_jump");
+  CHECK(p.evolve.invalid[1].kind == sema::InvalidRule::Kind::LossJump);
   CHECK(p.fns.count("spring_impulse"));
   CHECK(p.fns.count("free_velocity"));
 }
@@ -882,7 +881,7 @@ TEST_CASE("select = map_elites: descriptors, ranges and bins", "[sema][map_elite
   INFO(c->all());
   REQUIRE(c->program);
   const auto &s = c->program->evolve.select;
-  CHECK(s.kind == "map_elites");
+  CHECK(s.kind == sema::Select::Kind::MapElites);
   REQUIRE(s.descriptors.size() == 2);
   CHECK(s.descriptors[0].kind == "actuators");
   CHECK(s.descriptors[0].hi == 20);
