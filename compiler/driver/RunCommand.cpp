@@ -23,9 +23,9 @@
 #include "evolve/RunMemory.h"
 #include "evolve/TrainEvaluate.h"
 #include "frontend/AstDump.h"
-#include "ir/Optimizers.h"
 #include "mpi/Ranks.h"
 #include "support/Error.h"
+#include "support/Optimizers.h"
 
 namespace evoc::driver {
 namespace {
@@ -211,7 +211,7 @@ nlohmann::json experimentFingerprint(const CommonOptions &opts, const sema::Chec
           {"dt", p.world.dt},
           {"iterations", train.iterations},
           {"optimizer",
-           {{"kind", ir::optimizerName(o.kind)},
+           {{"kind", optimizerName(o.kind)},
             {"step", o.step},
             {"lr", o.lr},
             {"beta1", o.beta1},

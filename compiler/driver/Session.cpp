@@ -66,7 +66,7 @@ runtime::TrainOptions Session::trainOptions() const {
   if (!p.commands.empty())
     o.commands = &p.commands;
   const sema::Optimizer &opt = learn.optimizer;
-  o.optimizer.kind = runtime::parseOptimizerKind(opt.name);
+  o.optimizer.kind = opt.kind;
   auto arg = [&](const char *k, double dflt) {
     auto it = opt.args.find(k);
     return it == opt.args.end() ? dflt : it->second;

@@ -394,8 +394,14 @@ void Checker::checkLearn(const SettingsBlock *learn, const std::string &prefix, 
       if (!e)
         continue;
       auto *call = dynCast<CallExpr>(e);
-      static const std::map<std::string, std::vector<std::string>> known = {
-          {"normalized_sgd", {"step"}}, {"sgd", {"lr"}}, {"adam", {"lr", "beta1", "beta2", "eps"}}};
+      struct Known {
+        OptimizerKind kind;
+        std::vector<std::string> args;
+      };
+      static const std::map<std::string, Known> known = {
+          {"normalized_sgd", {OptimizerKind::NormalizedStep, {"step"}}},
+          {"sgd", {OptimizerKind::Sgd, {"lr"}}},
+          {"adam", {OptimizerKind::Adam, {"lr", "beta1", "beta2", "eps"}}}};
       auto it = call ? known.find(call->callee.name) : known.end();
       if (it == known.end()) {
         diags.error(e->range, "optimizer must be normalized_sgd(step = S), sgd(lr = L) or "
@@ -403,11 +409,11 @@ void Checker::checkLearn(const SettingsBlock *learn, const std::string &prefix, 
         continue;
       }
       call->ref = CallRef::Setting;
-      L.optimizer.name = it->first;
+      L.optimizer.kind = it->second.kind;
       if (!call->args.empty())
         diags.error(call->args[0]->range, it->first + "() takes named arguments");
       for (auto &na : call->namedArgs) {
-        const auto &keys = it->second;
+        const auto &keys = it->second.args;
         if (std::find(keys.begin(), keys.end(), na.name.name) == keys.end()) {
           diags.error(na.name.range, "unknown argument " + q(na.name.name) + " of " + it->first);
           continue;

@@ -7,6 +7,7 @@
 #include "support/BodySpec.h"
 #include "support/CommandSpec.h"
 #include "support/Ground.h"
+#include "support/Optimizers.h"
 #include "support/StateLimit.h"
 
 #include <cstdint>
@@ -120,10 +121,11 @@ struct MutationRule {
   bool untilChanged = false;
 };
 
-/// An optimizer call: name and its named numeric arguments.
+/// An optimizer call: normalized_sgd(step = S), sgd(lr = L) or adam(lr,
+/// beta1, beta2, eps), and its named numeric arguments.
 struct Optimizer {
-  std::string name = "normalized_sgd"; ///< normalized_sgd | sgd | adam
-  std::map<std::string, double> args;  ///< step / lr, beta1, beta2, eps
+  OptimizerKind kind = OptimizerKind::NormalizedStep;
+  std::map<std::string, double> args; ///< step / lr, beta1, beta2, eps
 };
 
 /// How an iteration's episodes start. Fresh (continueAfter < 0): every

@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "ir/Optimizers.h"
+#include "support/Optimizers.h"
 
 namespace evoc::runtime {
 
-/// The optimisers (ir/Optimizers.h: one list for the CPU and the CUDA
+/// The optimisers (support/Optimizers.h: one list for the CPU and the CUDA
 /// training kernels).
-using ir::OptimizerKind;
+using evoc::OptimizerKind;
 
 /// Which optimiser and its settings.
 struct OptimizerConfig {

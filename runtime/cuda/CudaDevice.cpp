@@ -184,7 +184,7 @@ public:
     if (std::none_of(active.begin(), active.end(), [](char c) { return c != 0; }))
       return;
     uploadMask(active);
-    // The update kernel switches on the kind's value (ir/Optimizers.h).
+    // The update kernel switches on the kind's value (support/Optimizers.h).
     ro_->launch(cg::kTrainUpdate, records_, int64_t(mask_), int64_t(opts_.optimizer.kind));
   }
 

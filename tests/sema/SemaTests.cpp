@@ -114,7 +114,7 @@ TEST_CASE("the CheckedProgram of examples/eldir.evo", "[sema]") {
   CHECK(p.evolve.generations == 1000);
   CHECK(p.evolve.seed == 1);
   CHECK(p.evolve.learn.iterations == 35);
-  CHECK(p.evolve.learn.optimizer.name == "normalized_sgd");
+  CHECK(p.evolve.learn.optimizer.kind == OptimizerKind::NormalizedStep);
   CHECK(p.evolve.learn.optimizer.args.at("step") == Approx(0.2));
   CHECK(p.evolve.fitness.reduce == "max");
   CHECK(p.evolve.fitness.sign == -1);

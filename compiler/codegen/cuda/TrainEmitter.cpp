@@ -9,7 +9,7 @@
 
 #include "codegen/cuda/Internal.h"
 #include "codegen/cuda/TrainKernels.h"
-#include "ir/Optimizers.h"
+#include "support/Optimizers.h"
 
 namespace evoc::codegen::cuda {
 namespace {
@@ -136,9 +136,9 @@ private:
     for (const auto &[p, g] : pg)
       o << "  np += " << lengthExpr(m, p) << ";\n";
     o << "  (void)mom; (void)np;\n"
-      << "  if (evoc_b == " << int(ir::OptimizerKind::NormalizedStep) << ") {\n";
+      << "  if (evoc_b == " << int(OptimizerKind::NormalizedStep) << ") {\n";
     eachParam("p[i] = (F)((double)p[i] - scale * (double)g[i]);");
-    o << "  } else if (evoc_b == " << int(ir::OptimizerKind::Adam) << ") {\n";
+    o << "  } else if (evoc_b == " << int(OptimizerKind::Adam) << ") {\n";
     eachParam("const double gi = (double)g[i];\n"
               "      mom[j] = R->beta1 * mom[j] + (1 - R->beta1) * gi;\n"
               "      mom[np + j] = R->beta2 * mom[np + j] + (1 - R->beta2) * gi * gi;\n"
@@ -150,8 +150,7 @@ private:
       << "  __syncthreads();\n"
       << "  if (tid == 0) {\n"
       << "    R->t += 1;\n"
-      << "    if (evoc_b == " << int(ir::OptimizerKind::Adam)
-      << ") { R->b1t = b1t; R->b2t = b2t; }\n"
+      << "    if (evoc_b == " << int(OptimizerKind::Adam) << ") { R->b1t = b1t; R->b2t = b2t; }\n"
       << "  }\n"
       << "}\n";
   }

@@ -60,7 +60,7 @@ static_assert(sizeof(TrainRecord) == 160, "TrainRecord: 20 fields of 8 bytes");
 std::string trainRecordSource();
 
 /// The kernels' symbols. `b` of the update kernel is the optimiser: an
-/// ir::OptimizerKind's value. The check kernel takes the number of states T as `b`.
+/// OptimizerKind's value. The check kernel takes the number of states T as `b`.
 /// A batch of episodes: the accumulate kernel adds the gradient into the
 /// record's sum in double (`b`: the episode, 0 starts the sum), the mean
 /// kernel replaces the gradient by the sum / `b` (the batch). Continued

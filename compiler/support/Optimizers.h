@@ -1,13 +1,14 @@
 // The optimisers a `learn` block can name, written once: the CPU runtime
 // (runtime/core/Optimizer.cpp) applies them, the CUDA training kernels
 // (codegen/cuda/TrainEmitter.cpp) switch on the enum's values, and run
-// directories record the canonical name (optimizerName). A part of the
-// compiler/runtime contract (docs/architecture.md, "The one contract").
+// directories record the canonical name (optimizerName); sema hands the
+// kind a `learn` block names. A part of the compiler/runtime contract
+// (docs/architecture.md, "The one contract").
 #pragma once
 
 #include <cstdint>
 
-namespace evoc::ir {
+namespace evoc {
 
 /// X(Kind, canonical name): in this order, which fixes the enum's values.
 #define EVOC_OPTIMIZERS(X)                                                                         \
@@ -33,4 +34,4 @@ inline const char *optimizerName(OptimizerKind k) {
   return "?";
 }
 
-} // namespace evoc::ir
+} // namespace evoc
