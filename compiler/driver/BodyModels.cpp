@@ -22,11 +22,8 @@ std::shared_ptr<const evolve::BodyModel> latticeModel(const sema::CheckedProgram
   body.stiffness = p.body.stiffness;
   body.actuation = p.body.actuation;
   body.baseY = p.world.ground.height;
-  body.fillHoles = body.largestComponent = false;
-  for (const auto &r : p.body.repair) {
-    body.fillHoles |= r == "fill_holes";
-    body.largestComponent |= r == "largest_component";
-  }
+  body.fillHoles = p.body.fillHoles;
+  body.largestComponent = p.body.largestComponent;
   evolve::LatticeMutation mutation = evolve::kReferenceLatticeMutation;
   for (const auto &m : p.mutations) {
     if (m.op != "flip")

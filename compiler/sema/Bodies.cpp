@@ -105,7 +105,7 @@ void Checker::checkBody() {
               diags.error(v->range,
                           "unknown repair " + q(*n) + "; expected fill_holes or largest_component");
             else if (n)
-              body.repair.push_back(*n);
+              (*n == "fill_holes" ? body.fillHoles : body.largestComponent) = true;
           }
         }
       }

@@ -102,7 +102,9 @@ struct Body {
   double edge = 0.05;
   double stiffness = 3e4;
   double actuation = 0.1;
-  std::vector<std::string> repair; ///< "fill_holes", "largest_component"
+  // repair = fill_holes, largest_component (either, both or neither)
+  bool fillHoles = false;
+  bool largestComponent = false;
   // grammar
   std::string grammar;
   int64_t maxParts = 0;

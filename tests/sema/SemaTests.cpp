@@ -91,7 +91,8 @@ TEST_CASE("the CheckedProgram of examples/eldir.evo", "[sema]") {
   CHECK(p.body.edge == Approx(0.05));
   CHECK(p.body.stiffness == Approx(3e4));
   CHECK(p.body.actuation == Approx(0.1));
-  CHECK(p.body.repair == std::vector<std::string>{"fill_holes", "largest_component"});
+  CHECK(p.body.fillHoles);
+  CHECK(p.body.largestComponent);
   REQUIRE(p.parts.size() == 1);
   CHECK(p.parts[0].points.size() == 3);
   CHECK(p.parts[0].springs.size() == 3);
