@@ -70,18 +70,10 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
       c.selection.tournamentSize = int(p.evolve.select.tournamentSize);
     break;
   case Kind::MapElites: {
-    using K = evolve::Descriptor::Kind;
-    static const std::map<std::string, K> kinds = {{"actuators", K::Actuators},
-                                                   {"width", K::Width},
-                                                   {"height", K::Height},
-                                                   {"depth", K::Depth},
-                                                   {"term", K::Term},
-                                                   {"learning_gain", K::LearningGain},
-                                                   {"monotonicity", K::Monotonicity}};
     c.selection.kind = evolve::SelectionSpec::Kind::MapElites;
     c.selection.qdOffset = p.evolve.select.qdOffset;
-    for (const auto &d : p.evolve.select.descriptors) // sema admits only these kinds
-      c.selection.descriptors.push_back({kinds.at(d.kind), d.term, d.lo, d.hi, int(d.bins)});
+    for (const auto &d : p.evolve.select.descriptors)
+      c.selection.descriptors.push_back({d.kind, d.term, d.lo, d.hi, int(d.bins)});
     break;
   }
   }

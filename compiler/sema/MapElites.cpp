@@ -18,12 +18,6 @@ constexpr size_t kMaxDescriptors = 2;
 constexpr int64_t kMaxCells = 1000000;
 constexpr int64_t kMaxBins = 10000;
 
-const std::vector<std::string> &descriptorKinds() {
-  static const std::vector<std::string> kinds = {
-      "actuators", "width", "height", "depth", "term", "learning_gain", "monotonicity"};
-  return kinds;
-}
-
 // The loss's reported terms: the summands of its value that are named lets
 // (the rule of irgen's lowerLoss: reported when there are at least two
 // summands and one of them is named).
@@ -90,7 +84,7 @@ bool descriptorTerm(Checker &C, Expr &arg, Descriptor &desc) {
 /// error, when either is missing or wrong. An unknown argument only clears
 /// ok, so the descriptor is still counted (given twice, too many cells).
 bool descriptorGrid(Checker &C, CallExpr &d, Descriptor &desc, bool &ok) {
-  const std::string &kind = desc.kind;
+  const std::string kind = descriptorKindName(desc.kind);
   bool haveRange = false, haveBins = false;
   for (auto &na : d.namedArgs) {
     const std::string &k = na.name.name;
@@ -180,9 +174,9 @@ void Checker::checkMapElites(CallExpr &call, Select &sel) {
       continue;
     }
     const std::string &kind = d->callee.name;
-    const auto &kinds = descriptorKinds();
-    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
-      std::string c = closest(kind, kinds);
+    const std::optional<DescriptorKind> known = parseDescriptorKind(kind);
+    if (!known) {
+      std::string c = closest(kind, descriptorKindNames());
       diags.error(d->callee.range,
                   "unknown descriptor '" + kind + "'" +
                       (c.empty() ? "; expected " + form : "; did you mean '" + c + "'?"));
@@ -191,7 +185,7 @@ void Checker::checkMapElites(CallExpr &call, Select &sel) {
     }
     d->ref = CallRef::Setting;
     Descriptor desc;
-    desc.kind = kind;
+    desc.kind = *known;
     desc.at = d->range;
     // term(NAME, ...) names a reported term of the loss; the others take
     // no positional argument.

@@ -6,6 +6,7 @@
 #include "frontend/AST.h"
 #include "support/BodySpec.h"
 #include "support/CommandSpec.h"
+#include "support/Descriptors.h"
 #include "support/Ground.h"
 #include "support/Optimizers.h"
 #include "support/StateLimit.h"
@@ -167,9 +168,8 @@ struct Fitness {
 
 /// One axis of `map_elites(...)` (docs/language.md, Evolution).
 struct Descriptor {
-  /// actuators | width | height | depth | term | learning_gain | monotonicity
-  std::string kind;
-  std::string term; ///< the loss term's name, for term
+  DescriptorKind kind = DescriptorKind::Actuators; ///< support/Descriptors.h
+  std::string term;                                ///< the loss term's name, for term
   double lo = 0, hi = 1;
   int64_t bins = 10;
   SourceRange at; ///< the descriptor as written

@@ -43,23 +43,8 @@ double termValue(const std::string &name, const Described &x) {
 } // namespace
 
 std::string descriptorName(const Descriptor &d) {
-  switch (d.kind) {
-  case Descriptor::Kind::Actuators:
-    return "actuators";
-  case Descriptor::Kind::Width:
-    return "width";
-  case Descriptor::Kind::Height:
-    return "height";
-  case Descriptor::Kind::Depth:
-    return "depth";
-  case Descriptor::Kind::Term:
-    return "term(" + d.term + ")";
-  case Descriptor::Kind::LearningGain:
-    return "learning_gain";
-  case Descriptor::Kind::Monotonicity:
-    return "monotonicity";
-  }
-  return "?";
+  const std::string name = descriptorKindName(d.kind);
+  return d.kind == Descriptor::Kind::Term ? name + "(" + d.term + ")" : name;
 }
 
 double descriptorValue(const Descriptor &d, const Described &x) {

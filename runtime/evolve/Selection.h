@@ -4,6 +4,7 @@
 #pragma once
 
 #include "evolve/EvoRng.h"
+#include "support/Descriptors.h"
 
 #include <cstdint>
 #include <string>
@@ -15,15 +16,7 @@ namespace evoc::evolve {
 /// quantity of the body or of its training, cut into `bins` equal cells
 /// over [lo, hi]; values outside go to the edge cells.
 struct Descriptor {
-  enum class Kind {
-    Actuators,    ///< springs with a non-zero actuation
-    Width,        ///< the rest pose's extent along the first axis
-    Height,       ///< ... along the last axis (up)
-    Depth,        ///< ... along the second axis (3D)
-    Term,         ///< a named loss term at the lowest loss's iteration
-    LearningGain, ///< loss[0] - min(loss) (Metrics.h)
-    Monotonicity, ///< the fraction of iterations whose loss fell (Metrics.h)
-  };
+  using Kind = DescriptorKind; ///< the one list (support/Descriptors.h)
   Kind kind = Kind::Actuators;
   std::string term; ///< the loss term's name, for Term
   double lo = 0, hi = 1;

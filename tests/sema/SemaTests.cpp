@@ -884,10 +884,10 @@ TEST_CASE("select = map_elites: descriptors, ranges and bins", "[sema][map_elite
   const auto &s = c->program->evolve.select;
   CHECK(s.kind == sema::Select::Kind::MapElites);
   REQUIRE(s.descriptors.size() == 2);
-  CHECK(s.descriptors[0].kind == "actuators");
+  CHECK(s.descriptors[0].kind == DescriptorKind::Actuators);
   CHECK(s.descriptors[0].hi == 20);
   CHECK(s.descriptors[0].bins == 5);
-  CHECK(s.descriptors[1].kind == "term");
+  CHECK(s.descriptors[1].kind == DescriptorKind::Term);
   CHECK(s.descriptors[1].term == "up");
   CHECK(s.descriptors[1].lo == -0.1);
   CHECK(s.qdOffset == -1);
@@ -902,7 +902,7 @@ TEST_CASE("select = map_elites: descriptors, ranges and bins", "[sema][map_elite
   auto three = test::checkPath(kSrc + "/examples/walker3d.evo", o);
   INFO(three->all());
   REQUIRE(three->program);
-  CHECK(three->program->evolve.select.descriptors[0].kind == "depth");
+  CHECK(three->program->evolve.select.descriptors[0].kind == DescriptorKind::Depth);
 }
 
 TEST_CASE("select = map_elites: bad settings give located errors", "[sema][map_elites]") {
