@@ -3,15 +3,11 @@
 
 #include "EvoParser.h"
 #include "frontend/AST.h"
+#include "support/Diagnostics.h"
 
 #include <memory>
 #include <string>
 #include <vector>
-
-namespace evoc {
-class SourceManager;
-class DiagnosticEngine;
-} // namespace evoc
 
 namespace evoc::frontend {
 

@@ -3,16 +3,12 @@
 #pragma once
 
 #include "frontend/AST.h"
+#include "support/Diagnostics.h"
 
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
-
-namespace evoc {
-class SourceManager;
-class DiagnosticEngine;
-} // namespace evoc
 
 namespace evoc::frontend {
 

@@ -2,13 +2,9 @@
 #pragma once
 
 #include "frontend/AST.h"
+#include "support/Diagnostics.h"
 
 #include <memory>
-
-namespace evoc {
-class SourceManager;
-class DiagnosticEngine;
-} // namespace evoc
 
 namespace evoc::frontend {
 

@@ -27,10 +27,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-bool sendAll(int fd, const void *data, size_t n) {
-  const char *p = static_cast<const char *>(data);
+// Moves all n bytes at p through `io(p, n)` (one send or recv of up to n
+// bytes, returning what that returned), retrying on EINTR; false when the
+// connection fails or closes first.
+template <class Byte, class Io> bool transferAll(Byte *p, size_t n, Io io) {
   while (n > 0) {
-    ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+    ssize_t k = io(p, n);
     if (k < 0 && errno == EINTR)
       continue;
     if (k <= 0)
@@ -41,25 +43,22 @@ bool sendAll(int fd, const void *data, size_t n) {
   return true;
 }
 
+bool sendAll(int fd, const void *data, size_t n) {
+  return transferAll(static_cast<const char *>(data), n,
+                     [fd](const char *p, size_t left) { return send(fd, p, left, MSG_NOSIGNAL); });
+}
+
 // Reads exactly n bytes within `ms` milliseconds.
 bool readFull(int fd, void *out, size_t n, int ms) {
-  char *p = static_cast<char *>(out);
   auto until = Clock::now() + std::chrono::milliseconds(ms);
-  while (n > 0) {
+  return transferAll(static_cast<char *>(out), n, [&](char *p, size_t left) -> ssize_t {
     pollfd q{fd, POLLIN, 0};
-    int left =
+    int wait =
         int(std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count());
-    if (left <= 0 || poll(&q, 1, left) <= 0)
-      return false;
-    ssize_t k = recv(fd, p, n, 0);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return false;
-    p += k;
-    n -= size_t(k);
-  }
-  return true;
+    if (wait <= 0 || poll(&q, 1, wait) <= 0)
+      return 0; // out of time (or poll failed): not retried
+    return recv(fd, p, left, 0);
+  });
 }
 
 // Rank 0's IPv4 addresses, those other hosts can reach first, loopback last.

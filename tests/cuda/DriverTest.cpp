@@ -36,11 +36,8 @@ TEST_CASE("without libcuda, --backend cuda says why in one sentence", "[cuda][dr
 }
 
 TEST_CASE("on a GPU: CUDA and the interpreter agree, per robot and batched", "[cuda][gpu]") {
-  std::string why;
-  if (!codegen::cuda::cudaAvailable(&why)) {
-    WARN("skipped, no GPU: " << why);
+  if (!gpuOrSkip())
     return;
-  }
   MassSpringIds d;
   std::mt19937_64 rng(7);
   for (auto prec : {ir::Precision::F64, ir::Precision::F32}) {

@@ -15,14 +15,9 @@ using namespace evoc;
 using namespace evoc::test;
 
 TEST_CASE("on a GPU: CUDA and CPU back ends agree on 20 robots at T = 1000", "[cuda][gpu]") {
-  std::string why;
-  if (!codegen::cuda::cudaAvailable(&why)) {
-    WARN("skipped, no GPU: " << why);
+  if (!gpuOrSkip())
     return;
-  }
-  MassSpringIds d;
-  std::vector<int> params;
-  ir::Module m = differentiatedModule(d, params);
+  auto [d, params, m] = differentiatedModule();
   auto cpu = codegen::compile(m, codegen::BackendKind::Cpu);
   auto gpu = codegen::cuda::compileCuda(m);
   std::mt19937_64 rng(2024);
@@ -38,9 +33,7 @@ TEST_CASE("on a GPU: CUDA and CPU back ends agree on 20 robots at T = 1000", "[c
 // The same comparison with the CPU emulation standing in for the GPU, on a
 // smaller workload (hidden: about a minute on two cores; run it by name).
 TEST_CASE("emulated CUDA and CPU back ends agree on a long rollout", "[.][cuda][emulation]") {
-  MassSpringIds d;
-  std::vector<int> params;
-  ir::Module m = differentiatedModule(d, params);
+  auto [d, params, m] = differentiatedModule();
   auto cpu = codegen::compile(m, codegen::BackendKind::Cpu);
   auto dir =
       std::filesystem::temp_directory_path() / ("evoc-cuda-agree-" + std::to_string(::getpid()));

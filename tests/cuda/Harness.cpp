@@ -1,11 +1,14 @@
 // RobotBuffers and the rollout schedule shared by the CUDA tests.
 #include "Harness.h"
 
+#include <catch2/catch.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 
+#include "codegen/cuda/CudaBackend.h"
 #include "ir/Interpreter.h"
 
 namespace evoc::test {
@@ -226,6 +229,14 @@ double maxRelDiff(const RobotBuffers &ref, const RobotBuffers &got, int b) {
       return INFINITY;
   }
   return diff / scale;
+}
+
+bool gpuOrSkip() {
+  std::string why;
+  if (codegen::cuda::cudaAvailable(&why))
+    return true;
+  WARN("skipped, no GPU: " << why);
+  return false;
 }
 
 } // namespace evoc::test

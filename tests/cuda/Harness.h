@@ -1,5 +1,6 @@
 // Per-robot buffers of the test module and a rollout driver that runs the
-// same kernels through any back end (interpreter, emulated CUDA, real GPU).
+// same kernels through any back end (interpreter, emulated CUDA, real GPU);
+// the skip of a [gpu] case on a machine without one.
 #pragma once
 
 #include <functional>
@@ -60,5 +61,9 @@ RunFn interpreter(const ir::Module &m);
 /// Largest relative difference of buffer b between two robots' buffers,
 /// relative to the largest magnitude in `ref` (or 1e-300).
 double maxRelDiff(const RobotBuffers &ref, const RobotBuffers &got, int b);
+
+/// Whether this machine can run the CUDA back end; without a GPU, warns
+/// "skipped, no GPU: <why>" so that a [gpu] case can return early.
+bool gpuOrSkip();
 
 } // namespace evoc::test

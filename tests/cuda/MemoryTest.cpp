@@ -65,9 +65,7 @@ std::vector<int64_t> populationSizes(const ir::Module &m, const MassSpringIds &d
 } // namespace
 
 TEST_CASE("CudaRollout: the device-memory estimate is what it allocates", "[cuda][memory]") {
-  MassSpringIds d;
-  std::vector<int> params;
-  ir::Module m = differentiatedModule(d, params);
+  auto [d, params, m] = differentiatedModule();
   FakeExecutable exe; // free memory unknown: no refusal
   for (auto [n, T] : {std::pair<int, int64_t>{1, 2}, {3, 10}, {50, 1000}}) {
     INFO(n << " robots x " << T << " states");
@@ -90,9 +88,7 @@ TEST_CASE("CudaRollout: the device-memory estimate is what it allocates", "[cuda
 TEST_CASE("CudaRollout: a population beyond the device's free memory is refused before "
           "allocation",
           "[cuda][memory]") {
-  MassSpringIds d;
-  std::vector<int> params;
-  ir::Module m = differentiatedModule(d, params);
+  auto [d, params, m] = differentiatedModule();
   const int n = 1000;
   const int64_t T = 1000;
   auto sizes = populationSizes(m, d, n, 168, 453); // the paper's largest lattice

@@ -30,16 +30,17 @@ double relDiff(const std::vector<char> &a, const std::vector<char> &b) {
 
 } // namespace
 
-ir::Module differentiatedModule(MassSpringIds &d, std::vector<int> &params, ir::Precision p) {
-  ir::Module m = makeMassSpringModule(d, p, true);
-  m.kernels.pop_back(); // the adjoint-shapes kernel
-  autodiff::differentiate(m);
-  opt::runPasses(m);
+DifferentiatedModule differentiatedModule(ir::Precision p) {
+  DifferentiatedModule r;
+  r.m = makeMassSpringModule(r.d, p, true);
+  r.m.kernels.pop_back(); // the adjoint-shapes kernel
+  autodiff::differentiate(r.m);
+  opt::runPasses(r.m);
   for (const char *n : {"mlp.w1.adj", "mlp.b1.adj", "mlp.w2.adj", "mlp.b2.adj"}) {
-    params.push_back(m.findBuffer(n));
-    REQUIRE(params.back() >= 0);
+    r.params.push_back(r.m.findBuffer(n));
+    REQUIRE(r.params.back() >= 0);
   }
-  return m;
+  return r;
 }
 
 /// CudaRollout of `robots` on `exe` against per-robot reference rollouts

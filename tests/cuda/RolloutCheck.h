@@ -10,9 +10,13 @@
 namespace evoc::test {
 
 /// makeMassSpringModule's step and loss with their adjoints, after the
-/// passes; `params` gets the Param adjoint buffers (w1, b1, w2, b2).
-ir::Module differentiatedModule(MassSpringIds &d, std::vector<int> &params,
-                                ir::Precision p = ir::Precision::F64);
+/// passes, with its buffer ids.
+struct DifferentiatedModule {
+  MassSpringIds d;
+  std::vector<int> params; ///< the Param adjoint buffers (w1, b1, w2, b2)
+  ir::Module m;
+};
+DifferentiatedModule differentiatedModule(ir::Precision p = ir::Precision::F64);
 
 /// CudaRollout of `robots` on `exe` (twice, to check resets) against
 /// referenceRollout through `ref`: loss and last state to `tol` relative,

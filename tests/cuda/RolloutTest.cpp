@@ -19,9 +19,7 @@ using namespace evoc::test;
 namespace fs = std::filesystem;
 
 TEST_CASE("CudaRollout (emulated): loss and gradients of a ragged population", "[cuda][rollout]") {
-  MassSpringIds d;
-  std::vector<int> params;
-  ir::Module m = differentiatedModule(d, params);
+  auto [d, params, m] = differentiatedModule();
   fs::path dir = fs::temp_directory_path() / ("evoc-cuda-rollout-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   EmulatedExecutable emu(m, dir.string());
@@ -32,14 +30,9 @@ TEST_CASE("CudaRollout (emulated): loss and gradients of a ragged population", "
 }
 
 TEST_CASE("on a GPU: CudaRollout agrees with the interpreter", "[cuda][rollout][gpu]") {
-  std::string why;
-  if (!codegen::cuda::cudaAvailable(&why)) {
-    WARN("skipped, no GPU: " << why);
+  if (!gpuOrSkip())
     return;
-  }
-  MassSpringIds d;
-  std::vector<int> params;
-  ir::Module m = differentiatedModule(d, params);
+  auto [d, params, m] = differentiatedModule();
   auto exe = codegen::cuda::compileCuda(m);
   std::mt19937_64 rng(22);
   std::vector<MassSpringRobot> robots;

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "Emulator.h"
+#include "Harness.h"
+#include "InitKernel.h"
 #include "codegen/Executable.h"
 #include "core/Device.h"
 #include "core/Train.h"
@@ -23,7 +25,6 @@
 #include "evolve/BodyModel.h"
 #include "evolve/EvoRng.h"
 #include "evolve/Lattice.h"
-#include "ir/Builder.h"
 #include "sema/Program.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
@@ -342,18 +343,7 @@ TEST_CASE("the GPU training device (emulated) runs Init kernels as the CPU devic
           "[cuda][train]") {
   Fixture &f = fixture();
   ir::Module m = compileFile(fs::path(EVOC_SOURCE_DIR) / "examples" / "eldir_small.evo");
-  {
-    m.kernels.emplace_back();
-    ir::Kernel &k = m.kernels.back();
-    k.name = "init";
-    k.kind = ir::KernelKind::Init;
-    ir::Builder b(m, k);
-    // b2[s] = rest[s] + the x-coordinate of point 1 (the initial state is visible).
-    ir::ValueId x1 = b.load(m.findBuffer("point.x"), b.constI(2));
-    ir::ValueId s = b.beginLoop(m.findSet("spring"));
-    b.store(m.findBuffer("mlp.b2"), s, b.add(b.load(m.findBuffer("spring.rest"), s), x1));
-    b.endLoop();
-  }
+  test::appendInitKernel(m, "mlp.b2"); // b2[s] = rest[s] + the x-coordinate of point 1
   auto c = compileBoth(std::move(m), "init");
   REQUIRE(c->info->init.size() == 1);
   auto gpu = runtime::cuda::cudaDevice(*c->info, *c->emu);
@@ -463,11 +453,8 @@ TEST_CASE("the GPU training device (emulated) trains the multi-task examples as 
 
 TEST_CASE("on a GPU: the GPU training device trains the multi-task examples as the CPU device does",
           "[cuda][train][gpu]") {
-  std::string why;
-  if (!codegen::cuda::cudaAvailable(&why)) {
-    WARN("skipped, no GPU: " << why);
+  if (!test::gpuOrSkip())
     return;
-  }
   trainExamplesOnBoth(true);
 }
 
@@ -520,11 +507,8 @@ TEST_CASE("the GPU training device (emulated) trains multi-task batches as the C
 // note, without a GPU.
 TEST_CASE("on a GPU: the GPU training device agrees with the CPU on 20 paper-sized bodies",
           "[cuda][train][gpu]") {
-  std::string why;
-  if (!codegen::cuda::cudaAvailable(&why)) {
-    WARN("skipped, no GPU: " << why);
+  if (!test::gpuOrSkip())
     return;
-  }
   ir::Module m = compileFile(fs::path(EVOC_SOURCE_DIR) / "examples" / "eldir.evo");
   runtime::ModuleInfo info(m);
   auto cpu = codegen::compile(m, codegen::BackendKind::Cpu);

@@ -1,25 +1,18 @@
 // Helpers for the front-end tests: parse a string, collect diagnostics.
 #pragma once
 
+#include "Diagnosed.h"
 #include "frontend/Imports.h"
 #include "frontend/Parser.h"
-#include "support/Diagnostics.h"
-#include "support/SourceManager.h"
 
 #include <memory>
 #include <string>
-#include <vector>
 
 namespace evoc::test {
 
 /// A parse of one in-memory file, keeping the sources alive.
-struct Parsed {
-  SourceManager sources;
-  DiagnosticEngine diags{sources};
+struct Parsed : Diagnosed {
   std::unique_ptr<ast::Module> module;
-
-  /// Headlines of every diagnostic (and note), in order.
-  std::vector<std::string> lines() const { return diags.headlines(); }
 };
 
 inline std::unique_ptr<Parsed> parse(const std::string &text, const std::string &name = "t.evo") {

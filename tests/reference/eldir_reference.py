@@ -47,6 +47,13 @@ ACTUATION = 0.1
 # ---------------------------------------------------------------------------
 # Simulation (torch, f64, autograd)
 
+def controller_inputs():
+    """controller_act's fixed inputs: the sines' phases 2 pi j / 10 and the two ones."""
+    import torch
+    phases = torch.tensor([2 * math.pi * j / N_SINES for j in range(N_SINES)], dtype=torch.float64)
+    return phases, torch.ones(2, dtype=torch.float64)
+
+
 def controller_act(x, v, t, params, phases, ones2):
     """ELDiR's MLP at step t: 10 sines, then per point 0.05 (x - c) and
     0.05 v, then 1, 1; tanh hidden and output layers (one output a spring)."""
@@ -98,8 +105,7 @@ def rollout_loss(robot, params, steps, contact):
     x = pts.clone()
     v = torch.zeros_like(x)
     x0 = x
-    phases = torch.tensor([2 * math.pi * j / N_SINES for j in range(N_SINES)], dtype=f64)
-    ones2 = torch.ones(2, dtype=f64)
+    phases, ones2 = controller_inputs()
     decay = math.exp(-DT * DAMPING)
     grav = torch.tensor([0.0, DT * GRAVITY], dtype=f64)
     zero = torch.zeros((), dtype=f64)
@@ -263,20 +269,8 @@ def spec_robot(rng, spec):
 
 
 def main(argv):
-    ap, sub = common.command_line(__doc__)
-    common.add_sim_arguments(sub.add_parser("sim"), "--contact", ("noslip", "friction"))
-    common.add_gen_arguments(sub.add_parser("gen"), "ROWSxCOLS:DENSITY per robot")
-    common.add_check_arguments(sub.add_parser("check"), 1e-8, 1e-6)
-    args = ap.parse_args(argv)
-
-    if args.cmd == "sim":
-        common.run_sim(args, 2, lambda rob, leaves, i: rollout_loss(rob, leaves, args.steps, args.contact),
-                       up_only=True)
-    elif args.cmd == "gen":
-        common.run_gen(args, spec_robot, random_params)
-    else:
-        return common.check(args)
-    return 0
+    return common.sim_gen_check(argv, __doc__, 2, "--contact", ("noslip", "friction"),
+                                "ROWSxCOLS:DENSITY per robot", rollout_loss, spec_robot, random_params)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # friction reference_common.py's.
 import eldir_reference as ref2  # noqa: E402
 import reference_common as common  # noqa: E402
-from reference_common import N_SINES  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # The worlds. ELDiR's (docs/evolution.md) in 3D; Fang's 3D world (docs/multitask.md).
@@ -69,8 +68,7 @@ def rollout_loss(robot, params, steps, model):
     x = pts.clone()
     v = torch.zeros_like(x)
     x0 = x
-    phases = torch.tensor([2 * math.pi * j / N_SINES for j in range(N_SINES)], dtype=f64)
-    ones2 = torch.ones(2, dtype=f64)
+    phases, ones2 = ref2.controller_inputs()
     decay = math.exp(-DT * damping)
     grav = torch.tensor([0.0, 0.0, DT * gravity], dtype=f64)
     zero = torch.zeros((), dtype=f64)
@@ -186,20 +184,8 @@ def spec_robot(rng, spec):
 
 
 def main(argv):
-    ap, sub = common.command_line(__doc__)
-    common.add_sim_arguments(sub.add_parser("sim"), "--model", sorted(WORLDS))
-    common.add_gen_arguments(sub.add_parser("gen"), "CELLS:STIFFNESS per robot")
-    common.add_check_arguments(sub.add_parser("check"), 1e-8, 1e-6)
-    args = ap.parse_args(argv)
-
-    if args.cmd == "sim":
-        common.run_sim(args, 3, lambda rob, leaves, i: rollout_loss(rob, leaves, args.steps, args.model),
-                       up_only=True)
-    elif args.cmd == "gen":
-        common.run_gen(args, spec_robot, random_params)
-    else:
-        return common.check(args)
-    return 0
+    return common.sim_gen_check(argv, __doc__, 3, "--model", sorted(WORLDS),
+                                "CELLS:STIFFNESS per robot", rollout_loss, spec_robot, random_params)
 
 
 if __name__ == "__main__":

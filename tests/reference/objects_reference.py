@@ -178,8 +178,7 @@ def rollout_loss(robot, params, steps, g, boxes, objects, dim, counts):
         if bool(start.any()):
             print("warning: %d points start inside objects" % int(start.sum()), file=sys.stderr)
     hup = half[:, dim - 1:dim] * up                  # h_up e_up per object
-    phases = torch.tensor([2 * math.pi * j / common.N_SINES for j in range(common.N_SINES)], dtype=f64)
-    ones2 = torch.ones(2, dtype=f64)
+    phases, ones2 = ref2.controller_inputs()
     decay = math.exp(-DT * DAMPING)
     grav = DT * GRAVITY * up
 

@@ -191,6 +191,28 @@ def run_sim(args, dim, loss_of, up_only=False):
         print("robot %d: loss %.17g" % (i, r["loss"]))
 
 
+def sim_gen_check(argv, doc, dim, model_option, models, spec_help, rollout_loss, robot_of, params_of):
+    """The whole command line of a reference with just `sim`, `gen` and `check`
+    (tolerances 1e-8 on the loss, 1e-6 on the gradient): `sim` differentiates
+    rollout_loss(robot, leaves, steps, model) with the model model_option names
+    (the up-only perturbation), `gen` is run_gen(robot_of, params_of).
+    Returns the exit status."""
+    ap, sub = command_line(doc)
+    add_sim_arguments(sub.add_parser("sim"), model_option, models)
+    add_gen_arguments(sub.add_parser("gen"), spec_help)
+    add_check_arguments(sub.add_parser("check"), 1e-8, 1e-6)
+    args = ap.parse_args(argv)
+
+    if args.cmd == "sim":
+        model = getattr(args, model_option.lstrip("-"))
+        run_sim(args, dim, lambda rob, leaves, i: rollout_loss(rob, leaves, args.steps, model), up_only=True)
+    elif args.cmd == "gen":
+        run_gen(args, robot_of, params_of)
+    else:
+        return check(args)
+    return 0
+
+
 # ---------------------------------------------------------------------------
 # Physics
 

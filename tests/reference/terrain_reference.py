@@ -46,7 +46,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import eldir_reference as ref2  # noqa: E402  (controller, springs)
 import reference_common as common  # noqa: E402  (friction, command line, sim, check)
-from reference_common import N_SINES  # noqa: E402
 
 DT = 0.004
 DAMPING = 15.0
@@ -202,8 +201,7 @@ def rollout(robot, params, steps, dim, lift_of, contact):
     x = pts + lift * up
     v = torch.zeros_like(x)
     x0 = x
-    phases = torch.tensor([2 * math.pi * j / N_SINES for j in range(N_SINES)], dtype=f64)
-    ones2 = torch.ones(2, dtype=f64)
+    phases, ones2 = ref2.controller_inputs()
     decay = math.exp(-DT * DAMPING)
     grav = DT * GRAVITY * up
 

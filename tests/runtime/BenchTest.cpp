@@ -42,12 +42,7 @@ TEST_CASE("bench: ELDiR rollouts through simulate()", "[.bench]") {
   test::EldirOptions eo;
   eo.hidden = 32;
   ir::Module m = test::eldirModule(eo);
-  for (auto &b : m.buffers) {
-    if (b.name == "point.x.next" || b.name == "point.v.next")
-      b.field = b.name.substr(0, b.name.size() - 5);
-    else if (b.role == ir::Role::Param)
-      b.field = b.name.substr(4);
-  }
+  test::setIrgenFields(m);
   autodiff::differentiate(m);
   auto exe = codegen::compile(m, codegen::BackendKind::Cpu);
   auto two = readRobotsFile(std::string(EVOC_SHARED_DIR) + "/testdata/eldir-vectors/robots.json");

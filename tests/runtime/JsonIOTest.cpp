@@ -16,23 +16,31 @@ using namespace evoc::runtime;
 
 namespace {
 
-// The error message of parsing `text`, or "" when it parses.
-std::string robotsError(const std::string &text) {
+// The message of the evoc::Error that `parse` throws, or "" when it returns.
+template <class Parse> std::string errorOf(Parse parse) {
   try {
-    parseRobotsJson(text, "r.json");
+    parse();
   } catch (const Error &e) {
     return e.what();
   }
   return "";
 }
 
+// The error message of parsing `text` as r.json / p.json, or "" when it parses.
+std::string robotsError(const std::string &text) {
+  return errorOf([&] { parseRobotsJson(text, "r.json"); });
+}
 std::string paramsError(const std::string &text) {
-  try {
-    parseParamsJson(text, "p.json");
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
+  return errorOf([&] { parseParamsJson(text, "p.json"); });
+}
+
+// ROBOTS.json with one robot: two points and this one spring; these points
+// and no springs.
+std::string oneSpring(const std::string &spring) {
+  return R"({"robots": [{"points": [[0,0],[1,0]], "springs": [)" + spring + "]}]}";
+}
+std::string noSprings(const std::string &points) {
+  return R"({"robots": [{"points": )" + points + R"(, "springs": []}]})";
 }
 
 const char *kGood = R"({"robots": [
@@ -61,54 +69,33 @@ TEST_CASE("ROBOTS.json: errors name the robot and the field", "[json]") {
   CHECK(e.find("robot 1, spring 0, endpoint b = 2 is out of range") != std::string::npos);
   CHECK(e.find("2 points") != std::string::npos);
 
-  e = robotsError(R"({"robots": [{"points": [[0,0],[1,0]], "springs": [[-1, 1, 1, 1, 0]]}]})");
-  CHECK(e.find("robot 0, spring 0, endpoint a = -1 is out of range") != std::string::npos);
-
-  e = robotsError(R"({"robots": [{"points": [[0,0],[1,0]], "springs": [[0, 1, 0, 1, 0]]}]})");
-  CHECK(e.find("robot 0, spring 0, rest length is 0") != std::string::npos);
-
-  e = robotsError(R"({"robots": [{"points": [[0,0],[1,0]], "springs": [[0, 1.5, 1, 1, 0]]}]})");
-  CHECK(e.find("not an integer") != std::string::npos);
-
-  e = robotsError(R"({"robots": [{"points": [[0,0],[1,0]], "springs": [[0, 0, 1, 1, 0]]}]})");
-  CHECK(e.find("connects point 0 to itself") != std::string::npos);
-
-  e = robotsError(R"({"robots": [{"points": [[0,0],[1,NaN]], "springs": []}]})");
-  CHECK(e.find("r.json: robot 0, point 1, coordinate y is NaN") != std::string::npos);
-
-  e = robotsError(R"({"robots": [{"points": [[0,0],[-Infinity, 1]], "springs": []}]})");
-  CHECK(e.find("robot 0, point 1, coordinate x is infinite") != std::string::npos);
-
-  e = robotsError(R"({"robots": [{"points": [[0,0],[null, 1]], "springs": []}]})");
-  CHECK(e.find("robot 0, point 1, coordinate x is null") != std::string::npos);
-
-  e = robotsError(R"({"robots": [{"points": [[0,0],[1,0,2]], "springs": []}]})");
-  CHECK(e.find("robot 0, point 1 has 3 coordinates, expected 2") != std::string::npos);
-
-  try {
-    parseRobotsJson(R"({"robots": [{"points": [[0,0,0]], "springs": []}]})", "r.json", 2);
-    FAIL("3D point accepted in a 2D experiment");
-  } catch (const Error &err) {
-    CHECK(std::string(err.what())
-              .find("point 0 has 3 coordinates, expected 2 (the experiment is 2D)") !=
-          std::string::npos);
+  // (the file, what its error says)
+  const std::pair<std::string, const char *> cases[] = {
+      {oneSpring("[-1, 1, 1, 1, 0]"), "robot 0, spring 0, endpoint a = -1 is out of range"},
+      {oneSpring("[0, 1, 0, 1, 0]"), "robot 0, spring 0, rest length is 0"},
+      {oneSpring("[0, 1.5, 1, 1, 0]"), "not an integer"},
+      {oneSpring("[0, 0, 1, 1, 0]"), "connects point 0 to itself"},
+      {oneSpring("[0, 1, 1, 1]"), "robot 0, spring 0 has 4 entries, expected 5"},
+      {noSprings("[[0,0],[1,NaN]]"), "r.json: robot 0, point 1, coordinate y is NaN"},
+      {noSprings("[[0,0],[-Infinity, 1]]"), "robot 0, point 1, coordinate x is infinite"},
+      {noSprings("[[0,0],[null, 1]]"), "robot 0, point 1, coordinate x is null"},
+      {noSprings("[[0,0],[1,0,2]]"), "robot 0, point 1 has 3 coordinates, expected 2"},
+      {noSprings("[]"), "robot 0 has no points"},
+      {noSprings("[[0,\"a\"]]"), "coordinate y is a string"},
+      {R"({"robots": [{"springs": []}]})", "robot 0 has no \"points\""},
+      {R"({"robot": []})", "has no \"robots\""},
+  };
+  for (auto [text, says] : cases) {
+    INFO(text);
+    CHECK(robotsError(text).find(says) != std::string::npos);
   }
+
+  e = errorOf([] {
+    parseRobotsJson(R"({"robots": [{"points": [[0,0,0]], "springs": []}]})", "r.json", 2);
+  });
+  CHECK(e.find("point 0 has 3 coordinates, expected 2 (the experiment is 2D)") !=
+        std::string::npos);
   CHECK_THROWS_WITH(readRobotsFile("/nonexistent/robots.json"), Catch::Contains("cannot read"));
-
-  e = robotsError(R"({"robots": [{"points": [[0,0],[1,0]], "springs": [[0, 1, 1, 1]]}]})");
-  CHECK(e.find("robot 0, spring 0 has 4 entries, expected 5") != std::string::npos);
-
-  e = robotsError(R"({"robots": [{"points": [], "springs": []}]})");
-  CHECK(e.find("robot 0 has no points") != std::string::npos);
-
-  e = robotsError(R"({"robots": [{"springs": []}]})");
-  CHECK(e.find("robot 0 has no \"points\"") != std::string::npos);
-
-  e = robotsError(R"({"robot": []})");
-  CHECK(e.find("has no \"robots\"") != std::string::npos);
-
-  e = robotsError(R"({"robots": [{"points": [[0,"a"]], "springs": []}]})");
-  CHECK(e.find("coordinate y is a string") != std::string::npos);
 }
 
 TEST_CASE("ROBOTS.json: malformed JSON reports line and column", "[json]") {

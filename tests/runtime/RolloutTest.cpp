@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ChainFixture.h"
+#include "Close.h"
 #include "core/Rollout.h"
 #include "support/Error.h"
 
@@ -70,28 +71,25 @@ TEST_CASE("Whole-rollout gradient matches central finite differences", "[rollout
   REQUIRE(gmax > 0);
   double *p = reinterpret_cast<double *>(s.pop.arena(0, Arena::Param));
   const int64_t n = s.pop.layout(0).paramCount;
-  double worst = 0;
-  for (int64_t i = 0; i < n; i += 7) { // every 7th weight, and all biases (the tail)
+  // The central difference of the loss in parameter i.
+  auto centralDiff = [&](int64_t i) {
     double h = 1e-6, keep = p[i];
     p[i] = keep + h;
     double lp = ro.run(s.pop, 0, config(T), false).loss;
     p[i] = keep - h;
     double lm = ro.run(s.pop, 0, config(T), false).loss;
     p[i] = keep;
-    double fd = (lp - lm) / (2 * h);
+    return (lp - lm) / (2 * h);
+  };
+  double worst = 0;
+  for (int64_t i = 0; i < n; i += 7) { // every 7th weight, and all biases (the tail)
+    double fd = centralDiff(i);
     worst = std::max(worst, std::abs(fd - g[i]) / gmax);
     INFO("param " << i << " fd " << fd << " adjoint " << g[i]);
     CHECK(std::abs(fd - g[i]) <= 1e-6 * gmax + 1e-7 * std::abs(fd));
   }
-  for (int64_t i = n - s.pop.layout(0).count[s.m.findBuffer("ctrl.b")]; i < n; ++i) {
-    double h = 1e-6, keep = p[i];
-    p[i] = keep + h;
-    double lp = ro.run(s.pop, 0, config(T), false).loss;
-    p[i] = keep - h;
-    double lm = ro.run(s.pop, 0, config(T), false).loss;
-    p[i] = keep;
-    CHECK(std::abs((lp - lm) / (2 * h) - g[i]) <= 1e-6 * gmax);
-  }
+  for (int64_t i = n - s.pop.layout(0).count[s.m.findBuffer("ctrl.b")]; i < n; ++i)
+    CHECK(std::abs(centralDiff(i) - g[i]) <= 1e-6 * gmax);
   WARN("gradcheck: worst |fd - adjoint| / max|grad| = " << worst);
 }
 
@@ -248,11 +246,9 @@ TEST_CASE("f32 modules run and agree with f64 roughly", "[rollout]") {
   Rollout ro64(s64.info, *s64.exe);
   auto out64 = ro64.run(s64.pop, 0, config(40), true);
   CHECK(out.loss == Approx(out64.loss).epsilon(1e-3));
-  auto g32 = pop.grads(0).at("w").data, g64 = s64.pop.grads(0).at("w").data;
-  double gmax = 0, diff = 0;
-  for (size_t i = 0; i < g64.size(); ++i)
-    gmax = std::max(gmax, std::abs(g64[i])), diff = std::max(diff, std::abs(g64[i] - g32[i]));
-  CHECK(diff <= 1e-3 * gmax);
+  test::Gap gap;
+  test::widen(gap, s64.pop.grads(0).at("w").data, pop.grads(0).at("w").data);
+  CHECK(gap.worst <= 1e-3 * gap.scale);
 }
 
 TEST_CASE("Every back end gives the interpreter's loss and gradient", "[rollout][backends]") {
@@ -275,11 +271,9 @@ TEST_CASE("Every back end gives the interpreter's loss and gradient", "[rollout]
     auto got = ro.run(s->pop, 0, config(100), true);
     REQUIRE(got.valid);
     CHECK(got.loss == Approx(want.loss).epsilon(1e-9));
-    auto g = s->grad(0);
-    double gmax = 0, diff = 0;
-    for (size_t i = 0; i < g.size(); ++i)
-      gmax = std::max(gmax, std::abs(gwant[i])), diff = std::max(diff, std::abs(g[i] - gwant[i]));
-    CHECK(diff <= 1e-7 * gmax);
+    test::Gap gap;
+    test::widen(gap, gwant, s->grad(0));
+    CHECK(gap.worst <= 1e-7 * gap.scale);
   }
 }
 

@@ -5,11 +5,11 @@
 #include <cmath>
 
 #include "ChainFixture.h"
+#include "InitKernel.h"
 #include "autodiff/Differentiate.h"
 #include "core/JsonIO.h"
 #include "core/ThreadPool.h"
 #include "core/Train.h"
-#include "ir/Builder.h"
 #include "support/Error.h"
 
 using namespace evoc;
@@ -268,18 +268,7 @@ TEST_CASE("Thread pool: every item once, exceptions reach the caller", "[threads
 
 TEST_CASE("Init kernels run after seeding, before given parameters", "[train]") {
   ir::Module m = chainModule();
-  {
-    m.kernels.emplace_back();
-    ir::Kernel &k = m.kernels.back();
-    k.name = "init";
-    k.kind = ir::KernelKind::Init;
-    ir::Builder b(m, k);
-    // b[s] = rest[s] + x-coordinate of point 1 (the initial state is visible).
-    ir::ValueId x1 = b.load(m.findBuffer("point.x"), b.constI(2));
-    ir::ValueId s = b.beginLoop(m.findSet("spring"));
-    b.store(m.findBuffer("ctrl.b"), s, b.add(b.load(m.findBuffer("spring.rest"), s), x1));
-    b.endLoop();
-  }
+  appendInitKernel(m, "ctrl.b"); // b[s] = rest[s] + x-coordinate of point 1
   autodiff::differentiate(m);
   ModuleInfo info(m);
   REQUIRE(info.init.size() == 1);

@@ -1,33 +1,20 @@
 // Helpers for the sema tests: check a string or a file, collect diagnostics.
 #pragma once
 
+#include "Diagnosed.h"
 #include "sema/Program.h"
-#include "support/Diagnostics.h"
-#include "support/SourceManager.h"
 
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
-#include <vector>
 
 namespace evoc::test {
 
 /// One check run, keeping sources and diagnostics alive.
-struct Checked {
-  SourceManager sources;
-  DiagnosticEngine diags{sources};
+struct Checked : Diagnosed {
   std::optional<sema::CheckedProgram> program;
-
-  /// Headlines of every diagnostic and note, in order.
-  std::vector<std::string> lines() const { return diags.headlines(); }
-  std::string all() const {
-    std::string s;
-    for (const auto &l : lines())
-      s += l + "\n";
-    return s;
-  }
 };
 
 /// Checks `text` as if it were the file `name` (imports resolve next to it,

@@ -278,4 +278,13 @@ Data eldirRobot(const Module &m, int n, double y0, std::mt19937 &rng) {
   return d;
 }
 
+void setIrgenFields(ir::Module &m) {
+  for (auto &b : m.buffers) {
+    if (b.name == "point.x.next" || b.name == "point.v.next")
+      b.field = b.name.substr(0, b.name.size() - 5);
+    else if (b.role == ir::Role::Param)
+      b.field = b.name.substr(4); // "mlp.w1" -> "w1"
+  }
+}
+
 } // namespace evoc::test

@@ -31,6 +31,10 @@ struct EldirOptions {
 /// point.x.last; output loss.
 ir::Module eldirModule(const EldirOptions &o);
 
+/// Gives eldirModule's buffers, which it names only, the field names irgen
+/// uses: point.x/v for the .next states, w1, b1, w2, b2 for the parameters.
+void setIrgenFields(ir::Module &m);
+
 /// A strip of triangles: n points, 2n - 3 springs, resting at height `y0`,
 /// with random parameters (Xavier-like scale) and zero velocity.
 Data eldirRobot(const ir::Module &m, int n, double y0, std::mt19937 &rng);
