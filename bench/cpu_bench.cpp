@@ -31,7 +31,7 @@
 #include "BenchUtil.h"
 #include "MassSpring.h"
 #include "autodiff/Differentiate.h"
-#include "codegen/llvm/CpuBackend.h"
+#include "codegen/cpu/CpuBackend.h"
 #include "core/Layout.h"
 #include "core/ThreadPool.h"
 #include "core/Train.h"

@@ -32,7 +32,7 @@
 #include <nlohmann/json.hpp>
 
 #include "BenchUtil.h"
-#include "codegen/llvm/CpuBackend.h"
+#include "codegen/cpu/CpuBackend.h"
 #include "core/Aligned.h"
 #include "core/FixedTrain.h"
 #include "core/Layout.h"

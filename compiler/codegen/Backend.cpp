@@ -2,7 +2,7 @@
 #include <utility>
 
 #include "codegen/Executable.h"
-#include "codegen/llvm/CpuBackend.h"
+#include "codegen/cpu/CpuBackend.h"
 #include "ir/Interpreter.h"
 #include "support/Error.h"
 #ifdef EVOC_CODEGEN_WITH_CUDA

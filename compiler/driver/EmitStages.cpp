@@ -2,8 +2,8 @@
 // the pipeline after the front end.
 #include <iostream>
 
+#include "codegen/cpu/CpuBackend.h"
 #include "codegen/cuda/CudaBackend.h"
-#include "codegen/llvm/CpuBackend.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
 #include "ir/Printer.h"

@@ -2,7 +2,7 @@
 // value reaches relative to a loop's element (its own, a slice of its own, a
 // scaled or offset copy), shared by loop fusion (opt/FuseLoops.cpp), the CUDA
 // plan (codegen/cuda/KernelPlan.cpp) and CPU loop fission
-// (codegen/llvm/LoopFission.cpp).
+// (codegen/cpu/LoopFission.cpp).
 #pragma once
 
 #include <cstdint>

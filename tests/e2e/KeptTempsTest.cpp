@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "TestBodies.h"
-#include "codegen/llvm/CpuBackend.h"
+#include "codegen/cpu/CpuBackend.h"
 #include "core/Layout.h"
 #include "core/Population.h"
 #include "core/Rollout.h"

@@ -16,7 +16,7 @@
 
 #include "EvocProcess.h"
 #include "JsonFiles.h"
-#include "codegen/llvm/CpuBackend.h"
+#include "codegen/cpu/CpuBackend.h"
 #include "core/Layout.h"
 #include "core/Population.h"
 #include "core/Rollout.h"

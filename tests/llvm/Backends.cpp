@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "codegen/llvm/CpuBackend.h"
+#include "codegen/cpu/CpuBackend.h"
 #include "support/Error.h"
 
 namespace evoc::test {

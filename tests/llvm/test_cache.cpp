@@ -8,8 +8,8 @@
 
 #include "MassSpring.h"
 #include "TempDir.h"
-#include "codegen/llvm/CpuBackend.h"
-#include "codegen/llvm/ObjectCache.h"
+#include "codegen/cpu/CpuBackend.h"
+#include "codegen/cpu/ObjectCache.h"
 
 using namespace evoc;
 namespace fs = std::filesystem;

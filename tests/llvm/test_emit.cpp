@@ -4,7 +4,7 @@
 #include <regex>
 
 #include "MassSpring.h"
-#include "codegen/llvm/CpuBackend.h"
+#include "codegen/cpu/CpuBackend.h"
 #include "ir/Builder.h"
 
 using namespace evoc;

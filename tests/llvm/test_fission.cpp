@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "codegen/llvm/CpuBackend.h"
+#include "codegen/cpu/CpuBackend.h"
 #include "ir/Builder.h"
 #include "ir/Interpreter.h"
 #include "opt/Passes.h"

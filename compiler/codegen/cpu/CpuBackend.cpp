@@ -1,5 +1,5 @@
 // The CPU back end: lower, optimise, cache and link a module; emit LLVM IR text.
-#include "codegen/llvm/CpuBackend.h"
+#include "codegen/cpu/CpuBackend.h"
 
 #include <chrono>
 
@@ -9,12 +9,12 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include "codegen/llvm/InlineSinCos.h"
-#include "codegen/llvm/Jit.h"
-#include "codegen/llvm/LowerToLLVM.h"
-#include "codegen/llvm/ObjectCache.h"
-#include "codegen/llvm/Optimize.h"
-#include "codegen/llvm/WindowProduct.h"
+#include "codegen/cpu/InlineSinCos.h"
+#include "codegen/cpu/Jit.h"
+#include "codegen/cpu/LowerToLLVM.h"
+#include "codegen/cpu/ObjectCache.h"
+#include "codegen/cpu/Optimize.h"
+#include "codegen/cpu/WindowProduct.h"
 #include "opt/Passes.h"
 #include "support/Error.h"
 

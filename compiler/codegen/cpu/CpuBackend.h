@@ -25,7 +25,7 @@ public:
   void run(int k, void *const *buffers, const int64_t *sizes, int64_t t) const override {
     fns_[size_t(k)](buffers, sizes, t);
   }
-  /// The generated window product (codegen/llvm/WindowProduct.h) when the
+  /// The generated window product (codegen/cpu/WindowProduct.h) when the
   /// module has products; otherwise the reference.
   void windowProduct(bool f32, void *grad, const void *rows, const void *x, int64_t S, int64_t U,
                      int64_t n, int64_t ld) const override;

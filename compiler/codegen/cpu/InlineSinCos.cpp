@@ -15,7 +15,7 @@
 // which the polynomials tolerate). With z = r^2 and Cephes' coefficients,
 //   s = r + r z S(z),  c = 1 - z/2 + z^2 C(z),
 // and the quadrant q = n mod 4 (n + 1 for cos) picks s, c, -s, -c.
-#include "codegen/llvm/InlineSinCos.h"
+#include "codegen/cpu/InlineSinCos.h"
 
 #include <vector>
 

@@ -4,7 +4,7 @@
 //   "evoc-object-cache 1\n" "<key>\n" "<object length>\n" "<sha256 of object>\n" <object>
 // An entry is trusted only if every header line matches: a truncated, corrupt
 // or foreign file is rebuilt, never linked.
-#include "codegen/llvm/ObjectCache.h"
+#include "codegen/cpu/ObjectCache.h"
 
 #include <atomic>
 #include <cstdio>

@@ -16,7 +16,7 @@
 // intrinsics that lower to the same libm functions (in fast mode sin and cos
 // are replaced after the pipeline: InlineSinCos.h). Only in fastFp mode do
 // float ops carry `contract` (FMA) and accumulator adds `reassoc`.
-#include "codegen/llvm/LowerToLLVM.h"
+#include "codegen/cpu/LowerToLLVM.h"
 
 #include <map>
 #include <vector>

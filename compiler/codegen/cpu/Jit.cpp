@@ -1,11 +1,11 @@
 // The ORC LLJIT wrapper: links compiled objects into this process.
-#include "codegen/llvm/Jit.h"
+#include "codegen/cpu/Jit.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Support/MemoryBuffer.h>
 
-#include "codegen/llvm/Optimize.h"
+#include "codegen/cpu/Optimize.h"
 #include "support/Error.h"
 
 namespace evoc::codegen::cpu {

@@ -1,5 +1,5 @@
 // Host target, the new-PassManager optimisation pipeline and object emission.
-#include "codegen/llvm/Optimize.h"
+#include "codegen/cpu/Optimize.h"
 
 #include <cstdlib>
 #include <mutex>

@@ -1,4 +1,4 @@
-// Lowering of an evoc IR module to an LLVM IR module (internal to codegen/llvm).
+// Lowering of an evoc IR module to an LLVM IR module (internal to codegen/cpu).
 #pragma once
 
 #include <memory>

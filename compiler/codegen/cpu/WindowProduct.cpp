@@ -3,9 +3,9 @@
 // S x U. Blocks of MR rows of C by NV vectors of its columns stay in
 // registers across the window's steps, so each gradient element is read
 // and written once per window; the last column block is masked.
-#include "codegen/llvm/WindowProduct.h"
+#include "codegen/cpu/WindowProduct.h"
 
-#include "codegen/llvm/Optimize.h"
+#include "codegen/cpu/Optimize.h"
 
 #include <vector>
 

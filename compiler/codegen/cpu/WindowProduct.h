@@ -1,6 +1,6 @@
 // The weight gradients' window products on the CPU (ir::WindowProduct):
 // a register-blocked loop nest built with llvm::IRBuilder for the host's
-// vector width (internal to codegen/llvm).
+// vector width (internal to codegen/cpu).
 #pragma once
 
 #include <string>
