@@ -35,7 +35,7 @@
 #include "core/Layout.h"
 #include "core/ThreadPool.h"
 #include "core/Train.h"
-#include "evolve/Lattice.h"
+#include "evolve/bodies/Lattice.h"
 #include "ir/Cost.h"
 #include "support/Error.h"
 #include "support/OptionTable.h"

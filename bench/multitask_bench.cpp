@@ -39,7 +39,7 @@
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/Session.h"
-#include "evolve/EvoRng.h"
+#include "evolve/engine/EvoRng.h"
 #include "ir/Cost.h"
 #include "support/Error.h"
 #include "support/OptionTable.h"

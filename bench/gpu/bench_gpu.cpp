@@ -20,7 +20,7 @@
 #include "autodiff/Differentiate.h"
 #include "codegen/cuda/CudaBackend.h"
 #include "cuda/CudaRollout.h"
-#include "evolve/Lattice.h"
+#include "evolve/bodies/Lattice.h"
 #include "ir/Cost.h"
 #include "opt/Passes.h"
 #include "support/Error.h"

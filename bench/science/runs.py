@@ -34,7 +34,7 @@ SUNK_FITNESS = -1e300
 
 
 def learning_metrics(losses):
-    """learning_gain and monotonicity of a curve, as runtime/evolve/Metrics.cpp.
+    """learning_gain and monotonicity of a curve, as runtime/evolve/engine/Metrics.cpp.
 
     gain = loss[0] - min(loss); monotonicity = the fraction of steps
     i -> i+1 whose loss fell (strictly). NaN where undefined.

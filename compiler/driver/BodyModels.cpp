@@ -1,10 +1,10 @@
 // bodyModel(): a checked program's body as a runtime body model.
 #include "driver/BodyModels.h"
 
-#include "evolve/CellBody.h"
-#include "evolve/GrammarBody.h"
-#include "evolve/LatticeModel.h"
-#include "evolve/VoxelBody.h"
+#include "evolve/bodies/CellBody.h"
+#include "evolve/bodies/GrammarBody.h"
+#include "evolve/bodies/LatticeModel.h"
+#include "evolve/bodies/VoxelBody.h"
 #include "support/Error.h"
 
 namespace evoc::driver {

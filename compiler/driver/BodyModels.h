@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "evolve/BodyModel.h"
+#include "evolve/bodies/BodyModel.h"
 #include "sema/Program.h"
 
 namespace evoc::driver {

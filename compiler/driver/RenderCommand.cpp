@@ -18,7 +18,7 @@
 #include "driver/Driver.h"
 #include "driver/ReportSupport.h"
 #include "driver/Session.h"
-#include "evolve/RunDir.h"
+#include "evolve/record/RunDir.h"
 #include "report/Video.h"
 #include "support/Error.h"
 #include "support/OptionTable.h"

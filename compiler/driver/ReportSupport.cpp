@@ -1,7 +1,7 @@
 // The report's world and trajectory callback on top of a compiled experiment.
 #include "driver/ReportSupport.h"
 
-#include "evolve/TrainEvaluate.h"
+#include "evolve/train/TrainEvaluate.h"
 #include "ir/Names.h"
 
 namespace evoc::driver {

@@ -1,5 +1,5 @@
 // `evoc train FILE` (and `evoc run` of a program with a `train` block): the
-// command line of the training engine (evolve/FixedTraining.h, which owns
+// command line of the training engine (evolve/train/FixedTraining.h, which owns
 // the run directory, its log, checkpoints and resume): the options, the body
 // trained, the trainer, and the report at the end.
 #include <algorithm>
@@ -14,9 +14,9 @@
 #include "driver/Driver.h"
 #include "driver/ReportSupport.h"
 #include "driver/Session.h"
-#include "evolve/BodyModel.h"
-#include "evolve/EvoRng.h"
-#include "evolve/FixedTraining.h"
+#include "evolve/bodies/BodyModel.h"
+#include "evolve/engine/EvoRng.h"
+#include "evolve/train/FixedTraining.h"
 #include "support/Error.h"
 
 namespace evoc::driver {

@@ -11,7 +11,7 @@ using namespace ast;
 
 namespace {
 
-// The grid's limits (the engine's, runtime/evolve/MapElites.h): two axes
+// The grid's limits (the engine's, runtime/evolve/engine/MapElites.h): two axes
 // (CVT-MAP-Elites, for more, is not built), at most a million cells and
 // 10000 bins an axis.
 constexpr size_t kMaxDescriptors = 2;

@@ -1,7 +1,7 @@
 // Plain descriptions of body parts, body-part grammars, grammar bodies and
 // fixed cell bodies: what sema hands the runtime (no AST, no source ranges),
-// and what the runtime's body models (runtime/evolve/GrammarBody.h,
-// runtime/evolve/CellBody.h) build robots from. docs/grammars.md and
+// and what the runtime's body models (runtime/evolve/bodies/GrammarBody.h,
+// runtime/evolve/bodies/CellBody.h) build robots from. docs/grammars.md and
 // docs/language.md give the language these come from.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The behaviour descriptors a `select = map_elites(...)` grid can have
 // (docs/language.md, Evolution), written once: sema checks the names, the
-// evolution engine (runtime/evolve/Selection.h) measures each kind, and run
+// evolution engine (runtime/evolve/engine/Selection.h) measures each kind, and run
 // directories and reports print the names.
 #pragma once
 
@@ -19,7 +19,7 @@ namespace evoc {
   X(Height, "height")              /* ... along the last axis (up) */                              \
   X(Depth, "depth")                /* ... along the second axis (3D) */                            \
   X(Term, "term")                  /* a named loss term at the lowest loss's iteration */          \
-  X(LearningGain, "learning_gain") /* loss[0] - min(loss) (runtime/evolve/Metrics.h) */            \
+  X(LearningGain, "learning_gain") /* loss[0] - min(loss) (runtime/evolve/engine/Metrics.h) */     \
   X(Monotonicity, "monotonicity")  /* the fraction of iterations whose loss fell */
 
 enum class DescriptorKind : uint8_t {

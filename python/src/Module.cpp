@@ -31,7 +31,7 @@
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
 #include "driver/Session.h"
-#include "evolve/EvoRng.h"
+#include "evolve/engine/EvoRng.h"
 #include "ir/Names.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"

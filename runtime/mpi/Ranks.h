@@ -7,7 +7,7 @@
 // a run writes the same files with any number of ranks (docs/cluster.md).
 #pragma once
 
-#include "evolve/Evolution.h"
+#include "evolve/engine/Evolution.h"
 
 #include <memory>
 #include <string>

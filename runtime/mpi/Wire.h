@@ -5,7 +5,7 @@
 // same evoc binary on the same kind of machine.
 #pragma once
 
-#include "evolve/Evolution.h"
+#include "evolve/engine/Evolution.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // Sampled gaits: which steps to keep and how the page stores them compactly.
 #include "report/Report.h"
 
-#include "evolve/Svg.h"
+#include "evolve/record/Svg.h"
 
 #include <algorithm>
 #include <cmath>

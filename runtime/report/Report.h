@@ -9,7 +9,7 @@
 // write() after every generation without rereading the run.
 #pragma once
 
-#include "evolve/BodyModel.h"
+#include "evolve/bodies/BodyModel.h"
 
 #include "core/Robot.h"
 

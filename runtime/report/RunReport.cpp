@@ -4,8 +4,8 @@
 // what is missing from a partial run.
 #include "report/Report.h"
 
-#include "evolve/Metrics.h"
-#include "evolve/RunDir.h"
+#include "evolve/engine/Metrics.h"
+#include "evolve/record/RunDir.h"
 
 #include "core/JsonIO.h"
 #include "support/Error.h"

@@ -22,7 +22,7 @@
 #include "driver/BodyModels.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
-#include "evolve/EvoRng.h"
+#include "evolve/engine/EvoRng.h"
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 

@@ -157,7 +157,7 @@ TEST_CASE("evoc run: grammar walkers evolve; no body-caused invalid offspring, n
     const auto &r = log[g];
     INFO("generation " << g << ": " << r.dump());
     CHECK(r["generation"].get<size_t>() == g);
-    // A child whose body is invalid is neither trained nor reused (Evaluate.cpp):
+    // A child whose body is invalid is neither trained nor reused (EvaluateStep.cpp):
     // trained + reused == offspring means no body-caused invalid offspring.
     CHECK(r["offspring_trained"].get<int>() + r["duplicates_reused"].get<int>() ==
           r["offspring"].get<int>());

@@ -22,7 +22,7 @@
 #include "core/Rollout.h"
 #include "driver/BodyModels.h"
 #include "driver/Pipeline.h"
-#include "evolve/EvoRng.h"
+#include "evolve/engine/EvoRng.h"
 
 using namespace evoc;
 using namespace evoc::runtime;

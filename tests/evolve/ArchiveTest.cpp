@@ -3,10 +3,10 @@
 // the trainer, donors for crossover, and resume with the archive.
 #include "TestSupport.h"
 
-#include "evolve/CanonicalHash.h"
-#include "evolve/Evolution.h"
-#include "evolve/LatticeModel.h"
-#include "evolve/RunDir.h"
+#include "evolve/bodies/LatticeModel.h"
+#include "evolve/engine/CanonicalHash.h"
+#include "evolve/engine/Evolution.h"
+#include "evolve/record/RunDir.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>

@@ -1,8 +1,8 @@
 // The canonical key: invariant to point labels, spring order, spring
 // endpoint order and translation; different for mirror images and changed
 // spring attributes; equal bytes if and only if equal hashes.
-#include "evolve/CanonicalHash.h"
-#include "evolve/Lattice.h"
+#include "evolve/engine/CanonicalHash.h"
+#include "evolve/bodies/Lattice.h"
 
 #include <catch2/catch.hpp>
 

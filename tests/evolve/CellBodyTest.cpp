@@ -4,7 +4,7 @@
 // point / spring / actuated counts (docs/multitask.md), Alpaca's first points and
 // spring order, a cube's corner and spring order and templates, and the
 // BodyModel contract of a body that does not evolve.
-#include "evolve/CellBody.h"
+#include "evolve/bodies/CellBody.h"
 
 #include "sema/Program.h"
 #include "support/Diagnostics.h"

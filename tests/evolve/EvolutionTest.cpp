@@ -2,9 +2,9 @@
 // robots, selection variants and the progress line.
 #include "TestSupport.h"
 
-#include "evolve/Evolution.h"
-#include "evolve/Progress.h"
-#include "evolve/RunDir.h"
+#include "evolve/engine/Evolution.h"
+#include "evolve/record/Progress.h"
+#include "evolve/record/RunDir.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // Every fitness form of a .evo file on a fake learning curve: the reduction
 // and the sign each kind applies.
-#include "evolve/Fitness.h"
+#include "evolve/engine/Fitness.h"
 
 #include <catch2/catch.hpp>
 

@@ -4,8 +4,8 @@
 // genes, JSON round trips and the errors of fromJson.
 #include "GrammarFixtures.h"
 
-#include "evolve/Geometry.h"
-#include "evolve/GrammarBody.h"
+#include "evolve/bodies/Geometry.h"
+#include "evolve/bodies/GrammarBody.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

@@ -3,7 +3,7 @@
 // GrammarBody's own checks, so a bug there cannot hide itself.
 #include "GrammarChecks.h"
 
-#include "evolve/Geometry.h"
+#include "evolve/bodies/Geometry.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // child must have, brute-force overlap and mirrored tied subtrees.
 #pragma once
 
-#include "evolve/GrammarBody.h"
+#include "evolve/bodies/GrammarBody.h"
 
 #include <array>
 #include <cstdint>

@@ -6,7 +6,7 @@
 #include "GrammarChecks.h"
 #include "GrammarFixtures.h"
 
-#include "evolve/GrammarBody.h"
+#include "evolve/bodies/GrammarBody.h"
 
 #include <catch2/catch.hpp>
 

@@ -8,8 +8,8 @@
 #include "GrammarFixtures.h"
 #include "StdlibBodies.h"
 
-#include "evolve/CanonicalHash.h"
-#include "evolve/GrammarBody.h"
+#include "evolve/bodies/GrammarBody.h"
+#include "evolve/engine/CanonicalHash.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>

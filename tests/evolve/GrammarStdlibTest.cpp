@@ -5,10 +5,10 @@
 // conversion (written here from the grid, without placement or merging).
 #include "StdlibBodies.h"
 
-#include "evolve/CanonicalHash.h"
-#include "evolve/GrammarBody.h"
-#include "evolve/Lattice.h"
-#include "evolve/VoxelBody.h"
+#include "evolve/bodies/GrammarBody.h"
+#include "evolve/bodies/Lattice.h"
+#include "evolve/bodies/VoxelBody.h"
+#include "evolve/engine/CanonicalHash.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

@@ -1,8 +1,8 @@
 // Lattice bodies: geometry counts, the phenotype mapping, repair, mutation,
 // and agreement with the shared reference robots (exact doubles).
-#include "evolve/Lattice.h"
+#include "evolve/bodies/Lattice.h"
 
-#include "evolve/RunDir.h"
+#include "evolve/record/RunDir.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

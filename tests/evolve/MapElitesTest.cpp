@@ -5,8 +5,8 @@
 // kill-at-every-write test is in RunDirFaultTest.cpp.
 #include "TestSupport.h"
 
-#include "evolve/MapElites.h"
-#include "evolve/RunDir.h"
+#include "evolve/engine/MapElites.h"
+#include "evolve/record/RunDir.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

@@ -5,9 +5,9 @@
 #include "GrammarFixtures.h"
 #include "TestSupport.h"
 
-#include "evolve/Evolution.h"
-#include "evolve/GrammarBody.h"
-#include "evolve/RunDir.h"
+#include "evolve/bodies/GrammarBody.h"
+#include "evolve/engine/Evolution.h"
+#include "evolve/record/RunDir.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

@@ -6,8 +6,8 @@
 // of a run, then resumed, ends bit for bit as an uninterrupted run.
 #include "TestSupport.h"
 
-#include "evolve/Evolution.h"
-#include "evolve/RunDir.h"
+#include "evolve/engine/Evolution.h"
+#include "evolve/record/RunDir.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

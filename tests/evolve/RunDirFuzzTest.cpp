@@ -10,8 +10,8 @@
 #include "TestSupport.h"
 
 #include "RunDirMutator.h"
-#include "evolve/Evolution.h"
-#include "evolve/RunDir.h"
+#include "evolve/engine/Evolution.h"
+#include "evolve/record/RunDir.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

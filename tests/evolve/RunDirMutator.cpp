@@ -1,7 +1,7 @@
 // Mutations of run-directory files for the reader's fuzz test.
 #include "RunDirMutator.h"
 
-#include "evolve/RunDir.h"
+#include "evolve/record/RunDir.h"
 
 #include <nlohmann/json.hpp>
 

@@ -6,10 +6,10 @@
 #include "GrammarFixtures.h"
 #include "TestSupport.h"
 
-#include "evolve/Evolution.h"
-#include "evolve/GrammarBody.h"
-#include "evolve/Progress.h"
-#include "evolve/RunDir.h"
+#include "evolve/bodies/GrammarBody.h"
+#include "evolve/engine/Evolution.h"
+#include "evolve/record/Progress.h"
+#include "evolve/record/RunDir.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>

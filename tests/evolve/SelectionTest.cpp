@@ -1,8 +1,8 @@
 // Fitness from learning curves, invalid rules, selection and the random stream.
-#include "evolve/Selection.h"
-#include "evolve/EvoRng.h"
-#include "evolve/Fitness.h"
-#include "evolve/Metrics.h"
+#include "evolve/engine/Selection.h"
+#include "evolve/engine/EvoRng.h"
+#include "evolve/engine/Fitness.h"
+#include "evolve/engine/Metrics.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

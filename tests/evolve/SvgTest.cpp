@@ -2,10 +2,10 @@
 // plot are well-formed SVG with the expected elements.
 #include "TestSupport.h"
 
-#include "evolve/CellBody.h"
-#include "evolve/Lattice.h"
-#include "evolve/RunDir.h"
-#include "evolve/Svg.h"
+#include "evolve/bodies/CellBody.h"
+#include "evolve/bodies/Lattice.h"
+#include "evolve/record/RunDir.h"
+#include "evolve/record/Svg.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // Scratch directories and the fake trainer for the evolution tests.
 #include "TestSupport.h"
 
-#include "evolve/RunDir.h"
+#include "evolve/record/RunDir.h"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // trainer whose fitness is easy to reason about.
 #pragma once
 
-#include "evolve/Evolution.h"
+#include "evolve/engine/Evolution.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,8 +4,8 @@
 #include "TestSupport.h"
 
 #include "ChainFixture.h"
-#include "evolve/RunDir.h"
-#include "evolve/TrainEvaluate.h"
+#include "evolve/record/RunDir.h"
+#include "evolve/train/TrainEvaluate.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>

@@ -3,8 +3,8 @@
 // actuator), mutation changes the body under `until changed`, repairs a
 // hopeless draw, clamps a rate above 1 and says so, JSON round-trips and
 // refuses what does not fit, and 3D bodies are cubes of 28 springs.
-#include "evolve/VoxelBody.h"
-#include "evolve/CanonicalHash.h"
+#include "evolve/bodies/VoxelBody.h"
+#include "evolve/engine/CanonicalHash.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

@@ -6,7 +6,7 @@
 // upright, so legs hang straight down. The stdlib 3D parts check.
 #include "StdlibBodies.h"
 
-#include "evolve/GrammarBody.h"
+#include "evolve/bodies/GrammarBody.h"
 
 #include <catch2/catch.hpp>
 

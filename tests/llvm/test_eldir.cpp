@@ -11,7 +11,7 @@
 #include "core/Train.h"
 #include "driver/Driver.h"
 #include "driver/Pipeline.h"
-#include "evolve/Lattice.h"
+#include "evolve/bodies/Lattice.h"
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 
