@@ -28,19 +28,7 @@ enum class DescriptorKind : uint8_t {
 #undef EVOC_X
 };
 
-/// The name a .evo file writes ("learning_gain").
-inline const char *descriptorKindName(DescriptorKind k) {
-  switch (k) {
-#define EVOC_X(Kind, name)                                                                         \
-  case DescriptorKind::Kind:                                                                       \
-    return name;
-    EVOC_DESCRIPTORS(EVOC_X)
-#undef EVOC_X
-  }
-  return "?";
-}
-
-/// Every kind's name, in the list's order.
+/// Every kind's name, in the list's order (the enum's values index it).
 inline const std::vector<std::string> &descriptorKindNames() {
   static const std::vector<std::string> names = {
 #define EVOC_X(Kind, name) name,
@@ -48,6 +36,11 @@ inline const std::vector<std::string> &descriptorKindNames() {
 #undef EVOC_X
   };
   return names;
+}
+
+/// The name a .evo file writes ("learning_gain").
+inline const std::string &descriptorKindName(DescriptorKind k) {
+  return descriptorKindNames()[size_t(k)];
 }
 
 /// The kind a name denotes; nullopt for any other name.
