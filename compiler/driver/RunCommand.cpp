@@ -39,12 +39,7 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
   c.offspring = int(p.evolve.offspring); // 0: one per parent
   c.generations = int(p.evolve.generations);
   c.seed = p.evolve.seed;
-  const auto &f = p.evolve.fitness;
-  auto kind = evolve::fitnessKind(f.reduce, f.sign);
-  if (!kind) // sema admits only the forms fitnessKind knows
-    throw Error("fitness = " + f.reduce + "(" + (f.sign < 0 ? "-" : "") +
-                "loss) is not supported; write max, min, mean, last or first of -loss or loss");
-  c.fitness.kind = *kind;
+  c.fitness.kind = p.evolve.fitness.kind;
   for (const auto &r : p.evolve.invalid)
     switch (r.kind) {
     case sema::InvalidRule::Kind::LossAbove:

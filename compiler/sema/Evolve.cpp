@@ -126,8 +126,8 @@ void evolveFitness(Checker &C, const Setting &s, Fitness &fitness) {
     return;
   }
   call->ref = CallRef::Setting;
-  fitness.reduce = !outerNeg ? r : r == "max" ? "min" : r == "min" ? "max" : r;
-  fitness.sign = sign;
+  const std::string reduce = !outerNeg ? r : r == "max" ? "min" : r == "min" ? "max" : r;
+  fitness.kind = *fitnessKind(reduce, sign); // every reduction above has both signs
 }
 
 /// evolve.select: truncation(mu_plus_lambda), tournament(K) or map_elites(...).

@@ -7,6 +7,7 @@
 #include "support/BodySpec.h"
 #include "support/CommandSpec.h"
 #include "support/Descriptors.h"
+#include "support/FitnessKinds.h"
 #include "support/Ground.h"
 #include "support/Optimizers.h"
 #include "support/StateLimit.h"
@@ -162,8 +163,7 @@ struct Learn {
 
 /// fitness = R(sign * loss) with R over the learning curve: max|min|mean|last|first.
 struct Fitness {
-  std::string reduce = "max";
-  double sign = -1; ///< fitness = reduce over iterations of (sign * loss)
+  FitnessKind kind = FitnessKind::MaxNegLoss; ///< support/FitnessKinds.h
 };
 
 /// One axis of `map_elites(...)` (docs/language.md, Evolution).

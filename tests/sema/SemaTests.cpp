@@ -117,8 +117,7 @@ TEST_CASE("the CheckedProgram of examples/eldir.evo", "[sema]") {
   CHECK(p.evolve.learn.iterations == 35);
   CHECK(p.evolve.learn.optimizer.kind == OptimizerKind::NormalizedStep);
   CHECK(p.evolve.learn.optimizer.args.at("step") == Approx(0.2));
-  CHECK(p.evolve.fitness.reduce == "max");
-  CHECK(p.evolve.fitness.sign == -1);
+  CHECK(p.evolve.fitness.kind == FitnessKind::MaxNegLoss);
   CHECK(p.evolve.select.kind == sema::Select::Kind::Truncation);
   REQUIRE(p.evolve.invalid.size() == 2);
   CHECK(p.evolve.invalid[0].kind == sema::InvalidRule::Kind::LossAbove);
@@ -631,8 +630,8 @@ TEST_CASE("every fitness form normalises to a reduction of sign * loss", "[sema]
     auto c = test::checkPath(kSrc + "/examples/eldir_small.evo", o);
     INFO(k.text << "\n" << c->all());
     REQUIRE(c->program);
-    CHECK(c->program->evolve.fitness.reduce == k.reduce);
-    CHECK(c->program->evolve.fitness.sign == k.sign);
+    CHECK(fitnessName(c->program->evolve.fitness.kind) ==
+          std::string(k.reduce) + (k.sign < 0 ? "(-loss)" : "(loss)"));
   }
 }
 

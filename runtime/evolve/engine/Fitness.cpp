@@ -79,47 +79,4 @@ Verdict judge(const std::vector<double> &losses, const FitnessSpec &spec) {
   return v;
 }
 
-std::optional<FitnessKind> fitnessKind(const std::string &reduce, double sign) {
-  static const struct {
-    const char *reduce;
-    FitnessKind neg, pos;
-  } table[] = {{"max", FitnessKind::MaxNegLoss, FitnessKind::MaxLoss},
-               {"min", FitnessKind::MinNegLoss, FitnessKind::MinLoss},
-               {"mean", FitnessKind::MeanNegLoss, FitnessKind::MeanLoss},
-               {"last", FitnessKind::LastNegLoss, FitnessKind::LastLoss},
-               {"first", FitnessKind::FirstNegLoss, FitnessKind::FirstLoss}};
-  if (sign != 1 && sign != -1)
-    return std::nullopt;
-  for (const auto &t : table)
-    if (reduce == t.reduce)
-      return sign < 0 ? t.neg : t.pos;
-  return std::nullopt;
-}
-
-const char *fitnessName(FitnessKind k) {
-  switch (k) {
-  case FitnessKind::MaxNegLoss:
-    return "max(-loss)";
-  case FitnessKind::LastNegLoss:
-    return "last(-loss)";
-  case FitnessKind::MeanNegLoss:
-    return "mean(-loss)";
-  case FitnessKind::MinNegLoss:
-    return "min(-loss)";
-  case FitnessKind::FirstNegLoss:
-    return "first(-loss)";
-  case FitnessKind::MaxLoss:
-    return "max(loss)";
-  case FitnessKind::MinLoss:
-    return "min(loss)";
-  case FitnessKind::MeanLoss:
-    return "mean(loss)";
-  case FitnessKind::LastLoss:
-    return "last(loss)";
-  case FitnessKind::FirstLoss:
-    return "first(loss)";
-  }
-  return "?";
-}
-
 } // namespace evoc::evolve
