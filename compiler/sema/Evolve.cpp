@@ -119,15 +119,14 @@ void evolveFitness(Checker &C, const Setting &s, Fitness &fitness) {
       sign = -sign, arg = u->operand.get();
   auto *name = arg ? dynCast<NameExpr>(arg) : nullptr;
   const std::string r = call ? call->callee.name : "";
-  if (!name || name->name != "loss" ||
-      (r != "max" && r != "min" && r != "mean" && r != "last" && r != "first")) {
+  if (!name || name->name != "loss" || !fitnessKind(r, sign)) {
     C.diags.error(e->range, "fitness must reduce the learning curve of the loss: "
                             "max(-loss), mean(-loss), last(-loss), ...");
     return;
   }
   call->ref = CallRef::Setting;
   const std::string reduce = !outerNeg ? r : r == "max" ? "min" : r == "min" ? "max" : r;
-  fitness.kind = *fitnessKind(reduce, sign); // every reduction above has both signs
+  fitness.kind = *fitnessKind(reduce, sign); // each reduction has both signs
 }
 
 /// evolve.select: truncation(mu_plus_lambda), tournament(K) or map_elites(...).
