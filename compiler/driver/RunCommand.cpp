@@ -40,17 +40,7 @@ evolve::EvolutionConfig evolutionConfig(const sema::CheckedProgram &p,
   c.generations = int(p.evolve.generations);
   c.seed = p.evolve.seed;
   c.fitness.kind = p.evolve.fitness.kind;
-  for (const auto &r : p.evolve.invalid)
-    switch (r.kind) {
-    case sema::InvalidRule::Kind::LossAbove:
-      c.fitness.invalid.push_back({evolve::InvalidRule::Kind::LossAbove, r.value});
-      break;
-    case sema::InvalidRule::Kind::LossJump:
-      c.fitness.invalid.push_back({evolve::InvalidRule::Kind::LossJump, r.value});
-      break;
-    case sema::InvalidRule::Kind::Nonfinite: // every design's rollout is checked
-      break;
-    }
+  c.fitness.invalid = p.evolve.invalid;
   using Kind = sema::Select::Kind;
   switch (p.evolve.select.kind) {
   case Kind::Truncation:

@@ -185,7 +185,7 @@ void evolveInvalid(Checker &C, const Setting &s, std::vector<InvalidRule> &inval
     auto *call = dynCast<CallExpr>(v.get());
     const std::string n = call ? call->callee.name : "";
     if (n == "nonfinite" && call->args.empty()) {
-      invalid.push_back({InvalidRule::Kind::Nonfinite, 0});
+      // a non-finite loss is always invalid: the rule adds nothing
       call->ref = CallRef::Setting;
       continue;
     }

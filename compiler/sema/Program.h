@@ -186,15 +186,6 @@ struct Select {
   double qdOffset = 0;                 ///< map_elites: QD-score counts fitness above it
 };
 
-/// `invalid = loss_above(5.5), loss_jump(0.5)`: robots marked invalid.
-struct InvalidRule {
-  /// loss_above(X), loss_jump(X), nonfinite() (always applied: a design
-  /// whose rollout is not finite is invalid with or without the rule).
-  enum class Kind : uint8_t { LossAbove, LossJump, Nonfinite };
-  Kind kind = Kind::Nonfinite;
-  double value = 0;
-};
-
 struct Evolve {
   int64_t population = 50;
   SourceRange populationAt; ///< its setting, else the evolve block's name
@@ -204,7 +195,7 @@ struct Evolve {
   Learn learn;
   Fitness fitness;
   Select select;
-  std::vector<InvalidRule> invalid;
+  std::vector<InvalidRule> invalid; ///< support/FitnessKinds.h; nonfinite() adds none
 };
 
 /// `train { ... }`: one fixed body trained without evolution.

@@ -58,4 +58,21 @@ inline std::optional<FitnessKind> fitnessKind(std::string_view reduce, double si
 /// The name of a fitness kind as the .evo and run files spell it ("max(-loss)").
 inline const char *fitnessName(FitnessKind k) { return detail::kFitnessForms[size_t(k)].name; }
 
+/// `invalid = loss_above(X), loss_jump(X)`: one rule that marks a body
+/// invalid; a NaN or infinite loss always does (`nonfinite()` is that rule
+/// written out, and adds nothing).
+struct InvalidRule {
+  enum class Kind : uint8_t {
+    LossAbove, ///< some |loss| > threshold
+    LossJump,  ///< some |loss[i+1] - loss[i]| >= threshold
+  };
+  Kind kind = Kind::LossAbove;
+  double threshold = 0;
+};
+
+/// The rule's name as a .evo file and run files write it ("loss_above").
+inline const char *invalidRuleName(InvalidRule::Kind k) {
+  return k == InvalidRule::Kind::LossAbove ? "loss_above" : "loss_jump";
+}
+
 } // namespace evoc

@@ -120,9 +120,9 @@ TEST_CASE("the CheckedProgram of examples/eldir.evo", "[sema]") {
   CHECK(p.evolve.fitness.kind == FitnessKind::MaxNegLoss);
   CHECK(p.evolve.select.kind == sema::Select::Kind::Truncation);
   REQUIRE(p.evolve.invalid.size() == 2);
-  CHECK(p.evolve.invalid[0].kind == sema::InvalidRule::Kind::LossAbove);
-  CHECK(p.evolve.invalid[0].value == Approx(5.5));
-  CHECK(p.evolve.invalid[1].kind == sema::InvalidRule::Kind::LossJump);
+  CHECK(p.evolve.invalid[0].kind == InvalidRule::Kind::LossAbove);
+  CHECK(p.evolve.invalid[0].threshold == Approx(5.5));
+  CHECK(p.evolve.invalid[1].kind == InvalidRule::Kind::LossJump);
   CHECK(p.fns.count("spring_impulse"));
   CHECK(p.fns.count("free_velocity"));
 }

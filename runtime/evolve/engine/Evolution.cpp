@@ -63,9 +63,7 @@ void warnClampedRates(Progress &progress, const engine::BreedStats &breed,
 json configFingerprint(const EvolutionConfig &c) {
   json invalid = json::array();
   for (const auto &r : c.fitness.invalid)
-    invalid.push_back(
-        {{"kind", r.kind == InvalidRule::Kind::LossAbove ? "loss_above" : "loss_jump"},
-         {"threshold", r.threshold}});
+    invalid.push_back({{"kind", invalidRuleName(r.kind)}, {"threshold", r.threshold}});
   json j = {{"population", c.population},
             {"seed", c.seed},
             {"body", c.body ? c.body->fingerprint() : json()},

@@ -15,15 +15,8 @@ using evoc::FitnessKind;
 using evoc::fitnessKind;
 using evoc::fitnessName;
 
-/// One rule that marks a body invalid; NaN/inf losses are always invalid.
-struct InvalidRule {
-  enum class Kind {
-    LossAbove, ///< some |loss| > threshold
-    LossJump,  ///< some |loss[i+1] - loss[i]| >= threshold
-  };
-  Kind kind = Kind::LossAbove;
-  double threshold = 0;
-};
+/// One rule that marks a body invalid (support/FitnessKinds.h).
+using evoc::InvalidRule;
 
 /// The `fitness` and `invalid` settings of a .evo file.
 struct FitnessSpec {
