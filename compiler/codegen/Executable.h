@@ -40,6 +40,10 @@ struct CompileOptions {
   std::string cacheDir; // empty: the default user cache folder
   bool useCache = true;
   int optLevel = 3;
+  // CPU: episodes of one robot per kernel call, one per vector lane
+  // (codegen/cpu/LowerToLLVM.h); 1: one episode. Init kernels are not
+  // compiled with lanes > 1 (Executable::run must not be asked for them).
+  int lanes = 1;
 };
 
 /// Compiles `m` for back end `kind`. Throws evoc::Error (support/Error.h)

@@ -55,16 +55,17 @@ void preferWideVectors(llvm::Module &lm) {
 /// The module as lowered: in fast mode, after loop fission (whose scratch
 /// buffers follow the module's own).
 std::unique_ptr<llvm::Module> lower(const ir::Module &m, llvm::LLVMContext &ctx,
-                                    const llvm::TargetMachine &tm, int level, FpMode fp) {
+                                    const llvm::TargetMachine &tm, int level, FpMode fp,
+                                    int lanes = 1) {
   const int nBuffers = int(m.buffers.size());
   std::unique_ptr<llvm::Module> lm;
   if (fp == FpMode::Fast && level >= 2) {
     ir::Module split = ir::clone(m);
     opt::runPass(split, "fission"); // verified, as every pass; --dump-after=fission shows it
-    lm = lowerToLLVM(split, ctx, tm.createDataLayout(), hostTarget().triple, true, nBuffers);
+    lm = lowerToLLVM(split, ctx, tm.createDataLayout(), hostTarget().triple, true, nBuffers, lanes);
   } else {
     lm = lowerToLLVM(m, ctx, tm.createDataLayout(), hostTarget().triple, fp == FpMode::Fast,
-                     nBuffers);
+                     nBuffers, lanes);
   }
   if (!m.products.empty())
     addWindowProduct(*lm, m.precision == ir::Precision::F32, fp == FpMode::Fast,
@@ -94,7 +95,7 @@ std::unique_ptr<CpuExecutable> compileCpu(const ir::Module &m, const CompileOpti
   const HostTarget &host = hostTarget();
   std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine(level);
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> lm = lower(m, ctx, *tm, level, fp);
+  std::unique_ptr<llvm::Module> lm = lower(m, ctx, *tm, level, fp, opts.lanes);
 
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
   std::string object, key, dir;
@@ -122,7 +123,9 @@ std::unique_ptr<CpuExecutable> compileCpu(const ir::Module &m, const CompileOpti
   exe->impl_->jit.addObject(object, "evoc." + m.name + ".o");
   for (size_t k = 0; k < m.kernels.size(); ++k)
     exe->fns_.push_back(
-        reinterpret_cast<ir::KernelFn>(exe->impl_->jit.lookup(kernelSymbol(int(k)))));
+        opts.lanes > 1 && m.kernels[k].kind == ir::KernelKind::Init
+            ? nullptr
+            : reinterpret_cast<ir::KernelFn>(exe->impl_->jit.lookup(kernelSymbol(int(k)))));
   if (!m.products.empty()) {
     exe->product_ = reinterpret_cast<CpuExecutable::WindowProductFn>(
         exe->impl_->jit.lookup(windowProductSymbol()));

@@ -54,10 +54,12 @@ void collectUses(const ir::Block &b, std::vector<bool> &bufs, std::vector<bool> 
 
 class KernelLowering {
 public:
-  KernelLowering(const ir::Module &m, int kIndex, llvm::Module &lm, bool fastFp, int firstScratch)
+  KernelLowering(const ir::Module &m, int kIndex, llvm::Module &lm, bool fastFp, int firstScratch,
+                 int lanes)
       : m_(m), k_(m.kernels[kIndex]), kIndex_(kIndex), lm_(lm), ctx_(lm.getContext()), b_(ctx_),
-        fastFp_(fastFp), firstScratch_(firstScratch) {
+        fastFp_(fastFp), firstScratch_(firstScratch), lanes_(lanes) {
     fty_ = m.precision == ir::Precision::F64 ? b_.getDoubleTy() : b_.getFloatTy();
+    vty_ = lanes > 1 ? llvm::FixedVectorType::get(fty_, unsigned(lanes)) : fty_;
     if (fastFp) {
       llvm::FastMathFlags fmf;
       fmf.setAllowContract(true);
@@ -90,7 +92,26 @@ private:
   llvm::Value *elemPtr(const ir::Inst &in, llvm::Value *index) {
     auto it = bufPtr_.find(in.buffer);
     EVOC_ASSERT(it != bufPtr_.end(), "LLVM lowering: buffer not bound");
+    if (lanes_ > 1 && episodic(in.buffer)) // element i of every lane: [i * lanes, (i + 1) * lanes)
+      return b_.CreateInBoundsGEP(vty_, it->second, index);
     return b_.CreateInBoundsGEP(memTypeOf(in.buffer), it->second, index);
+  }
+  /// Whether a buffer holds one value per episode (lanes > 1: interleaved,
+  /// docs/architecture.md "Episodes in lanes"): all but the shared body and
+  /// parameters.
+  bool episodic(int buffer) const {
+    ir::Role r = m_.buffers.at(buffer).role;
+    return r != ir::Role::Body && r != ir::Role::Param;
+  }
+  /// A uniform value as every lane's (lanes > 1), else itself.
+  llvm::Value *spread(llvm::Value *v) {
+    return lanes_ > 1 && !v->getType()->isVectorTy() ? b_.CreateVectorSplat(unsigned(lanes_), v)
+                                                     : v;
+  }
+  /// The float constant `v`, in every lane.
+  llvm::Constant *constF(double v) { return llvm::ConstantFP::get(vty_, v); }
+  [[noreturn]] void notInLanes(const std::string &what) {
+    throw Error("kernel '" + k_.name + "' cannot run episodes in lanes: " + what);
   }
   llvm::Value *unaryIntrinsic(llvm::Intrinsic::ID id, llvm::Value *x) {
     return b_.CreateUnaryIntrinsic(id, x);
@@ -103,6 +124,9 @@ private:
   llvm::Value *irMax(llvm::Value *a, llvm::Value *c) {
     return b_.CreateSelect(b_.CreateFCmpOGT(c, a), c, a);
   }
+  /// A lane vector's alignment in memory: its element's (episodic buffers
+  /// are interleaved element by element, not padded to the vector's size).
+  llvm::Align elemAlign() const { return llvm::Align(fty_->isDoubleTy() ? 8 : 4); }
   /// Memory type of a buffer element: index buffers hold int32_t.
   llvm::Type *memTypeOf(int buffer) {
     return m_.buffers.at(buffer).elem == Type::I ? b_.getInt32Ty() : fty_;
@@ -132,7 +156,9 @@ private:
   llvm::IRBuilder<> b_;
   bool fastFp_;
   int firstScratch_;
-  llvm::Type *fty_ = nullptr;
+  int lanes_ = 1;             // episodes per call, one per vector lane (1: scalar)
+  llvm::Type *fty_ = nullptr; // the float element type
+  llvm::Type *vty_ = nullptr; // a float value: fty_, or <lanes x fty_>
   llvm::Function *fn_ = nullptr;
   llvm::BasicBlock *allocaBlock_ = nullptr;
   std::vector<llvm::Value *> values_;
@@ -208,6 +234,8 @@ void KernelLowering::run() {
       EVOC_ASSERT(sb.sets.size() == 1 && sb.comps == 1, "scratch buffer over one set");
       llvm::Value *n = b_.CreateLoad(
           i64, b_.CreateConstInBoundsGEP1_64(i64, abi->getArg(1), uint64_t(sb.sets[0])));
+      if (lanes_ > 1)
+        n = b_.CreateNSWMul(n, b_.getInt64(lanes_));
       // Up to kStackElems elements on the stack, larger sets on the heap (a
       // thread's stack is a few MiB): heap = big ? aligned_alloc : null, free(heap).
       constexpr int64_t kStackElems = 16384;
@@ -276,6 +304,12 @@ llvm::Value *KernelLowering::compare(const ir::Inst &in) {
 }
 
 llvm::Value *KernelLowering::tanh(llvm::Value *x) {
+  if (x->getType()->isVectorTy()) { // libm lane by lane: the scalar kernel's values
+    llvm::Value *r = llvm::PoisonValue::get(x->getType());
+    for (int l = 0; l < lanes_; ++l)
+      r = b_.CreateInsertElement(r, tanh(b_.CreateExtractElement(x, uint64_t(l))), uint64_t(l));
+    return r;
+  }
   // LLVM 19 has no llvm.tanh intrinsic: call libm, as the interpreter does.
   const char *name = fty_->isDoubleTy() ? "tanh" : "tanhf";
   llvm::FunctionCallee f = lm_.getOrInsertFunction(name, fty_, fty_);
@@ -297,7 +331,7 @@ llvm::Value *KernelLowering::tanh(llvm::Value *x) {
 //                2^n e^r, r = y - n ln2 in [-ln2/2, ln2/2], e^r by Taylor to r^13.
 // Agrees with glibc's tanh to about 4e-16 relative (checked by tests/llvm).
 llvm::Value *KernelLowering::inlineTanh(llvm::Value *x) {
-  auto C = [&](double v) { return llvm::ConstantFP::get(fty_, v); };
+  auto C = [&](double v) { return llvm::ConstantFP::get(x->getType(), v); };
   const bool f64 = fty_->isDoubleTy();
   llvm::Value *ax = unaryIntrinsic(llvm::Intrinsic::fabs, x);
   // Small |x|: rational approximation.
@@ -322,10 +356,12 @@ llvm::Value *KernelLowering::inlineTanh(llvm::Value *x) {
     e = b_.CreateFAdd(b_.CreateFMul(e, r), C(1.0 / fact));
   }
   llvm::Type *ity = f64 ? b_.getInt64Ty() : b_.getInt32Ty();
+  if (x->getType()->isVectorTy())
+    ity = llvm::FixedVectorType::get(ity, unsigned(lanes_));
   const int mant = f64 ? 52 : 23, bias = f64 ? 1023 : 127;
   llvm::Value *bits =
       b_.CreateShl(b_.CreateAdd(b_.CreateFPToSI(n, ity), llvm::ConstantInt::get(ity, bias)), mant);
-  llvm::Value *s = b_.CreateFMul(e, b_.CreateBitCast(bits, fty_)); // e^y
+  llvm::Value *s = b_.CreateFMul(e, b_.CreateBitCast(bits, x->getType())); // e^y
   llvm::Value *big = b_.CreateFSub(C(1.0), b_.CreateFDiv(C(2.0), b_.CreateFAdd(s, C(1.0))));
   // NaN: |x| < 0.625 is false and e^NaN is NaN, so NaN propagates. The sign
   // is x's (tanh is odd; this also keeps tanh(-0) = -0).
@@ -337,7 +373,7 @@ void KernelLowering::lowerInst(const ir::Inst &in) {
   auto arg = [&](int i) { return val(in.args.at(i)); };
   switch (in.op) {
   case Op::ConstF:
-    define(in, llvm::ConstantFP::get(fty_, in.f));
+    define(in, constF(in.f));
     return;
   case Op::ConstI:
     define(in, b_.getInt64(in.i));
@@ -400,9 +436,13 @@ void KernelLowering::lowerInst(const ir::Inst &in) {
   case Op::Floor:
     define(in, unaryIntrinsic(llvm::Intrinsic::floor, arg(0)));
     return;
-  case Op::Select:
-    define(in, b_.CreateSelect(arg(0), arg(1), arg(2)));
+  case Op::Select: {
+    llvm::Value *c = arg(0), *x = arg(1), *y = arg(2);
+    if (c->getType()->isVectorTy() && !x->getType()->isVectorTy())
+      notInLanes("an index chosen by a per-episode condition");
+    define(in, b_.CreateSelect(c, x, y));
     return;
+  }
   case Op::Lt:
   case Op::Le:
   case Op::Gt:
@@ -412,11 +452,13 @@ void KernelLowering::lowerInst(const ir::Inst &in) {
     define(in, compare(in));
     return;
   case Op::And:
-    define(in, b_.CreateAnd(arg(0), arg(1)));
+  case Op::Or: { // a condition on indices is uniform, one on floats per lane
+    llvm::Value *x = arg(0), *y = arg(1);
+    if (x->getType()->isVectorTy() != y->getType()->isVectorTy())
+      x = spread(x), y = spread(y);
+    define(in, in.op == Op::And ? b_.CreateAnd(x, y) : b_.CreateOr(x, y));
     return;
-  case Op::Or:
-    define(in, b_.CreateOr(arg(0), arg(1)));
-    return;
+  }
   case Op::Not:
     define(in, b_.CreateNot(arg(0)));
     return;
@@ -431,7 +473,7 @@ void KernelLowering::lowerInst(const ir::Inst &in) {
     define(in, b_.CreateNSWMul(arg(0), arg(1)));
     return;
   case Op::IToF:
-    define(in, b_.CreateSIToFP(arg(0), fty_));
+    define(in, spread(b_.CreateSIToFP(arg(0), fty_)));
     return;
   case Op::Load:
     define(in, load(in));
@@ -453,7 +495,7 @@ void KernelLowering::lowerInst(const ir::Inst &in) {
   case Op::LocalGet: {
     auto it = locals_.find(in.args.at(0));
     EVOC_ASSERT(it != locals_.end(), "LLVM lowering: read of an undeclared local");
-    define(in, b_.CreateLoad(fty_, it->second));
+    define(in, b_.CreateLoad(vty_, it->second));
     return;
   }
   case Op::Loop:
@@ -466,13 +508,24 @@ void KernelLowering::lowerInst(const ir::Inst &in) {
 
 llvm::Value *KernelLowering::load(const ir::Inst &in) {
   llvm::Type *et = memTypeOf(in.buffer);
+  if (lanes_ > 1 && episodic(in.buffer)) {
+    if (et->isIntegerTy())
+      notInLanes("it reads indices from '" + m_.buffers[in.buffer].name + "', one per episode");
+    return b_.CreateAlignedLoad(vty_, elemPtr(in, val(in.args.at(0))), elemAlign());
+  }
   llvm::Value *v = b_.CreateLoad(et, elemPtr(in, val(in.args.at(0))));
-  return et->isIntegerTy() ? b_.CreateSExt(v, b_.getInt64Ty()) : v;
+  return et->isIntegerTy() ? b_.CreateSExt(v, b_.getInt64Ty()) : spread(v);
 }
 
 void KernelLowering::store(const ir::Inst &in) {
   llvm::Type *et = memTypeOf(in.buffer);
   llvm::Value *x = val(in.args.at(1));
+  if (lanes_ > 1) {
+    if (!episodic(in.buffer) || et->isIntegerTy())
+      notInLanes("it writes '" + m_.buffers[in.buffer].name + "', which the episodes share");
+    b_.CreateAlignedStore(x, elemPtr(in, val(in.args.at(0))), elemAlign());
+    return;
+  }
   // Not inline in CreateStore's arguments: their order is unspecified, and
   // the printed IR should not depend on the compiler that built evoc.
   llvm::Value *v = et->isIntegerTy() ? b_.CreateTrunc(x, et) : x;
@@ -482,6 +535,13 @@ void KernelLowering::store(const ir::Inst &in) {
 void KernelLowering::accumulate(const ir::Inst &in) {
   llvm::Type *et = memTypeOf(in.buffer);
   llvm::Value *p = elemPtr(in, val(in.args.at(0)));
+  if (lanes_ > 1) {
+    if (!episodic(in.buffer) || et->isIntegerTy())
+      notInLanes("it adds to '" + m_.buffers[in.buffer].name + "', which the episodes share");
+    llvm::Value *old = b_.CreateAlignedLoad(vty_, p, elemAlign());
+    b_.CreateAlignedStore(b_.CreateFAdd(old, val(in.args.at(1))), p, elemAlign());
+    return;
+  }
   llvm::Value *old = b_.CreateLoad(et, p);
   llvm::Value *x = val(in.args.at(1));
   b_.CreateStore(
@@ -490,15 +550,15 @@ void KernelLowering::accumulate(const ir::Inst &in) {
 
 void KernelLowering::declareLocal(const ir::Inst &in) {
   llvm::IRBuilder<> ab(allocaBlock_, allocaBlock_->begin());
-  llvm::AllocaInst *slot = ab.CreateAlloca(fty_, nullptr, "local");
+  llvm::AllocaInst *slot = ab.CreateAlloca(vty_, nullptr, "local");
   locals_[in.result] = slot;
-  b_.CreateStore(llvm::ConstantFP::get(fty_, in.f), slot); // (re)initialised here
+  b_.CreateStore(constF(in.f), slot); // (re)initialised here
 }
 
 void KernelLowering::updateLocal(const ir::Inst &in) {
   auto it = locals_.find(in.args.at(0));
   EVOC_ASSERT(it != locals_.end(), "LLVM lowering: update of an undeclared local");
-  llvm::Value *old = b_.CreateLoad(fty_, it->second);
+  llvm::Value *old = b_.CreateLoad(vty_, it->second);
   llvm::Value *x = val(in.args.at(1));
   llvm::Value *nv = in.op == Op::LocalAdd   ? b_.CreateFAdd(old, x)
                     : in.op == Op::LocalMax ? irMax(old, x)
@@ -541,12 +601,13 @@ void KernelLowering::lowerLoop(const ir::Inst &in) {
 
 std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext &ctx,
                                           const llvm::DataLayout &dl, const std::string &triple,
-                                          bool fastFp, int firstScratch) {
+                                          bool fastFp, int firstScratch, int lanes) {
   auto lm = std::make_unique<llvm::Module>("evoc." + m.name, ctx);
   lm->setDataLayout(dl);
   lm->setTargetTriple(triple);
   for (size_t k = 0; k < m.kernels.size(); ++k)
-    KernelLowering(m, int(k), *lm, fastFp, firstScratch).run();
+    if (lanes == 1 || m.kernels[k].kind != ir::KernelKind::Init) // Init writes the parameters
+      KernelLowering(m, int(k), *lm, fastFp, firstScratch, lanes).run();
   std::string err;
   llvm::raw_string_ostream os(err);
   if (llvm::verifyModule(*lm, &os))

@@ -27,8 +27,16 @@ std::string kernelSymbol(int k);
 /// internal error. Buffers from index `firstScratch` on are codegen-private
 /// scratch (opt::fissionLoops) over one set: the exported function allocates
 /// them on its stack instead of reading them from `buffers`.
+///
+/// With `lanes` > 1, each call runs that many episodes of one robot in
+/// vector lanes (docs/architecture.md, "Episodes in lanes"): every float
+/// value is a vector, a buffer other than the body and the parameters holds
+/// element i of episode l at i * lanes + l, indices stay scalar. Lane l's
+/// arithmetic is the scalar kernel's, operation for operation. A kernel that
+/// cannot run so (it writes a shared buffer, or picks an index per episode)
+/// throws evoc::Error.
 std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext &ctx,
                                           const llvm::DataLayout &dl, const std::string &triple,
-                                          bool fastFp, int firstScratch);
+                                          bool fastFp, int firstScratch, int lanes = 1);
 
 } // namespace evoc::codegen::cpu
