@@ -3,6 +3,8 @@
 #include "report/ReportPage.h"
 #include "report/Report.h"
 
+#include "evolve/record/GaitLook.h"
+
 #include <cmath>
 #include <string>
 
@@ -45,7 +47,7 @@ const char *kBody = R"HTML(
 <div id="player"></div>
 <div class="legend">Passive springs grey; actuated springs coloured by the controller's output:
 red -1 (contract), orange 0 (rest length), blue +1 (extend); the gallery and the validation
-players read it off the strain ((length / rest - 1) / actuation). Green: the trail of the centre
+players read it off the strain ((length / rest - 1) / |actuation|). Green: the trail of the centre
 of mass. Ground marks every 0.1. The parts of a grammar body and the voxels of a voxel body are
 tinted by kind (a material's own colour where it has one), as in best.svg (legend at the bottom of
 the player).</div>
@@ -88,6 +90,8 @@ std::string reportHtml(const nlohmann::json &data) {
   html += kBody;
   html += "<script id=\"data\" type=\"application/json\">";
   html += scriptSafe(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  html += "</script>\n<script id=\"look\" type=\"application/json\">";
+  html += scriptSafe(evolve::look::lookJson().dump());
   html += "</script>\n<script>";
   html += reportScript();
   html += "</script>\n</body></html>\n";

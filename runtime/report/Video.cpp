@@ -2,6 +2,7 @@
 // the report page, and the pipe to ffmpeg.
 #include "report/Video.h"
 
+#include "evolve/record/GaitLook.h"
 #include "support/Error.h"
 
 #include <fmt/format.h>
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 namespace evoc::report {
+
+namespace look = evolve::look;
 
 namespace {
 
@@ -53,30 +56,25 @@ struct Canvas {
   }
 };
 
-// The controller's output `out` (NaN when unknown: read off the strain), as
-// on the page: red -1, orange 0, blue +1; grey for a passive spring.
+Rgb rgbOf(const look::Rgb &c) { return {uint8_t(c.r), uint8_t(c.g), uint8_t(c.b)}; }
+Rgb rgbOf(const char *hex) { return rgbOf(look::parse(hex)); }
+
+// Spring `s` at `length`, coloured as in the SVG pictures: the controller's
+// output `out` when known (not NaN), else its strain (GaitLook.h).
 Rgb springColour(const runtime::Spring &s, double length, double out) {
   if (s.actuation == 0)
-    return {154, 154, 154};
-  const double a =
-      std::clamp(std::isnan(out) ? (length / s.rest - 1) / s.actuation : out, -1.0, 1.0);
-  if (a < 0)
-    return {230, uint8_t(std::lround(140 + 110 * a)), uint8_t(std::lround(30 + 10 * a))};
-  return {uint8_t(std::lround(230 - 200 * a)), uint8_t(std::lround(140 - 40 * a)),
-          uint8_t(std::lround(30 + 200 * a))};
+    return rgbOf(look::kPassiveSpring);
+  return rgbOf(look::at(look::kSpringRamp, look::springValue(length, s.rest, s.actuation, out)));
 }
 
-// World point -> (screen x, screen y, depth) before scaling: a side view in
-// 2D, the page's initial 3D view otherwise.
+// World point -> (screen x, screen y, depth; larger is farther) before
+// scaling: a side view in 2D, the pictures' 3D view (GaitLook.h) otherwise.
 std::array<double, 3> project(const World &w, const double *p) {
   if (w.dim != 3)
     return {p[0], p[w.upAxis], 0};
-  const int u = w.upAxis, h2 = u == 2 ? 1 : 2;
-  const double yaw = -0.6, pitch = 0.45;
-  const double rx = std::cos(yaw) * p[0] - std::sin(yaw) * p[h2];
-  const double ry = std::sin(yaw) * p[0] + std::cos(yaw) * p[h2];
-  return {rx, p[u] * std::cos(pitch) + ry * std::sin(pitch),
-          ry * std::cos(pitch) - p[u] * std::sin(pitch)};
+  static const look::View view;
+  const look::Vec q{p[0], p[1], p[2]};
+  return {view.u(q), view.v(q), -view.depth(q)};
 }
 
 std::vector<double> centre(const Motion &m, size_t i) {
@@ -93,7 +91,7 @@ std::vector<double> centre(const Motion &m, size_t i) {
 Image drawFrame(const World &world, const Motion &m, size_t i, int width, int height) {
   Image img{width, height, std::vector<uint8_t>(size_t(width) * size_t(height) * 3)};
   Canvas cv{img};
-  cv.fill({248, 248, 244});
+  cv.fill(rgbOf(look::kBackground));
   const int d = m.robot.dim, n = m.robot.numPoints();
   const std::vector<double> &f = m.frames.at(i);
   double lo = 1e300, hi = -1e300;
@@ -126,7 +124,8 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
       a[world.upAxis] = ground(a[0], a[1]);
       b[world.upAxis] = ground(b[0], b[1]);
       auto p = S(a), q = S(b);
-      cv.line(p[0], p[1], q[0], q[1], r == 0 ? 1.2 : 0.6, {107, 91, 62});
+      cv.line(p[0], p[1], q[0], q[1], r == 0 ? look::kGroundWidth / 2 : 0.6,
+              rgbOf(r == 0 ? look::kGround : look::kGroundGrid));
     }
   }
   for (double x = std::ceil(x0 * 10) / 10; x < x1; x += 0.1) {
@@ -135,9 +134,9 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
     b[world.upAxis] = ground(x, b[1]);
     auto p = S(a), q = S(b);
     if (d == 3)
-      cv.line(p[0], p[1], q[0], q[1], 0.6, {141, 123, 88});
+      cv.line(p[0], p[1], q[0], q[1], 0.6, rgbOf(look::kGroundGrid));
     else
-      cv.line(p[0], p[1], p[0] - 6, p[1] + 8, 0.8, {141, 123, 88});
+      cv.line(p[0], p[1], p[0] - 6, p[1] + 8, 0.8, rgbOf(look::kGroundMarks));
   }
   // A box's edges (the four of a rectangle in 2D).
   auto edges = [&](const double *lo, const double *hi, double thick, Rgb colour) {
@@ -155,7 +154,7 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
   };
   // The scene's boxes.
   for (const SceneBox &b : world.terrain.boxes)
-    edges(b.lo.data(), b.hi.data(), 1.4, {107, 91, 62});
+    edges(b.lo.data(), b.hi.data(), look::kSceneBox.width / 2, rgbOf(look::kSceneBox.stroke));
   // The movable objects where they are (their edges; where they start when
   // the motion does not say).
   const auto &objects = world.terrain.objects;
@@ -169,13 +168,13 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
       lo[k] = c - half;
       hi[k] = c + half;
     }
-    edges(lo, hi, 2.0, {51, 51, 51});
+    edges(lo, hi, look::kObject.width / 2, rgbOf(look::kObject.stroke));
   }
   // The centre of mass's trail so far.
   for (size_t k = 1; k <= i; ++k) {
     auto a = centre(m, k - 1), b = centre(m, k);
     auto p = S(a.data()), q = S(b.data());
-    cv.line(p[0], p[1], q[0], q[1], 1.0, {40, 120, 40});
+    cv.line(p[0], p[1], q[0], q[1], 1.0, rgbOf(look::kTrail));
   }
   // Springs far to near, then points.
   std::vector<size_t> order(m.robot.springs.size());
@@ -188,19 +187,18 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return depth(a) > depth(b); });
   for (size_t s : order) {
     const auto &sp = m.robot.springs[s];
-    double len = 0;
-    for (int k = 0; k < d; ++k)
-      len += std::pow(f[size_t(sp.a * d + k)] - f[size_t(sp.b * d + k)], 2);
+    const double len = look::springLength(&f[size_t(sp.a * d)], &f[size_t(sp.b * d)], d);
     auto p = S(&f[size_t(sp.a * d)]), q = S(&f[size_t(sp.b * d)]);
     const double out = i < m.outputs.size() && s < m.outputs[i].size()
                            ? m.outputs[i][s]
                            : std::numeric_limits<double>::quiet_NaN();
-    cv.line(p[0], p[1], q[0], q[1], sp.actuation != 0 ? 1.6 : 0.7,
-            springColour(sp, std::sqrt(len), out));
+    cv.line(p[0], p[1], q[0], q[1],
+            (sp.actuation != 0 ? look::kActuatedWidth : look::kPassiveWidth) / 2,
+            springColour(sp, len, out));
   }
   for (int j = 0; j < n; ++j) {
     auto p = S(&f[size_t(j * d)]);
-    cv.line(p[0], p[1], p[0], p[1], 1.6, {51, 51, 51});
+    cv.line(p[0], p[1], p[0], p[1], look::kPointRadius, rgbOf(look::kPoint));
   }
   // Progress along the bottom edge.
   const double done = m.frames.size() > 1 ? double(i) / double(m.frames.size() - 1) : 1;

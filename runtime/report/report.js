@@ -17,6 +17,9 @@ window.addEventListener('error', function (e) {
 });
 var D = JSON.parse(document.getElementById('data').textContent);
 var W = D.world || {dim: 2, up: 1, ground_y: 0, profile: [], dt: 0.004, steps: 1};
+// How gaits are drawn (colours, strokes, the 3D view): the one description
+// the SVG pictures and the videos use too (runtime/evolve/record/GaitLook.h).
+var LOOK = JSON.parse(document.getElementById('look').textContent);
 var SVGNS = 'http://www.w3.org/2000/svg';
 function el(tag, attrs, parent) {
   var e = document.createElementNS(SVGNS, tag);
@@ -129,38 +132,41 @@ function decode(m) {
   m.size = Math.max(hi[0] - lo[0], hi[1] - lo[1], d === 3 ? hi[2] - lo[2] : 0, 0.05);
   return m;
 }
+// The colour of x on LOOK.spring's ramp: mid at 0, toward low below and
+// high above (GaitLook.h, look::at).
+function rampColour(x) {
+  var R = LOOK.spring, w = Math.abs(x), to = x < 0 ? R.low : R.high;
+  var c = R.mid.map(function (v, k) { return Math.round(v + w * (to[k] - v)); });
+  return 'rgb(' + c.join(',') + ')';
+}
 // Spring s in frame i: the controller's output when the motion has it
-// (m.a, in thousandths), else read off the strain.
+// (m.a, in thousandths), else its strain relative to its amplitude
+// (look::springValue): red contracted, orange at rest, blue extended.
 function springColour(m, i, s) {
   var f = m.frames[i], sp = m.springs[s], d = m.dim;
-  if (!sp[3]) return '#9a9a9a';
+  if (!sp[3]) return LOOK.spring.passive;
   var a;
-  if (m.a && m.a[i] && m.a[i].length > s) a = Math.max(-1, Math.min(1, m.a[i][s] / 1000));
+  if (m.a && m.a[i] && m.a[i].length > s) a = m.a[i][s] / 1000;
   else {
     var L = 0;
     for (var k = 0; k < d; ++k) { var v = f[sp[0] * d + k] - f[sp[1] * d + k]; L += v * v; }
-    a = Math.max(-1, Math.min(1, (Math.sqrt(L) / sp[2] - 1) / sp[3]));
+    a = sp[2] > 0 ? (Math.sqrt(L) / sp[2] - 1) / Math.abs(sp[3]) : 0;
   }
-  // red (contracted, -1) .. orange (0) .. blue (extended, +1)
-  var r, g, b;
-  if (a < 0) { r = 230; g = Math.round(140 + 110 * a); b = Math.round(30 + 10 * a); }
-  else { r = Math.round(230 - 200 * a); g = Math.round(140 - 40 * a); b = Math.round(30 + 200 * a); }
-  return 'rgb(' + r + ',' + g + ',' + b + ')';
+  return rampColour(Math.max(-1, Math.min(1, a)));
 }
-// Projection of a point: 2D side view; 3D orthographic, turned by yaw about
-// the vertical axis and tilted by pitch. Returns [screen x, screen y, depth].
+// Projection of a point: 2D side view; in 3D the pictures' orthographic view
+// (look::View) from `yaw` and `elevation`. Returns [screen x, screen y,
+// depth], depth larger nearer.
 function project(p, view) {
   if (W.dim !== 3) return [p[0], p[W.up], 0];
-  var u = W.up, h1 = u === 2 ? 0 : 0, h2 = u === 2 ? 1 : 2;
-  var x = p[h1], y = p[h2], z = p[u];
-  var cx = Math.cos(view.yaw), sx = Math.sin(view.yaw);
-  var rx = cx * x - sx * y, ry = sx * x + cx * y;
-  var cp = Math.cos(view.pitch), sp = Math.sin(view.pitch);
-  return [rx, z * cp + ry * sp, ry * cp - z * sp];
+  var u = W.up, x = p[0], y = p[u === 2 ? 1 : 2], z = p[u];
+  var cy = Math.cos(view.yaw), sy = Math.sin(view.yaw);
+  var ce = Math.cos(view.elevation), se = Math.sin(view.elevation);
+  return [cy * x + sy * y, -se * sy * x + se * cy * y + ce * z, sy * ce * x - cy * ce * y + se * z];
 }
 function Player(canvas, m, opts) {
   this.c = canvas; this.ctx = canvas.getContext('2d'); this.opts = opts || {};
-  this.view = {yaw: -0.6, pitch: 0.45};
+  this.view = {yaw: LOOK.view.yaw, elevation: LOOK.view.elevation};
   this.speed = 1; this.playing = !this.opts.still; this.t = 0;
   this.load(m);
   var self = this, drag = null;
@@ -169,8 +175,8 @@ function Player(canvas, m, opts) {
     window.addEventListener('mouseup', function () { drag = null; });
     window.addEventListener('mousemove', function (e) {
       if (!drag) return;
-      self.view.yaw += (e.clientX - drag[0]) * 0.01;
-      self.view.pitch = Math.max(-0.2, Math.min(1.5, self.view.pitch + (e.clientY - drag[1]) * 0.01));
+      self.view.yaw -= (e.clientX - drag[0]) * 0.01;
+      self.view.elevation = Math.max(-0.2, Math.min(1.5, self.view.elevation + (e.clientY - drag[1]) * 0.01));
       drag = [e.clientX, e.clientY];
       self.draw();
     });
@@ -206,20 +212,20 @@ Player.prototype.draw = function () {
   var ox = c.width / 2 - pc[0] * scale, oy = c.height * 0.72 + gy * scale;
   function S(p) { var q = project(p, view); return [ox + q[0] * scale, oy - q[1] * scale, q[2]]; }
   function P(j) { return d === 3 ? [f[j * 3], f[j * 3 + 1], f[j * 3 + 2]] : [f[j * 2], f[j * 2 + 1]]; }
-  ctx.fillStyle = '#f8f8f4'; ctx.fillRect(0, 0, c.width, c.height);
+  ctx.fillStyle = LOOK.background; ctx.fillRect(0, 0, c.width, c.height);
   this.drawGround(S, com, span);
   this.drawBoxes(S);
   this.drawObjects(S);
   // the centre of mass's trail so far
-  ctx.strokeStyle = 'rgba(40,120,40,0.8)'; ctx.lineWidth = 1.5; ctx.beginPath();
+  ctx.strokeStyle = LOOK.trail; ctx.globalAlpha = 0.8; ctx.lineWidth = 1.5; ctx.beginPath();
   for (var k = 0; k <= this.i; ++k) {
     var q = S(d === 3 ? m.com[k] : [m.com[k][0], m.com[k][1]]);
     if (k === 0) ctx.moveTo(q[0], q[1]); else ctx.lineTo(q[0], q[1]);
   }
-  ctx.stroke();
+  ctx.stroke(); ctx.globalAlpha = 1;
   // the body's parts under the springs, each kind its colour (as best.svg)
   if (m.parts) {
-    ctx.globalAlpha = 0.3;
+    ctx.globalAlpha = LOOK.partOpacity;
     m.parts.cells.forEach(function (cell) {
       if (cell.length < 3 || (d === 3 && cell.length > 5)) return; // 3D: faces only
       ctx.fillStyle = m.parts.colours[cell[0]]; ctx.beginPath();
@@ -234,17 +240,19 @@ Player.prototype.draw = function () {
   var order = m.springs.map(function (s, k) { return k; });
   if (d === 3) {
     var depth = order.map(function (k) { return S(P(m.springs[k][0]))[2] + S(P(m.springs[k][1]))[2]; });
-    order.sort(function (a, b) { return depth[b] - depth[a]; });
+    order.sort(function (a, b) { return depth[a] - depth[b]; }); // far to near
   }
   ctx.lineCap = 'round';
+  var thin = this.opts.still ? 0.5 : 1; // the gallery's small pictures: half the strokes
   order.forEach(function (k) {
     var s = m.springs[k], a = S(P(s[0])), b = S(P(s[1]));
-    ctx.strokeStyle = springColour(m, self.i, k); ctx.lineWidth = s[3] ? (self.opts.still ? 1.6 : 3) : 1.2;
+    ctx.strokeStyle = springColour(m, self.i, k);
+    ctx.lineWidth = (s[3] ? LOOK.spring.actuatedWidth : LOOK.spring.passiveWidth) * thin;
     ctx.beginPath(); ctx.moveTo(a[0], a[1]); ctx.lineTo(b[0], b[1]); ctx.stroke();
   });
-  ctx.fillStyle = '#333';
+  ctx.fillStyle = LOOK.point.colour;
   for (var j = 0; j < m.n; ++j) {
-    var q2 = S(P(j)); ctx.beginPath(); ctx.arc(q2[0], q2[1], this.opts.still ? 1 : 1.8, 0, 6.3); ctx.fill();
+    var q2 = S(P(j)); ctx.beginPath(); ctx.arc(q2[0], q2[1], LOOK.point.radius * thin, 0, 6.3); ctx.fill();
   }
   if (!this.opts.still) {
     ctx.fillStyle = '#222'; ctx.font = '13px sans-serif';
@@ -267,7 +275,8 @@ Player.prototype.draw = function () {
 // The scene's boxes: rectangles in 2D, their twelve edges in 3D.
 Player.prototype.drawBoxes = function (S) {
   var ctx = this.ctx;
-  ctx.strokeStyle = '#6b5b3e'; ctx.lineWidth = 1.5; ctx.fillStyle = '#cbbd9f';
+  var B = LOOK.sceneBox;
+  ctx.strokeStyle = B.stroke; ctx.lineWidth = B.width; ctx.fillStyle = B.fill;
   (W.boxes || []).forEach(function (b) {
     var lo = b[0], hi = b[1];
     if (W.dim !== 3) {
@@ -289,7 +298,8 @@ Player.prototype.drawBoxes = function (S) {
 // The movable objects, where they are at this frame (else where they start).
 Player.prototype.drawObjects = function (S) {
   var ctx = this.ctx, m = this.m, i = this.i;
-  ctx.strokeStyle = '#333'; ctx.lineWidth = 2; ctx.fillStyle = '#d9a441';
+  var B = LOOK.object;
+  ctx.strokeStyle = B.stroke; ctx.lineWidth = B.width; ctx.fillStyle = B.fill;
   (W.objects || []).forEach(function (b, k) {
     var d = W.dim, c = [], h = [];
     for (var a = 0; a < d; ++a) {
@@ -315,7 +325,8 @@ Player.prototype.drawObjects = function (S) {
 };
 Player.prototype.drawGround = function (S, com, span) {
   var ctx = this.ctx, x0 = com[0] - span * 1.5, x1 = com[0] + span * 1.5, steps = 60, k, x;
-  ctx.strokeStyle = '#6b5b3e'; ctx.lineWidth = 2; ctx.fillStyle = '#e6dcc6';
+  var G = LOOK.ground;
+  ctx.strokeStyle = G.colour; ctx.lineWidth = G.width; ctx.fillStyle = G.fill;
   if (W.dim !== 3) {
     ctx.beginPath();
     for (k = 0; k <= steps; ++k) {
@@ -325,14 +336,14 @@ Player.prototype.drawGround = function (S, com, span) {
     var e = S([x1, groundAt(x1)]), b = S([x0, groundAt(x0)]);
     ctx.lineTo(e[0], this.c.height); ctx.lineTo(b[0], this.c.height); ctx.closePath();
     ctx.fill(); ctx.stroke();
-    ctx.strokeStyle = '#8d7b58'; ctx.lineWidth = 1; // marks every 0.1 so motion shows
+    ctx.strokeStyle = G.marks; ctx.lineWidth = 1; // marks every 0.1 so motion shows
     for (x = Math.ceil(x0 * 10) / 10; x < x1; x += 0.1) {
       var m1 = S([x, groundAt(x)]); ctx.beginPath(); ctx.moveTo(m1[0], m1[1]); ctx.lineTo(m1[0] - 6, m1[1] + 8); ctx.stroke();
     }
     return;
   }
   var y0 = com[1] - span * 1.5, y1 = com[1] + span * 1.5, g = 0.1;
-  ctx.strokeStyle = '#b9ad92'; ctx.lineWidth = 1;
+  ctx.strokeStyle = G.grid; ctx.lineWidth = 1;
   for (x = Math.ceil(x0 / g) * g; x < x1; x += g) {
     ctx.beginPath();
     for (k = 0; k <= steps; ++k) {

@@ -9,11 +9,17 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "EvocProcess.h"
+#include "evolve/record/GaitLook.h"
+#include "evolve/record/Svg.h"
+#include "report/Report.h"
+#include "report/Video.h"
 
 namespace fs = std::filesystem;
 using namespace evoc::test;
@@ -21,10 +27,11 @@ using nlohmann::json;
 
 namespace {
 
-// The page's data document (the JSON in <script id="data">).
-json pageData(const fs::path &page) {
+// The page's data document (the JSON in <script id="data">), or another of
+// its JSON scripts.
+json pageData(const fs::path &page, const std::string &id = "data") {
   const std::string html = readText(page);
-  const std::string open = "<script id=\"data\" type=\"application/json\">";
+  const std::string open = "<script id=\"" + id + "\" type=\"application/json\">";
   size_t a = html.find(open);
   REQUIRE(a != std::string::npos);
   a += open.size();
@@ -112,6 +119,67 @@ TEST_CASE("evoc run leaves a report.html; evoc render rewrites it with every par
   const std::string first = readText(dir / "report.html");
   REQUIRE(runEvoc({"render", dir.string()}) == 0);
   CHECK(readText(dir / "report.html") == first);
+}
+
+// One picture of a robot with a passive spring and actuated ones at rest,
+// stretched and compressed, side by side: each is drawn in the same colour by
+// the SVG pictures and the video, with and without controller outputs, and
+// the page receives the description both use (evolve/record/GaitLook.h).
+TEST_CASE("gaits look alike in the SVG, the video and the page", "[render]") {
+  namespace look = evoc::evolve::look;
+  evoc::runtime::Robot robot;
+  const double rests[4] = {0.1, 0.1, 0.09, 0.12}, actuations[4] = {0, 0.2, 0.2, 0.2};
+  for (int s = 0; s < 4; ++s) {
+    const double y = 0.3 + 0.1 * s;
+    robot.points.insert(robot.points.end(), {0.0, y, 0.1, y});
+    robot.springs.push_back({2 * s, 2 * s + 1, rests[s], 1e4, actuations[s]});
+  }
+  for (const std::vector<double> &outputs :
+       {std::vector<double>{}, std::vector<double>{0.3, -0.5, 0.7, 1.0}}) {
+    evoc::evolve::GaitFrame frame{robot.points, outputs, ""};
+    const std::string svg = evoc::evolve::renderGait(robot, {frame});
+    std::vector<std::string> svgColours; // the springs' strokes, in order
+    const std::regex line("<line [^>]*stroke=\"([^\"]+)\" stroke-width=\"(2\\.5|1\\.2)\"");
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), line); it != std::sregex_iterator();
+         ++it)
+      svgColours.push_back((*it)[1]);
+    REQUIRE(svgColours.size() == 4);
+    CHECK(svgColours[0] == look::kPassiveSpring);
+    CHECK(svgColours[1] == (outputs.empty() ? "rgb(230,140,20)" : "rgb(215,70,10)"));
+
+    evoc::report::World world;
+    evoc::report::Motion motion{"", robot, {0}, {robot.points}, {}, {}, {}};
+    if (!outputs.empty())
+      motion.outputs = {outputs};
+    const evoc::report::Image img = evoc::report::drawFrame(world, motion, 0, 640, 360);
+    std::set<std::array<long, 3>> drawn;
+    for (size_t p = 0; p + 2 < img.rgb.size(); p += 3)
+      drawn.insert({img.rgb[p], img.rgb[p + 1], img.rgb[p + 2]});
+    for (const std::string &c : svgColours) {
+      long r = 0, g = 0, b = 0;
+      const look::Rgb rgb = c[0] == '#' ? look::parse(c)
+                            : std::sscanf(c.c_str(), "rgb(%ld,%ld,%ld)", &r, &g, &b) == 3
+                                ? look::Rgb{r, g, b}
+                                : look::Rgb{-1, -1, -1};
+      INFO("the SVG's spring colour " << c);
+      CHECK(drawn.count({rgb.r, rgb.g, rgb.b}) == 1);
+    }
+  }
+  // The page draws with the description it is given, not with constants of
+  // its own: the gait player sets no colour but its text's.
+  const fs::path &page = smallRun() / "report.html";
+  CHECK(pageData(page, "look") == look::lookJson());
+  const std::string html = readText(page);
+  const size_t player = html.find("// ---- the gait player"), end = html.find("var players = [];");
+  REQUIRE(player != std::string::npos);
+  REQUIRE(end != std::string::npos);
+  std::istringstream script(html.substr(player, end - player));
+  const std::regex colour("'(#[0-9a-fA-F]{3,6}|rgba?\\([0-9])");
+  for (std::string l; std::getline(script, l);)
+    if (l.find("fillText") == std::string::npos && l.find(".font") == std::string::npos) {
+      INFO(l);
+      CHECK(!std::regex_search(l, colour));
+    }
 }
 
 TEST_CASE("evoc render: partial and killed runs render what is there and say what is missing",

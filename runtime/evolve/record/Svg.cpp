@@ -1,6 +1,7 @@
 // SVG rendering of gaits and fitness curves (plain text, no dependencies).
 #include "evolve/record/Svg.h"
 
+#include "evolve/record/GaitLook.h"
 #include "evolve/record/SvgCommon.h"
 #include "support/Error.h"
 
@@ -34,48 +35,15 @@ std::string escape(const std::string &s) {
   return o;
 }
 
-// Actuated springs without controller outputs: orange at rest length, toward
-// red when contracted and blue when extended, full colour at a strain equal
-// to the spring's actuation amplitude. With outputs a in [-1, 1]: blue
-// (extend) .. grey .. red (contract).
-static std::string strainColour(double s) {
-  s = std::clamp(s, -1.0, 1.0);
-  const double orange[3] = {230, 140, 20}, red[3] = {200, 0, 0}, blue[3] = {30, 80, 230};
-  const double *to = s < 0 ? red : blue;
-  double w = std::fabs(s);
-  return fmt::format("rgb({},{},{})", std::lround(orange[0] + w * (to[0] - orange[0])),
-                     std::lround(orange[1] + w * (to[1] - orange[1])),
-                     std::lround(orange[2] + w * (to[2] - orange[2])));
-}
-static std::string activationColour(double a) {
-  a = std::clamp(a, -1.0, 1.0);
-  int r = int(std::lround(a > 0 ? 150 + 90 * a : 150 * (1 + a)));
-  int b = int(std::lround(a < 0 ? 150 - 90 * a : 150 * (1 - a)));
-  int g = int(std::lround(150 * (1 - std::fabs(a))));
-  return fmt::format("rgb({},{},{})", r, g, b);
-}
-
 std::string springColour(const runtime::Robot &robot, const GaitFrame &fr, size_t s) {
   const auto &sp = robot.springs[s];
   if (sp.actuation == 0)
-    return "#999";
-  if (s < fr.activation.size())
-    return activationColour(fr.activation[s]);
-  double len = 0;
-  if (robot.dim == 2) {
-    double dx = fr.points[2 * sp.a] - fr.points[2 * sp.b];
-    double dy = fr.points[2 * sp.a + 1] - fr.points[2 * sp.b + 1];
-    len = std::hypot(dx, dy);
-  } else {
-    double d2 = 0;
-    for (int c = 0; c < robot.dim; ++c) {
-      double d = fr.points[size_t(robot.dim * sp.a + c)] - fr.points[size_t(robot.dim * sp.b + c)];
-      d2 += d * d;
-    }
-    len = std::sqrt(d2);
-  }
-  double strain = sp.rest > 0 ? len / sp.rest - 1 : 0;
-  return strainColour(strain / std::fabs(sp.actuation));
+    return look::kPassiveSpring;
+  const double length = look::springLength(&fr.points[size_t(robot.dim * sp.a)],
+                                           &fr.points[size_t(robot.dim * sp.b)], robot.dim);
+  const double output = s < fr.activation.size() ? fr.activation[s] : NAN;
+  return look::css(
+      look::at(look::kSpringRamp, look::springValue(length, sp.rest, sp.actuation, output)));
 }
 
 void checkFrames(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,
@@ -128,10 +96,11 @@ std::string sceneSvg(const GaitStyle &style, double xa, double xb, FX X, FY Y, d
       const double l = std::max(b.lo[0], xa), r = std::min(b.hi[0], xb);
       if (l < r)
         out += fmt::format("<rect class=\"scene-box\" x=\"{:.1f}\" y=\"{:.1f}\" "
-                           "width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#cbbd9f\" "
-                           "stroke=\"#6b4f2a\" stroke-width=\"2\"/>\n",
+                           "width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" "
+                           "stroke=\"{}\" stroke-width=\"{}\"/>\n",
                            X(l), Y(b.hi[1]), X(r) - X(l),
-                           std::max(0.0, std::min(Y(b.lo[1]), bottom) - Y(b.hi[1])));
+                           std::max(0.0, std::min(Y(b.lo[1]), bottom) - Y(b.hi[1])),
+                           look::kSceneBox.fill, look::kSceneBox.stroke, look::kSceneBox.width);
     }
   return out;
 }
@@ -165,9 +134,10 @@ std::string objectsSvg(const GaitStyle &style, const GaitFrame &fr, double xa, d
     const double l = std::max(b[0], xa), r = std::min(b[2], xb);
     if (l < r)
       out += fmt::format("<rect class=\"object\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
-                         "height=\"{:.1f}\" fill=\"#d9a441\" stroke=\"#333\" "
-                         "stroke-width=\"2\"><title>object {}</title></rect>\n",
-                         X(l), Y(b[3]), X(r) - X(l), Y(b[1]) - Y(b[3]), i);
+                         "height=\"{:.1f}\" fill=\"{}\" stroke=\"{}\" "
+                         "stroke-width=\"{}\"><title>object {}</title></rect>\n",
+                         X(l), Y(b[3]), X(r) - X(l), Y(b[1]) - Y(b[3]), look::kObject.fill,
+                         look::kObject.stroke, look::kObject.width, i);
   }
   return out;
 }
@@ -180,16 +150,18 @@ std::string groundSvg(const GaitStyle &style, double xa, double xb, FX X, FY Y, 
   const auto line = groundLine(style, xa, xb);
   if (line.size() == 2 && line[0].second == line[1].second)
     return fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
-                       "stroke=\"#6b4f2a\" stroke-width=\"3\"/>\n",
-                       X(xa), Y(line[0].second), X(xb), Y(line[1].second)) +
+                       "stroke=\"{}\" stroke-width=\"{}\"/>\n",
+                       X(xa), Y(line[0].second), X(xb), Y(line[1].second), look::kGround,
+                       look::kGroundWidth) +
            sceneSvg(style, xa, xb, X, Y, bottom);
   std::string pts;
   for (const auto &[x, h] : line)
     pts += fmt::format("{}{:.1f},{:.1f}", pts.empty() ? "" : " ", X(x), Y(h));
   return fmt::format("<polygon class=\"terrain\" points=\"{} {:.1f},{:.1f} {:.1f},{:.1f}\" "
-                     "fill=\"#e8dcc4\" stroke=\"none\"/>\n<polyline class=\"ground\" "
-                     "points=\"{}\" fill=\"none\" stroke=\"#6b4f2a\" stroke-width=\"3\"/>\n",
-                     pts, X(xb), bottom, X(xa), bottom, pts) +
+                     "fill=\"{}\" stroke=\"none\"/>\n<polyline class=\"ground\" "
+                     "points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"/>\n",
+                     pts, X(xb), bottom, X(xa), bottom, look::kTerrainFill, pts, look::kGround,
+                     look::kGroundWidth) +
          sceneSvg(style, xa, xb, X, Y, bottom);
 }
 
@@ -305,9 +277,9 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
                            Y(fr.points[2 * p + 1]));
       const std::string &c = colours.at(o.part);
       svg += fmt::format("<polygon class=\"part\" points=\"{}\" fill=\"{}\" "
-                         "fill-opacity=\"0.3\" stroke=\"{}\" stroke-opacity=\"0.8\" "
+                         "fill-opacity=\"{}\" stroke=\"{}\" stroke-opacity=\"0.8\" "
                          "stroke-width=\"1\"><title>{}</title></polygon>\n",
-                         pts, c, c, escape(o.part));
+                         pts, c, look::kPartOpacity, c, escape(o.part));
     }
     for (size_t s = 0; s < robot.springs.size(); ++s) {
       const auto &sp = robot.springs[s];
@@ -316,11 +288,13 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
       svg += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" "
                          "stroke=\"{}\" stroke-width=\"{}\"/>\n",
                          X(fr.points[2 * sp.a]), Y(fr.points[2 * sp.a + 1]), X(fr.points[2 * sp.b]),
-                         Y(fr.points[2 * sp.b + 1]), colour, act ? 2.5 : 1.2);
+                         Y(fr.points[2 * sp.b + 1]), colour,
+                         act ? look::kActuatedWidth : look::kPassiveWidth);
     }
     for (size_t i = 0; i < n; ++i)
-      svg += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2.2\" fill=\"#222\"/>\n",
-                         X(fr.points[2 * i]), Y(fr.points[2 * i + 1]));
+      svg += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{}\" fill=\"{}\"/>\n",
+                         X(fr.points[2 * i]), Y(fr.points[2 * i + 1]), look::kPointRadius,
+                         look::kPoint);
     svg += fmt::format("<text class=\"frame-label\" x=\"{0:.1f}\" y=\"{1:.1f}\" "
                        "text-anchor=\"middle\">{3}</text>\n<text class=\"frame-label\" "
                        "x=\"{0:.1f}\" y=\"{2:.1f}\" text-anchor=\"middle\">{4}</text>\n</g>\n",
@@ -388,7 +362,7 @@ std::string renderGaitAnimation(const runtime::Robot &robot, const std::vector<G
                        "stroke-width=\"{}\">",
                        num(X(f0[2 * sp.a])), num(Y(f0[2 * sp.a + 1])), num(X(f0[2 * sp.b])),
                        num(Y(f0[2 * sp.b + 1])), springColour(robot, frames[0], s),
-                       sp.actuation != 0 ? 2.5 : 1.2);
+                       sp.actuation != 0 ? look::kActuatedWidth : look::kPassiveWidth);
     const char *attrs[4] = {"x1", "y1", "x2", "y2"};
     for (int c = 0; c < 4; ++c) {
       int pt = c < 2 ? sp.a : sp.b;
@@ -406,11 +380,11 @@ std::string renderGaitAnimation(const runtime::Robot &robot, const std::vector<G
   }
   for (size_t i = 0; i < n; ++i)
     svg += fmt::format(
-        "<circle cx=\"{}\" cy=\"{}\" r=\"2.2\" fill=\"#222\">"
+        "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\">"
         "<animate attributeName=\"cx\" values=\"{}\" {}/>"
         "<animate attributeName=\"cy\" values=\"{}\" {}/></circle>\n",
-        num(X(frames[0].points[2 * i])), num(Y(frames[0].points[2 * i + 1])),
-        values([&](const GaitFrame &fr) { return num(X(fr.points[2 * i])); }), timing,
+        num(X(frames[0].points[2 * i])), num(Y(frames[0].points[2 * i + 1])), look::kPointRadius,
+        look::kPoint, values([&](const GaitFrame &fr) { return num(X(fr.points[2 * i])); }), timing,
         values([&](const GaitFrame &fr) { return num(Y(fr.points[2 * i + 1])); }), timing);
   return svg + "</svg>\n";
 }

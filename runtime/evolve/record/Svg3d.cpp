@@ -2,6 +2,7 @@
 // (front left, above), everything drawn far to near (painter's order), part
 // faces shaded by a fixed light, the ground (a plane, or a height field as
 // shaded quads) with the points' shadows.
+#include "evolve/record/GaitLook.h"
 #include "evolve/record/SvgCommon.h"
 
 #include <fmt/format.h>
@@ -16,30 +17,11 @@ namespace evoc::evolve::svg {
 
 namespace {
 
-using Vec = std::array<double, 3>;
+using look::kLight;
+using look::Vec;
+using look::View;
 
 double dot(const Vec &a, const Vec &b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-/// The view: screen right, screen up and toward the viewer, orthonormal.
-/// The viewer stands on the robot's right (-y) side, turned 30 degrees
-/// toward its front (+x), 25 degrees above the ground; +x, the walking
-/// direction, runs left to right.
-struct View {
-  Vec right, up, toViewer;
-  View() {
-    const double yaw = 30 * M_PI / 180, el = 25 * M_PI / 180;
-    right = {std::cos(yaw), std::sin(yaw), 0};
-    toViewer = {std::sin(yaw) * std::cos(el), -std::cos(yaw) * std::cos(el), std::sin(el)};
-    up = {-std::sin(el) * std::sin(yaw), std::sin(el) * std::cos(yaw), std::cos(el)};
-  }
-  double u(const Vec &p) const { return dot(p, right); }
-  double v(const Vec &p) const { return dot(p, up); }
-  double depth(const Vec &p) const { return dot(p, toViewer); } ///< larger: nearer
-};
-
-/// Light from above, behind the viewer's left shoulder (a unit vector
-/// toward the light).
-const Vec kLight = {-0.36, -0.48, 0.8};
 
 Vec pointOf(const GaitFrame &fr, int i) {
   return {fr.points[size_t(3 * i)], fr.points[size_t(3 * i + 1)], fr.points[size_t(3 * i + 2)]};
@@ -176,9 +158,9 @@ template <class FX, class FY> std::string quadSvg(const Quad &q, bool terrain, F
   for (const Vec &c : q)
     pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", X(c), Y(c));
   if (!terrain)
-    return fmt::format("<polygon class=\"ground\" points=\"{}\" fill=\"#d9c9a8\" "
-                       "stroke=\"#6b4f2a\" stroke-width=\"1.5\"/>\n",
-                       pts);
+    return fmt::format("<polygon class=\"ground\" points=\"{}\" fill=\"{}\" "
+                       "stroke=\"{}\" stroke-width=\"1.5\"/>\n",
+                       pts, look::kGroundPlane, look::kGround);
   // The normal of the quad's diagonals' plane.
   const Vec a{q[2][0] - q[0][0], q[2][1] - q[0][1], q[2][2] - q[0][2]};
   const Vec b{q[3][0] - q[1][0], q[3][1] - q[1][1], q[3][2] - q[1][2]};
@@ -187,8 +169,8 @@ template <class FX, class FY> std::string quadSvg(const Quad &q, bool terrain, F
   const double lit = len > 0 ? std::fabs(dot(nrm, kLight)) / len : 1;
   const int shade = int(std::lround(150 + 80 * lit));
   return fmt::format("<polygon class=\"ground\" points=\"{}\" fill=\"rgb({},{},{})\" "
-                     "stroke=\"#6b4f2a\" stroke-width=\"0.6\" stroke-opacity=\"0.6\"/>\n",
-                     pts, shade, shade * 9 / 10, shade * 3 / 4);
+                     "stroke=\"{}\" stroke-width=\"0.6\" stroke-opacity=\"0.6\"/>\n",
+                     pts, shade, shade * 9 / 10, shade * 3 / 4, look::kGround);
 }
 
 /// One thing to draw, and how near it is.
@@ -357,13 +339,13 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
       Vec p = pointOf(fr, int(i));
       p[2] = groundAt(style, p[0], p[1], 3);
       out += fmt::format("<circle class=\"shadow\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2\" "
-                         "fill=\"#8a7a5a\" fill-opacity=\"0.5\"/>\n",
-                         X(p), Y(p));
+                         "fill=\"{}\" fill-opacity=\"0.5\"/>\n",
+                         X(p), Y(p), look::kShadow);
     }
     std::vector<Item> items;
     // The scene's boxes: their faces toward the viewer, in the painter's
     // order with the robot's faces.
-    auto face = [&](const Quad &q, const char *cls, const char *fill, const char *stroke) {
+    auto face = [&](const Quad &q, const char *cls, const look::BoxLook &box) {
       std::string pts;
       Vec mid{0, 0, 0};
       for (const Vec &c : q) {
@@ -374,12 +356,12 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
       items.push_back({view.depth(mid), 0,
                        fmt::format("<polygon class=\"{}\" points=\"{}\" fill=\"{}\" "
                                    "stroke=\"{}\" stroke-width=\"1.2\"/>\n",
-                                   cls, pts, fill, stroke)});
+                                   cls, pts, box.fill, box.stroke)});
     };
     for (const Quad &q : boxes)
-      face(q, "scene-box", "#cbbd9f", "#6b4f2a");
+      face(q, "scene-box", look::kSceneBox);
     for (const Quad &q : objects) // the movable objects, likewise
-      face(q, "object", "#d9a441", "#333");
+      face(q, "object", look::kObject);
     // Part outlines: a face of 3 or 4 points is shaded by its normal; a
     // part given as a point set is drawn as its silhouette.
     for (const auto &o : outlines)
@@ -390,18 +372,17 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
       const Vec a = pointOf(fr, sp.a), b = pointOf(fr, sp.b);
       const Vec mid{(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, (a[2] + b[2]) / 2};
       const bool act = sp.actuation != 0;
-      items.push_back(
-          {view.depth(mid), 1,
-           fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" "
-                       "stroke=\"{}\" stroke-width=\"{}\"/>\n",
-                       X(a), Y(a), X(b), Y(b), springColour(robot, fr, s), act ? 2.5 : 1.2)});
+      items.push_back({view.depth(mid), 1,
+                       fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" "
+                                   "stroke=\"{}\" stroke-width=\"{}\"/>\n",
+                                   X(a), Y(a), X(b), Y(b), springColour(robot, fr, s),
+                                   act ? look::kActuatedWidth : look::kPassiveWidth)});
     }
     for (size_t i = 0; i < n; ++i) {
       const Vec p = pointOf(fr, int(i));
-      items.push_back(
-          {view.depth(p), 2,
-           fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2.2\" fill=\"#222\"/>\n", X(p),
-                       Y(p))});
+      items.push_back({view.depth(p), 2,
+                       fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{}\" fill=\"{}\"/>\n",
+                                   X(p), Y(p), look::kPointRadius, look::kPoint)});
     }
     std::stable_sort(items.begin(), items.end(), [](const Item &a, const Item &b) {
       return a.depth != b.depth ? a.depth < b.depth : a.order < b.order;
