@@ -12,8 +12,10 @@
 namespace evoc::runtime {
 
 FixedTrainer::FixedTrainer(const ModuleInfo &info, const codegen::Executable &exe,
-                           const Robot &robot, const TrainOptions &opts)
-    : info_(info), exe_(exe), opts_(opts) {
+                           const Robot &robot, const TrainOptions &opts,
+                           const codegen::Executable *lanesExe, int lanes)
+    : info_(info), exe_(exe), opts_(opts), lanesExe_(lanes > 1 ? lanesExe : nullptr),
+      lanes_(lanesExe_ ? lanes : 1) {
   if (!info.differentiable())
     throw Error("the module has no adjoint kernels; run autodiff before training");
   if (info.readsCommands && !opts.commands)
@@ -26,6 +28,7 @@ FixedTrainer::FixedTrainer(const ModuleInfo &info, const codegen::Executable &ex
   copies_ = std::max(int(opts_.batch), pool_->size());
   pop_ = std::make_unique<Population>(info, std::vector<Robot>(size_t(copies_), robot));
   ws_.resize(size_t(pool_->size()));
+  lanesWs_.resize(size_t(pool_->size()));
   for (int r = 0; r < copies_; ++r)
     pop_->initParams(r, opts.seed, 0);
   {
@@ -57,17 +60,49 @@ BatchStep FixedTrainer::iterate(int64_t it) {
   const int B = int(opts_.batch);
   std::vector<RolloutOutcome> outs(static_cast<size_t>(B));
   const RolloutConfig base = rolloutConfig(opts_);
-  pool_->parallelFor(B, [&](int b, int w) {
-    if (!ws_[size_t(w)])
-      ws_[size_t(w)] = std::make_unique<Rollout>(info_, exe_);
-    RolloutConfig rc = base;
-    CommandTable table; // outlives the rollout below, which reads it
+  // Episode b's config; its command table outlives the rollout, which reads it.
+  auto episode = [&](int b, RolloutConfig &rc, CommandTable &table) {
+    rc = base;
     if (opts_.commands) {
       table = drawCommands(*opts_.commands, opts_.steps, episodeStream(opts_.seed, 0, it, b));
       bindCommands(rc, *opts_.commands, table);
     }
     carry_.bind(rc, it, b);
-    outs[size_t(b)] = ws_[size_t(w)]->run(*pop_, b, rc, true);
+  };
+  // Items: the groups of lanes_ episodes in lanes, then one item per episode left.
+  const int groups = lanesExe_ ? B / lanes_ : 0;
+  const int first = groups * lanes_; // the first episode run on its own
+  pool_->parallelFor(groups + (B - first), [&](int item, int w) {
+    if (item >= groups) {
+      const int b = first + (item - groups);
+      if (!ws_[size_t(w)])
+        ws_[size_t(w)] = std::make_unique<Rollout>(info_, exe_);
+      RolloutConfig rc;
+      CommandTable table;
+      episode(b, rc, table);
+      outs[size_t(b)] = ws_[size_t(w)]->run(*pop_, b, rc, true);
+      return;
+    }
+    if (!lanesWs_[size_t(w)])
+      lanesWs_[size_t(w)] = std::make_unique<Rollout>(info_, *lanesExe_, lanes_);
+    Rollout &ro = *lanesWs_[size_t(w)];
+    const int b0 = item * lanes_;
+    std::vector<RolloutConfig> rcs(static_cast<size_t>(lanes_));
+    std::vector<CommandTable> tables(static_cast<size_t>(lanes_));
+    for (int l = 0; l < lanes_; ++l)
+      episode(b0 + l, rcs[size_t(l)], tables[size_t(l)]);
+    std::vector<RolloutOutcome> lane = ro.runLanes(*pop_, b0, rcs, true, b0);
+    bool valid = true;
+    for (int l = 0; l < lanes_; ++l) {
+      valid &= lane[size_t(l)].valid;
+      outs[size_t(b0 + l)] = std::move(lane[size_t(l)]);
+    }
+    for (int l = 0; valid && l < lanes_; ++l) { // episode b's gradient where run() leaves it
+      std::byte *gb = pop_->arena(b0 + l, Arena::Grad);
+      const std::vector<double> g = ro.laneGradient(l);
+      for (size_t j = 0; j < g.size(); ++j)
+        storeF(gb, int64_t(j), g[j], pop_->f32());
+    }
   });
   BatchStep s;
   const bool f32 = pop_->f32();

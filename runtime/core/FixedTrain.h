@@ -47,12 +47,24 @@ struct Validation {
   std::vector<double> meanTerms;
 };
 
+/// Episodes per kernel call when a batch runs in lanes (docs/architecture.md,
+/// "Episodes in lanes"): 16 doubles are two AVX-512 registers (four AVX2
+/// ones), independent chains of FMAs; 8 measured no faster than one episode
+/// per call on the forward step, 32 leave a batch of 32 one item for two
+/// threads.
+inline constexpr int kTrainLanes = 16;
+
 class FixedTrainer {
 public:
   /// Weights from (opts.seed, body id 0). opts.batch episodes per iteration;
-  /// opts.commands (when the module reads commands) draws them.
+  /// opts.commands (when the module reads commands) draws them. With
+  /// `lanesExe` (the module compiled with codegen::CompileOptions::lanes =
+  /// `lanes`), the batch's episodes run `lanes` at a time, the rest of the
+  /// batch (batch mod lanes) one at a time on `exe`; the gradient is summed
+  /// in episode order either way.
   FixedTrainer(const ModuleInfo &info, const codegen::Executable &exe, const Robot &robot,
-               const TrainOptions &opts);
+               const TrainOptions &opts, const codegen::Executable *lanesExe = nullptr,
+               int lanes = 1);
   ~FixedTrainer();
   /// Iteration `it` (0-based; it seeds the episodes' commands): forward and
   /// backward over the batch, then one update unless the batch is invalid.
@@ -78,6 +90,9 @@ private:
   std::unique_ptr<Population> pop_;
   std::unique_ptr<ThreadPool> pool_;
   std::vector<std::unique_ptr<Rollout>> ws_;
+  const codegen::Executable *lanesExe_ = nullptr;
+  int lanes_ = 1;
+  std::vector<std::unique_ptr<Rollout>> lanesWs_; // per thread, for lanesExe_
   std::unique_ptr<Optimizer> opt_;
   EpisodeCarry carry_;
   void broadcast(); // copy 0's parameters to every copy

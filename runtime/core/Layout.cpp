@@ -141,18 +141,20 @@ std::vector<int64_t> bufferShape(const ir::Buffer &b, const std::vector<int64_t>
   return shape;
 }
 
-RobotLayout layoutRobot(const ModuleInfo &info, std::vector<int64_t> sizes) {
+RobotLayout layoutRobot(const ModuleInfo &info, std::vector<int64_t> sizes, int lanes) {
   const ir::Module &m = *info.module;
   const int nb = int(m.buffers.size());
   RobotLayout L;
   L.sizes = std::move(sizes);
+  L.lanes = lanes;
   L.count.resize(nb);
   L.offset.assign(nb, 0);
   for (int b = 0; b < nb; ++b) {
     int64_t n = m.buffers[b].comps;
     for (int s : m.buffers[b].sets)
       n *= L.sizes[s];
-    L.count[b] = n;
+    const Arena a = info.arena[b];
+    L.count[b] = a == Arena::Body || a == Arena::Param ? n : n * lanes;
   }
   // Param and Grad share offsets, so a robot's parameters (and gradient) are
   // one contiguous run of scalars with no gaps: the optimiser works on it.
@@ -173,14 +175,15 @@ RobotLayout layoutRobot(const ModuleInfo &info, std::vector<int64_t> sizes) {
   }
   for (int b = 0; b < nb; ++b)
     if (info.arena[b] == Arena::Grad)
-      L.offset[b] = L.offset[m.buffers[b].primal];
-  L.arenaBytes[int(Arena::Grad)] = L.arenaBytes[int(Arena::Param)];
+      L.offset[b] = L.offset[m.buffers[b].primal] * lanes;
+  L.arenaBytes[int(Arena::Grad)] = L.arenaBytes[int(Arena::Param)] * lanes;
   // State snapshots: fields one after another, 64-byte aligned.
   int64_t top = 0;
   for (const auto &F : info.fields) {
     int64_t n = F.comps;
     for (int s : F.sets)
       n *= L.sizes[s];
+    n *= lanes;
     top = alignUp(top, kBufferAlign);
     L.fieldOffset.push_back(top);
     top += n * (F.elem == ir::Type::F && m.precision == ir::Precision::F64 ? 8 : 4);

@@ -58,7 +58,8 @@ struct RobotLayout {
   std::vector<int64_t> count;       // per buffer: number of elements
   std::vector<int64_t> offset;      // per buffer: byte offset inside its arena block
   int64_t arenaBytes[kArenas] = {}; // per Arena: bytes of this robot's block
-  int64_t paramCount = 0;           // number of parameter scalars
+  int64_t paramCount = 0;           // number of parameter scalars (of one episode)
+  int lanes = 1; // episodes per snapshot (layoutRobot's `lanes`)
   std::vector<int64_t> fieldOffset; // per state field: byte offset in a snapshot
   int64_t stateBytes() const { return arenaBytes[int(Arena::State)]; }
   int64_t tapeBytes() const { return arenaBytes[int(Arena::Tape)]; } // one step's kept temps
@@ -69,7 +70,12 @@ struct RobotLayout {
 std::vector<int64_t> setSizes(const ir::Module &m, const Robot &r);
 
 /// Lays out every buffer of the module for a robot with these set sizes.
-RobotLayout layoutRobot(const ModuleInfo &info, std::vector<int64_t> sizes);
+/// With `lanes` > 1, for that many episodes in lanes (docs/architecture.md,
+/// "Episodes in lanes"): every buffer but the Body and Param ones holds
+/// `lanes` times its elements, interleaved (element i of lane l at
+/// i * lanes + l), the Grad arena the Param arena's scalars so interleaved,
+/// and a state snapshot every field so.
+RobotLayout layoutRobot(const ModuleInfo &info, std::vector<int64_t> sizes, int lanes = 1);
 
 /// Shape of a buffer for one robot: the sizes of its sets, then comps if > 1.
 std::vector<int64_t> bufferShape(const ir::Buffer &b, const std::vector<int64_t> &sizes);

@@ -39,9 +39,20 @@ int64_t resolveCheckpointK(const RolloutConfig &c, int64_t stateBytes, int64_t t
   return std::clamp<int64_t>(k, 1, steps);
 }
 
-Rollout::Rollout(const ModuleInfo &info, const codegen::Executable &exe)
-    : info_(info), exe_(exe), ptrs_(info.module->buffers.size(), nullptr) {
+Rollout::Rollout(const ModuleInfo &info, const codegen::Executable &exe, int lanes)
+    : info_(info), exe_(exe), lanes_(lanes), ptrs_(info.module->buffers.size(), nullptr) {
   const ir::Module &m = *info.module;
+  if (lanes < 1)
+    throw Error("a rollout runs at least one episode at a time (lanes >= 1)");
+  seeds_.assign(size_t(lanes), 0.0);
+  // In lanes the window products run per lane after the sweep has left their
+  // gradient alone: a kernel adding to it as well would sum in another order.
+  for (const ir::WindowProduct &p : m.products)
+    for (size_t k = 0; lanes > 1 && k < info.used.size(); ++k)
+      for (int b : info.used[k])
+        if (b == p.grad)
+          throw Error("kernel '" + m.kernels[k].name + "' adds to '" + m.buffers[b].name +
+                      "', which a window product computes: it cannot run in lanes");
   for (int b = 0; b < int(m.buffers.size()); ++b) {
     const auto &B = m.buffers[b];
     if (B.role == ir::Role::State && B.time == ir::TimeRef::Offset)
@@ -72,20 +83,98 @@ Rollout::Rollout(const ModuleInfo &info, const codegen::Executable &exe)
 void Rollout::seedOutputAdj(int buffer, int64_t index, double value) {
   std::memset(bytesOf(outAdj_), 0, size_t(L_->arenaBytes[int(Arena::OutputAdj)]));
   if (buffer >= 0)
-    storeF(bytesOf(outAdj_) + L_->offset[buffer], index, value, pop_->f32());
+    for (int l = 0; l < lanes_; ++l)
+      storeF(bytesOf(outAdj_) + L_->offset[buffer], index * lanes_ + l, value, pop_->f32());
+}
+
+void Rollout::seedOutputAdj(int buffer, int64_t index, const std::vector<double> &values) {
+  std::memset(bytesOf(outAdj_), 0, size_t(L_->arenaBytes[int(Arena::OutputAdj)]));
+  for (int l = 0; l < lanes_; ++l)
+    storeF(bytesOf(outAdj_) + L_->offset[buffer], index * lanes_ + l, values[size_t(l)],
+           pop_->f32());
+}
+
+std::byte *Rollout::arena(Arena a) {
+  if (lanes_ > 1 && a == Arena::Grad)
+    return bytesOf(gradW_);
+  if (lanes_ > 1 && a == Arena::Output)
+    return bytesOf(outW_);
+  return pop_->arena(r_, a);
+}
+
+int64_t Rollout::fieldElems(int f) const {
+  int64_t n = info_.fields[f].comps * L_->lanes;
+  for (int set : info_.fields[f].sets)
+    n *= L_->sizes[set];
+  return n;
+}
+
+void Rollout::scatterLane(std::byte *wide, const std::byte *src, int l) const {
+  const RobotLayout &S = pop_->layout(r_);
+  for (int f = 0; f < int(info_.fields.size()); ++f) {
+    const int64_t n = fieldElems(f) / lanes_;
+    const int64_t eb = info_.fields[f].elem == ir::Type::F && !pop_->f32() ? 8 : 4;
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(wide + L_->fieldOffset[f] + (i * lanes_ + l) * eb,
+                  src + S.fieldOffset[f] + i * eb, size_t(eb));
+  }
+}
+
+void Rollout::gatherLane(std::byte *dst, const std::byte *wide, int l) const {
+  const RobotLayout &S = pop_->layout(r_);
+  for (int f = 0; f < int(info_.fields.size()); ++f) {
+    const int64_t n = fieldElems(f) / lanes_;
+    const int64_t eb = info_.fields[f].elem == ir::Type::F && !pop_->f32() ? 8 : 4;
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(dst + S.fieldOffset[f] + i * eb,
+                  wide + L_->fieldOffset[f] + (i * lanes_ + l) * eb, size_t(eb));
+  }
+}
+
+void Rollout::startStates(std::byte *x) {
+  const RolloutConfig &c = *cfg_;
+  if (lanes_ == 1) {
+    if (c.startState)
+      std::memcpy(x, c.startState, size_t(sb_));
+    else
+      pop_->initialState(r_, x, c.groundHeight, c.upAxis, c.terrain);
+    return;
+  }
+  bool haveBody = false; // the body's own x[0], made once for the lanes that start there
+  for (int l = 0; l < lanes_; ++l) {
+    if (const std::byte *start = cfgs_[l].startState) {
+      scatterLane(x, start, l);
+      continue;
+    }
+    if (!haveBody)
+      pop_->initialState(r_, bytesOf(laneState_), c.groundHeight, c.upAxis, c.terrain);
+    haveBody = true;
+    scatterLane(x, bytesOf(laneState_), l);
+  }
 }
 
 void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool backward) {
   if (cfg.steps < 1)
     throw Error("a rollout needs at least one state (steps >= 1)");
+  if (lanes_ == 1)
+    cfgs_ = &cfg;
   pop_ = &pop;
   r_ = r;
-  L_ = &pop.layout(r);
+  if (lanes_ > 1) {
+    wide_ = layoutRobot(info_, pop.layout(r).sizes, lanes_);
+    L_ = &wide_;
+  } else {
+    L_ = &pop.layout(r);
+  }
   cfg_ = &cfg;
   T_ = cfg.steps;
   sb_ = alignUp(L_->stateBytes()); // every snapshot starts on 64 bytes
   tb_ = alignUp(L_->tapeBytes());
-  K_ = resolveCheckpointK(cfg, sb_, tb_);
+  // The full-tape budget is per episode: a rollout of L lanes may hold L times it.
+  RolloutConfig tape = cfg;
+  tape.fullTapeBudget = cfg.fullTapeBudget > INT64_MAX / lanes_ ? INT64_MAX
+                                                                : cfg.fullTapeBudget * lanes_;
+  K_ = resolveCheckpointK(tape, sb_, tb_);
   windows_ = backward ? std::max<int64_t>(1, (T_ - 1 + K_ - 1) / K_) : 0;
   // The states kept at once: a window being swept (K + 1) and, when a loss
   // window reads earlier states (x[t - d]), the d before it, d rounded up to
@@ -104,19 +193,31 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
   ensure(adjRing_, backward ? adjSize_ * sb_ : 0);
   ensure(tape_, ringSize_ * tb_);
   ensure(scratchState_, tb_ > 0 ? sb_ : 0);
+  if (lanes_ > 1) {
+    ensure(gradW_, A[int(Arena::Grad)]);
+    ensure(outW_, A[int(Arena::Output)]);
+    ensure(laneState_, pop.layout(r).stateBytes());
+    ensure(productGrad_, backward ? lanes_ * pop.layout(r).arenaBytes[int(Arena::Param)] : 0);
+  }
   tapeStep_.assign(size_t(ringSize_), -1);
   if (readsCommands_ && cfg.commands) {
     if (cfg.commandRows < 1 || cfg.commandCount < 1)
       throw Error("the rollout was given an empty command table");
     const bool f32 = pop.f32();
     int64_t n = cfg.commandRows * cfg.commandCount;
-    ensure(cmd_, n * 8);
-    for (int64_t i = 0; i < n; ++i)
-      storeF(bytesOf(cmd_), i, cfg.commands[i], f32);
+    ensure(cmd_, n * lanes_ * 8);
+    for (int l = 0; l < lanes_; ++l) { // interleaved, as every per-episode buffer
+      const RolloutConfig &c = cfgs_[l];
+      if (!c.commands || c.commandRows != cfg.commandRows || c.commandCount != cfg.commandCount ||
+          c.commandPeriod != cfg.commandPeriod)
+        throw Error("the episodes of one rollout in lanes need command tables of one shape");
+      for (int64_t i = 0; i < n; ++i)
+        storeF(bytesOf(cmd_), i * lanes_ + l, c.commands[i], f32);
+    }
   }
-  redValue_.assign(size_t(windowSlots_), 0.0);
-  redArg_.assign(size_t(windowSlots_), -1);
-  redCount_.assign(size_t(windowSlots_), 0);
+  redValue_.assign(size_t(windowSlots_ * lanes_), 0.0);
+  redArg_.assign(size_t(windowSlots_ * lanes_), -1);
+  redCount_.assign(size_t(windowSlots_ * lanes_), 0);
   // Pinned states: x[0], x[T-1] and any fixed time a loss kernel reads.
   pinnedTimes_ = {0, T_ - 1};
   for (int b = 0; b < int(info_.module->buffers.size()); ++b) {
@@ -169,7 +270,7 @@ void Rollout::bindFixed() {
     case Arena::Param:
     case Arena::Grad:
     case Arena::Output:
-      fixed_[b] = pop_->arena(r_, info_.arena[b]) + off;
+      fixed_[b] = arena(info_.arena[b]) + off;
       break;
     case Arena::Temp:
       fixed_[b] = bytesOf(temp_) + off;
@@ -217,7 +318,7 @@ std::byte *Rollout::bindAt(int k, int b, int64_t t) {
                                        cfg_->commandRows);
     EVOC_ASSERT(B.column + B.comps <= cfg_->commandCount,
                 "command buffer '" + B.name + "' lies outside the command row");
-    return bytesOf(cmd_) + (row * cfg_->commandCount + B.column) * info_.elemBytes(b);
+    return bytesOf(cmd_) + (row * cfg_->commandCount + B.column) * lanes_ * info_.elemBytes(b);
   }
   case Arena::State:
   case Arena::StateAdj: {
@@ -353,22 +454,21 @@ int64_t firstBeyondLimit(const float *p, int64_t n, float limit) {
   return firstBeyond(p, n, limit);
 }
 
-bool Rollout::boundedState(const std::byte *s, double limit, std::string &where,
-                           double &value) const {
+bool Rollout::boundedState(const std::byte *s, double limit, std::string &where, double &value,
+                           int &lane) const {
   const bool f32 = pop_->f32();
   for (int f = 0; f < int(info_.fields.size()); ++f) {
     const auto &F = info_.fields[f];
     if (F.elem != ir::Type::F)
       continue;
-    int64_t n = F.comps;
-    for (int set : F.sets)
-      n *= L_->sizes[set];
+    const int64_t n = fieldElems(f);
     const std::byte *p = s + L_->fieldOffset[f];
     const int64_t i = f32 ? firstBeyondLimit(reinterpret_cast<const float *>(p), n, float(limit))
                           : firstBeyondLimit(reinterpret_cast<const double *>(p), n, limit);
     if (i >= 0) {
       where = F.name;
       value = loadF(p, i, f32);
+      lane = int(i % lanes_);
       return false;
     }
   }
@@ -384,7 +484,7 @@ void addFields(const ModuleInfo &info, const RobotLayout &L, bool f32, std::byte
     const auto &F = info.fields[f];
     if (F.elem != ir::Type::F || !pick(F))
       continue;
-    int64_t n = F.comps;
+    int64_t n = F.comps * L.lanes;
     for (int set : F.sets)
       n *= L.sizes[set];
     std::byte *d = dst + L.fieldOffset[f];
@@ -396,6 +496,7 @@ void addFields(const ModuleInfo &info, const RobotLayout &L, bool f32, std::byte
 } // namespace
 
 void Rollout::runInit(Population &pop, int r) {
+  EVOC_ASSERT(lanes_ == 1, "Init kernels run one robot at a time, not in lanes");
   RolloutConfig cfg;
   cfg.steps = 1;
   prepare(pop, r, cfg, false);
@@ -419,25 +520,28 @@ void Rollout::forwardLossSteps(int64_t t, std::byte *x) {
       call(k, t, x, nullptr, nullptr, nullptr);
       continue;
     }
-    std::byte *sample = pop_->buffer(r_, sampleBuf_);
-    storeF(sample, K.windowSlot, 0.0, f32);
+    std::byte *sample = buffer(sampleBuf_);
+    for (int l = 0; l < lanes_; ++l)
+      storeF(sample, K.windowSlot * lanes_ + l, 0.0, f32);
     call(k, t, x, nullptr, nullptr, nullptr);
-    double v = loadF(sample, K.windowSlot, f32);
-    size_t i = size_t(K.windowSlot);
-    bool first = redCount_[i]++ == 0;
-    switch (K.windowReduce) {
-    case ir::WindowReduce::Sum:
-    case ir::WindowReduce::Mean:
-      redValue_[i] = first ? v : redValue_[i] + v;
-      break;
-    case ir::WindowReduce::Max: // the first time the maximum is reached carries it
-      if (first || v > redValue_[i])
-        redValue_[i] = v, redArg_[i] = t;
-      break;
-    case ir::WindowReduce::Min:
-      if (first || v < redValue_[i])
-        redValue_[i] = v, redArg_[i] = t;
-      break;
+    for (int l = 0; l < lanes_; ++l) {
+      const size_t i = size_t(K.windowSlot * lanes_ + l);
+      const double v = loadF(sample, int64_t(i), f32);
+      bool first = redCount_[i]++ == 0;
+      switch (K.windowReduce) {
+      case ir::WindowReduce::Sum:
+      case ir::WindowReduce::Mean:
+        redValue_[i] = first ? v : redValue_[i] + v;
+        break;
+      case ir::WindowReduce::Max: // the first time the maximum is reached carries it
+        if (first || v > redValue_[i])
+          redValue_[i] = v, redArg_[i] = t;
+        break;
+      case ir::WindowReduce::Min:
+        if (first || v < redValue_[i])
+          redValue_[i] = v, redArg_[i] = t;
+        break;
+      }
     }
   }
 }
@@ -455,23 +559,30 @@ void Rollout::backwardLossSteps(int64_t t, const std::vector<double> &windowAdj)
     if (K.windowSlot < 0) {
       seedOutputAdj(info_.lossOutputAdj, 0, 1.0);
     } else {
-      size_t w = size_t(K.windowSlot);
-      double seed = windowAdj[w];
-      if (K.windowReduce == ir::WindowReduce::Mean)
-        seed /= double(redCount_[w]);
-      else if ((K.windowReduce == ir::WindowReduce::Max ||
-                K.windowReduce == ir::WindowReduce::Min) &&
-               redArg_[w] != t)
-        seed = 0;
-      if (seed == 0 || sampleAdj_ < 0)
+      bool any = false; // a lane whose seed is not 0 (one lane: skip the call otherwise)
+      for (int l = 0; l < lanes_; ++l) {
+        const size_t w = size_t(K.windowSlot * lanes_ + l);
+        double seed = windowAdj[w];
+        if (K.windowReduce == ir::WindowReduce::Mean)
+          seed /= double(redCount_[w]);
+        else if ((K.windowReduce == ir::WindowReduce::Max ||
+                  K.windowReduce == ir::WindowReduce::Min) &&
+                 redArg_[w] != t)
+          seed = 0;
+        seeds_[size_t(l)] = seed;
+        any |= seed != 0;
+      }
+      if (!any || sampleAdj_ < 0)
         continue;
-      seedOutputAdj(sampleAdj_, K.windowSlot, seed);
+      seedOutputAdj(sampleAdj_, K.windowSlot, seeds_);
     }
     call(info_.lossStepAdj[i], t, slot(t), nullptr, adjAt(t), nullptr);
   }
 }
 
 void Rollout::windowProducts(int64_t lo, int64_t hi) {
+  if (lanes_ > 1)
+    return laneWindowProducts(lo, hi);
   const bool f32 = pop_->f32();
   const int64_t ld = tb_ / (f32 ? 4 : 8); // elements from one step's block to the next
   for (const ir::WindowProduct &p : info_.module->products) {
@@ -487,6 +598,51 @@ void Rollout::windowProducts(int64_t lo, int64_t hi) {
       b = a;
     }
   }
+}
+
+// The same runs as windowProducts, for each lane: its rows and inputs
+// gathered out of the interleaved tape into one block per step, its
+// gradient in productGrad_ (lane l's copy of the Param arena's layout).
+void Rollout::laneWindowProducts(int64_t lo, int64_t hi) {
+  const bool f32 = pop_->f32();
+  const int64_t eb = f32 ? 4 : 8;
+  const RobotLayout &S = pop_->layout(r_);
+  const int64_t paramBytes = S.arenaBytes[int(Arena::Param)];
+  for (const ir::WindowProduct &p : info_.module->products) {
+    const int64_t nr = S.count[p.rows], nx = S.count[p.x], ld = nr + nx;
+    for (int64_t b = hi; b > lo;) {
+      const int64_t a = std::max({lo, (b - 1) - (b - 1) % ringSize_, b - kProductRun});
+      ensure(productRows_, (b - a) * ld * eb);
+      std::byte *rows = bytesOf(productRows_);
+      for (int l = 0; l < lanes_; ++l) {
+        for (int64_t k = 0; k < b - a; ++k) {
+          const std::byte *blk = tapeAt(a + k);
+          for (int64_t i = 0; i < nr; ++i)
+            std::memcpy(rows + (k * ld + i) * eb, blk + L_->offset[p.rows] + (i * lanes_ + l) * eb,
+                        size_t(eb));
+          for (int64_t i = 0; i < nx; ++i)
+            std::memcpy(rows + (k * ld + nr + i) * eb,
+                        blk + L_->offset[p.x] + (i * lanes_ + l) * eb, size_t(eb));
+        }
+        std::byte *g = bytesOf(productGrad_) + l * paramBytes + S.offset[p.grad];
+        exe_.windowProduct(f32, g, rows, rows + nr * eb, nr, nx, b - a, ld);
+      }
+      b = a;
+    }
+  }
+}
+
+std::vector<double> Rollout::laneGradient(int lane) const {
+  EVOC_ASSERT(lanes_ > 1 && L_ && lane >= 0 && lane < lanes_, "laneGradient: not in lanes");
+  const bool f32 = pop_->f32();
+  const RobotLayout &S = pop_->layout(r_);
+  const auto *w = reinterpret_cast<const std::byte *>(gradW_.data());
+  const auto *pg = reinterpret_cast<const std::byte *>(productGrad_.data()) +
+                   lane * S.arenaBytes[int(Arena::Param)];
+  std::vector<double> g(static_cast<size_t>(S.paramCount));
+  for (int64_t j = 0; j < S.paramCount; ++j) // a window product's gradient is only in pg
+    g[size_t(j)] = loadF(w, j * lanes_ + lane, f32) + loadF(pg, j, f32);
+  return g;
 }
 
 void Rollout::recomputeFrom(int64_t need) {
@@ -505,12 +661,32 @@ void Rollout::recomputeFrom(int64_t need) {
 }
 
 RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bool backward) {
+  EVOC_ASSERT(lanes_ == 1, "a rollout in lanes runs with runLanes");
   if (backward && !info_.differentiable())
     throw Error("the module has no adjoint kernels; run autodiff before asking for gradients");
+  firstName_ = r;
   prepare(pop, r, cfg, backward);
-  const bool f32 = pop.f32();
-  RolloutOutcome out;
-  auto &M = out.memory;
+  return sweep(backward).front();
+}
+
+std::vector<RolloutOutcome> Rollout::runLanes(Population &pop, int r,
+                                              const std::vector<RolloutConfig> &cfgs,
+                                              bool backward, int firstName) {
+  if (int(cfgs.size()) != lanes_)
+    throw Error(fmt::format("a rollout in {} lanes was given {} episodes", lanes_, cfgs.size()));
+  if (backward && !info_.differentiable())
+    throw Error("the module has no adjoint kernels; run autodiff before asking for gradients");
+  cfgs_ = cfgs.data();
+  firstName_ = firstName;
+  prepare(pop, r, cfgs.front(), backward);
+  return sweep(backward);
+}
+
+std::vector<RolloutOutcome> Rollout::sweep(bool backward) {
+  const RolloutConfig &cfg = *cfg_;
+  const bool f32 = pop_->f32();
+  std::vector<RolloutOutcome> outs(static_cast<size_t>(lanes_));
+  RolloutMemory M;
   M.stateBytes = sb_;
   M.storedStates = int64_t(pinnedTimes_.size()) + ringSize_ +
                    (backward ? windows_ + adjSize_ + int64_t(pinnedTimes_.size()) : 0);
@@ -519,34 +695,40 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
   M.tapeBytes = tb_;
   M.keptTempBytes = ringSize_ * tb_;
   M.windowSteps = backward ? K_ : 0;
-  auto invalid = [&](std::string why) {
-    out.valid = false;
-    out.error = fmt::format("robot {}: {}", r, why);
-    return out;
+  int64_t stepsRun = 0;
+  auto finish = [&] {
+    for (RolloutOutcome &o : outs)
+      o.memory = M, o.stepsRun = stepsRun;
+    return outs;
+  };
+  // Lane l is invalid (the others stop with it, their results incomplete).
+  auto invalid = [&](int l, std::string why) {
+    outs[size_t(l)].valid = false;
+    outs[size_t(l)].error = fmt::format("robot {}: {}", firstName_ + l, why);
+    return finish();
   };
 
   // Forward.
-  std::memset(pop.arena(r, Arena::Output), 0, size_t(L_->arenaBytes[int(Arena::Output)]));
+  std::memset(arena(Arena::Output), 0, size_t(L_->arenaBytes[int(Arena::Output)]));
   std::string where;
   for (int64_t t = 0; t < T_; ++t) {
     std::byte *x = slot(t);
-    if (t == 0 && cfg.startState)
-      std::memcpy(x, cfg.startState, size_t(sb_));
-    else if (t == 0)
-      pop.initialState(r, x, cfg.groundHeight, cfg.upAxis, cfg.terrain);
+    if (t == 0)
+      startStates(x);
     else {
       stepForward(t - 1, slot(t - 1), x);
-      ++out.stepsRun;
+      ++stepsRun;
     }
     ringHi_ = t;
     ringLo_ = std::max<int64_t>(0, t - ringSize_ + 1);
-    if (double v = 0; !boundedState(x, cfg.stateLimit, where, v)) {
+    double v = 0;
+    if (int lane = 0; !boundedState(x, cfg.stateLimit, where, v, lane)) {
       if (!std::isfinite(v))
-        return invalid(fmt::format("the state '{}' is NaN or infinite at t = {}", where, t));
-      return invalid(fmt::format("the simulation blew up: the state '{}' reached {:.3g} at "
-                                 "t = {}, beyond world.state_limit = {:.3g} (a smaller "
-                                 "world.dt or softer springs keep it stable)",
-                                 where, v, t, cfg.stateLimit));
+        return invalid(lane, fmt::format("the state '{}' is NaN or infinite at t = {}", where, t));
+      return invalid(lane, fmt::format("the simulation blew up: the state '{}' reached {:.3g} at "
+                                       "t = {}, beyond world.state_limit = {:.3g} (a smaller "
+                                       "world.dt or softer springs keep it stable)",
+                                       where, v, t, cfg.stateLimit));
     }
     if (t % K_ == 0 && t / K_ < windows_)
       std::memcpy(bytesOf(ckpt_) + (t / K_) * sb_, x, size_t(sb_));
@@ -554,42 +736,54 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
       std::memcpy(pin, x, size_t(sb_));
     forwardLossSteps(t, x);
   }
-  if (cfg.finalState)
-    std::memcpy(cfg.finalState, slot(T_ - 1), size_t(sb_));
+  for (int l = 0; l < lanes_; ++l)
+    if (std::byte *fin = cfgs_[l].finalState) {
+      if (lanes_ == 1)
+        std::memcpy(fin, slot(T_ - 1), size_t(sb_));
+      else
+        gatherLane(fin, slot(T_ - 1), l);
+    }
   if (windowBuf_ >= 0) {
-    std::byte *w = pop.buffer(r, windowBuf_);
-    for (int i = 0; i < windowSlots_; ++i) {
+    std::byte *w = buffer(windowBuf_);
+    for (int64_t i = 0; i < windowSlots_ * lanes_; ++i) { // slot i / lanes_, lane i % lanes_
       double v = redValue_[size_t(i)];
-      if (slotReduce_[size_t(i)] == ir::WindowReduce::Mean) // the samples' sum, so far
+      if (slotReduce_[size_t(i / lanes_)] == ir::WindowReduce::Mean) // the samples' sum, so far
         v /= double(std::max<int64_t>(redCount_[size_t(i)], 1));
       storeF(w, i, v, f32);
     }
   }
   for (int k : info_.loss)
     call(k, T_ - 1, pinnedState(T_ - 1), nullptr, nullptr, nullptr);
-  if (info_.lossOutput >= 0)
-    out.loss = loadF(pop.buffer(r, info_.lossOutput), 0, f32);
-  if (termsBuf_ >= 0) {
-    const std::byte *tb = pop.buffer(r, termsBuf_);
-    for (int i = 0; i < info_.module->buffers[size_t(termsBuf_)].comps; ++i)
-      out.terms.push_back(loadF(tb, i, f32));
+  for (int l = 0; l < lanes_; ++l) {
+    RolloutOutcome &o = outs[size_t(l)];
+    if (info_.lossOutput >= 0)
+      o.loss = loadF(buffer(info_.lossOutput), l, f32);
+    if (termsBuf_ >= 0) {
+      const std::byte *tb = buffer(termsBuf_);
+      for (int i = 0; i < info_.module->buffers[size_t(termsBuf_)].comps; ++i)
+        o.terms.push_back(loadF(tb, i * lanes_ + l, f32));
+    }
   }
-  if (!std::isfinite(out.loss))
-    return invalid("the loss is NaN or infinite");
+  for (int l = 0; l < lanes_; ++l)
+    if (!std::isfinite(outs[size_t(l)].loss))
+      return invalid(l, "the loss is NaN or infinite");
   if (!backward)
-    return out;
+    return finish();
 
   // Backward sweep. Gradients, pinned adjoints and side adjoints start at 0.
-  std::memset(pop.arena(r, Arena::Grad), 0, size_t(L_->arenaBytes[int(Arena::Grad)]));
+  std::memset(arena(Arena::Grad), 0, size_t(L_->arenaBytes[int(Arena::Grad)]));
+  if (lanes_ > 1)
+    std::memset(bytesOf(productGrad_), 0,
+                size_t(lanes_ * pop_->layout(r_).arenaBytes[int(Arena::Param)]));
   std::memset(bytesOf(bodyAdj_), 0, size_t(L_->arenaBytes[int(Arena::BodyAdj)]));
   std::memset(bytesOf(pinnedAdj_), 0, size_t(pinnedTimes_.size() * sb_));
   std::memset(bytesOf(adjRing_), 0, size_t(adjSize_ * sb_));
-  std::vector<double> windowAdj(size_t(windowSlots_), 0.0);
+  std::vector<double> windowAdj(size_t(windowSlots_ * lanes_), 0.0);
   for (size_t i = 0; i < info_.loss.size(); ++i) {
     seedOutputAdj(info_.lossOutputAdj, 0, 1.0);
     call(info_.lossAdj[i], T_ - 1, pinnedState(T_ - 1), nullptr, pinnedAdj(T_ - 1), nullptr);
     if (windowAdj_ >= 0)
-      for (int w = 0; w < windowSlots_; ++w)
+      for (int64_t w = 0; w < windowSlots_ * lanes_; ++w)
         windowAdj[size_t(w)] += loadF(bytesOf(outAdj_) + L_->offset[windowAdj_], w, f32);
   }
   auto mergePinned = [&](int64_t t, std::byte *adj) {
@@ -625,14 +819,22 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
     }
     windowProducts(c, productsFrom);
   }
-  const std::byte *g = pop.arena(r, Arena::Grad);
-  for (int64_t i = 0; i < L_->paramCount; ++i)
-    if (!std::isfinite(loadF(g, i, f32)))
-      return invalid("the gradient is NaN or infinite");
-  return out;
+  if (lanes_ == 1) {
+    const std::byte *g = pop_->arena(r_, Arena::Grad);
+    for (int64_t i = 0; i < L_->paramCount; ++i)
+      if (!std::isfinite(loadF(g, i, f32)))
+        return invalid(0, "the gradient is NaN or infinite");
+    return finish();
+  }
+  for (int l = 0; l < lanes_; ++l)
+    for (double g : laneGradient(l))
+      if (!std::isfinite(g))
+        return invalid(l, "the gradient is NaN or infinite");
+  return finish();
 }
 
 std::vector<double> Rollout::initialAdjoint(int f) {
+  EVOC_ASSERT(lanes_ == 1, "initialAdjoint: a rollout of one episode");
   EVOC_ASSERT(L_ && f >= 0 && f < int(info_.fields.size()), "initialAdjoint: no such field");
   int64_t n = info_.fields[f].comps;
   for (int s : info_.fields[f].sets)
@@ -645,7 +847,7 @@ std::vector<double> Rollout::initialAdjoint(int f) {
 }
 
 std::map<std::string, std::vector<double>> Rollout::bodyAdjoints() {
-  EVOC_ASSERT(L_, "bodyAdjoints: no rollout ran");
+  EVOC_ASSERT(L_ && lanes_ == 1, "bodyAdjoints: no rollout of one episode ran");
   const ir::Module &m = *info_.module;
   std::map<std::string, std::vector<double>> out;
   for (int b = 0; b < int(m.buffers.size()); ++b) {
@@ -664,6 +866,7 @@ std::vector<std::vector<double>>
 Rollout::trajectory(Population &pop, int r, const RolloutConfig &cfg, const std::string &field,
                     const std::vector<int64_t> &times, std::vector<std::vector<double>> *outputs,
                     const std::string &outputField) {
+  EVOC_ASSERT(lanes_ == 1, "trajectory: a rollout of one episode");
   prepare(pop, r, cfg, false);
   // The scratch buffer of the controller's output, read after each step.
   int ob = -1;

@@ -93,9 +93,15 @@ struct RolloutOutcome {
 
 /// A per-thread workspace that runs rollouts for any robot of a population.
 /// Not thread-safe itself: use one per thread.
+///
+/// With `lanes` > 1, `exe` must be compiled with as many lanes
+/// (codegen::CompileOptions::lanes) and the workspace runs that many
+/// episodes of one robot at once (runLanes, docs/architecture.md "Episodes
+/// in lanes"): one kernel call per step for all of them, each with its own
+/// commands and start state, sharing the robot's body and parameters.
 class Rollout {
 public:
-  Rollout(const ModuleInfo &info, const codegen::Executable &exe);
+  Rollout(const ModuleInfo &info, const codegen::Executable &exe, int lanes = 1);
 
   /// Runs the module's Init kernels for robot r (after its parameters are
   /// initialised).
@@ -105,6 +111,18 @@ public:
   /// state, loss or gradient, or a state value beyond cfg.stateLimit, makes
   /// the outcome invalid; it never throws for it.
   RolloutOutcome run(Population &pop, int r, const RolloutConfig &cfg, bool backward);
+  /// Lanes > 1: cfgs.size() == lanes episodes of robot r (their configs
+  /// differ only in commands, start and final states), one outcome each;
+  /// when one is invalid, all are (the first invalid lane's error, which
+  /// names it robot `firstName + lane`). After a backward run, lane l's
+  /// parameter gradient is laneGradient(l), robot r's Grad arena is untouched.
+  std::vector<RolloutOutcome> runLanes(Population &pop, int r,
+                                       const std::vector<RolloutConfig> &cfgs, bool backward,
+                                       int firstName);
+  /// After runLanes(..., true): d loss / d params of lane l as doubles, in
+  /// the order of the robot's parameter arena.
+  std::vector<double> laneGradient(int lane) const;
+  int lanes() const { return lanes_; }
   /// After run(pop, r, cfg, true): d loss / d x[0] for state field `f`
   /// (ModuleInfo::fields), the initial state's adjoint, as doubles ("point.x":
   /// the body's initial positions after the lift onto the ground).
@@ -128,6 +146,21 @@ public:
 
 private:
   void prepare(Population &pop, int r, const RolloutConfig &cfg, bool backward);
+  /// The forward pass, the loss and (when `backward`) the sweep, for the
+  /// lanes_ episodes of cfgs_ (one, for run()).
+  std::vector<RolloutOutcome> sweep(bool backward);
+  /// Robot r_'s persistent arena, or in lanes mode the workspace's own
+  /// per-lane Grad and Output arenas.
+  std::byte *arena(Arena a);
+  std::byte *buffer(int b) { return arena(info_.arena[b]) + L_->offset[b]; }
+  /// Elements of state field f in a snapshot (all lanes).
+  int64_t fieldElems(int f) const;
+  /// Writes x[0] of every lane into `x`: the start state or the body's.
+  void startStates(std::byte *x);
+  /// Lane l's part of a snapshot of the wide layout, into / from one of the
+  /// robot's own layout.
+  void gatherLane(std::byte *dst, const std::byte *wide, int l) const;
+  void scatterLane(std::byte *wide, const std::byte *src, int l) const;
   std::byte *slot(int64_t t) { return bytesOf(ring_) + (t % ringSize_) * sb_; }
   std::byte *adjAt(int64_t t) { return bytesOf(adjRing_) + (t % adjSize_) * sb_; }
   /// The kept temporaries of step t (the ring's slot of state t).
@@ -146,9 +179,10 @@ private:
   /// Buffer b of kernel k in the state (or adjoint) snapshot `base`.
   std::byte *stateAt(int k, int b, std::byte *base) const;
   void stepForward(int64_t t, std::byte *cur, std::byte *next);
-  /// False (with the field and the offending value) when a state value is
-  /// NaN, infinite or of magnitude above `limit`.
-  bool boundedState(const std::byte *s, double limit, std::string &where, double &value) const;
+  /// False (with the field, the offending value and its lane) when a state
+  /// value is NaN, infinite or of magnitude above `limit`.
+  bool boundedState(const std::byte *s, double limit, std::string &where, double &value,
+                    int &lane) const;
   bool lossStepAt(int k, int64_t t) const;
   std::byte *pinnedState(int64_t t);
   std::byte *pinnedAdj(int64_t t);
@@ -156,10 +190,13 @@ private:
   void backwardLossSteps(int64_t t, const std::vector<double> &windowAdj);
   /// Zeroes the Output adjoints, then sets element `index` of `buffer` (if >= 0).
   void seedOutputAdj(int buffer, int64_t index, double value);
+  /// The same with one value per lane.
+  void seedOutputAdj(int buffer, int64_t index, const std::vector<double> &values);
   /// The module's window products (ir::WindowProduct) over steps [lo, hi):
   /// grad += rows^T x, one matrix product per ring run of at most
   /// kProductRun steps.
   void windowProducts(int64_t lo, int64_t hi);
+  void laneWindowProducts(int64_t lo, int64_t hi);
   static constexpr int64_t kProductRun = 32;
   /// Makes the ring hold the states [need, ...] by recomputing from a checkpoint.
   void recomputeFrom(int64_t need);
@@ -167,6 +204,7 @@ private:
 
   const ModuleInfo &info_;
   const codegen::Executable &exe_;
+  int lanes_ = 1;
   std::vector<void *> ptrs_;
   std::vector<std::byte *> fixed_; // per buffer: its place for this robot, or null (bindAt)
   std::vector<int64_t> zeroBytes_; // per buffer: scratch bytes zeroed before each call
@@ -183,15 +221,24 @@ private:
   // Current robot.
   Population *pop_ = nullptr;
   int r_ = -1;
-  const RobotLayout *L_ = nullptr;
+  const RobotLayout *L_ = nullptr; // the robot's layout, or wide_ in lanes mode
   const RolloutConfig *cfg_ = nullptr;
+  const RolloutConfig *cfgs_ = nullptr; // one per lane (cfg_ is the first)
+  int firstName_ = 0;                   // lanes mode: lane l is "robot firstName_ + l" in errors
+  RobotLayout wide_;                    // lanes mode: every per-episode buffer lanes_ times
+  AlignedDoubles gradW_, outW_;         // lanes mode: the Grad and Output arenas
+  AlignedDoubles laneState_;            // lanes mode: one lane's snapshot
+  AlignedDoubles productGrad_;          // lanes mode: each lane's window-product gradients
+  AlignedDoubles productRows_;          // lanes mode: one lane's rows and inputs of a run
   int64_t T_ = 0, K_ = 1, windows_ = 1;
   int64_t ringSize_ = 2, adjSize_ = 2, offsetSpan_ = 0; // offsetSpan_: maxOffset_ rounded up to K
   int64_t ringLo_ = 0; // the ring holds the states ringLo_ .. ringHi_
   int64_t ringHi_ = -1;
-  // Window reductions (forward): value, the time of the extreme, samples seen.
+  // Window reductions (forward), per slot and lane (slot * lanes_ + lane):
+  // value, the time of the extreme, samples seen.
   std::vector<double> redValue_;
   std::vector<int64_t> redArg_, redCount_;
+  std::vector<double> seeds_; // backwardLossSteps: one window seed per lane
   // Workspace (grown as needed, reused across robots), 64-byte aligned.
   AlignedDoubles temp_, tempAdj_, bodyAdj_, outAdj_;
   AlignedDoubles ckpt_, ring_, adjRing_, pinned_, pinnedAdj_, cmd_, tape_, scratchState_;
