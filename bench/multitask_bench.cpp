@@ -4,7 +4,8 @@
 // `evoc train` runs), and where the time goes.
 //
 //   evoc_multitask_bench [FILE] [--set KEY=VALUE ...] [--threads N] [--reps R]
-//                        [--full-tape | --checkpointed] [--breakdown] [--perf-map DIR]
+//                        [--lanes L] [--full-tape | --checkpointed] [--breakdown]
+//                        [--perf-map DIR]
 //
 // FILE defaults to examples/multitask_alpaca.evo. After one warm-up
 // iteration it times R iterations (robot-steps = batch x steps each) and
@@ -15,6 +16,11 @@
 // (runtime::resolveCheckpointK: a full tape where it fits the budget);
 // --full-tape forces one, --checkpointed forces K = sqrt(T) windows.
 // --perf-map DIR: as in evoc_cpu_bench (/tmp/perf-PID.map, DIR/<module>.o).
+// The batch runs as `evoc train` runs it: groups of L episodes in lanes
+// (runtime::kTrainLanes unless --lanes; docs/architecture.md "Episodes in
+// lanes"); with L > 1 each repeat also times one iteration with one episode
+// per kernel call, alternating, and prints the ratio. --breakdown times the
+// one-per-call path.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -52,8 +58,9 @@ struct Args {
   std::vector<std::string> common; // the .evo file and --set options, for the driver
   int threads = 2;
   int reps = 3;
-  bool fullTape = false;     // --full-tape
-  bool checkpointed = false; // --checkpointed: K = sqrt even where the full tape fits
+  int lanes = runtime::kTrainLanes; // --lanes; 1: one episode per kernel call
+  bool fullTape = false;            // --full-tape
+  bool checkpointed = false;        // --checkpointed: K = sqrt even where the full tape fits
   bool breakdown = false;
   std::string perfMap;
 };
@@ -63,6 +70,7 @@ Args parse(int argc, char **argv) {
   OptionTable t("evoc_multitask_bench");
   t.integer("--threads", 1, 4096, a.threads)
       .integer("--reps", 1, 1000000, a.reps)
+      .integer("--lanes", 1, 64, a.lanes)
       .flag("--full-tape", a.fullTape)
       .flag("--checkpointed", a.checkpointed)
       .flag("--breakdown", a.breakdown)
@@ -76,7 +84,7 @@ Args parse(int argc, char **argv) {
       .positionals(a.common);
   if (!t.parse(std::vector<std::string>(argv + 1, argv + argc))) {
     std::fprintf(stderr, "usage: evoc_multitask_bench [FILE] [--set KEY=VALUE ...] "
-                         "[--threads N] [--reps R] [--full-tape | --checkpointed] "
+                         "[--threads N] [--reps R] [--lanes L] [--full-tape | --checkpointed] "
                          "[--breakdown] [--perf-map DIR]\n");
     std::exit(2);
   }
@@ -263,7 +271,14 @@ int main(int argc, char **argv) {
     runtime::Robot robot = model->express(*model->sample(rng)).robot;
     const ir::Module &m = s.module();
     runtime::ModuleInfo info(m);
-    runtime::FixedTrainer trainer(info, s.executable(), robot, o);
+    std::unique_ptr<codegen::Executable> lanesExe;
+    if (a.lanes > 1) {
+      codegen::CompileOptions co;
+      co.lanes = a.lanes;
+      lanesExe = codegen::compile(m, codegen::BackendKind::Cpu, co);
+    }
+    runtime::FixedTrainer trainer(info, s.executable(), robot, o, lanesExe.get(), a.lanes);
+    runtime::FixedTrainer onePerCall(info, s.executable(), robot, o);
     // The window length the rollouts run with: the runtime's choice unless
     // --full-tape or --checkpointed.
     const runtime::RobotLayout layout = runtime::layoutRobot(info, runtime::setSizes(m, robot));
@@ -287,15 +302,25 @@ int main(int argc, char **argv) {
                "({:.2f}x)\n",
                peak1 * 1e-9, peakN * 1e-9, a.threads, peakN / peak1);
     timedIteration(trainer, 0); // warm-up: workspaces, pages, caches
-    std::vector<double> wall, cpu;
+    if (lanesExe)
+      timedIteration(onePerCall, 0);
+    std::vector<double> wall, cpu, wallOne, cpuOne;
     int64_t robotSteps = 0;
     for (int r = 0; r < a.reps; ++r) {
       auto [w, c, n] = timedIteration(trainer, r + 1);
       wall.push_back(w);
       cpu.push_back(c);
       robotSteps = n;
-      fmt::print("  iteration {}: {:.3f} s wall, {:.3f} CPU-s: {:.0f} robot-steps/s\n", r + 1, w, c,
-                 double(n) / w);
+      fmt::print("  iteration {}: {:.3f} s wall, {:.3f} CPU-s: {:.0f} robot-steps/s{}\n", r + 1, w,
+                 c, double(n) / w, lanesExe ? fmt::format(" ({} lanes)", a.lanes) : "");
+      if (!lanesExe)
+        continue;
+      auto [w1, c1, n1] = timedIteration(onePerCall, r + 1);
+      wallOne.push_back(w1);
+      cpuOne.push_back(c1);
+      fmt::print("  iteration {}: {:.3f} s wall, {:.3f} CPU-s: {:.0f} robot-steps/s (one episode "
+                 "per call)\n",
+                 r + 1, w1, c1, double(n1) / w1);
     }
     // robot-steps counted as the paper does: batch x steps per iteration.
     const double perIter = double(o.batch * o.steps);
@@ -307,6 +332,16 @@ int main(int argc, char **argv) {
     const double best = *std::min_element(wall.begin(), wall.end());
     fmt::print("evoc: {:.0f} robot-steps/s (mean of {}; best {:.0f}), {:.0f} per CPU-second\n",
                perIter / meanWall, a.reps, perIter / best, perIter / meanCpu);
+    double meanWallOne = 0, meanCpuOne = 0;
+    for (size_t i = 0; i < wallOne.size(); ++i) {
+      meanWallOne += wallOne[i] / double(wallOne.size());
+      meanCpuOne += cpuOne[i] / double(cpuOne.size());
+    }
+    if (lanesExe)
+      fmt::print("one episode per call: {:.0f} robot-steps/s, {:.0f} per CPU-second; {} lanes: "
+                 "{:.2f}x wall, {:.2f}x per CPU-second\n",
+                 perIter / meanWallOne, perIter / meanCpuOne, a.lanes, meanWallOne / meanWall,
+                 meanCpuOne / meanCpu);
 
     nlohmann::json breakdown;
     if (a.breakdown)
@@ -318,6 +353,7 @@ int main(int argc, char **argv) {
                         {"steps", o.steps},
                         {"robot_steps_counted", robotSteps},
                         {"threads", a.threads},
+                        {"lanes", lanesExe ? a.lanes : 1},
                         {"full_tape", fullTape},
                         {"seconds", meanWall},
                         {"seconds_each", wall},
@@ -327,6 +363,10 @@ int main(int argc, char **argv) {
                         {"peak_fma_gflops_all_threads", peakN * 1e-9}};
     if (a.breakdown)
       j["breakdown"] = breakdown;
+    if (lanesExe) {
+      j["robot_steps_per_s_one_per_call"] = perIter / meanWallOne;
+      j["robot_steps_per_cpu_s_one_per_call"] = perIter / meanCpuOne;
+    }
     std::printf("%s\n", j.dump().c_str());
     return 0;
   } catch (const Error &e) {

@@ -46,6 +46,18 @@ std::shared_ptr<runtime::TrainDevice> Session::trainDevice(const runtime::Module
   return runtime::cpuDevice(info, *exe_, threads);
 }
 
+std::unique_ptr<codegen::Executable> Session::lanesExecutable(int lanes) const {
+  if (kind_ != codegen::BackendKind::Cpu || !module_ || lanes < 2)
+    return nullptr;
+  codegen::CompileOptions co;
+  co.lanes = lanes;
+  try {
+    return codegen::compile(*module_, kind_, co);
+  } catch (const Error &) { // a kernel that cannot run in lanes: one episode per call
+    return nullptr;
+  }
+}
+
 runtime::TrainOptions Session::trainOptions() const {
   const sema::CheckedProgram &p = *program_;
   runtime::TrainOptions o;

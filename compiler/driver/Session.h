@@ -28,6 +28,11 @@ public:
   const sema::CheckedProgram &program() const { return *program_; }
   const ir::Module &module() const { return *module_; }
   const codegen::Executable &executable() const { return *exe_; }
+  /// The module compiled to run `lanes` episodes per kernel call
+  /// (codegen::CompileOptions::lanes), for training batches on the CPU; null
+  /// on other back ends and where a kernel cannot run in lanes (the batch
+  /// then runs one episode per call, with the same results).
+  std::unique_ptr<codegen::Executable> lanesExecutable(int lanes) const;
   /// The device `evoc run` and `evoc sim` train on: the GPU for --backend
   /// cuda (runtime/cuda), else the CPU's thread pool (`threads` <= 0: every
   /// core). `info` must be of module() and outlive the device.

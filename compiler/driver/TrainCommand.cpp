@@ -76,7 +76,11 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
     train.threads = a.threads;
     runtime::ModuleInfo info(s.module());
     const runtime::Robot robot = trainedBody(a, p, train.seed);
-    runtime::FixedTrainer trainer(info, s.executable(), robot, train);
+    // A batch of kTrainLanes episodes or more runs that many per kernel call.
+    std::unique_ptr<codegen::Executable> lanesExe =
+        train.batch >= runtime::kTrainLanes ? s.lanesExecutable(runtime::kTrainLanes) : nullptr;
+    runtime::FixedTrainer trainer(info, s.executable(), robot, train, lanesExe.get(),
+                                  runtime::kTrainLanes);
 
     evolve::FixedTrainingConfig cfg;
     cfg.resume = !a.resume.empty();

@@ -59,7 +59,7 @@ struct RobotLayout {
   std::vector<int64_t> offset;      // per buffer: byte offset inside its arena block
   int64_t arenaBytes[kArenas] = {}; // per Arena: bytes of this robot's block
   int64_t paramCount = 0;           // number of parameter scalars (of one episode)
-  int lanes = 1; // episodes per snapshot (layoutRobot's `lanes`)
+  int lanes = 1;                    // episodes per snapshot (layoutRobot's `lanes`)
   std::vector<int64_t> fieldOffset; // per state field: byte offset in a snapshot
   int64_t stateBytes() const { return arenaBytes[int(Arena::State)]; }
   int64_t tapeBytes() const { return arenaBytes[int(Arena::Tape)]; } // one step's kept temps

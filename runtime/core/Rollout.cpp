@@ -172,8 +172,8 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
   tb_ = alignUp(L_->tapeBytes());
   // The full-tape budget is per episode: a rollout of L lanes may hold L times it.
   RolloutConfig tape = cfg;
-  tape.fullTapeBudget = cfg.fullTapeBudget > INT64_MAX / lanes_ ? INT64_MAX
-                                                                : cfg.fullTapeBudget * lanes_;
+  tape.fullTapeBudget =
+      cfg.fullTapeBudget > INT64_MAX / lanes_ ? INT64_MAX : cfg.fullTapeBudget * lanes_;
   K_ = resolveCheckpointK(tape, sb_, tb_);
   windows_ = backward ? std::max<int64_t>(1, (T_ - 1 + K_ - 1) / K_) : 0;
   // The states kept at once: a window being swept (K + 1) and, when a loss
@@ -600,8 +600,20 @@ void Rollout::windowProducts(int64_t lo, int64_t hi) {
   }
 }
 
-// The same runs as windowProducts, for each lane: its rows and inputs
-// gathered out of the interleaved tape into one block per step, its
+namespace {
+/// dst[i] = src[i * lanes + l] for i < n: lane l of an interleaved buffer.
+template <class F>
+void gatherLaneOf(std::byte *dst, const std::byte *src, int64_t n, int lanes, int l) {
+  F *d = reinterpret_cast<F *>(dst);
+  const F *s = reinterpret_cast<const F *>(src) + l;
+  for (int64_t i = 0; i < n; ++i)
+    d[i] = s[i * lanes];
+}
+} // namespace
+
+// The same runs as windowProducts, for each lane: the run's rows and inputs
+// gathered out of the interleaved tape in one pass (lane l's block holds one
+// row of nr + nx values per step), then each lane's product into its
 // gradient in productGrad_ (lane l's copy of the Param arena's layout).
 void Rollout::laneWindowProducts(int64_t lo, int64_t hi) {
   const bool f32 = pop_->f32();
@@ -612,20 +624,26 @@ void Rollout::laneWindowProducts(int64_t lo, int64_t hi) {
     const int64_t nr = S.count[p.rows], nx = S.count[p.x], ld = nr + nx;
     for (int64_t b = hi; b > lo;) {
       const int64_t a = std::max({lo, (b - 1) - (b - 1) % ringSize_, b - kProductRun});
-      ensure(productRows_, (b - a) * ld * eb);
+      const int64_t laneBytes = (b - a) * ld * eb;
+      ensure(productRows_, lanes_ * laneBytes);
       std::byte *rows = bytesOf(productRows_);
-      for (int l = 0; l < lanes_; ++l) {
-        for (int64_t k = 0; k < b - a; ++k) {
-          const std::byte *blk = tapeAt(a + k);
-          for (int64_t i = 0; i < nr; ++i)
-            std::memcpy(rows + (k * ld + i) * eb, blk + L_->offset[p.rows] + (i * lanes_ + l) * eb,
-                        size_t(eb));
-          for (int64_t i = 0; i < nx; ++i)
-            std::memcpy(rows + (k * ld + nr + i) * eb,
-                        blk + L_->offset[p.x] + (i * lanes_ + l) * eb, size_t(eb));
+      for (int64_t k = 0; k < b - a; ++k) {
+        const std::byte *blk = tapeAt(a + k);
+        for (int l = 0; l < lanes_; ++l) {
+          std::byte *dst = rows + l * laneBytes + k * ld * eb;
+          if (f32) {
+            gatherLaneOf<float>(dst, blk + L_->offset[p.rows], nr, lanes_, l);
+            gatherLaneOf<float>(dst + nr * eb, blk + L_->offset[p.x], nx, lanes_, l);
+          } else {
+            gatherLaneOf<double>(dst, blk + L_->offset[p.rows], nr, lanes_, l);
+            gatherLaneOf<double>(dst + nr * eb, blk + L_->offset[p.x], nx, lanes_, l);
+          }
         }
+      }
+      for (int l = 0; l < lanes_; ++l) {
         std::byte *g = bytesOf(productGrad_) + l * paramBytes + S.offset[p.grad];
-        exe_.windowProduct(f32, g, rows, rows + nr * eb, nr, nx, b - a, ld);
+        std::byte *block = rows + l * laneBytes;
+        exe_.windowProduct(f32, g, block, block + nr * eb, nr, nx, b - a, ld);
       }
       b = a;
     }
@@ -670,8 +688,8 @@ RolloutOutcome Rollout::run(Population &pop, int r, const RolloutConfig &cfg, bo
 }
 
 std::vector<RolloutOutcome> Rollout::runLanes(Population &pop, int r,
-                                              const std::vector<RolloutConfig> &cfgs,
-                                              bool backward, int firstName) {
+                                              const std::vector<RolloutConfig> &cfgs, bool backward,
+                                              int firstName) {
   if (int(cfgs.size()) != lanes_)
     throw Error(fmt::format("a rollout in {} lanes was given {} episodes", lanes_, cfgs.size()));
   if (backward && !info_.differentiable())
