@@ -557,7 +557,8 @@ Trained trainBatches(const Compiled &c, const Robot &body, const codegen::Execut
 
 } // namespace
 
-TEST_CASE("A batch in lanes trains as one episode at a time does, bit for bit in strict mode",
+TEST_CASE("A batch in lanes trains as one episode at a time does, bit for bit in strict mode "
+          "(f64 and f32)",
           "[multitask][lanes]") {
   for (const char *file : {"tests/data/multitask/gradcheck.evo", "examples/multitask_alpaca.evo"}) {
     INFO(file);
@@ -566,9 +567,12 @@ TEST_CASE("A batch in lanes trains as one episode at a time does, bit for bit in
     if (alpaca)
       c.prog.world.steps = 300; // three command periods of 100 steps, in less time
     const Robot body = alpaca ? fangBody("Alpaca") : ladder();
-    for (codegen::cpu::FpMode fp : {codegen::cpu::FpMode::Strict, codegen::cpu::FpMode::Fast}) {
+    for (int mode = 0; mode < 3; ++mode) { // strict f64, fast f64, strict f32
+      const codegen::cpu::FpMode fp =
+          mode == 1 ? codegen::cpu::FpMode::Fast : codegen::cpu::FpMode::Strict;
       const bool strict = fp == codegen::cpu::FpMode::Strict;
-      INFO((strict ? "strict" : "fast"));
+      c.m.precision = mode == 2 ? ir::Precision::F32 : ir::Precision::F64;
+      INFO((strict ? "strict" : "fast") << (mode == 2 ? " f32" : " f64"));
       codegen::CompileOptions co;
       co.useCache = false;
       auto one = codegen::cpu::compileCpu(c.m, co, fp);
