@@ -20,7 +20,7 @@
 // (runtime::kTrainLanes unless --lanes; docs/architecture.md "Episodes in
 // lanes"); with L > 1 each repeat also times one iteration with one episode
 // per kernel call, alternating, and prints the ratio. --breakdown times the
-// one-per-call path.
+// default path, window products included.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -30,6 +30,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -101,8 +102,9 @@ Args parse(int argc, char **argv) {
 /// cache line per call).
 class TimedExecutable final : public codegen::Executable {
 public:
+  /// Slots 0 .. kernels - 1 time the kernels, slot `kernels` the window products.
   TimedExecutable(const codegen::Executable &inner, size_t kernels)
-      : inner_(inner), kernels_(kernels) {}
+      : inner_(inner), kernels_(kernels + 1) {}
   void run(int k, void *const *buffers, const int64_t *sizes, int64_t t) const override {
     if (!enabled_.load(std::memory_order_relaxed)) {
       inner_.run(k, buffers, sizes, t);
@@ -113,6 +115,18 @@ public:
     inner_.run(k, buffers, sizes, t);
     my.seconds[size_t(k)] += bench::threadCpuSeconds() - c0;
     my.calls[size_t(k)] += 1;
+  }
+  void windowProduct(bool f32, void *grad, const void *rows, const void *x, int64_t S, int64_t U,
+                     int64_t n, int64_t ld) const override {
+    if (!enabled_.load(std::memory_order_relaxed)) {
+      inner_.windowProduct(f32, grad, rows, x, S, U, n, ld);
+      return;
+    }
+    Tally &my = tally();
+    const double c0 = bench::threadCpuSeconds();
+    inner_.windowProduct(f32, grad, rows, x, S, U, n, ld);
+    my.seconds[kernels_ - 1] += bench::threadCpuSeconds() - c0;
+    my.calls[kernels_ - 1] += 1;
   }
   void enable(bool on) { enabled_.store(on); }
   /// Seconds and calls per kernel, summed over threads.
@@ -189,20 +203,38 @@ std::tuple<double, double, int64_t> timedIteration(runtime::FixedTrainer &tr, in
   return std::tuple{bench::since(w0), bench::processCpuSeconds() - c0, b.robotSteps};
 }
 
-/// --breakdown: one more iteration with every kernel call timed, printed as
+/// --breakdown: one more iteration of the default path (in lanes when
+/// `lanesExe`) with every kernel call and window product timed, printed as
 /// a table and returned as JSON (per kernel: calls, CPU seconds, FLOPs).
 nlohmann::json kernelBreakdown(const ir::Module &m, const runtime::ModuleInfo &info,
-                               const codegen::Executable &exe, const runtime::Robot &robot,
+                               const codegen::Executable &exe, const codegen::Executable *lanesExe,
+                               int lanes, const runtime::Robot &robot,
                                const runtime::TrainOptions &o, int threads, double perIter) {
-  // A second trainer on the timing wrapper, so the rates above ran unwrapped.
+  // A second trainer on the timing wrappers, so the rates above ran unwrapped.
   TimedExecutable timed(exe, m.kernels.size());
-  runtime::FixedTrainer tt(info, timed, robot, o);
+  std::optional<TimedExecutable> timedLanes;
+  if (lanesExe)
+    timedLanes.emplace(*lanesExe, m.kernels.size());
+  runtime::FixedTrainer tt(info, timed, robot, o, timedLanes ? &*timedLanes : nullptr, lanes);
   timedIteration(tt, 0);
   timed.enable(true);
+  if (timedLanes)
+    timedLanes->enable(true);
   auto [w, cTimed, n] = timedIteration(tt, 1);
   (void)n;
   timed.enable(false);
   auto [secs, calls] = timed.totals();
+  // A call in lanes runs `lanes` episodes: count episode-calls.
+  std::vector<int64_t> episodes = calls;
+  if (timedLanes) {
+    timedLanes->enable(false);
+    auto [ls, lc] = timedLanes->totals();
+    for (size_t k = 0; k < secs.size(); ++k) {
+      secs[k] += ls[k];
+      calls[k] += lc[k];
+      episodes[k] += k + 1 < secs.size() ? lc[k] * lanes : lc[k]; // products run per lane
+    }
+  }
   // Each timed call also counts about one clock read: measure and remove it.
   const int kReads = 20000;
   const double r0 = bench::threadCpuSeconds();
@@ -231,14 +263,15 @@ nlohmann::json kernelBreakdown(const ir::Module &m, const runtime::ModuleInfo &i
   for (size_t k = 0; k < secs.size(); ++k) {
     if (calls[k] == 0)
       continue;
-    const double flops = ir::kernelFlops(m, int(k), sizes.data()) * double(calls[k]);
-    fmt::print("  {:<22} {:>9} {:>10.3f} {:>6.1f}% {:>12.2f} {:>9.2f}\n", m.kernels[k].name,
-               calls[k], secs[k], 100 * secs[k] / c, 1e6 * secs[k] / perIter,
-               flops / secs[k] * 1e-9);
-    breakdown.push_back({{"kernel", m.kernels[k].name},
-                         {"calls", calls[k]},
-                         {"cpu_seconds", secs[k]},
-                         {"flops", flops}});
+    const bool product = k + 1 == secs.size();
+    const double flops =
+        product ? 0.0 : ir::kernelFlops(m, int(k), sizes.data()) * double(episodes[k]);
+    const std::string name = product ? std::string("window products") : m.kernels[k].name;
+    fmt::print("  {:<22} {:>9} {:>10.3f} {:>6.1f}% {:>12.2f} {:>9}\n", name, calls[k], secs[k],
+               100 * secs[k] / c, 1e6 * secs[k] / perIter,
+               product ? std::string("-") : fmt::format("{:.2f}", flops / secs[k] * 1e-9));
+    breakdown.push_back(
+        {{"kernel", name}, {"calls", calls[k]}, {"cpu_seconds", secs[k]}, {"flops", flops}});
   }
   fmt::print("  {:<22} {:>9} {:>10.3f} {:>6.1f}% {:>12.2f}\n", "outside kernels", "", c - inKernels,
              100 * (c - inKernels) / c, 1e6 * (c - inKernels) / perIter);
@@ -345,7 +378,8 @@ int main(int argc, char **argv) {
 
     nlohmann::json breakdown;
     if (a.breakdown)
-      breakdown = kernelBreakdown(m, info, s.executable(), robot, o, a.threads, perIter);
+      breakdown = kernelBreakdown(m, info, s.executable(), lanesExe.get(), a.lanes, robot, o,
+                                  a.threads, perIter);
     nlohmann::json j = {{"system", "evoc"},
                         {"robot_steps_per_s", perIter / meanWall},
                         {"robot_steps_per_cpu_s", perIter / meanCpu},
