@@ -25,19 +25,9 @@ std::shared_ptr<const evolve::BodyModel> latticeModel(const sema::CheckedProgram
   body.fillHoles = p.body.fillHoles;
   body.largestComponent = p.body.largestComponent;
   evolve::LatticeMutation mutation = evolve::kReferenceLatticeMutation;
-  for (const auto &m : p.mutations) {
-    if (m.op != "flip")
-      throw Error("mutation '" + m.op +
-                  "' applies to grammar bodies; a lattice body "
-                  "mutates with flip rules");
-    double rate = m.constant ? m.rate : -1; // -1: the model evaluates 1/cells, 1/edges
-    if (m.target == "cell") {
-      mutation.cellRate = rate;
-      mutation.untilChanged = m.untilChanged;
-    } else {
-      mutation.actuatorRate = rate;
-    }
-  }
+  mutation.cellRate = p.latticeMutation.cellRate;
+  mutation.untilChanged = p.latticeMutation.untilChanged;
+  mutation.actuatorRate = p.latticeMutation.actuatorRate;
   return std::make_shared<evolve::LatticeModel>(body, mutation);
 }
 

@@ -191,11 +191,6 @@ void Checker::checkMutations() {
   std::map<std::string, SourceRange> seen;
   for (auto &r : mutations.front()->rules) {
     const std::string &op = r.op.name;
-    MutationRule mr;
-    mr.op = op;
-    mr.target = r.target.name;
-    mr.untilChanged = r.untilChanged;
-    mr.rateExpr = r.rate.get();
     if (!mutationOpFits(*this, r, lattice, grammar))
       continue;
     std::string key = op + " " + r.target.name;
@@ -240,7 +235,7 @@ void Checker::checkMutations() {
     scan(*r.rate);
     if (wrongKind)
       continue;
-    mr.constant = !usesVars;
+    bool constant = !usesVars;
     std::map<std::string, double> vars;
     for (const auto &v : allowed)
       vars[v] = 1;
@@ -250,7 +245,7 @@ void Checker::checkMutations() {
     r.rate->type = Type::scalar();
     // A lattice's counts are the lattice's, fixed by rows and cols
     // (ELDiR's 1 / #triangles, 1 / #edges), so its rate is a number.
-    if (lattice && !mr.constant && out.body.rows > 0 && out.body.cols > 0) {
+    if (lattice && !constant && out.body.rows > 0 && out.body.cols > 0) {
       const int64_t R = out.body.rows, C = out.body.cols;
       // Distinct edges of R x C triangles: 3 per triangle, less one per
       // pair of row neighbours and per vertically glued pair (a downward
@@ -261,15 +256,14 @@ void Checker::checkMutations() {
       v = evalNumber(*r.rate, "p", &counts);
       if (!v)
         continue;
-      mr.constant = true;
+      constant = true;
     }
-    if (mr.constant) {
+    if (constant) {
       if (*v < 0 || *v > 1) {
         diags.error(r.rate->range,
                     "mutation rate " + r.rateName.name + " = " + fmtNum(*v) + " is outside [0, 1]");
         continue;
       }
-      mr.rate = *v;
     } else if (*v < 0) {
       diags.error(r.rate->range, "mutation rate is negative");
       continue;
@@ -290,8 +284,16 @@ void Checker::checkMutations() {
                                                : &gm.flip;
       *slot = std::move(rate);
       gm.untilChanged = gm.untilChanged || r.untilChanged;
+    } else if (lattice) { // every rule is a flip (mutationOpFits)
+      auto &lm = out.latticeMutation;
+      const double rate = constant ? *v : -1; // -1: the reference rate
+      if (r.target.name == "cell") {
+        lm.cellRate = rate;
+        lm.untilChanged = r.untilChanged;
+      } else {
+        lm.actuatorRate = rate;
+      }
     }
-    out.mutations.push_back(std::move(mr));
   }
 }
 
@@ -334,20 +336,12 @@ void Checker::checkVoxelMutations() {
                   "mutation rate " + r.rateName.name + " = " + fmtNum(*v) + " is outside [0, 1]");
       continue;
     }
-    MutationRule mr;
-    mr.op = r.op.name;
-    mr.target = r.target.name;
-    mr.untilChanged = r.untilChanged;
-    mr.rateExpr = r.rate.get();
-    mr.constant = rate.isConstant();
-    mr.rate = mr.constant ? *v : 0;
     auto &vm = out.voxelMutation;
     (r.op.name == "resample" ? vm.resample
      : r.op.name == "add"    ? vm.add
      : r.op.name == "remove" ? vm.remove
                              : vm.swap) = std::move(rate);
     vm.untilChanged = vm.untilChanged || r.untilChanged;
-    out.mutations.push_back(std::move(mr));
   }
 }
 

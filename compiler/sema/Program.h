@@ -114,17 +114,6 @@ struct Body {
   const ast::BodyDecl *decl = nullptr;
 };
 
-/// A mutation rate: a number, or an expression over `cells` / `edges` that
-/// the runtime evaluates per robot (rate->range for messages).
-struct MutationRule {
-  std::string op;     ///< flip, add, remove, rearrange, combine
-  std::string target; ///< flip: cell | actuator; otherwise ""
-  bool constant = true;
-  double rate = 0;                     ///< when constant
-  const ast::Expr *rateExpr = nullptr; ///< always set; uses NameExpr "cells"/"edges"
-  bool untilChanged = false;
-};
-
 /// An optimizer call: normalized_sgd(step = S), sgd(lr = L) or adam(lr,
 /// beta1, beta2, eps), and its named numeric arguments.
 struct Optimizer {
@@ -220,6 +209,8 @@ struct CheckedProgram {
   /// The chosen body, when it is a fixed `body cells`: its cells and settings.
   std::optional<body::CellBodySpec> cellBody;
   /// The mutation rates of a grammar body (all 0 otherwise).
+  /// The `mutation` block of a lattice body (flip cell, flip actuator).
+  body::LatticeMutationSpec latticeMutation;
   body::GrammarMutationSpec grammarMutation;
   /// The chosen body, when it is a `body voxel`: its box, materials
   /// (resolved with the body's stiffness and actuation) and weights.
@@ -229,7 +220,6 @@ struct CheckedProgram {
   std::vector<BodyGrammar> grammars;
   Body body;
   bool hasBody = false;
-  std::vector<MutationRule> mutations;
   Evolve evolve;
   bool hasEvolve = false;
   Train train;

@@ -157,6 +157,17 @@ struct GrammarBodySpec {
 /// indexes these), counted on the parent: `flip actuator p = 1 / actuators;`.
 enum RateVar : int { kParts = 0, kSprings = 1, kActuators = 2 };
 
+/// Variation rates of a lattice body (`mutation { flip cell p = ...; flip
+/// actuator p = ...; }`, docs/language.md): the probability of flipping each
+/// mask bit (redrawn until the shape changes when `untilChanged`) and each
+/// actuation bit. A rate never given is -1: the reference rate, 1 / #cells
+/// and 1 / #edges of the lattice.
+struct LatticeMutationSpec {
+  double cellRate = -1;
+  bool untilChanged = true;
+  double actuatorRate = -1;
+};
+
 /// Variation rates of a grammar body (`mutation { ... }`): the probability
 /// per child of each structural operator, per continuous gene (perturb) and
 /// per actuation gene (flip). A rate that is never given is 0.

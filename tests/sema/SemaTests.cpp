@@ -99,17 +99,10 @@ TEST_CASE("the CheckedProgram of examples/eldir.evo", "[sema]") {
   REQUIRE(p.parts[0].ports.size() >= 3);
   CHECK(p.parts[0].ports[2].name == "left");
   CHECK(p.parts[0].ports[2].points == std::vector<int>{2, 0});
-  REQUIRE(p.mutations.size() == 2);
-  CHECK(p.mutations[0].op == "flip");
-  CHECK(p.mutations[0].target == "cell");
   // 1 / cells and 1 / edges of the 13 x 22 lattice: 286 triangles, 453 edges.
-  CHECK(p.mutations[0].constant);
-  CHECK(p.mutations[0].rate == 1.0 / 286);
-  CHECK(p.mutations[0].untilChanged);
-  REQUIRE(p.mutations[0].rateExpr);
-  CHECK(p.mutations[1].target == "actuator");
-  CHECK(p.mutations[1].rate == 1.0 / 453);
-  CHECK(!p.mutations[1].untilChanged);
+  CHECK(p.latticeMutation.cellRate == 1.0 / 286);
+  CHECK(p.latticeMutation.untilChanged);
+  CHECK(p.latticeMutation.actuatorRate == 1.0 / 453);
   REQUIRE(p.hasEvolve);
   CHECK(p.evolve.population == 1000);
   CHECK(p.evolve.generations == 1000);
@@ -405,10 +398,10 @@ mutation { add p = 0.3; remove p = 0.2; rearrange p = 0.3; combine p = 0.2; }
   CHECK(p.body.kind == BodyKind::Grammar);
   CHECK(p.body.grammar == "Walker");
   CHECK(p.body.maxParts == 12);
-  REQUIRE(p.mutations.size() == 4);
-  CHECK(p.mutations[3].op == "combine");
-  CHECK(p.mutations[3].constant);
-  CHECK(p.mutations[3].rate == Approx(0.2));
+  CHECK(p.grammarMutation.combine.isConstant());
+  CHECK(body::evalScalar(p.grammarMutation.combine, nullptr) == Approx(0.2));
+  CHECK(body::evalScalar(p.grammarMutation.add, nullptr) == Approx(0.3));
+  CHECK(p.grammarMutation.swap.code.empty()); // never given: 0
   // The BodySpec: foot's one port is its implied attach port.
   REQUIRE(p.grammarBody);
   const auto &g = p.grammarBody->grammar;
