@@ -13,7 +13,7 @@
 // The modules are examples/eldir_small.evo (6x10, friction ground) and
 // examples/eldir.evo (13x22, noslip) through the whole compiler; with
 // --hand-built (or without the driver library) the Builder-made ELDiR module
-// of tests/llvm/MassSpring.h for both.
+// of tests/support/MassSpring.h for both.
 #include <algorithm>
 #include <array>
 #include <cmath>

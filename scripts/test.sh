@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 # Test-only: Debian's chromium for the browser test of report.html
-# (tests/browser; it skips where chromium is missing or cannot start).
+# (tests/runtime/report; it skips where chromium is missing or cannot start).
 SUDO=""
 [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO=sudo
 if ! command -v chromium >/dev/null 2>&1; then

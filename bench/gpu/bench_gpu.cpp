@@ -163,7 +163,7 @@ void run(const Args &a, ir::Precision prec, const std::vector<test::MassSpringRo
                     ir::kernelFlops(m, m.findKernel("step.adj"), s.data());
     sizes.insert(sizes.end(), s.begin(), s.end());
   }
-  auto upload = [&](runtime::cuda::CudaRollout &ro) {
+  auto upload = [&](cuda::CudaRollout &ro) {
     using Field = std::vector<double> test::MassSpringRobot::*;
     for (auto [b, f] : std::vector<std::pair<int, Field>>{{d.x, &test::MassSpringRobot::x0},
                                                           {d.v, &test::MassSpringRobot::v0},
@@ -191,12 +191,12 @@ void run(const Args &a, ir::Precision prec, const std::vector<test::MassSpringRo
     ro.uploadAll(d.sb, bb.data());
   };
   { // warm-up: module load, first launches, clocks
-    runtime::cuda::CudaRollout warm(*exe, m, P, sizes.data(), 3);
+    cuda::CudaRollout warm(*exe, m, P, sizes.data(), 3);
     upload(warm);
     warm.forward();
     warm.backward();
   }
-  runtime::cuda::CudaRollout ro(*exe, m, P, sizes.data(), a.steps);
+  cuda::CudaRollout ro(*exe, m, P, sizes.data(), a.steps);
   upload(ro);
   double fwd = 0, bwd = 0;
   for (int it = 0; it < a.iterations; ++it) {

@@ -20,7 +20,7 @@ BUILD=${BUILD_DIR:-build-gpu-bench}
 OUT=.device
 # Without MPI: the GPU machines have no Open MPI libraries (and one rank).
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEVOC_ENABLE_MPI=OFF >/dev/null
-BINS="bench/gpu/evoc_bench_gpu tests/cuda/evoc_cuda_tests tests/cuda/evoc_cuda_examples_tests evoc"
+BINS="bench/gpu/evoc_bench_gpu tests/compiler/codegen/cuda/evoc_cuda_tests tests/compiler/codegen/cuda/evoc_cuda_examples_tests evoc"
 TARGETS="evoc_bench_gpu evoc_cuda_tests evoc_cuda_examples_tests evoc"
 ninja -C "$BUILD" -j "$(nproc)" $TARGETS
 rm -rf "$OUT"

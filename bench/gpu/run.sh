@@ -54,7 +54,7 @@ if [ -z "${PREBUILT:-}" ]; then
 fi
 
 echo "== CUDA tests (NVRTC, emulation, GPU agreement)"
-if ! "$BUILD/tests/cuda/evoc_cuda_tests" >"$OUT/tests.log" 2>&1; then
+if ! "$BUILD/tests/compiler/codegen/cuda/evoc_cuda_tests" >"$OUT/tests.log" 2>&1; then
   tail -60 "$OUT/tests.log"
   echo "WARNING: CUDA tests failed (see $OUT/tests.log); benchmarking anyway"
 else
@@ -65,7 +65,7 @@ grep -q "skipped, no GPU" "$OUT/tests.log" && echo "NOTE: the [gpu] tests were s
 if [ "${SKIP_AGREEMENT:-0}" != 1 ]; then
   # Only the cases that need a GPU: the emulated ones run in every CI build.
   echo "== acceptance: CUDA vs CPU back end, 20 robots, T = 1000, f64; the GPU training device vs the CPU's (ELDiR, the multi-task examples)"
-  if ! "$BUILD/tests/cuda/evoc_cuda_examples_tests" "[gpu]" >"$OUT/agreement.log" 2>&1; then
+  if ! "$BUILD/tests/compiler/codegen/cuda/evoc_cuda_examples_tests" "[gpu]" >"$OUT/agreement.log" 2>&1; then
     tail -60 "$OUT/agreement.log"
     echo "WARNING: agreement tests failed (see $OUT/agreement.log)"
   else

@@ -2,7 +2,7 @@
 // runs the named passes in order (by default the whole optimisation
 // pipeline), each verified, and prints the result. The IR is an input as
 // well as an output (MLIR Toy's toyc reads .mlir), so a pass is tested with
-// a small text file and its expected output (tests/opt/text).
+// a small text file and its expected output (tests/compiler/opt/text).
 #include <algorithm>
 #include <cstdio>
 #include <iostream>

@@ -41,8 +41,7 @@ void Session::error(SourceRange at, std::string message) {
 std::shared_ptr<runtime::TrainDevice> Session::trainDevice(const runtime::ModuleInfo &info,
                                                            int threads) const {
   if (kind_ == codegen::BackendKind::Cuda) // compile() gave the CUDA back end's executable
-    return runtime::cuda::cudaDevice(info,
-                                     static_cast<const codegen::cuda::CudaExecutable &>(*exe_));
+    return cuda::cudaDevice(info, static_cast<const codegen::cuda::CudaExecutable &>(*exe_));
   return runtime::cpuDevice(info, *exe_, threads);
 }
 

@@ -1,5 +1,5 @@
 // Index::build: one walk over the checked AST that declares every named
-// thing and records every use of a name (docs/editors.md, "The index").
+// thing and records every use of a name (docs/editors.md, "How").
 #include "lsp/Index.h"
 
 #include <algorithm>

@@ -23,9 +23,10 @@
 #include "cuda/CudaRollout.h"
 #include "ir/Names.h"
 
-namespace evoc::runtime::cuda {
+namespace evoc::cuda {
 
 namespace cg = codegen::cuda;
+using namespace runtime;
 
 namespace {
 
@@ -475,4 +476,4 @@ std::unique_ptr<TrainDevice> cudaDevice(const ModuleInfo &info,
   return std::make_unique<CudaDevice>(info, exe);
 }
 
-} // namespace evoc::runtime::cuda
+} // namespace evoc::cuda

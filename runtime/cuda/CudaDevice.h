@@ -16,19 +16,19 @@
 #include "codegen/cuda/CudaBackend.h"
 #include "core/Device.h"
 
-namespace evoc::runtime::cuda {
+namespace evoc::cuda {
 
 /// The device of a module compiled by the CUDA back end (or its CPU
 /// emulation in tests): the CPU device's learning (commands, per-step
 /// losses, batches of episodes, continued episodes, Init kernels included)
 /// to rounding. CudaRollout throws evoc::Error, when a batch is opened, for
 /// a module whose step reads a state field it never writes.
-std::unique_ptr<TrainDevice> cudaDevice(const ModuleInfo &info,
-                                        const codegen::cuda::CudaExecutable &exe);
+std::unique_ptr<runtime::TrainDevice> cudaDevice(const runtime::ModuleInfo &info,
+                                                 const codegen::cuda::CudaExecutable &exe);
 
 /// The device memory training `count` robots from `first` on would take
 /// (rollout tapes, tables, training records, Adam moments, best parameters).
-int64_t cudaTrainBytes(const ModuleInfo &info, const Population &pop, int first, int count,
-                       const TrainOptions &o);
+int64_t cudaTrainBytes(const runtime::ModuleInfo &info, const runtime::Population &pop, int first,
+                       int count, const runtime::TrainOptions &o);
 
-} // namespace evoc::runtime::cuda
+} // namespace evoc::cuda

@@ -14,9 +14,11 @@
 #include "ir/TimeRules.h"
 #include "support/Error.h"
 
-namespace evoc::runtime::cuda {
+namespace evoc::cuda {
 
 using namespace codegen::cuda;
+using runtime::Arena;
+using runtime::ModuleInfo;
 
 namespace {
 
@@ -455,4 +457,4 @@ int64_t CudaRollout::deviceBytesNeeded(const ir::Module &m, int nRobots, const i
   return Impl(nullptr, m, nRobots, sizes, T, commands).total;
 }
 
-} // namespace evoc::runtime::cuda
+} // namespace evoc::cuda

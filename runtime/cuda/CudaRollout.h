@@ -13,7 +13,7 @@
 #include "codegen/cuda/DeviceApi.h"
 #include "ir/IR.h"
 
-namespace evoc::runtime::cuda {
+namespace evoc::cuda {
 
 using codegen::cuda::CudaExecutable;
 using codegen::cuda::DeviceApi;
@@ -85,4 +85,4 @@ private:
   std::unique_ptr<Impl> p_;
 };
 
-} // namespace evoc::runtime::cuda
+} // namespace evoc::cuda

@@ -385,7 +385,7 @@ TEST_CASE("evoc sim: a fixed body under mass_spring_fang, without --robots, land
   const std::string o = (dir / "o.json").string();
   std::string err;
   // Passive Alpaca at t = 998 in the authors' code
-  // (../shared/testdata/multitask-vectors/README.md, 6 decimals).
+  // (docs/multitask.md, "What a reproduction shows", 6 decimals).
   for (auto [loss, ref] : {std::pair<const char *, double>{"com_x", 0.588517},
                            {"com_y", 0.179142},
                            {"top", 0.295688}}) {

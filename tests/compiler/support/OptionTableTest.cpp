@@ -1,4 +1,4 @@
-// The commands' option table (driver/OptionTable.h): both spellings of a
+// The commands' option table (support/OptionTable.h): both spellings of a
 // value, range-checked integers, aliases, positionals, and the refusals.
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 # One pass test on IR text: runs `evoc opt INPUT --passes=PASSES` and checks
-# that it prints exactly EXPECTED (tests/opt/text/NAME.expected).
+# that it prints exactly EXPECTED (tests/compiler/opt/text/NAME.expected).
 execute_process(COMMAND ${EVOC} opt ${INPUT} --passes=${PASSES}
   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

@@ -55,7 +55,7 @@ void checkRollout(const codegen::cuda::CudaExecutable &exe, const ir::Module &m,
     rbs.push_back(makeBuffers(m, d, r));
     sizes.insert(sizes.end(), rbs.back().sizes.begin(), rbs.back().sizes.end());
   }
-  runtime::cuda::CudaRollout ro(exe, m, static_cast<int>(robots.size()), sizes.data(), T);
+  cuda::CudaRollout ro(exe, m, static_cast<int>(robots.size()), sizes.data(), T);
   // Bodies and states robot by robot, parameters all robots at once.
   for (size_t r = 0; r < robots.size(); ++r)
     for (int b : {d.x, d.v, d.sa, d.sb, d.rest, d.stiff, d.actu})

@@ -164,7 +164,7 @@ void checkSame(const std::vector<runtime::TrainResult> &cpu,
 TEST_CASE("the GPU training device (emulated) learns as the CPU device does, for each optimiser",
           "[cuda][train]") {
   Fixture &f = fixture();
-  auto gpu = runtime::cuda::cudaDevice(*f.info, *f.emu);
+  auto gpu = cuda::cudaDevice(*f.info, *f.emu);
   for (auto kind : {runtime::OptimizerKind::NormalizedStep, runtime::OptimizerKind::Adam,
                     runtime::OptimizerKind::Sgd}) {
     INFO("optimiser " << int(kind));
@@ -185,13 +185,13 @@ TEST_CASE("the GPU training device (emulated) learns as the CPU device does, for
 TEST_CASE("the GPU training device (emulated) splits a population the memory cannot hold",
           "[cuda][train]") {
   Fixture &f = fixture();
-  auto gpu = runtime::cuda::cudaDevice(*f.info, *f.emu);
+  auto gpu = cuda::cudaDevice(*f.info, *f.emu);
   runtime::TrainOptions o = options();
   auto whole = runtime::train(*f.info, *gpu, f.robots, o);
   runtime::Population pop(*f.info, f.robots);
-  const int64_t all = runtime::cuda::cudaTrainBytes(*f.info, pop, 0, 4, o);
-  const int64_t two = runtime::cuda::cudaTrainBytes(*f.info, pop, 0, 2, o);
-  const int64_t three = runtime::cuda::cudaTrainBytes(*f.info, pop, 0, 3, o);
+  const int64_t all = cuda::cudaTrainBytes(*f.info, pop, 0, 4, o);
+  const int64_t two = cuda::cudaTrainBytes(*f.info, pop, 0, 2, o);
+  const int64_t three = cuda::cudaTrainBytes(*f.info, pop, 0, 3, o);
   CHECK(two < three);
   CHECK(three < all);
   // Free memory for two robots but not three, next to the 64 MiB the device
@@ -206,7 +206,7 @@ TEST_CASE("the GPU training device (emulated) splits a population the memory can
 
 TEST_CASE("the GPU training device (emulated) gives the CPU's verdicts", "[cuda][train]") {
   Fixture &f = fixture();
-  auto gpu = runtime::cuda::cudaDevice(*f.info, *f.emu);
+  auto gpu = cuda::cudaDevice(*f.info, *f.emu);
   SECTION("a state beyond world.state_limit") {
     runtime::TrainOptions o = options();
     o.stateLimit = 0.12; // the bodies start at 0.1 and rise above it
@@ -247,7 +247,7 @@ TEST_CASE("the GPU training device (emulated) trains among a scene's boxes as th
     o.iterations = 2;
     o.terrain = file.program.world.ground.shape();
     auto both = compileBoth(std::move(file.module), std::string("scene-") + physics);
-    auto gpu = runtime::cuda::cudaDevice(*both->info, *both->emu);
+    auto gpu = cuda::cudaDevice(*both->info, *both->emu);
     auto cpu = runtime::train(*both->info, *both->cpu, f.robots, o);
     auto dev = runtime::train(*both->info, *gpu, f.robots, o);
     for (const auto &r : cpu)
@@ -277,7 +277,7 @@ TEST_CASE("the GPU training device (emulated) trains with movable objects as the
   o.terrain = file.program.world.ground.shape();
   auto interp = codegen::compile(file.module, codegen::BackendKind::Interp);
   auto both = compileBoth(std::move(file.module), "objects");
-  auto gpu = runtime::cuda::cudaDevice(*both->info, *both->emu);
+  auto gpu = cuda::cudaDevice(*both->info, *both->emu);
   auto ref = runtime::train(*both->info, *interp, f.robots, o);
   auto dev = runtime::train(*both->info, *gpu, f.robots, o);
   for (const auto &r : ref)
@@ -294,7 +294,7 @@ TEST_CASE("the GPU training device (emulated) learns in f32 as the CPU device do
   ir::Module m = compileFile(fs::path(EVOC_SOURCE_DIR) / "examples" / "eldir_small.evo", "f32");
   REQUIRE(m.precision == ir::Precision::F32);
   auto both = compileBoth(std::move(m), "f32");
-  auto gpu = runtime::cuda::cudaDevice(*both->info, *both->emu);
+  auto gpu = cuda::cudaDevice(*both->info, *both->emu);
   runtime::TrainOptions o = options();
   o.optimizer.kind = runtime::OptimizerKind::Adam;
   o.optimizer.lr = 0.01;
@@ -314,7 +314,7 @@ TEST_CASE("the GPU training device (emulated) trains per-step losses as the CPU 
       compileFile(fs::path(EVOC_SOURCE_DIR) / "tests" / "data" / "cuda" / "window_losses.evo"),
       "windows");
   REQUIRE(c->info->lossStep.size() == 5);
-  auto gpu = runtime::cuda::cudaDevice(*c->info, *c->emu);
+  auto gpu = cuda::cudaDevice(*c->info, *c->emu);
   runtime::TrainOptions o = options();
   o.steps = 24; // the world's: the windows are written for it
   o.optimizer.kind = runtime::OptimizerKind::Adam;
@@ -346,7 +346,7 @@ TEST_CASE("the GPU training device (emulated) runs Init kernels as the CPU devic
   test::appendInitKernel(m, "mlp.b2"); // b2[s] = rest[s] + the x-coordinate of point 1
   auto c = compileBoth(std::move(m), "init");
   REQUIRE(c->info->init.size() == 1);
-  auto gpu = runtime::cuda::cudaDevice(*c->info, *c->emu);
+  auto gpu = cuda::cudaDevice(*c->info, *c->emu);
   runtime::TrainOptions o = options();
   std::vector<uint64_t> ids = {41, 42, 43, 44};
   o.iterations = 0; // the initial parameters: what the Init kernel wrote
@@ -424,7 +424,7 @@ void trainExamplesOnBoth(bool onGpu) {
     std::unique_ptr<codegen::cuda::CudaExecutable> real;
     if (onGpu)
       real = codegen::cuda::compileCuda(mt->c->module);
-    auto gpu = runtime::cuda::cudaDevice(*mt->c->info, onGpu ? *real : *mt->c->emu);
+    auto gpu = cuda::cudaDevice(*mt->c->info, onGpu ? *real : *mt->c->emu);
     runtime::TrainOptions o = mt->o;
     o.iterations = 1;
     o.batch = k.batch;
@@ -468,7 +468,7 @@ TEST_CASE("the GPU training device (emulated) trains multi-task batches as the C
   static Multitask *mt = multitask("tests/data/multitask/gradcheck.evo", "multitask").release();
   REQUIRE(mt->c->info->readsCommands);
   REQUIRE(mt->o.batch == 3);
-  auto gpu = runtime::cuda::cudaDevice(*mt->c->info, *mt->c->emu);
+  auto gpu = cuda::cudaDevice(*mt->c->info, *mt->c->emu);
   std::vector<runtime::Robot> robots(f.robots.begin(), f.robots.begin() + 3);
   std::vector<uint64_t> ids = {31, 32, 33};
   runtime::TrainOptions o = mt->o;
@@ -513,7 +513,7 @@ TEST_CASE("on a GPU: the GPU training device agrees with the CPU on 20 paper-siz
   runtime::ModuleInfo info(m);
   auto cpu = codegen::compile(m, codegen::BackendKind::Cpu);
   auto gpuExe = codegen::cuda::compileCuda(m);
-  auto gpu = runtime::cuda::cudaDevice(info, *gpuExe);
+  auto gpu = cuda::cudaDevice(info, *gpuExe);
   evolve::LatticeSpec spec;
   spec.rows = 13;
   spec.cols = 22;

@@ -70,9 +70,9 @@ TEST_CASE("CudaRollout: the device-memory estimate is what it allocates", "[cuda
   for (auto [n, T] : {std::pair<int, int64_t>{1, 2}, {3, 10}, {50, 1000}}) {
     INFO(n << " robots x " << T << " states");
     auto sizes = populationSizes(m, d, n, 42, 101);
-    const int64_t need = runtime::cuda::CudaRollout::deviceBytesNeeded(m, n, sizes.data(), T);
+    const int64_t need = cuda::CudaRollout::deviceBytesNeeded(m, n, sizes.data(), T);
     exe.dev.allocated = 0;
-    runtime::cuda::CudaRollout ro(exe, m, n, sizes.data(), T);
+    cuda::CudaRollout ro(exe, m, n, sizes.data(), T);
     CHECK(exe.dev.allocated == need);
     CHECK(ro.deviceBytes() == need);
     // The full tapes dominate: at least T states of x and v per robot.
@@ -80,8 +80,8 @@ TEST_CASE("CudaRollout: the device-memory estimate is what it allocates", "[cuda
   }
   // Linear in the robots and the states (ragged sizes aside).
   auto s10 = populationSizes(m, d, 10, 42, 101), s20 = populationSizes(m, d, 20, 42, 101);
-  const int64_t a = runtime::cuda::CudaRollout::deviceBytesNeeded(m, 10, s10.data(), 1000);
-  const int64_t b = runtime::cuda::CudaRollout::deviceBytesNeeded(m, 20, s20.data(), 1000);
+  const int64_t a = cuda::CudaRollout::deviceBytesNeeded(m, 10, s10.data(), 1000);
+  const int64_t b = cuda::CudaRollout::deviceBytesNeeded(m, 20, s20.data(), 1000);
   CHECK(b == Approx(2.0 * double(a)).epsilon(0.01));
 }
 
@@ -92,13 +92,13 @@ TEST_CASE("CudaRollout: a population beyond the device's free memory is refused 
   const int n = 1000;
   const int64_t T = 1000;
   auto sizes = populationSizes(m, d, n, 168, 453); // the paper's largest lattice
-  const int64_t need = runtime::cuda::CudaRollout::deviceBytesNeeded(m, n, sizes.data(), T);
+  const int64_t need = cuda::CudaRollout::deviceBytesNeeded(m, n, sizes.data(), T);
   CHECK(need > (int64_t(4) << 30)); // 1000 x 1000 x 168 x 2 x 2 x 8 bytes of tapes alone
   FakeExecutable exe;
   exe.dev.freeBytes = int64_t(4) << 30; // 4 GiB free of 80
   exe.dev.totalBytes = int64_t(80) << 30;
   try {
-    runtime::cuda::CudaRollout ro(exe, m, n, sizes.data(), T);
+    cuda::CudaRollout ro(exe, m, n, sizes.data(), T);
     FAIL("the rollout was not refused");
   } catch (const Error &e) {
     const std::string msg = e.what();
@@ -115,7 +115,7 @@ TEST_CASE("CudaRollout: a population beyond the device's free memory is refused 
   CHECK(exe.dev.allocations == 0);
   // Exactly enough is enough.
   exe.dev.freeBytes = need;
-  runtime::cuda::CudaRollout fits(exe, m, n, sizes.data(), T);
+  cuda::CudaRollout fits(exe, m, n, sizes.data(), T);
   CHECK(exe.dev.allocated == need);
 }
 

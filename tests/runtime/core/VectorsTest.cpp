@@ -1,5 +1,5 @@
 // The runtime end to end on the ELDiR semantics: the hand-built ELDiR
-// kernels of tests/autodiff, the reference robots and parameters read with
+// kernels of tests/compiler/autodiff, the reference robots and parameters read with
 // the ROBOTS.json / PARAMS.json readers, run by simulate() (checkpointed
 // rollouts, thread pool), must reproduce ../shared/testdata/eldir-vectors.
 #include "Close.h"

@@ -241,7 +241,7 @@ TEST_CASE("train evaluate: a body whose simulation blows up but stays finite is 
   s.opts.steps = 200;
   s.opts.iterations = 2;
   // Too stiff for the fixture's dt = 0.01: diverges to a loss of about -1e73
-  // within 200 steps, every number finite (tests/runtime/RolloutTest.cpp).
+  // within 200 steps, every number finite (tests/runtime/core/RolloutTest.cpp).
   EvalBatch batch;
   batch.ids = {0, 1};
   batch.seeds = {designSeed(5, 0), designSeed(5, 1)};

@@ -20,13 +20,14 @@ using namespace evoc;
 
 namespace {
 
-/// Checks `text` as the file tests/evolve/fang.evo; fails the test on errors.
+/// Checks `text` as the file tests/runtime/evolve/bodies/fang.evo; fails the test on errors.
 std::optional<sema::CheckedProgram> check(const std::string &text) {
   SourceManager sources;
   DiagnosticEngine diags(sources);
   sema::CheckOptions opts;
   opts.ignoreEnv = true;
-  int f = sources.addBuffer(std::string(EVOC_SOURCE_DIR) + "/tests/evolve/fang.evo", text);
+  int f = sources.addBuffer(std::string(EVOC_SOURCE_DIR) + "/tests/runtime/evolve/bodies/fang.evo",
+                            text);
   auto p = sema::checkBuffer(f, opts, sources, diags);
   for (const auto &l : diags.headlines())
     UNSCOPED_INFO(l);

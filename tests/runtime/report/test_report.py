@@ -6,7 +6,7 @@ DOM), that the animation advances (two screenshots at different times differ
 inside the player's canvas), and keeps a screenshot as a test artefact.
 Exits 77 (skipped) when chromium is missing or cannot start.
 
-usage: report_test.py EVOC SOURCE_DIR ARTEFACT_DIR
+usage: test_report.py EVOC SOURCE_DIR ARTEFACT_DIR
 """
 import os
 import re

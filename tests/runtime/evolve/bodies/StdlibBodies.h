@@ -19,8 +19,9 @@ struct CheckedBody {
 /// Checks `text` (a program importing stdlib grammars, read as if it were
 /// the file `path`); fails the current test with the diagnostics if it does
 /// not check or declares no grammar body.
-CheckedBody checkGrammarBody(const std::string &text,
-                             const std::string &path = "tests/evolve/stdlib_body.evo");
+CheckedBody
+checkGrammarBody(const std::string &text,
+                 const std::string &path = "tests/runtime/evolve/bodies/stdlib_body.evo");
 
 /// The text of the repository file `relative` (e.g. "examples/x.evo").
 std::string sourceFile(const std::string &relative);

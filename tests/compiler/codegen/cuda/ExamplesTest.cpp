@@ -81,12 +81,12 @@ TEST_CASE("every example's CUDA compiles to CUBIN for sm_80 and sm_90", "[cuda][
       return k.kind == ir::KernelKind::LossStep;
     });
     CHECK((src.find("evoc_rollout_losses") != std::string::npos) == perStep);
-    runtime::cuda::CommandLayout commands; // as wide as the command buffers read
+    cuda::CommandLayout commands; // as wide as the command buffers read
     for (const ir::Buffer &b : m.buffers)
       if (b.role == ir::Role::Command)
         commands = {std::max(commands.columns, b.column + b.comps), 2, 5};
     std::vector<int64_t> sizes(2 * m.sets.size(), 5); // two robots
-    CHECK(runtime::cuda::CudaRollout::deviceBytesNeeded(m, 2, sizes.data(), 10, commands) > 0);
+    CHECK(cuda::CudaRollout::deviceBytesNeeded(m, 2, sizes.data(), 10, commands) > 0);
     // The block schedule: no loop of the step or its adjoint falls back to serial.
     for (const char *k : {"step", "step.adj"}) {
       auto plan = codegen::cuda::planKernel(m, m.kernels[m.findKernel(k)]);
