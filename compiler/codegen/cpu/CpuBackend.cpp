@@ -43,7 +43,8 @@ int clampLevel(int level) { return level < 0 ? 0 : level > 3 ? 3 : level; }
 /// some of them (Sapphire Rapids, Skylake-X) prefers 256 bits, which leaves
 /// the controller's short rows (64 to a few hundred weights) with scalar
 /// tails; 512 bits measured 10-25% faster kernels there (docs/architecture.md,
-/// "multi-task rollout"). Part of the lowered module, so of the cache key.
+/// "Multi-task benchmark and where its time goes"). Part of the lowered
+/// module, so of the cache key.
 void preferWideVectors(llvm::Module &lm) {
   if (!hasFeature(hostTarget().features, "avx512f"))
     return;

@@ -3,8 +3,8 @@
 // Why after the pipeline: the loop vectoriser widens `llvm.sin.f64` into
 // `llvm.sin.v4f64`, which the X86 back end can only scalarise into four libm
 // calls; in the multi-task controller (sin activations, cos in the adjoint)
-// those calls took a fifth of the run (docs/architecture.md, "multi-task
-// rollout"). Replacing the widened calls keeps the vectoriser's choices and
+// those calls took a fifth of the run (docs/architecture.md, "Multi-task
+// benchmark and where its time goes"). Replacing the widened calls keeps the vectoriser's choices and
 // makes them cheap.
 //
 // For x (in f64):

@@ -15,7 +15,7 @@ namespace evoc::codegen::cpu {
 /// behind a branch that is never taken in practice, so every lane's result
 /// depends on that lane alone (vectorised and scalar code agree bit for
 /// bit). Runs after the vectoriser, which has already widened the calls.
-/// Agrees with glibc to about 2e-16 relative (tests/llvm/test_math.cpp).
+/// Agrees with glibc to about 2e-16 relative (tests/compiler/codegen/cpu/MathTest.cpp).
 void inlineSinCos(llvm::Module &m);
 
 } // namespace evoc::codegen::cpu
