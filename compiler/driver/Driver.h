@@ -85,9 +85,11 @@ struct RunArgs {
   std::string out, resume, backend = "cpu";
   std::string robot; ///< --robot R.json (evoc train: the body to train)
   int threads = 0;
+  int lanes = 0; ///< --lanes L (evoc train): episodes per kernel call; 0: the default
 };
-/// Parses them for `command` ("evoc run", "evoc train"); --robot only where
-/// `robot` is set. Prints why and returns false on a malformed option.
+/// Parses them for `command` ("evoc run", "evoc train"); --robot and
+/// --lanes only where `robot` is set (evoc train). Prints why and returns false on a malformed
+/// option.
 bool parseRunArgs(const std::vector<std::string> &rest, const char *command, bool robot,
                   RunArgs &out);
 

@@ -123,7 +123,7 @@ bool parseRunArgs(const std::vector<std::string> &rest, const char *command, boo
       .text("--backend", a.backend)
       .integer("--threads", 0, 4096, a.threads, " (0: one per core)");
   if (robot)
-    t.text("--robot", a.robot);
+    t.text("--robot", a.robot).integer("--lanes", 1, 64, a.lanes);
   if (!t.parse(rest))
     return false;
   if (!a.out.empty() && !a.resume.empty() && a.out != a.resume)

@@ -76,11 +76,12 @@ int runTrainProgram(const CommonOptions &opts, const std::vector<std::string> &r
     train.threads = a.threads;
     runtime::ModuleInfo info(s.module());
     const runtime::Robot robot = trainedBody(a, p, train.seed);
-    // A batch of kTrainLanes episodes or more runs that many per kernel call.
+    // Groups of `lanes` episodes of the batch run in one kernel call each
+    // (docs/architecture.md, "Episodes in lanes").
+    const int lanes = a.lanes > 0 ? a.lanes : runtime::kTrainLanes;
     std::unique_ptr<codegen::Executable> lanesExe =
-        train.batch >= runtime::kTrainLanes ? s.lanesExecutable(runtime::kTrainLanes) : nullptr;
-    runtime::FixedTrainer trainer(info, s.executable(), robot, train, lanesExe.get(),
-                                  runtime::kTrainLanes);
+        lanes > 1 && train.batch >= lanes ? s.lanesExecutable(lanes) : nullptr;
+    runtime::FixedTrainer trainer(info, s.executable(), robot, train, lanesExe.get(), lanes);
 
     evolve::FixedTrainingConfig cfg;
     cfg.resume = !a.resume.empty();
@@ -120,13 +121,15 @@ int runTrain(const std::vector<std::string> &args) {
 [[maybe_unused]] bool registered = addSubcommand(
     {"train", "train one fixed body's controller (a 'train' block); resumable", runTrain,
      "train FILE.evo [--out DIR | --resume DIR] [--robot R.json] [--backend B] [--threads N]\n"
-     "                [options]\n"
+     "                [--lanes L] [options]\n"
      "  --out DIR          the run directory to create (default: runs/<file name>)\n"
      "  --resume DIR       continue the training in DIR from its last checkpoint\n"
      "  --robot R.json     train this one robot (ROBOTS.json format) instead of the file's\n"
      "                     fixed body\n"
      "  --backend B        cpu (default), interp or cuda\n"
-     "  --threads N        worker threads (0: one per core)"});
+     "  --threads N        worker threads (0: one per core)\n"
+     "  --lanes L          CPU: run the batch L episodes per kernel call, in vector lanes\n"
+     "                     (default 16; 1: one episode per call; results agree to rounding)"});
 } // namespace
 
 } // namespace evoc::driver

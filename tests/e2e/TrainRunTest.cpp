@@ -122,3 +122,33 @@ TEST_CASE("evoc train in 3D: Quad3D learns to walk and turn on command (the 3D m
   CHECK(fs::exists(dir / "gaits" / "case_02_d0,0_r1.svg"));
   CHECK(readText(dir / "gaits" / "case_02_d0,0_r1.svg").find("3D, seen from") != std::string::npos);
 }
+
+TEST_CASE("evoc train --lanes: the batch in lanes trains as one episode per call does",
+          "[run][train][lanes]") {
+  // 20 episodes: a group of 16 in lanes and 4 alone, against 20 alone.
+  auto args = [](const fs::path &dir, const char *lanes) {
+    return std::vector<std::string>{
+        "train",     std::string(EVOC_SOURCE_DIR) + "/examples/multitask_alpaca.evo",
+        "--out",     dir.string(),
+        "--threads", "2",
+        "--lanes",   lanes,
+        "--set",     "train.learn.iterations=2",
+        "--set",     "train.learn.batch=20",
+        "--set",     "train.validate_every=2"};
+  };
+  fs::path wide = freshDir("train-lanes-16"), one = freshDir("train-lanes-1");
+  REQUIRE(runEvoc(args(wide, "16")) == 0);
+  REQUIRE(runEvoc(args(one, "1")) == 0);
+  auto a = logOf(wide), b = logOf(one);
+  REQUIRE(a.size() == 2);
+  REQUIRE(b.size() == 2);
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO("iteration " << i);
+    const double x = a[i]["loss"], y = b[i]["loss"];
+    CHECK(std::fabs(x - y) <= 1e-9 * std::fabs(y));
+    const double gx = a[i]["grad_norm"], gy = b[i]["grad_norm"];
+    CHECK(std::fabs(gx - gy) <= 1e-9 * std::fabs(gy));
+  }
+  CHECK(runEvoc({"train", std::string(EVOC_SOURCE_DIR) + "/examples/multitask_alpaca.evo", "--out",
+                 freshDir("train-lanes-bad").string(), "--lanes", "0"}) == 2);
+}

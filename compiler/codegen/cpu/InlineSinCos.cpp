@@ -4,8 +4,8 @@
 // `llvm.sin.v4f64`, which the X86 back end can only scalarise into four libm
 // calls; in the multi-task controller (sin activations, cos in the adjoint)
 // those calls took a fifth of the run (docs/architecture.md, "Multi-task
-// benchmark and where its time goes"). Replacing the widened calls keeps the vectoriser's choices and
-// makes them cheap.
+// benchmark and where its time goes"). Replacing the widened calls keeps the vectoriser's choices
+// and makes them cheap.
 //
 // For x (in f64):
 //   n = rint(x * 2/pi),  r = ((x - n P1) - n P2) - n P3,  P1 + P2 + P3 = pi/2

@@ -329,7 +329,8 @@ llvm::Value *KernelLowering::tanh(llvm::Value *x) {
 //   |x| < 0.625: x + x z P(z) / Q(z), z = x^2 (Cephes' rational, < 3e-16 rel.)
 //   otherwise:   sign(x) (1 - 2 / (e^{2|x|} + 1)), with e^y for y <= 40 as
 //                2^n e^r, r = y - n ln2 in [-ln2/2, ln2/2], e^r by Taylor to r^13.
-// Agrees with glibc's tanh to about 4e-16 relative (checked by tests/compiler/codegen/cpu/MathTest.cpp).
+// Agrees with glibc's tanh to about 4e-16 relative (checked by
+// tests/compiler/codegen/cpu/MathTest.cpp).
 llvm::Value *KernelLowering::inlineTanh(llvm::Value *x) {
   auto C = [&](double v) { return llvm::ConstantFP::get(x->getType(), v); };
   const bool f64 = fty_->isDoubleTy();
