@@ -844,10 +844,14 @@ std::vector<RolloutOutcome> Rollout::sweep(bool backward) {
         return invalid(0, "the gradient is NaN or infinite");
     return finish();
   }
-  for (int l = 0; l < lanes_; ++l)
-    for (double g : laneGradient(l))
-      if (!std::isfinite(g))
-        return invalid(l, "the gradient is NaN or infinite");
+  // Every lane's gradient is finite where both of its parts are.
+  const int64_t np = pop_->layout(r_).paramCount;
+  for (int64_t i = 0; i < np * lanes_; ++i) {
+    if (!std::isfinite(loadF(bytesOf(gradW_), i, f32))) // interleaved: lane i % lanes_
+      return invalid(int(i % lanes_), "the gradient is NaN or infinite");
+    if (!std::isfinite(loadF(bytesOf(productGrad_), i, f32))) // lane by lane: lane i / np
+      return invalid(int(i / np), "the gradient is NaN or infinite");
+  }
   return finish();
 }
 
