@@ -81,17 +81,16 @@ Rollout::Rollout(const ModuleInfo &info, const codegen::Executable &exe, int lan
 }
 
 void Rollout::seedOutputAdj(int buffer, int64_t index, double value) {
-  std::memset(bytesOf(outAdj_), 0, size_t(L_->arenaBytes[int(Arena::OutputAdj)]));
-  if (buffer >= 0)
-    for (int l = 0; l < lanes_; ++l)
-      storeF(bytesOf(outAdj_) + L_->offset[buffer], index * lanes_ + l, value, pop_->f32());
+  seeds_.assign(size_t(lanes_), value);
+  seedOutputAdj(buffer, index, seeds_);
 }
 
 void Rollout::seedOutputAdj(int buffer, int64_t index, const std::vector<double> &values) {
   std::memset(bytesOf(outAdj_), 0, size_t(L_->arenaBytes[int(Arena::OutputAdj)]));
-  for (int l = 0; l < lanes_; ++l)
-    storeF(bytesOf(outAdj_) + L_->offset[buffer], index * lanes_ + l, values[size_t(l)],
-           pop_->f32());
+  if (buffer >= 0)
+    for (int l = 0; l < lanes_; ++l)
+      storeF(bytesOf(outAdj_) + L_->offset[buffer], index * lanes_ + l, values[size_t(l)],
+             pop_->f32());
 }
 
 std::byte *Rollout::arena(Arena a) {
@@ -109,26 +108,22 @@ int64_t Rollout::fieldElems(int f) const {
   return n;
 }
 
-void Rollout::scatterLane(std::byte *wide, const std::byte *src, int l) const {
+template <class Copy> void Rollout::forLaneElements(int l, Copy copy) const {
   const RobotLayout &S = pop_->layout(r_);
   for (int f = 0; f < int(info_.fields.size()); ++f) {
     const int64_t n = fieldElems(f) / lanes_;
     const int64_t eb = info_.fields[f].elem == ir::Type::F && !pop_->f32() ? 8 : 4;
     for (int64_t i = 0; i < n; ++i)
-      std::memcpy(wide + L_->fieldOffset[f] + (i * lanes_ + l) * eb,
-                  src + S.fieldOffset[f] + i * eb, size_t(eb));
+      copy(L_->fieldOffset[f] + (i * lanes_ + l) * eb, S.fieldOffset[f] + i * eb, size_t(eb));
   }
 }
 
+void Rollout::scatterLane(std::byte *wide, const std::byte *src, int l) const {
+  forLaneElements(l, [&](int64_t w, int64_t o, size_t eb) { std::memcpy(wide + w, src + o, eb); });
+}
+
 void Rollout::gatherLane(std::byte *dst, const std::byte *wide, int l) const {
-  const RobotLayout &S = pop_->layout(r_);
-  for (int f = 0; f < int(info_.fields.size()); ++f) {
-    const int64_t n = fieldElems(f) / lanes_;
-    const int64_t eb = info_.fields[f].elem == ir::Type::F && !pop_->f32() ? 8 : 4;
-    for (int64_t i = 0; i < n; ++i)
-      std::memcpy(dst + S.fieldOffset[f] + i * eb,
-                  wide + L_->fieldOffset[f] + (i * lanes_ + l) * eb, size_t(eb));
-  }
+  forLaneElements(l, [&](int64_t w, int64_t o, size_t eb) { std::memcpy(dst + o, wide + w, eb); });
 }
 
 void Rollout::startStates(std::byte *x) {

@@ -161,6 +161,9 @@ private:
   /// robot's own layout.
   void gatherLane(std::byte *dst, const std::byte *wide, int l) const;
   void scatterLane(std::byte *wide, const std::byte *src, int l) const;
+  /// copy(offset in the wide snapshot, offset in the robot's, bytes) for
+  /// every state element of lane l.
+  template <class Copy> void forLaneElements(int l, Copy copy) const;
   std::byte *slot(int64_t t) { return bytesOf(ring_) + (t % ringSize_) * sb_; }
   std::byte *adjAt(int64_t t) { return bytesOf(adjRing_) + (t % adjSize_) * sb_; }
   /// The kept temporaries of step t (the ring's slot of state t).

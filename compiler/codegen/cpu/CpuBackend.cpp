@@ -124,9 +124,9 @@ std::unique_ptr<CpuExecutable> compileCpu(const ir::Module &m, const CompileOpti
   exe->impl_->jit.addObject(object, "evoc." + m.name + ".o");
   for (size_t k = 0; k < m.kernels.size(); ++k)
     exe->fns_.push_back(
-        opts.lanes > 1 && m.kernels[k].kind == ir::KernelKind::Init
-            ? nullptr
-            : reinterpret_cast<ir::KernelFn>(exe->impl_->jit.lookup(kernelSymbol(int(k)))));
+        loweredInLanes(m.kernels[k], opts.lanes)
+            ? reinterpret_cast<ir::KernelFn>(exe->impl_->jit.lookup(kernelSymbol(int(k))))
+            : nullptr);
   if (!m.products.empty()) {
     exe->product_ = reinterpret_cast<CpuExecutable::WindowProductFn>(
         exe->impl_->jit.lookup(windowProductSymbol()));

@@ -607,7 +607,7 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext
   lm->setDataLayout(dl);
   lm->setTargetTriple(triple);
   for (size_t k = 0; k < m.kernels.size(); ++k)
-    if (lanes == 1 || m.kernels[k].kind != ir::KernelKind::Init) // Init writes the parameters
+    if (loweredInLanes(m.kernels[k], lanes))
       KernelLowering(m, int(k), *lm, fastFp, firstScratch, lanes).run();
   std::string err;
   llvm::raw_string_ostream os(err);

@@ -17,6 +17,12 @@ namespace evoc::codegen::cpu {
 /// Name of the exported C-ABI function (ir::KernelFn) of kernel `k`.
 std::string kernelSymbol(int k);
 
+/// Whether lowerToLLVM with `lanes` compiles kernel `k`: Init kernels write
+/// the shared parameters, so they are compiled for one robot only.
+inline bool loweredInLanes(const ir::Kernel &k, int lanes) {
+  return lanes == 1 || k.kind != ir::KernelKind::Init;
+}
+
 /// Builds one LLVM function per kernel of `m` with llvm::IRBuilder. Every
 /// exported function has the ir::KernelFn ABI and forwards the buffers it
 /// uses, as noalias parameters, to an always-inline body, so the optimiser
@@ -34,7 +40,7 @@ std::string kernelSymbol(int k);
 /// element i of episode l at i * lanes + l, indices stay scalar. Lane l's
 /// arithmetic is the scalar kernel's, operation for operation. A kernel that
 /// cannot run so (it writes a shared buffer, or picks an index per episode)
-/// throws evoc::Error.
+/// throws evoc::Error; Init kernels are not compiled (loweredInLanes).
 std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext &ctx,
                                           const llvm::DataLayout &dl, const std::string &triple,
                                           bool fastFp, int firstScratch, int lanes = 1);
