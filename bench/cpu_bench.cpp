@@ -33,6 +33,7 @@
 #include "autodiff/Differentiate.h"
 #include "codegen/cpu/CpuBackend.h"
 #include "core/Layout.h"
+#include "core/RobotJson.h"
 #include "core/ThreadPool.h"
 #include "core/Train.h"
 #include "evolve/bodies/Lattice.h"
@@ -77,18 +78,6 @@ Args parse(int argc, char **argv) {
   if (a.threads <= 0)
     a.threads = int(runtime::defaultThreads());
   return a;
-}
-
-std::vector<runtime::Robot> randomLatticeRobots(int rows, int cols, int n, uint64_t seed) {
-  evolve::LatticeSpec spec;
-  spec.rows = rows;
-  spec.cols = cols;
-  evolve::LatticeBody body(spec);
-  evolve::EvoRng rng(seed);
-  std::vector<runtime::Robot> out;
-  for (int i = 0; i < n; ++i)
-    out.push_back(body.express(body.sample(rng)));
-  return out;
 }
 
 /// Kernel FLOPs of one robot's forward step and adjoint step (with the
@@ -238,11 +227,11 @@ RunStats median(std::vector<RunStats> runs) {
 void workload(const char *name, int rows, int cols, int nRobots, const Args &a,
               const std::vector<Variant> &variants, const codegen::Executable &interp,
               double peakAll, double peakCpu) {
-  std::vector<runtime::Robot> robots = randomLatticeRobots(rows, cols, nRobots, 1234);
+  std::vector<runtime::Robot> robots = evolve::randomLatticeRobots(rows, cols, nRobots, 1234);
   if (!a.dumpRobots.empty()) { // the same bodies for bench/torch_baseline.py
     nlohmann::json all = nlohmann::json::array();
     for (const auto &r : robots)
-      all.push_back(evolve::robotToJson(r));
+      all.push_back(runtime::robotToJson(r));
     std::ofstream(fmt::format("{}/robots_{}x{}.json", a.dumpRobots, rows, cols)) << all.dump();
   }
   const int nv = int(variants.size()), last = nv - 1; // the last: the old path

@@ -31,23 +31,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "cpu"))
 from peers_common import (NSINE, OMEGA, Batch, World, best_of, check, peer_parser,  # noqa: E402
-                          report, require_gradient)
+                          report, require_gradient, tie_rules)
 
 f64 = torch.float64
-
-
-# min, max and abs as evoc differentiates them (compiler/autodiff/AdjointRules.cpp): on a
-# tie the first operand takes the adjoint; abs'(0) = 0.
-def vmin(a, b):
-    return torch.where(b < a, b, a)
-
-
-def vmax(a, b):
-    return torch.where(b > a, b, a)
-
-
-def vabs(a):
-    return torch.where(a > 0, a, torch.where(a < 0, -a, torch.zeros_like(a)))
+# min, max and abs as evoc differentiates them
+vmin, vmax, vabs = tie_rules(torch.where)
 
 
 def contact_noslip(world, x, v1):

@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peers_common import (NSINE, OMEGA, Batch, World, best_of, check, force_host_devices,  # noqa: E402
-                          peer_parser, report)
+                          peer_parser, report, tie_rules)
 
 
 def add_jax_args(ap):
@@ -52,20 +52,7 @@ import numpy as np
 WORLD = World(args.evo)
 DT = WORLD.dt
 
-# min, max and abs as evoc differentiates them (compiler/autodiff/AdjointRules.cpp): on a
-# tie the first operand takes the adjoint (jnp.minimum/maximum split it), abs'(0) = 0
-# (jnp.abs: 1). On the walker bodies no tie reached the gradient (jnp's own passed the
-# check as well); these keep one from making a difference.
-def vmin(a, b):
-    return jnp.where(b < a, b, a)
-
-
-def vmax(a, b):
-    return jnp.where(b > a, b, a)
-
-
-def vabs(a):
-    return jnp.where(a > 0, a, jnp.where(a < 0, -a, 0.0))
+vmin, vmax, vabs = tie_rules(jnp.where)
 
 
 def contact_noslip(x, v1):

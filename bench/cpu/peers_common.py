@@ -107,6 +107,25 @@ class World:
                 f"dt {self.dt:g}, gravity {self.gravity:g}, damping {self.damping:g}")
 
 
+def tie_rules(where):
+    """min, max and abs as evoc differentiates them (compiler/autodiff/AdjointRules.cpp),
+    written with an array library's `where` (jnp.where, torch.where): on a tie the first
+    operand takes the adjoint (jnp.minimum / torch.minimum split it), abs'(0) = 0 (jnp.abs: 1).
+    On the walker bodies no tie reached the gradient; these keep one from making a difference.
+    Returns (vmin, vmax, vabs)."""
+
+    def vmin(a, b):
+        return where(b < a, b, a)
+
+    def vmax(a, b):
+        return where(b > a, b, a)
+
+    def vabs(a):
+        return where(a > 0, a, where(a < 0, -a, 0.0))
+
+    return vmin, vmax, vabs
+
+
 def add_world_arg(ap):
     """The --evo option: the .evo file whose world and rollout to mirror."""
     ap.add_argument("--evo", default=ELDIR_EVO,

@@ -68,11 +68,6 @@ double since(std::chrono::steady_clock::time_point t0) {
 /// Random repaired 13x22 lattice bodies (the paper's genotype space) with the
 /// controller initialisation of ELDiR (Xavier-normal x2 / x3, zero biases).
 std::vector<test::MassSpringRobot> robots(int n, uint64_t seed, const std::string &dump) {
-  evolve::LatticeSpec spec;
-  spec.rows = 13;
-  spec.cols = 22;
-  evolve::LatticeBody body(spec);
-  evolve::EvoRng rng(seed);
   std::mt19937_64 wrng(seed);
   std::normal_distribution<double> gauss(0, 1);
   std::vector<test::MassSpringRobot> out;
@@ -81,8 +76,9 @@ std::vector<test::MassSpringRobot> robots(int n, uint64_t seed, const std::strin
     js.open(dump);
     js << "[";
   }
+  const std::vector<runtime::Robot> bodies = evolve::randomLatticeRobots(13, 22, n, seed);
   for (int i = 0; i < n; ++i) {
-    runtime::Robot r = body.express(body.sample(rng));
+    const runtime::Robot &r = bodies[size_t(i)];
     test::MassSpringRobot m;
     m.nPoints = r.numPoints();
     m.nSprings = r.numSprings();
@@ -95,15 +91,7 @@ std::vector<test::MassSpringRobot> robots(int n, uint64_t seed, const std::strin
       m.stiff.push_back(s.stiffness);
       m.actu.push_back(s.actuation);
     }
-    int64_t nin = 12 + 4 * m.nPoints;
-    auto xavier = [&](std::vector<double> &w, int64_t o, int64_t in, double gain) {
-      double sd = gain * std::sqrt(2.0 / double(o + in));
-      w.resize(size_t(o * in));
-      for (double &e : w)
-        e = sd * gauss(wrng);
-    };
-    xavier(m.w1, 32, nin, 2.0);
-    xavier(m.w2, m.nSprings, 32, 3.0);
+    test::xavierWeights(m, wrng, gauss);
     m.b1.assign(32, 0.0);
     m.b2.assign(size_t(m.nSprings), 0.0);
     out.push_back(std::move(m));

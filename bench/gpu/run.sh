@@ -53,25 +53,30 @@ if [ -z "${PREBUILT:-}" ]; then
     { tail -40 "$OUT/build.log"; exit 1; }
 fi
 
+# suite LOG FAILED SKIPPED COMMAND...: runs a test suite into $OUT/LOG.log and
+# prints its summary, or its tail and "WARNING: FAILED" when it fails, and
+# "NOTE: SKIPPED" when its [gpu] cases were skipped for want of a GPU.
+suite() {
+  local log="$OUT/$1.log" failed=$2 skipped=$3
+  shift 3
+  if ! "$@" >"$log" 2>&1; then
+    tail -60 "$log"
+    echo "WARNING: $failed (see $log)"
+  else
+    tail -2 "$log"
+  fi
+  if grep -q "skipped, no GPU" "$log"; then echo "NOTE: $skipped"; fi
+}
+
 echo "== CUDA tests (NVRTC, emulation, GPU agreement)"
-if ! "$BUILD/tests/compiler/codegen/cuda/evoc_cuda_tests" >"$OUT/tests.log" 2>&1; then
-  tail -60 "$OUT/tests.log"
-  echo "WARNING: CUDA tests failed (see $OUT/tests.log); benchmarking anyway"
-else
-  tail -2 "$OUT/tests.log"
-fi
-grep -q "skipped, no GPU" "$OUT/tests.log" && echo "NOTE: the [gpu] tests were skipped: no GPU"
+suite tests "CUDA tests failed; benchmarking anyway" "the [gpu] tests were skipped: no GPU" \
+  "$BUILD/tests/compiler/codegen/cuda/evoc_cuda_tests"
 
 if [ "${SKIP_AGREEMENT:-0}" != 1 ]; then
   # Only the cases that need a GPU: the emulated ones run in every CI build.
   echo "== acceptance: CUDA vs CPU back end, 20 robots, T = 1000, f64; the GPU training device vs the CPU's (ELDiR, the multi-task examples)"
-  if ! "$BUILD/tests/compiler/codegen/cuda/evoc_cuda_examples_tests" "[gpu]" >"$OUT/agreement.log" 2>&1; then
-    tail -60 "$OUT/agreement.log"
-    echo "WARNING: agreement tests failed (see $OUT/agreement.log)"
-  else
-    tail -2 "$OUT/agreement.log"
-  fi
-  grep -q "skipped, no GPU" "$OUT/agreement.log" && echo "NOTE: the agreement check was skipped: no GPU"
+  suite agreement "agreement tests failed" "the agreement check was skipped: no GPU" \
+    "$BUILD/tests/compiler/codegen/cuda/evoc_cuda_examples_tests" "[gpu]"
 fi
 
 if [ "${SKIP_RUN:-0}" != 1 ]; then

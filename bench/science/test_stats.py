@@ -29,6 +29,12 @@ def trend_series(rng, seeds, generations, slope, noise=1.0):
     return out
 
 
+def null_detections(test, rng, draws=200):
+    """How many of `draws` trendless series (3 seeds x 8 generations, from rng) `test`
+    calls a trend at p < 0.05; `test` may draw from rng as well."""
+    return sum(test(trend_series(rng, seeds=3, generations=8, slope=0.0)) < 0.05 for _ in range(draws))
+
+
 class MannKendall(unittest.TestCase):
     def test_variance_matches_exact_null_without_ties(self):
         # Under H0 every order is equally likely: Var(S) over all 5! orders.
@@ -63,14 +69,9 @@ class MannKendall(unittest.TestCase):
         self.assertLess(mk["p"], 0.01)
 
     def test_no_trend_mostly_not_detected(self):
-        rng = random.Random(3)
-        draws = 200
-        hits = 0
-        for _ in range(draws):
-            series = trend_series(rng, seeds=3, generations=8, slope=0.0)
-            hits += stats.mann_kendall([ys for _, ys in series])["p"] < 0.05
+        hits = null_detections(lambda s: stats.mann_kendall([ys for _, ys in s])["p"], random.Random(3))
         # Nominal 5% (10 of 200); allow sampling slack, not a broken test.
-        self.assertLessEqual(hits, 20, f"{hits} of {draws} null draws detected")
+        self.assertLessEqual(hits, 20, f"{hits} of 200 null draws detected")
 
     def test_constant_series_has_no_p(self):
         mk = stats.mann_kendall([[1.0, 1.0, 1.0]])
@@ -91,12 +92,8 @@ class Slopes(unittest.TestCase):
 
     def test_permutation_mostly_quiet_without_trend(self):
         rng = random.Random(6)
-        draws = 200
-        hits = 0
-        for _ in range(draws):
-            series = trend_series(rng, seeds=3, generations=8, slope=0.0)
-            hits += stats.slope_permutation_test(series, rng, permutations=200)[1] < 0.05
-        self.assertLessEqual(hits, 20, f"{hits} of {draws} null draws detected")
+        hits = null_detections(lambda s: stats.slope_permutation_test(s, rng, permutations=200)[1], rng)
+        self.assertLessEqual(hits, 20, f"{hits} of 200 null draws detected")
 
     def test_sign_flip_exact(self):
         # All 3 positive: only the all-plus and all-minus patterns are as extreme.

@@ -172,17 +172,11 @@ void AdjointEmitter::localRule(const Inst &in) {
   }
   case Op::Time:
   case Op::Size:
-  case Op::Select:
-  case Op::IToF:
   case Op::Local:
   case Op::Loop:
   EVOC_IR_CASE_CONSTS:
-  EVOC_IR_CASE_FLOAT_BINARY:
-  EVOC_IR_CASE_FLOAT_UNARY:
-  EVOC_IR_CASE_COMPARE:
-  EVOC_IR_CASE_LOGIC:
-  EVOC_IR_CASE_INT:
   EVOC_IR_CASE_MEMORY:
+  EVOC_IR_CASE_COMPUTE:
     break;
   }
 }

@@ -278,16 +278,10 @@ void AdjointEmitter::recomputeBlock(const Block &b, bool tempWrites) {
       break;
     case Op::Time:
     case Op::Size:
-    case Op::Select:
-    case Op::IToF:
     case Op::Load:
     case Op::LocalGet:
     EVOC_IR_CASE_CONSTS:
-    EVOC_IR_CASE_FLOAT_BINARY:
-    EVOC_IR_CASE_FLOAT_UNARY:
-    EVOC_IR_CASE_COMPARE:
-    EVOC_IR_CASE_LOGIC:
-    EVOC_IR_CASE_INT:
+    EVOC_IR_CASE_COMPUTE:
       cloneInst(in);
       break;
     }
@@ -329,17 +323,11 @@ void AdjointEmitter::cloneInst(const Inst &in) {
   case Op::LocalMin:
     b_.localUpdate(in.op, mapped(in.args[0]), mapped(in.args[1]));
     return;
-  case Op::Select:
-  case Op::IToF:
   case Op::Store:
   case Op::AccAdd:
   case Op::LocalGet:
   case Op::Loop:
-  EVOC_IR_CASE_FLOAT_BINARY:
-  EVOC_IR_CASE_FLOAT_UNARY:
-  EVOC_IR_CASE_COMPARE:
-  EVOC_IR_CASE_LOGIC:
-  EVOC_IR_CASE_INT : {
+  EVOC_IR_CASE_COMPUTE : {
     std::vector<ValueId> args;
     for (ValueId a : in.args)
       args.push_back(mapped(a));
@@ -439,14 +427,8 @@ void AdjointEmitter::reverse(const Block &b) {
       break;
     case Op::Time:
     case Op::Size:
-    case Op::Select:
-    case Op::IToF:
     EVOC_IR_CASE_CONSTS:
-    EVOC_IR_CASE_FLOAT_BINARY:
-    EVOC_IR_CASE_FLOAT_UNARY:
-    EVOC_IR_CASE_COMPARE:
-    EVOC_IR_CASE_LOGIC:
-    EVOC_IR_CASE_INT:
+    EVOC_IR_CASE_COMPUTE:
       if (in.type == Type::F && active_[in.result])
         if (ValueId a = takeAdj(in.result))
           rule(in, a);

@@ -16,8 +16,7 @@ static int runCheck(const std::vector<std::string> &args) {
   if (!OptionTable("evoc check").parse(opts.rest))
     return 2;
   SourceManager sources;
-  DiagnosticEngine diags(sources);
-  auto program = loadChecked(opts, sources, diags);
+  auto program = loadChecked(opts, sources);
   if (!program)
     return 1;
   std::string what;

@@ -45,8 +45,7 @@ static int runCompile(const std::vector<std::string> &args) {
     return 2;
   }
   SourceManager sources;
-  DiagnosticEngine diags(sources);
-  auto program = loadChecked(opts, sources, diags);
+  auto program = loadChecked(opts, sources);
   if (!program)
     return 1;
   return kind->emit(*program, sources, opts, std::cout);

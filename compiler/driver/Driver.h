@@ -69,6 +69,9 @@ bool parseCommonOptions(const std::vector<std::string> &args, CommonOptions &out
 /// checked program, or nullopt on errors.
 std::optional<sema::CheckedProgram> loadChecked(const CommonOptions &opts, SourceManager &sources,
                                                 DiagnosticEngine &diags);
+/// The same for a command that reports nothing after checking (check,
+/// compile): its diagnostics end with the check.
+std::optional<sema::CheckedProgram> loadChecked(const CommonOptions &opts, SourceManager &sources);
 
 /// The default run directory of FILE: runs/<file stem>.
 std::string defaultRunDir(const std::string &file);

@@ -91,6 +91,11 @@ std::optional<sema::CheckedProgram> loadChecked(const CommonOptions &opts, Sourc
   return program;
 }
 
+std::optional<sema::CheckedProgram> loadChecked(const CommonOptions &opts, SourceManager &sources) {
+  DiagnosticEngine diags(sources);
+  return loadChecked(opts, sources, diags);
+}
+
 std::string defaultRunDir(const std::string &file) {
   std::string stem = file.substr(file.find_last_of('/') + 1);
   if (auto dot = stem.rfind(".evo"); dot != std::string::npos)

@@ -4,17 +4,19 @@
 
 namespace evoc::driver {
 
-static std::vector<Subcommand> &table() {
-  static std::vector<Subcommand> t;
+/// The table of registered T (Subcommand, EmitKind), filled by static
+/// initialisers in any order before main.
+template <class T> static std::vector<T> &table() {
+  static std::vector<T> t;
   return t;
 }
 
 bool addSubcommand(Subcommand cmd) {
-  table().push_back(cmd);
+  table<Subcommand>().push_back(cmd);
   return true;
 }
 
-const std::vector<Subcommand> &subcommands() { return table(); }
+const std::vector<Subcommand> &subcommands() { return table<Subcommand>(); }
 
 int runSubcommand(const std::string &name, const std::vector<std::string> &args) {
   for (const auto &c : subcommands())
@@ -32,16 +34,11 @@ void setRunHook(std::function<void()> hook) { runHookSlot() = std::move(hook); }
 
 const std::function<void()> &runHook() { return runHookSlot(); }
 
-static std::vector<EmitKind> &emitTable() {
-  static std::vector<EmitKind> t;
-  return t;
-}
-
 bool addEmitKind(EmitKind kind) {
-  emitTable().push_back(kind);
+  table<EmitKind>().push_back(kind);
   return true;
 }
 
-const std::vector<EmitKind> &emitKinds() { return emitTable(); }
+const std::vector<EmitKind> &emitKinds() { return table<EmitKind>(); }
 
 } // namespace evoc::driver

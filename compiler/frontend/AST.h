@@ -109,6 +109,13 @@ enum class ExprKind : uint8_t {
   List,
 };
 
+/// A node class of kind K of the hierarchy `Base` (Expr, Stmt, Decl): its
+/// `Kind` for isa / cast, and its base constructed with it.
+template <class Base, auto K> struct NodeOf : Base {
+  static constexpr decltype(K) Kind = K;
+  NodeOf() : Base(K) {}
+};
+
 struct Expr {
   ExprKind kind;
   SourceRange range;
@@ -120,25 +127,19 @@ struct Expr {
 using ExprPtr = std::unique_ptr<Expr>;
 
 /// A numeric literal: 3, 0.5, 3e4.
-struct NumberExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::Number;
-  NumberExpr() : Expr(Kind) {}
+struct NumberExpr : NodeOf<Expr, ExprKind::Number> {
   double value = 0;
   bool isInteger = false; ///< written without '.', 'e' (usable as a count/time)
   std::string text;
 };
 
 /// `true` or `false`.
-struct BoolExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::Bool;
-  BoolExpr() : Expr(Kind) {}
+struct BoolExpr : NodeOf<Expr, ExprKind::Bool> {
   bool value = false;
 };
 
 /// A string literal (terrain file names); escapes already decoded.
-struct StringExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::String;
-  StringExpr() : Expr(Kind) {}
+struct StringExpr : NodeOf<Expr, ExprKind::String> {
   std::string value;
 };
 
@@ -157,9 +158,7 @@ enum class NameRef : uint8_t {
   Decl,      ///< a top-level declaration used as a value (settings only)
 };
 
-struct NameExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::Name;
-  NameExpr() : Expr(Kind) {}
+struct NameExpr : NodeOf<Expr, ExprKind::Name> {
   std::string name;
   // sema:
   NameRef ref = NameRef::Unresolved;
@@ -183,9 +182,7 @@ enum class MemberRef : uint8_t {
   WorldSetting, ///< world.dt, world.ground.height: worldKey, constValue
 };
 
-struct MemberExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::Member;
-  MemberExpr() : Expr(Kind) {}
+struct MemberExpr : NodeOf<Expr, ExprKind::Member> {
   ExprPtr base;
   Ident member;
   // sema:
@@ -199,9 +196,7 @@ struct MemberExpr : Expr {
 
 /// `base[index]`. On a state field (`point.x[T]`, `point.x[t]`) it selects the
 /// state at a time; that is the only indexing the language has.
-struct IndexExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::Index;
-  IndexExpr() : Expr(Kind) {}
+struct IndexExpr : NodeOf<Expr, ExprKind::Index> {
   ExprPtr base;
   ExprPtr index;
   // sema: the time, when constant (`x[0]`, `x[T]`, `x[T - 1]`) or relative to
@@ -271,9 +266,7 @@ struct NamedArg {
   ExprPtr value;
 };
 
-struct CallExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::Call;
-  CallExpr() : Expr(Kind) {}
+struct CallExpr : NodeOf<Expr, ExprKind::Call> {
   Ident callee;
   std::vector<ExprPtr> args;
   std::vector<NamedArg> namedArgs;
@@ -285,9 +278,7 @@ struct CallExpr : Expr {
 
 enum class UnaryOp : uint8_t { Neg, Plus, Not };
 
-struct UnaryExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::Unary;
-  UnaryExpr() : Expr(Kind) {}
+struct UnaryExpr : NodeOf<Expr, ExprKind::Unary> {
   UnaryOp op = UnaryOp::Neg;
   ExprPtr operand;
 };
@@ -307,18 +298,14 @@ enum class BinaryOp : uint8_t {
   Or,
 };
 
-struct BinaryExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::Binary;
-  BinaryExpr() : Expr(Kind) {}
+struct BinaryExpr : NodeOf<Expr, ExprKind::Binary> {
   BinaryOp op = BinaryOp::Add;
   SourceRange opRange;
   ExprPtr lhs, rhs;
 };
 
 /// `if cond then a else b`: a select; both branches are evaluated.
-struct IfExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::If;
-  IfExpr() : Expr(Kind) {}
+struct IfExpr : NodeOf<Expr, ExprKind::If> {
   ExprPtr cond, thenExpr, elseExpr;
 };
 
@@ -326,9 +313,7 @@ enum class ReduceOp : uint8_t { Sum, Mean, Min, Max };
 
 /// A reduction over a window of time: `sum(t in 0..T: expr)` (bounds
 /// inclusive). Only in losses.
-struct WindowExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::Window;
-  WindowExpr() : Expr(Kind) {}
+struct WindowExpr : NodeOf<Expr, ExprKind::Window> {
   ReduceOp op = ReduceOp::Sum;
   Ident op_name; ///< `sum`, `mean`, `min`, `max` as written
   Ident var;
@@ -339,16 +324,12 @@ struct WindowExpr : Expr {
 };
 
 /// `(a, b, ...)` in settings: part points and springs.
-struct TupleExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::Tuple;
-  TupleExpr() : Expr(Kind) {}
+struct TupleExpr : NodeOf<Expr, ExprKind::Tuple> {
   std::vector<ExprPtr> elems;
 };
 
 /// `[a, b, ...]` in settings.
-struct ListExpr : Expr {
-  static constexpr ExprKind Kind = ExprKind::List;
-  ListExpr() : Expr(Kind) {}
+struct ListExpr : NodeOf<Expr, ExprKind::List> {
   std::vector<ExprPtr> elems;
 };
 
@@ -366,9 +347,7 @@ struct Stmt {
 using StmtPtr = std::unique_ptr<Stmt>;
 
 /// `let name = value;` or `let name: type = value;`.
-struct LetStmt : Stmt {
-  static constexpr StmtKind Kind = StmtKind::Let;
-  LetStmt() : Stmt(Kind) {}
+struct LetStmt : NodeOf<Stmt, StmtKind::Let> {
   Ident name;
   std::unique_ptr<TypeExpr> declaredType; ///< optional
   ExprPtr value;
@@ -387,9 +366,7 @@ enum class AssignRef : uint8_t {
 };
 
 /// `target = value;`, `target += value;`, `target -= value;` in a step.
-struct AssignStmt : Stmt {
-  static constexpr StmtKind Kind = StmtKind::Assign;
-  AssignStmt() : Stmt(Kind) {}
+struct AssignStmt : NodeOf<Stmt, StmtKind::Assign> {
   ExprPtr target; ///< a MemberExpr chain: elem.field or elem.endpoint.field
   AssignOp op = AssignOp::Set;
   SourceRange opRange;
@@ -401,9 +378,7 @@ struct AssignStmt : Stmt {
 };
 
 /// `for v in set { ... }`: runs the body once per element of the set.
-struct ForStmt : Stmt {
-  static constexpr StmtKind Kind = StmtKind::For;
-  ForStmt() : Stmt(Kind) {}
+struct ForStmt : NodeOf<Stmt, StmtKind::For> {
   Ident var;
   Ident setName;
   std::vector<StmtPtr> body;
@@ -412,9 +387,7 @@ struct ForStmt : Stmt {
 };
 
 /// `return value;` (fn and loss bodies).
-struct ReturnStmt : Stmt {
-  static constexpr StmtKind Kind = StmtKind::Return;
-  ReturnStmt() : Stmt(Kind) {}
+struct ReturnStmt : NodeOf<Stmt, StmtKind::Return> {
   ExprPtr value;
 };
 
@@ -489,21 +462,19 @@ struct Decl {
 using DeclPtr = std::unique_ptr<Decl>;
 
 /// `import "path";`
-struct ImportDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Import;
-  ImportDecl() : Decl(Kind) {}
+struct ImportDecl : NodeOf<Decl, DeclKind::Import> {
   std::string path; ///< as written
   SourceRange pathRange;
   std::string resolvedPath; ///< frontend: the file it resolved to ("" if not)
   int resolvedFile = -1;    ///< frontend: SourceManager file id
 };
 
+/// A declaration that is one settings block: `world { ... }`,
+/// `evolve { ... }`, `commands { ... }`, `train { ... }`, `requires { ... }`.
+template <DeclKind K> struct SettingsDecl : NodeOf<Decl, K> { SettingsBlock body; };
+
 /// `world { dim = 2; dt = 0.004; ... }`
-struct WorldDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::World;
-  WorldDecl() : Decl(Kind) {}
-  SettingsBlock body;
-};
+using WorldDecl = SettingsDecl<DeclKind::World>;
 
 /// A fn parameter `name: type`.
 struct ParamDecl {
@@ -515,9 +486,7 @@ struct ParamDecl {
 
 /// `fn name(p: type, ...) -> type { let ...; return e; }`: a pure function,
 /// inlined at every call.
-struct FnDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Fn;
-  FnDecl() : Decl(Kind) {}
+struct FnDecl : NodeOf<Decl, DeclKind::Fn> {
   std::vector<ParamDecl> params;
   TypeExpr result;
   std::vector<StmtPtr> body; ///< LetStmt... ReturnStmt
@@ -577,9 +546,7 @@ struct SetDecl {
 };
 
 /// `physics name { set ...; step { ... } }`
-struct PhysicsDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Physics;
-  PhysicsDecl() : Decl(Kind) {}
+struct PhysicsDecl : NodeOf<Decl, DeclKind::Physics> {
   std::vector<std::unique_ptr<SetDecl>> sets;
   std::vector<StmtPtr> step; ///< ForStmt and LetStmt at top level
   SourceRange stepRange;
@@ -601,16 +568,12 @@ struct PartParam {
 };
 
 /// `material name { stiffness = ...; actuated = horizontal; colour = "#rrggbb"; }`
-struct MaterialDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Material;
-  MaterialDecl() : Decl(Kind) {}
+struct MaterialDecl : NodeOf<Decl, DeclKind::Material> {
   SettingsBlock body;
 };
 
 /// `part name { param ...; points = [...]; springs = [...]; ports = n(i, j), ...; }`
-struct PartDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Part;
-  PartDecl() : Decl(Kind) {}
+struct PartDecl : NodeOf<Decl, DeclKind::Part> {
   std::vector<PartParam> params; ///< in declaration order
   SettingsBlock body;
 };
@@ -657,9 +620,7 @@ struct Production {
 };
 
 /// `grammar name { start = Sym; Sym -> Part(port: Sym) | ...; }`
-struct GrammarDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Grammar;
-  GrammarDecl() : Decl(Kind) {}
+struct GrammarDecl : NodeOf<Decl, DeclKind::Grammar> {
   SettingsBlock body;
   std::vector<SymbolLimit> limits;
   std::vector<Production> productions;
@@ -669,9 +630,7 @@ enum class BodyKind : uint8_t { Lattice, Grammar, Cells, Voxel };
 
 /// `body lattice name { ... }`, `body grammar name { ... }` or `body cells
 /// name { ... }` (a fixed body of square cells).
-struct BodyDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Body;
-  BodyDecl() : Decl(Kind) {}
+struct BodyDecl : NodeOf<Decl, DeclKind::Body> {
   BodyKind bodyKind = BodyKind::Lattice;
   Ident kindWord;
   SettingsBlock body;
@@ -688,9 +647,7 @@ struct MutationRule {
 };
 
 /// `mutation { rules }`
-struct MutationDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Mutation;
-  MutationDecl() : Decl(Kind) {}
+struct MutationDecl : NodeOf<Decl, DeclKind::Mutation> {
   std::vector<MutationRule> rules;
 };
 
@@ -710,9 +667,7 @@ struct OutputSpec {
 
 /// `controller name { let ...; inputs = ...; hidden = ...; outputs = ...;
 /// init = ...; }`: an MLP from the inputs to the physics' input fields.
-struct ControllerDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Controller;
-  ControllerDecl() : Decl(Kind) {}
+struct ControllerDecl : NodeOf<Decl, DeclKind::Controller> {
   std::vector<std::unique_ptr<LetStmt>> lets;
   std::vector<ExprPtr> inputs; ///< sin_waves(..), robot-level, per-element
   std::vector<LayerSpec> hidden;
@@ -722,41 +677,20 @@ struct ControllerDecl : Decl {
 };
 
 /// `loss name = expr;` or `loss name { let ...; return expr; }`.
-struct LossDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Loss;
-  LossDecl() : Decl(Kind) {}
+struct LossDecl : NodeOf<Decl, DeclKind::Loss> {
   std::vector<std::unique_ptr<LetStmt>> lets;
   ExprPtr value;
 };
 
 /// `evolve { population = ..; learn { ... } fitness = ..; ... }`
-struct EvolveDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Evolve;
-  EvolveDecl() : Decl(Kind) {}
-  SettingsBlock body;
-};
-
+using EvolveDecl = SettingsDecl<DeclKind::Evolve>;
 /// `commands { period = ..; TASK { p = ..; NAME = value; ... } ... validate { ... } }`
-struct CommandsDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Commands;
-  CommandsDecl() : Decl(Kind) {}
-  SettingsBlock body;
-};
-
+using CommandsDecl = SettingsDecl<DeclKind::Commands>;
 /// `train { seed = ..; validate_every = ..; learn { ... } }`
-struct TrainDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Train;
-  TrainDecl() : Decl(Kind) {}
-  SettingsBlock body;
-};
-
+using TrainDecl = SettingsDecl<DeclKind::Train>;
 /// `requires { dim = 3; commands = v, h, c; in_2d = "..."; }`: the world a
 /// library file is written for (docs/language.md, "Libraries").
-struct RequiresDecl : Decl {
-  static constexpr DeclKind Kind = DeclKind::Requires;
-  RequiresDecl() : Decl(Kind) {}
-  SettingsBlock body;
-};
+using RequiresDecl = SettingsDecl<DeclKind::Requires>;
 
 /// One parsed file.
 struct Module {
@@ -781,6 +715,63 @@ template <class T, class N> const T *cast(const N *n) { return static_cast<const
 template <class T, class N> T *dynCast(N *n) { return isa<T>(n) ? static_cast<T *>(n) : nullptr; }
 template <class T, class N> const T *dynCast(const N *n) {
   return isa<T>(n) ? static_cast<const T *>(n) : nullptr;
+}
+
+/// Calls f(child) on each direct sub-expression of e, in source order: a
+/// member's or index's base (and the index), a call's arguments (named ones
+/// last), an operand, both sides, an if's three parts, a window's bounds and
+/// body, a tuple's or list's elements.
+template <class F> void forEachChild(const Expr &e, F &&f) {
+  auto one = [&](const ExprPtr &x) {
+    if (x) // null only where a parse error left a hole
+      f(*x);
+  };
+  auto each = [&](const std::vector<ExprPtr> &v) {
+    for (const auto &x : v)
+      one(x);
+  };
+  switch (e.kind) {
+  case ExprKind::Number:
+  case ExprKind::Bool:
+  case ExprKind::String:
+  case ExprKind::Name:
+    return;
+  case ExprKind::Member:
+    one(cast<MemberExpr>(&e)->base);
+    return;
+  case ExprKind::Index:
+    one(cast<IndexExpr>(&e)->base);
+    one(cast<IndexExpr>(&e)->index);
+    return;
+  case ExprKind::Call:
+    each(cast<CallExpr>(&e)->args);
+    for (const auto &a : cast<CallExpr>(&e)->namedArgs)
+      one(a.value);
+    return;
+  case ExprKind::Unary:
+    one(cast<UnaryExpr>(&e)->operand);
+    return;
+  case ExprKind::Binary:
+    one(cast<BinaryExpr>(&e)->lhs);
+    one(cast<BinaryExpr>(&e)->rhs);
+    return;
+  case ExprKind::If:
+    one(cast<IfExpr>(&e)->cond);
+    one(cast<IfExpr>(&e)->thenExpr);
+    one(cast<IfExpr>(&e)->elseExpr);
+    return;
+  case ExprKind::Window:
+    one(cast<WindowExpr>(&e)->lo);
+    one(cast<WindowExpr>(&e)->hi);
+    one(cast<WindowExpr>(&e)->body);
+    return;
+  case ExprKind::Tuple:
+    each(cast<TupleExpr>(&e)->elems);
+    return;
+  case ExprKind::List:
+    each(cast<ListExpr>(&e)->elems);
+    return;
+  }
 }
 
 /// Spelling of operators and kinds, for dumps and messages.

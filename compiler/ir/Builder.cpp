@@ -167,6 +167,23 @@ int addBuffer(Module &m, Buffer b) {
   return static_cast<int>(m.buffers.size()) - 1;
 }
 
+int addBuffer(Module &m, std::string name, Role role, std::vector<int> sets, Type elem, int comps) {
+  Buffer b;
+  b.name = std::move(name);
+  b.role = role;
+  b.sets = std::move(sets);
+  b.elem = elem;
+  b.comps = comps;
+  return addBuffer(m, std::move(b));
+}
+
+Kernel &addKernel(Module &m, std::string name, KernelKind kind) {
+  Kernel &k = m.kernels.emplace_back();
+  k.name = std::move(name);
+  k.kind = kind;
+  return k;
+}
+
 int addSet(Module &m, const std::string &name) {
   int s = m.findSet(name);
   if (s >= 0)

@@ -97,6 +97,12 @@ private:
 
 /// Adds a buffer to the module and returns its index.
 int addBuffer(Module &m, Buffer b);
+/// Adds a buffer named `name` of `elem` over `sets`, `comps` components each.
+int addBuffer(Module &m, std::string name, Role role, std::vector<int> sets, Type elem = Type::F,
+              int comps = 1);
+/// Adds an empty kernel named `name` and returns it (a reference into
+/// m.kernels: valid until the next kernel is added).
+Kernel &addKernel(Module &m, std::string name, KernelKind kind = KernelKind::Step);
 /// Adds an element set (or returns the existing one of that name).
 int addSet(Module &m, const std::string &name);
 

@@ -61,10 +61,6 @@ int Module::findSet(const std::string &n) const { return findByName(sets, n); }
 int Module::findBuffer(const std::string &n) const { return findByName(buffers, n); }
 int Module::findKernel(const std::string &n) const { return findByName(kernels, n); }
 
-} // namespace evoc::ir
-
-namespace evoc::ir {
-
 int64_t bufferLength(const Module &m, int b, const int64_t *sizes) {
   const Buffer &buf = m.buffers.at(b);
   int64_t n = buf.comps;
@@ -72,10 +68,6 @@ int64_t bufferLength(const Module &m, int b, const int64_t *sizes) {
     n *= sizes[s];
   return n;
 }
-
-} // namespace evoc::ir
-
-namespace evoc::ir {
 
 void deriveSetSizes(const Module &m, int64_t *sizes) {
   for (size_t s = 0; s < m.sets.size(); ++s) {
@@ -87,24 +79,6 @@ void deriveSetSizes(const Module &m, int64_t *sizes) {
       n += coef * sizes[set];
     sizes[s] = n;
   }
-}
-
-} // namespace evoc::ir
-
-namespace evoc::ir {
-
-Module clone(const Module &m) {
-  Module c;
-  c.name = m.name;
-  c.precision = m.precision;
-  c.files = m.files;
-  c.sets = m.sets;
-  c.buffers = m.buffers;
-  c.lossTerms = m.lossTerms;
-  c.products = m.products;
-  for (const Kernel &k : m.kernels)
-    c.kernels.push_back(cloneKernel(k));
-  return c;
 }
 
 } // namespace evoc::ir

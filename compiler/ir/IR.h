@@ -175,6 +175,17 @@ enum OpTrait : unsigned {
   case Op::LocalAdd:                                                                               \
   case Op::LocalMax:                                                                               \
   case Op::LocalMin
+/* a value computed from operands alone: select, itof and the arithmetic,
+   comparison, logic and integer families (every kPure op but the constants,
+   Time and Size) */
+#define EVOC_IR_CASE_COMPUTE                                                                       \
+  case Op::Select:                                                                                 \
+  case Op::IToF:                                                                                   \
+  EVOC_IR_CASE_FLOAT_BINARY:                                                                       \
+  EVOC_IR_CASE_FLOAT_UNARY:                                                                        \
+  EVOC_IR_CASE_COMPARE:                                                                            \
+  EVOC_IR_CASE_LOGIC:                                                                              \
+    EVOC_IR_CASE_INT
 
 enum class Op : uint8_t {
 #define EVOC_X(Name, mnemonic, nargs, type, traits) Name,
@@ -230,9 +241,17 @@ struct Inst {
 };
 
 /// A sequence of instructions. A loop body's `arg` is the element index.
+/// Copying a block copies its instructions deeply (ir::cloneInst), so a
+/// Kernel or a Module copies as a value.
 struct Block {
   ValueId arg = 0;
   std::vector<std::unique_ptr<Inst>> insts;
+
+  Block() = default;
+  Block(const Block &from);
+  Block(Block &&) = default;
+  Block &operator=(const Block &from);
+  Block &operator=(Block &&) = default;
 };
 
 /// What a buffer holds, which decides who allocates it and how autodiff
@@ -366,8 +385,8 @@ struct Module {
   int findKernel(const std::string &n) const;
 };
 
-/// A deep copy (Module holds unique_ptrs and is move-only).
-Module clone(const Module &m);
+/// A deep copy (what copying a Module does; the name says so at the call).
+inline Module clone(const Module &m) { return m; }
 
 /// Number of elements of buffer `b` given the sizes of the element sets.
 int64_t bufferLength(const Module &m, int b, const int64_t *sizes);

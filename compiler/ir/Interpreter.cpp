@@ -63,13 +63,7 @@ private:
     case Op::Size:
       ri = sizes_[in.set];
       break;
-    case Op::Select:
-    case Op::IToF:
-    EVOC_IR_CASE_FLOAT_BINARY:
-    EVOC_IR_CASE_FLOAT_UNARY:
-    EVOC_IR_CASE_COMPARE:
-    EVOC_IR_CASE_LOGIC:
-    EVOC_IR_CASE_INT:
+    EVOC_IR_CASE_COMPUTE:
       evalPure(in.op, in.type, typeOf(a[0]) == Type::F, f, i, rf, ri);
       break;
     case Op::Load: {

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "ir/Builder.h"
 #include "ir/Printer.h"
 #include "support/Error.h"
 
@@ -280,9 +281,7 @@ private:
   }
 
   void kernelLine() {
-    m_.kernels.emplace_back();
-    Kernel &k = m_.kernels.back();
-    k.name = next();
+    Kernel &k = addKernel(m_, next());
     for (auto &[key, v] : attrs()) {
       if (key == "kind") {
         bool ok = false;
@@ -432,15 +431,9 @@ private:
       return in;
     }
     case Op::Time:
-    case Op::Select:
-    case Op::IToF:
     case Op::LocalGet:
-    EVOC_IR_CASE_FLOAT_BINARY:
-    EVOC_IR_CASE_FLOAT_UNARY:
-    EVOC_IR_CASE_COMPARE:
-    EVOC_IR_CASE_LOGIC:
-    EVOC_IR_CASE_INT:
     EVOC_IR_CASE_LOCAL_UPDATE:
+    EVOC_IR_CASE_COMPUTE:
       argList();
       if (opNumArgs(op) >= 0 && static_cast<int>(in->args.size()) != opNumArgs(op))
         fail(std::string("wrong operand count for ") + opName(op));

@@ -159,15 +159,9 @@ std::string instToString(const Module &m, const Inst &in) {
   case Op::Loop:
     return s + " " + setName(m, in.set) + " " + val(in.body ? in.body->arg : 0);
   case Op::Time:
-  case Op::Select:
-  case Op::IToF:
   case Op::LocalGet:
-  EVOC_IR_CASE_FLOAT_BINARY:
-  EVOC_IR_CASE_FLOAT_UNARY:
-  EVOC_IR_CASE_COMPARE:
-  EVOC_IR_CASE_LOGIC:
-  EVOC_IR_CASE_INT:
   EVOC_IR_CASE_LOCAL_UPDATE:
+  EVOC_IR_CASE_COMPUTE:
     break;
   }
   for (size_t k = 0; k < in.args.size(); ++k)

@@ -31,32 +31,21 @@ std::unique_ptr<Inst> cloneInst(const Inst &in) {
   c->buffer = in.buffer;
   c->set = in.set;
   c->loc = in.loc;
-  if (in.body) {
-    c->body = std::make_unique<Block>();
-    cloneBlock(*in.body, *c->body);
-  }
+  if (in.body)
+    c->body = std::make_unique<Block>(*in.body);
   return c;
 }
 
-void cloneBlock(const Block &from, Block &to) {
-  to.arg = from.arg;
+Block::Block(const Block &from) : arg(from.arg) {
+  insts.reserve(from.insts.size());
   for (const auto &ip : from.insts)
-    to.insts.push_back(cloneInst(*ip));
+    insts.push_back(cloneInst(*ip));
 }
 
-Kernel cloneKernel(const Kernel &k) {
-  Kernel d;
-  d.name = k.name;
-  d.kind = k.kind;
-  d.windowBegin = k.windowBegin;
-  d.windowEnd = k.windowEnd;
-  d.windowSlot = k.windowSlot;
-  d.windowReduce = k.windowReduce;
-  d.primal = k.primal;
-  d.nextValue = k.nextValue;
-  d.valueTypes = k.valueTypes;
-  cloneBlock(k.body, d.body);
-  return d;
+Block &Block::operator=(const Block &from) {
+  if (this != &from)
+    *this = Block(from);
+  return *this;
 }
 
 } // namespace evoc::ir

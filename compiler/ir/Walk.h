@@ -54,11 +54,4 @@ void replaceUses(Block &b, const std::vector<ValueId> &repl);
 /// buffer, set, location, and a copy of its loop body.
 std::unique_ptr<Inst> cloneInst(const Inst &in);
 
-/// Appends deep copies of the instructions of `from` to `to` and gives it
-/// from's element index.
-void cloneBlock(const Block &from, Block &to);
-
-/// A deep copy of a kernel (same name, kind, value ids and types).
-Kernel cloneKernel(const Kernel &k);
-
 } // namespace evoc::ir

@@ -68,25 +68,25 @@ int Lowerer::fieldBuffer(const ast::FieldDecl *f) {
   return ensureBuffer(m_, std::move(buf));
 }
 
-int Lowerer::nextStateBuffer(const ast::FieldDecl *f) {
+ir::Buffer Lowerer::stateFieldBuffer(const ast::FieldDecl *f, ir::Role role) {
   ir::Buffer buf;
-  buf.name = fieldName(f) + ".next";
   buf.field = fieldName(f);
-  buf.role = ir::Role::NextState;
+  buf.role = role;
   buf.sets = {setId(f->owner)};
   buf.comps = comps(f->type.resolved);
   buf.differentiable = true;
+  return buf;
+}
+
+int Lowerer::nextStateBuffer(const ast::FieldDecl *f) {
+  ir::Buffer buf = stateFieldBuffer(f, ir::Role::NextState);
+  buf.name = buf.field + ".next";
   return ensureBuffer(m_, std::move(buf));
 }
 
 int Lowerer::timedStateBuffer(const ast::FieldDecl *f, int64_t time) {
   int64_t last = prog_.world.steps - 1;
-  ir::Buffer buf;
-  buf.field = fieldName(f);
-  buf.role = ir::Role::State;
-  buf.sets = {setId(f->owner)};
-  buf.comps = comps(f->type.resolved);
-  buf.differentiable = true;
+  ir::Buffer buf = stateFieldBuffer(f, ir::Role::State);
   if (time == 0) {
     buf.time = ir::TimeRef::First;
     buf.name = buf.field + "@0";
@@ -102,12 +102,7 @@ int Lowerer::timedStateBuffer(const ast::FieldDecl *f, int64_t time) {
 }
 
 int Lowerer::offsetStateBuffer(const ast::FieldDecl *f, int64_t offset) {
-  ir::Buffer buf;
-  buf.field = fieldName(f);
-  buf.role = ir::Role::State;
-  buf.sets = {setId(f->owner)};
-  buf.comps = comps(f->type.resolved);
-  buf.differentiable = true;
+  ir::Buffer buf = stateFieldBuffer(f, ir::Role::State);
   buf.time = ir::TimeRef::Offset;
   buf.fixedTime = offset;
   buf.name = fmt::format("{}@t{}", buf.field, offset);

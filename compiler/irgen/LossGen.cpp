@@ -198,9 +198,7 @@ void lowerLoss(const sema::CheckedProgram &prog, ir::Module &m) {
   }
 
   auto newKernel = [&](const std::string &name, ir::KernelKind kind) -> ir::Kernel & {
-    m.kernels.emplace_back();
-    m.kernels.back().name = name;
-    m.kernels.back().kind = kind;
+    ir::addKernel(m, name, kind);
     return m.kernels.back();
   };
 

@@ -60,6 +60,8 @@ public:
   int setId(const ast::SetDecl *s);
   int fieldBuffer(const ast::FieldDecl *f); // current / body / temp
   int nextStateBuffer(const ast::FieldDecl *f);
+  /// A differentiable buffer of `role` holding state field f (name unset).
+  ir::Buffer stateFieldBuffer(const ast::FieldDecl *f, ir::Role role);
   int timedStateBuffer(const ast::FieldDecl *f, int64_t time);
   /// The state at the window's time plus `offset` (< 0) in a LossStep kernel.
   int offsetStateBuffer(const ast::FieldDecl *f, int64_t offset);

@@ -81,9 +81,7 @@ private:
 } // namespace
 
 void lowerStep(const sema::CheckedProgram &prog, ir::Module &m) {
-  m.kernels.emplace_back();
-  ir::Kernel &k = m.kernels.back();
-  k.name = ir::names::kStep;
+  ir::Kernel &k = ir::addKernel(m, ir::names::kStep);
   k.kind = ir::KernelKind::Step;
   Lowerer L(prog, m, k);
   if (prog.controller)

@@ -222,15 +222,8 @@ void Checker::checkMutations() {
                                              : "lattice: use cells or edges"));
           wrongKind = true;
         }
-      } else if (auto *u = dynCast<UnaryExpr>(&e)) {
-        scan(*u->operand);
-      } else if (auto *b = dynCast<BinaryExpr>(&e)) {
-        scan(*b->lhs);
-        scan(*b->rhs);
-      } else if (auto *c = dynCast<CallExpr>(&e)) {
-        for (auto &a : c->args)
-          scan(*a);
       }
+      forEachChild(e, scan);
     };
     scan(*r.rate);
     if (wrongKind)

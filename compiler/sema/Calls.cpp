@@ -113,6 +113,15 @@ Type Typer::userCall(CallExpr &c) {
   return err();
 }
 
+/// The type of a reduction (sum, mean, part_mean, ...) of a field of type t:
+/// t's element type without its set, an int's sum a scalar.
+static Type reducedOver(Type t) {
+  t.set = nullptr;
+  if (t.kind == TypeKind::Int)
+    t.kind = TypeKind::Scalar;
+  return t;
+}
+
 Type Typer::reduction(CallExpr &c, const Type &arg) {
   const std::string &fname = c.callee.name;
   const int n = int(c.args.size());
@@ -132,11 +141,7 @@ Type Typer::reduction(CallExpr &c, const Type &arg) {
     diags.error(c.range, "a fn cannot reduce over a set");
     return err();
   }
-  Type r = arg;
-  r.set = nullptr;
-  if (r.kind == TypeKind::Int)
-    r.kind = TypeKind::Scalar;
-  return r;
+  return reducedOver(arg);
 }
 
 /// The names part_mean may use: the chosen body's parts (a grammar body) or
@@ -202,11 +207,7 @@ Type Typer::partMean(CallExpr &c) {
       return err();
     }
   }
-  Type r = f;
-  r.set = nullptr;
-  if (r.kind == TypeKind::Int)
-    r.kind = TypeKind::Scalar;
-  return r;
+  return reducedOver(f);
 }
 
 bool Typer::scalarArg(const CallExpr &c, const std::vector<Type> &ts, size_t i) {

@@ -2,6 +2,7 @@
 // cube cells in 3D, docs/language.md "Fixed bodies"), and the CellBodySpec
 // they give.
 #include "sema/Checker.h"
+#include "sema/Limits.h"
 
 #include <array>
 #include <cmath>
@@ -15,13 +16,6 @@ using namespace ast;
 namespace {
 
 std::string q(const std::string &s) { return "'" + s + "'"; }
-
-/// The most cells a fixed body may have (far more than a hand design needs;
-/// a body is built and checked before anything is allocated for it), and
-/// the largest grid index, so that corner indices (i + 1, j + 1) never
-/// overflow.
-constexpr size_t kMaxCells = 100000;
-constexpr int64_t kMaxCellIndex = 1000000;
 
 struct TemplateName {
   const char *name;
@@ -150,9 +144,9 @@ void checkCellList(Checker &C, const Expr &e, body::CellBodySpec &spec) {
     C.diags.error(e.range, "a cells body needs at least one cell");
     return;
   }
-  if (list->elems.size() > kMaxCells) {
+  if (list->elems.size() > kMaxBodyCells) {
     C.diags.error(e.range, "a cells body of " + std::to_string(list->elems.size()) +
-                               " cells is above the limit of " + std::to_string(kMaxCells));
+                               " cells is above the limit of " + std::to_string(kMaxBodyCells));
     return;
   }
   const size_t arity = cube ? 4 : 3;

@@ -3,6 +3,7 @@
 #include "frontend/Imports.h"
 #include "frontend/Parser.h"
 #include "sema/Checker.h"
+#include "sema/Limits.h"
 #include "sema/SettingKeys.h"
 #include "support/SourceManager.h"
 
@@ -244,11 +245,6 @@ bool Checker::applyOverrides() {
 }
 
 namespace {
-
-/// The largest lattice side (rows, cols) and the most memory a run's
-/// rollouts may need (docs/language.md, Evolution).
-constexpr int64_t kMaxLatticeSide = 1000;
-constexpr double kMaxRunBytes = 32.0 * (1ull << 30);
 
 /// Where a setting of a block is written, or the block's name.
 SourceRange settingAt(const SettingsBlock &b, const char *key, SourceRange fallback) {

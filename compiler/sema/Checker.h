@@ -242,6 +242,9 @@ public:
   void warnUnused(Scope &scope);
   /// The physics controllers and losses are checked against.
   const ast::PhysicsDecl *learningPhysics() const;
+  /// The scope of a controller's or a loss's expressions (`ctx`) over the
+  /// learning physics, with its `lets` checked into it.
+  ExprCtx learningScope(Ctx ctx, std::vector<std::unique_ptr<ast::LetStmt>> &lets);
 };
 
 /// A cell's actuation template (`vertical`, ..., the cube-only ones in 3D

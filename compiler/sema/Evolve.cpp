@@ -1,22 +1,17 @@
 // The evolve block: population, generations, seed, learn { ... } (selects the
 // controller and the loss), fitness, select and invalid rules.
 #include "sema/Checker.h"
+#include "sema/Limits.h"
 #include "sema/SettingKeys.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace evoc::sema {
 
 using namespace ast;
 
 static std::string q(const std::string &s) { return "'" + s + "'"; }
-
-// Upper bounds of the counts (docs/language.md, Evolution): the engine counts
-// in 32 bits, and no run this large fits a machine anyway.
-constexpr int64_t kMaxPopulation = 1000000;
-constexpr int64_t kMaxGenerations = 10000000;
-constexpr int64_t kMaxIterations = 1000000;
-constexpr int64_t kMaxBatch = 65536;
 
 namespace {
 
@@ -63,39 +58,27 @@ void evolveCount(Checker &C, const Setting &s, Evolve &ev) {
   auto v = e ? C.evalInt(*e, what) : std::nullopt;
   if (!v)
     return;
+  // v within [lo, hi], else an error at e; `below` says what lo is.
+  auto within = [&](int64_t lo, int64_t hi, const char *below) {
+    if (*v < lo)
+      C.diags.error(e->range, what + " " + below);
+    else if (*v > hi)
+      C.diags.error(e->range, what + " = " + std::to_string(*v) + " is above the limit of " +
+                                  std::to_string(hi) + "; lower it");
+    return *v >= lo && *v <= hi;
+  };
   if (k == "population") {
-    if (*v < 1)
-      C.diags.error(e->range, "evolve.population must be at least 1");
-    else if (*v > kMaxPopulation)
-      C.diags.error(e->range, "evolve.population = " + std::to_string(*v) +
-                                  " is above the limit of " + std::to_string(kMaxPopulation) +
-                                  "; lower it");
-    else
+    if (within(1, kMaxPopulation, "must be at least 1"))
       ev.population = *v, ev.populationAt = e->range;
   } else if (k == "generations") {
-    if (*v < 0)
-      C.diags.error(e->range, "evolve.generations must not be negative");
-    else if (*v > kMaxGenerations)
-      C.diags.error(e->range, "evolve.generations = " + std::to_string(*v) +
-                                  " is above the limit of " + std::to_string(kMaxGenerations) +
-                                  "; lower it");
-    else
+    if (within(0, kMaxGenerations, "must not be negative"))
       ev.generations = *v;
   } else if (k == "seed") {
-    if (*v < 0)
-      C.diags.error(e->range, "evolve.seed must not be negative");
-    else
+    if (within(0, std::numeric_limits<int64_t>::max(), "must not be negative"))
       ev.seed = uint64_t(*v);
-  } else {
-    if (*v < 1)
-      C.diags.error(e->range, "evolve.offspring must be at least 1 (the children of every "
-                              "generation after the first)");
-    else if (*v > kMaxPopulation)
-      C.diags.error(e->range, "evolve.offspring = " + std::to_string(*v) +
-                                  " is above the limit of " + std::to_string(kMaxPopulation) +
-                                  "; lower it");
-    else
-      ev.offspring = *v;
+  } else if (within(1, kMaxPopulation,
+                    "must be at least 1 (the children of every generation after the first)")) {
+    ev.offspring = *v;
   }
 }
 

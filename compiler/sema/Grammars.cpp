@@ -580,24 +580,29 @@ void checkAttachPort(Checker &C, AltDraft &a, bool isStart) {
   }
 }
 
+/// The port the part attaches by (null for the root, which attaches by none).
+const body::PortSpec *attachPort(const AltDraft &a) {
+  return a.as.attach < 0 ? nullptr : &a.ps.ports[size_t(a.as.attach)];
+}
+
 /// `angle = LO .. HI` at the attach port: only where the port leaves the
 /// placement free.
 void checkAttachAngle(Checker &C, AltDraft &a) {
   const Alternative &alt = a.alt;
-  const body::PartSpec &ps = a.ps;
-  if (!alt.hasAngle || a.as.attach < 0)
+  const body::PortSpec *port = attachPort(a);
+  if (!alt.hasAngle || !port)
     return;
-  size_t n = ps.ports[size_t(a.as.attach)].points.size();
-  bool free = ps.dim == 2 ? n == 1 : n <= 2;
+  size_t n = port->points.size();
+  bool free = a.ps.dim == 2 ? n == 1 : n <= 2;
   // lo == hi fixes the angle (the lattice grammar's 180-degree turn).
   if (!(alt.angleLo <= alt.angleHi))
     C.diags.error(alt.angleRange, "the angle range " + fmt(alt.angleLo) + " .. " +
                                       fmt(alt.angleHi) + " is empty; the low end comes first");
   else if (!free)
-    C.diags.error(alt.angleRange,
-                  "port " + q(ps.ports[size_t(a.as.attach)].name) + " has " + std::to_string(n) +
-                      " points, which fix the placement; an angle " +
-                      "applies only to a port of one point" + (ps.dim == 3 ? " or two" : ""));
+    C.diags.error(alt.angleRange, "port " + q(port->name) + " has " + std::to_string(n) +
+                                      " points, which fix the placement; an angle " +
+                                      "applies only to a port of one point" +
+                                      (a.ps.dim == 3 ? " or two" : ""));
   else {
     a.as.hasAngle = true;
     a.as.angleLo = alt.angleLo;
@@ -610,19 +615,19 @@ void checkAttachAngle(Checker &C, AltDraft &a) {
 /// attach point meets).
 void checkAttachTurn(Checker &C, AltDraft &a) {
   const Alternative &alt = a.alt;
-  const body::PartSpec &ps = a.ps;
-  if (!alt.hasTurn || a.as.attach < 0)
+  const body::PortSpec *port = attachPort(a);
+  if (!alt.hasTurn || !port)
     return;
-  size_t n = ps.ports[size_t(a.as.attach)].points.size();
+  size_t n = port->points.size();
   if (n < 3)
-    C.diags.error(alt.turnRange, "port " + q(ps.ports[size_t(a.as.attach)].name) + " has " +
-                                     std::to_string(n) + " point" + (n == 1 ? "" : "s") +
+    C.diags.error(alt.turnRange, "port " + q(port->name) + " has " + std::to_string(n) + " point" +
+                                     (n == 1 ? "" : "s") +
                                      ", so it has no turns; a turn applies to a port of three or "
                                      "more points");
   else if (!(alt.turn >= 0 && alt.turn < double(n) && alt.turn == std::floor(alt.turn)))
-    C.diags.error(alt.turnRange, "port " + q(ps.ports[size_t(a.as.attach)].name) + " has " +
-                                     std::to_string(n) + " points, so a turn is 0 .. " +
-                                     std::to_string(n - 1) + ", not " + fmt(alt.turn));
+    C.diags.error(alt.turnRange, "port " + q(port->name) + " has " + std::to_string(n) +
+                                     " points, so a turn is 0 .. " + std::to_string(n - 1) +
+                                     ", not " + fmt(alt.turn));
   else
     a.as.fixedTurn = int(alt.turn);
 }

@@ -11,13 +11,18 @@ static bool knownActivation(const std::string &a) {
   return a == "tanh" || a == "sin" || a == "relu" || a == "sigmoid" || a == "linear";
 }
 
-void Checker::checkController(ControllerDecl &c) {
+ExprCtx Checker::learningScope(Ctx ctx, std::vector<std::unique_ptr<LetStmt>> &lets) {
   ExprCtx cx;
-  cx.ctx = Ctx::Controller;
+  cx.ctx = ctx;
   cx.physics = learningPhysics();
   cx.scopes.emplace_back();
-  for (auto &let : c.lets)
+  for (auto &let : lets)
     checkLet(*let, cx);
+  return cx;
+}
+
+void Checker::checkController(ControllerDecl &c) {
+  ExprCtx cx = learningScope(Ctx::Controller, c.lets);
   if (c.inputs.empty())
     diags.error(c.name.range, "controller " + q(c.name.name) +
                                   " has no inputs; add "
@@ -142,12 +147,7 @@ void Checker::checkController(ControllerDecl &c) {
 }
 
 void Checker::checkLoss(LossDecl &l) {
-  ExprCtx cx;
-  cx.ctx = Ctx::Loss;
-  cx.physics = learningPhysics();
-  cx.scopes.emplace_back();
-  for (auto &let : l.lets)
-    checkLet(*let, cx);
+  ExprCtx cx = learningScope(Ctx::Loss, l.lets);
   if (l.value) {
     Type t = check(*l.value, cx);
     if (!t.isError() && (t.isField() || !(t.kind == TypeKind::Scalar || t.kind == TypeKind::Int)))

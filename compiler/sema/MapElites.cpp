@@ -1,6 +1,7 @@
 // `select = map_elites(...)`: the descriptors of a MAP-Elites grid
 // (docs/language.md, Evolution; docs/evolution.md, "MAP-Elites").
 #include "sema/Checker.h"
+#include "sema/Limits.h"
 
 #include <algorithm>
 #include <set>
@@ -10,13 +11,6 @@ namespace evoc::sema {
 using namespace ast;
 
 namespace {
-
-// The grid's limits (the engine's, runtime/evolve/engine/MapElites.h): two axes
-// (CVT-MAP-Elites, for more, is not built), at most a million cells and
-// 10000 bins an axis.
-constexpr size_t kMaxDescriptors = 2;
-constexpr int64_t kMaxCells = 1000000;
-constexpr int64_t kMaxBins = 10000;
 
 // The loss's reported terms: the summands of its value that are named lets
 // (the rule of irgen's lowerLoss: reported when there are at least two
@@ -219,8 +213,8 @@ void Checker::checkMapElites(CallExpr &call, Select &sel) {
       continue;
     }
     cells *= desc.bins;
-    if (cells > kMaxCells) {
-      diags.error(call.range, "map_elites has more than " + std::to_string(kMaxCells) +
+    if (cells > kMaxGridCells) {
+      diags.error(call.range, "map_elites has more than " + std::to_string(kMaxGridCells) +
                                   " cells (the product of the bins); use fewer bins");
       ok = false;
       break;

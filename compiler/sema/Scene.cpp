@@ -1,6 +1,7 @@
 // world.scene: the static boxes robots collide with (docs/language.md,
 // "Scenes"), evaluated into the world's ground.
 #include "sema/Checker.h"
+#include "sema/Limits.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,15 +13,6 @@ using namespace ast;
 
 namespace {
 
-/// The most boxes a scene may have: every contact builtin selects among all
-/// of them with comparisons, so each box costs simulation time.
-constexpr size_t kMaxSceneBoxes = 64;
-/// How far from the origin a box coordinate may lie.
-constexpr double kMaxSceneCoordinate = 1e4;
-/// The most movable objects a world may have: each meets every point of the
-/// body in every step.
-constexpr size_t kMaxObjects = 16;
-constexpr double kMaxObjectMass = 1e6;
 /// An object's default mass is one point mass per voxel of this side (a
 /// voxel body's points are about one per voxel).
 constexpr double kVoxelSide = 0.05;

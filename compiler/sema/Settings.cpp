@@ -1,6 +1,7 @@
 // Settings: constant evaluation of setting values, known-key checks, and the
 // evaluated world (dim, dt, steps, ground, physics selection, ...).
 #include "sema/Checker.h"
+#include "sema/Limits.h"
 #include "sema/Terrain.h"
 
 #include "support/SourceManager.h"
@@ -15,9 +16,6 @@
 namespace evoc::sema {
 
 using namespace ast;
-
-// The most states a rollout may count (docs/language.md, Evolution).
-constexpr int64_t kMaxSteps = 100000000;
 
 std::optional<double> Checker::evalNumber(const Expr &e, const std::string &what,
                                           const std::map<std::string, double> *vars) {

@@ -465,20 +465,8 @@ void Checker::checkFns() {
             visit(c->fn);
           }
         }
-        for (auto &a : c->args)
-          walk(*a);
-      } else if (auto *u = dynCast<UnaryExpr>(&e)) {
-        walk(*u->operand);
-      } else if (auto *b = dynCast<BinaryExpr>(&e)) {
-        walk(*b->lhs);
-        walk(*b->rhs);
-      } else if (auto *i = dynCast<IfExpr>(&e)) {
-        walk(*i->cond);
-        walk(*i->thenExpr);
-        walk(*i->elseExpr);
-      } else if (auto *m = dynCast<MemberExpr>(&e)) {
-        walk(*m->base);
       }
+      forEachChild(e, walk);
     };
     for (auto &st : f->body) {
       if (auto *let = dynCast<LetStmt>(st.get()))

@@ -1,6 +1,7 @@
 // Checks of `body voxel` settings (docs/language.md, Voxel bodies;
 // docs/grammars.md says why it reads so), and the VoxelBodySpec they give.
 #include "sema/Checker.h"
+#include "sema/Limits.h"
 
 #include <cmath>
 
@@ -11,10 +12,6 @@ using namespace ast;
 namespace {
 
 std::string q(const std::string &s) { return "'" + s + "'"; }
-
-/// The most cells a voxel body's box may have: far beyond Evolution Gym's
-/// 5 x 5 and a 3D 10 x 10 x 10; every cell is a gene of every body.
-constexpr int64_t kMaxBoxCells = 4096;
 
 /// `size = (W, H)` (3D `(X, Y, Z)`, Z up): whole numbers >= 1.
 void checkBoxSize(Checker &C, const Expr &e, body::VoxelBodySpec &spec) {

@@ -492,13 +492,7 @@ def simulate(
     experiment: Experiment,
     bodies: Union[Body, Sequence[Body]],
     params: Union[None, Params, Sequence[Params]] = None,
-    *,
-    steps: Optional[int] = None,
-    iterations: int = 0,
-    trajectory: bool = False,
-    point_grads: bool = False,
-    body_grads: bool = False,
-    threads: int = 0,
+    **kw: Any,
 ) -> SimResult:
     """Roll out N bodies through an experiment and differentiate their losses
     (``evoc sim``; the same as ``experiment.simulate(...)``).
@@ -539,16 +533,7 @@ def simulate(
     Raises:
       TypeError / ValueError: bodies or params of the wrong type, shape, or
         with NaN; evoc.EvocError: parameters that do not fit the controller."""
-    return experiment.simulate(
-        bodies,
-        params,
-        steps=steps,
-        iterations=iterations,
-        trajectory=trajectory,
-        point_grads=point_grads,
-        body_grads=body_grads,
-        threads=threads,
-    )
+    return experiment.simulate(bodies, params, **kw)
 
 
 def train(experiment: Experiment, body: Body, params: Optional[Params] = None, **kw) -> dict:

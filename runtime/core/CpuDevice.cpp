@@ -64,12 +64,7 @@ public:
       RolloutOutcome o = episodes(rollout(w), i, it, backward);
       IterationResult &res = out[size_t(i)];
       res = IterationResult{};
-      res.valid = o.valid;
-      res.error = o.error;
-      res.loss = o.loss;
-      res.terms = o.terms;
-      res.stepsRun = o.stepsRun;
-      res.memory = o.memory;
+      static_cast<RolloutOutcome &>(res) = std::move(o);
       if (!o.valid || !backward)
         return;
       const std::byte *g = pop_.arena(r, Arena::Grad);

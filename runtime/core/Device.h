@@ -27,17 +27,11 @@ namespace evoc::runtime {
 
 struct TrainOptions;
 
-/// What one learning iteration gave for one robot (the mean over its
-/// episodes when a batch of episodes runs).
-struct IterationResult {
-  bool valid = true;
-  std::string error; // why not ("robot 3: the loss is NaN or infinite")
-  double loss = 0;
+/// What one learning iteration gave for one robot: its rollouts' outcome (the
+/// mean over its episodes when a batch runs; the error names the robot,
+/// "robot 3: the loss is NaN or infinite") and its gradient's norm.
+struct IterationResult : RolloutOutcome {
   double gradNorm = 0; // ||gradient||, after a backward pass
-  // The loss's reported terms (Module::lossTerms; the episodes' mean).
-  std::vector<double> terms;
-  int64_t stepsRun = 0;
-  RolloutMemory memory;
 };
 
 /// A chunk of a population resident on a device while it learns. Robots are

@@ -339,19 +339,6 @@ nlohmann::json paramSetToJson(const ParamSet &p) {
   return o;
 }
 
-nlohmann::json robotToJson(const Robot &r) {
-  json pts = json::array(), spr = json::array();
-  for (int i = 0; i < r.numPoints(); ++i) {
-    json p = json::array();
-    for (int c = 0; c < r.dim; ++c)
-      p.push_back(r.points[i * r.dim + c]);
-    pts.push_back(p);
-  }
-  for (const auto &s : r.springs)
-    spr.push_back({s.a, s.b, s.rest, s.stiffness, s.actuation});
-  return {{"points", pts}, {"springs", spr}};
-}
-
 nlohmann::json simResultToJson(const SimResult &r) {
   json results = json::array();
   for (const auto &t : r.results) {

@@ -11,6 +11,7 @@
 
 #include "core/ParamSet.h"
 #include "core/Robot.h"
+#include "core/RobotJson.h"
 
 namespace evoc::runtime {
 
@@ -63,8 +64,6 @@ std::vector<ParamSet> readParamsFile(const std::string &path);
 nlohmann::json tensorToJson(const ParamTensor &t);
 /// A ParamSet as a JSON object of tensors.
 nlohmann::json paramSetToJson(const ParamSet &p);
-/// A robot in the ROBOTS.json entry format.
-nlohmann::json robotToJson(const Robot &r);
 /// The OUT.json document of `evoc sim`: {"results": [{"loss", "grad",
 /// "losses", "valid", ("error")}], "seconds", "robot_steps_per_second"}.
 nlohmann::json simResultToJson(const SimResult &r);

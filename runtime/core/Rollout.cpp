@@ -361,6 +361,8 @@ std::byte *Rollout::stateAt(int k, int b, std::byte *base) const {
 void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte *adjCur,
                    std::byte *adjNext) {
   const RobotLayout &L = *L_;
+  // The states' bases by Place, Cur .. AdjNext.
+  std::byte *const states[] = {cur, next, adjCur, adjNext};
   for (int b : info_.used[k]) {
     std::byte *p = nullptr;
     switch (place_[b]) {
@@ -370,16 +372,10 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
         std::memset(p, 0, size_t(zeroBytes_[b]));
       break;
     case Place::Cur:
-      p = stateAt(k, b, cur);
-      break;
     case Place::Next:
-      p = stateAt(k, b, next);
-      break;
     case Place::AdjCur:
-      p = stateAt(k, b, adjCur);
-      break;
     case Place::AdjNext:
-      p = stateAt(k, b, adjNext);
+      p = stateAt(k, b, states[int(place_[b]) - int(Place::Cur)]);
       break;
     case Place::Tape: // only step and step.adj (ModuleInfo): both at t use block t
       p = tapeAt(t) + L.offset[b];

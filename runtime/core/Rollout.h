@@ -213,6 +213,7 @@ private:
   std::vector<int64_t> zeroBytes_; // per buffer: scratch bytes zeroed before each call
   /// Where a buffer lies in a call: fixed_, the call's current or next state
   /// or adjoint, step t's kept temporaries, or elsewhere (bindAt).
+  // Cur .. AdjNext in the order of call()'s state arguments.
   enum class Place : uint8_t { Fixed, Cur, Next, AdjCur, AdjNext, Tape, Other };
   std::vector<Place> place_; // per buffer
   // Module facts.

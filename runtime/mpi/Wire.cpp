@@ -120,107 +120,65 @@ void Reader::end() const {
 
 namespace {
 
-void writeRobot(Writer &w, const runtime::Robot &r) {
-  w.i64(r.dim);
-  w.f64s(r.points);
-  w.u64(r.springs.size());
-  for (const runtime::Spring &s : r.springs) {
-    w.i64(s.a);
-    w.i64(s.b);
-    w.f64(s.rest);
-    w.f64(s.stiffness);
-    w.f64(s.actuation);
-  }
+// Each record's fields, in their order on the wire, for a Writer (R const)
+// and a Reader alike.
+
+template <class Io, class R> void robotFields(Io &io, R &robot) {
+  io(robot.dim);
+  io(robot.points);
+  io.list(robot.springs, [&](auto &s) {
+    io(s.a);
+    io(s.b);
+    io(s.rest);
+    io(s.stiffness);
+    io(s.actuation);
+  });
 }
 
-runtime::Robot readRobot(Reader &r) {
-  runtime::Robot robot;
-  robot.dim = int(r.i64());
-  robot.points = r.f64s();
-  uint64_t n = r.u64();
-  for (uint64_t i = 0; i < n; ++i) {
-    runtime::Spring s;
-    s.a = int(r.i64());
-    s.b = int(r.i64());
-    s.rest = r.f64();
-    s.stiffness = r.f64();
-    s.actuation = r.f64();
-    robot.springs.push_back(s);
-  }
-  return robot;
+template <class Io, class B> void batchFields(Io &io, B &b) {
+  io(b.generation);
+  io(b.ids);
+  io(b.seeds);
+  io.list(b.robots, [&](auto &r) { robotFields(io, r); });
+  io.list(b.inherit, [&](auto &in) {
+    io(in.parentParams);
+    io(in.parentPointKeys);
+    io(in.parentSpringKeys);
+    io(in.pointKeys);
+    io(in.springKeys);
+  });
+}
+
+template <class Io, class E> void evaluationFields(Io &io, E &e) {
+  io(e.losses);
+  io(e.valid);
+  io(e.reason);
+  io(e.params);
+  io(e.robotSteps);
+  io(e.gradNorms);
+  io(e.inherited);
+  io.list(e.terms, [&](auto &term) {
+    io(term.first);
+    io(term.second);
+  });
+  io(e.notTrained);
 }
 
 } // namespace
 
-void writeBatch(Writer &w, const evolve::EvalBatch &b) {
-  w.i64(b.generation);
-  w.u64s(b.ids);
-  w.u64s(b.seeds);
-  w.u64(b.robots.size());
-  for (const runtime::Robot &r : b.robots)
-    writeRobot(w, r);
-  w.u64(b.inherit.size());
-  for (const evolve::Inheritance &in : b.inherit) {
-    w.json(in.parentParams);
-    w.u64s(in.parentPointKeys);
-    w.u64s(in.parentSpringKeys);
-    w.u64s(in.pointKeys);
-    w.u64s(in.springKeys);
-  }
-}
+void writeBatch(Writer &w, const evolve::EvalBatch &b) { batchFields(w, b); }
 
 evolve::EvalBatch readBatch(Reader &r) {
   evolve::EvalBatch b;
-  b.generation = int(r.i64());
-  b.ids = r.u64s();
-  b.seeds = r.u64s();
-  uint64_t n = r.u64();
-  for (uint64_t i = 0; i < n; ++i)
-    b.robots.push_back(readRobot(r));
-  uint64_t m = r.u64();
-  for (uint64_t i = 0; i < m; ++i) {
-    evolve::Inheritance in;
-    in.parentParams = r.json();
-    in.parentPointKeys = r.u64s();
-    in.parentSpringKeys = r.u64s();
-    in.pointKeys = r.u64s();
-    in.springKeys = r.u64s();
-    b.inherit.push_back(std::move(in));
-  }
+  batchFields(r, b);
   return b;
 }
 
-void writeEvaluation(Writer &w, const evolve::Evaluation &e) {
-  w.f64s(e.losses);
-  w.u8(e.valid ? 1 : 0);
-  w.str(e.reason);
-  w.json(e.params);
-  w.i64(e.robotSteps);
-  w.f64s(e.gradNorms);
-  w.i64(e.inherited);
-  w.u64(e.terms.size());
-  for (const auto &[name, curve] : e.terms) {
-    w.str(name);
-    w.f64s(curve);
-  }
-  w.str(e.notTrained);
-}
+void writeEvaluation(Writer &w, const evolve::Evaluation &e) { evaluationFields(w, e); }
 
 evolve::Evaluation readEvaluation(Reader &r) {
   evolve::Evaluation e;
-  e.losses = r.f64s();
-  e.valid = r.u8() != 0;
-  e.reason = r.str();
-  e.params = r.json();
-  e.robotSteps = r.i64();
-  e.gradNorms = r.f64s();
-  e.inherited = r.i64();
-  const uint64_t terms = r.u64();
-  for (uint64_t k = 0; k < terms; ++k) {
-    std::string name = r.str();
-    e.terms.emplace_back(std::move(name), r.f64s());
-  }
-  e.notTrained = r.str();
+  evaluationFields(r, e);
   return e;
 }
 

@@ -27,6 +27,23 @@ public:
   void u64s(const std::vector<uint64_t> &v);
   /// null travels as one byte; anything else as CBOR (doubles exact).
   void json(const nlohmann::json &j);
+  /// One field, by its type (ints travel as i64, bools as u8): the field
+  /// lists of Wire.cpp are written once for Writer and Reader.
+  void operator()(int v) { i64(v); }
+  void operator()(int64_t v) { i64(v); }
+  void operator()(bool v) { u8(v ? 1 : 0); }
+  void operator()(double v) { f64(v); }
+  void operator()(const std::string &v) { str(v); }
+  void operator()(const std::vector<double> &v) { f64s(v); }
+  void operator()(const std::vector<uint64_t> &v) { u64s(v); }
+  void operator()(const nlohmann::json &v) { json(v); }
+  /// A count, then each item by `fields(*this, item)`.
+  template <class T, class F> void list(const std::vector<T> &v, F &&fields) {
+    u64(v.size());
+    for (const T &item : v)
+      fields(item);
+  }
+
   const std::vector<char> &bytes() const { return bytes_; }
   std::vector<char> take() { return std::move(bytes_); }
 
@@ -49,6 +66,22 @@ public:
   std::vector<double> f64s();
   std::vector<uint64_t> u64s();
   nlohmann::json json();
+  /// One field, as Writer's operator() wrote it.
+  void operator()(int &v) { v = int(i64()); }
+  void operator()(int64_t &v) { v = i64(); }
+  void operator()(bool &v) { v = u8() != 0; }
+  void operator()(double &v) { v = f64(); }
+  void operator()(std::string &v) { v = str(); }
+  void operator()(std::vector<double> &v) { v = f64s(); }
+  void operator()(std::vector<uint64_t> &v) { v = u64s(); }
+  void operator()(nlohmann::json &v) { v = json(); }
+  /// What Writer::list wrote: the items appended to `v`.
+  template <class T, class F> void list(std::vector<T> &v, F &&fields) {
+    const uint64_t n = u64();
+    for (uint64_t i = 0; i < n; ++i)
+      fields(v.emplace_back());
+  }
+
   /// Throws unless every byte was read.
   void end() const;
 

@@ -26,13 +26,16 @@ nlohmann::json motionJson(const Motion &m) {
   for (const auto &s : m.robot.springs)
     springs.push_back(
         {s.a, s.b, std::round(s.rest * 1e5) / 1e5, std::round(s.actuation * 1e4) / 1e4});
-  json frames = json::array();
-  for (const auto &f : m.frames) {
+  // A row of coordinates in units of 1e-4 (a non-finite one as 0).
+  auto fixed4 = [](const std::vector<double> &values) {
     json row = json::array();
-    for (double v : f)
+    for (double v : values)
       row.push_back(std::isfinite(v) ? int64_t(std::lround(v * 1e4)) : 0);
-    frames.push_back(std::move(row));
-  }
+    return row;
+  };
+  json frames = json::array();
+  for (const auto &f : m.frames)
+    frames.push_back(fixed4(f));
   json j = {{"label", m.label}, {"dim", m.robot.dim}, {"springs", springs},
             {"t", m.times},     {"scale", 1e4},       {"f", frames}};
   // The parts, each a polygon of point indices with its kind, and the
@@ -57,12 +60,8 @@ nlohmann::json motionJson(const Motion &m) {
   // The objects' centres, as the frames, when known for every frame.
   if (!m.objects.empty() && m.objects.size() == m.frames.size()) {
     json objs = json::array();
-    for (const auto &o : m.objects) {
-      json row = json::array();
-      for (double v : o)
-        row.push_back(std::isfinite(v) ? int64_t(std::lround(v * 1e4)) : 0);
-      objs.push_back(std::move(row));
-    }
+    for (const auto &o : m.objects)
+      objs.push_back(fixed4(o));
     j["o"] = std::move(objs);
   }
   // The controller's outputs, to 1e-3, when known for every frame.

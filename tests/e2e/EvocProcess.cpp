@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <fstream>
 
 #include <fcntl.h>
@@ -82,6 +83,31 @@ std::vector<nlohmann::json> logOf(const fs::path &dir, const std::string &file) 
     out.push_back(j);
   }
   return out;
+}
+
+std::vector<std::string> withSets(std::vector<std::string> args,
+                                  const std::vector<std::string> &sets) {
+  for (const std::string &s : sets) {
+    args.push_back("--set");
+    args.push_back(s);
+  }
+  return args;
+}
+
+std::vector<std::string> smallRunOptions(int population, int generations, int steps, int iterations,
+                                         int threads) {
+  return {"--set",     "evolve.population=" + std::to_string(population),
+          "--set",     "evolve.generations=" + std::to_string(generations),
+          "--set",     "world.steps=" + std::to_string(steps),
+          "--set",     "evolve.learn.iterations=" + std::to_string(iterations),
+          "--threads", std::to_string(threads)};
+}
+
+std::vector<nlohmann::json> finishedLog(const fs::path &dir, std::size_t generations) {
+  auto log = logOf(dir);
+  REQUIRE(log.size() == generations);
+  CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
+  return log;
 }
 
 std::size_t lineCount(const fs::path &file) {

@@ -30,6 +30,16 @@ std::filesystem::path freshDir(const std::string &name);
 /// DIR/log.jsonl (or another JSON-lines file) without the fields that measure time.
 std::vector<nlohmann::json> logOf(const std::filesystem::path &dir,
                                   const std::string &file = "log.jsonl");
+/// `args` followed by "--set S" for each S of `sets`.
+std::vector<std::string> withSets(std::vector<std::string> args,
+                                  const std::vector<std::string> &sets);
+/// The options of a small evolution for a test: --set evolve.population,
+/// evolve.generations, world.steps, evolve.learn.iterations, and --threads.
+std::vector<std::string> smallRunOptions(int population, int generations, int steps, int iterations,
+                                         int threads);
+/// logOf(dir) of a finished evolution: REQUIREs `generations` lines and a
+/// finite best fitness in the last.
+std::vector<nlohmann::json> finishedLog(const std::filesystem::path &dir, std::size_t generations);
 std::size_t lineCount(const std::filesystem::path &file);
 /// The whole of a file ("" when it cannot be read).
 std::string readText(const std::filesystem::path &file);

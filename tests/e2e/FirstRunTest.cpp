@@ -26,6 +26,17 @@ namespace {
 
 std::string source(const std::string &rel) { return std::string(EVOC_SOURCE_DIR) + "/" + rel; }
 
+/// `evoc run tests/data/newcomer/NAME.evo` into a fresh directory (2
+/// threads), which it returns; REQUIREs success; its stderr into `err`.
+fs::path runNewcomer(const std::string &name, std::string &err) {
+  fs::path dir = freshDir(name);
+  std::string out;
+  REQUIRE(runEvocOut({"run", source("tests/data/newcomer/" + name + ".evo"), "--out", dir.string(),
+                      "--threads", "2"},
+                     out, err) == 0);
+  return dir;
+}
+
 // The figures under best.svg's frames ("moved +0.0123"), left to right.
 std::vector<double> movedFigures(const std::string &svg) {
   std::vector<double> out;
@@ -109,11 +120,8 @@ TEST_CASE("evoc run: best.svg's figures are the loss's; the progress line counts
 
 TEST_CASE("evoc run: bodies without an actuated spring are not trained, and say so",
           "[run][passive]") {
-  fs::path dir = freshDir("passive");
-  std::string out, err;
-  REQUIRE(runEvocOut({"run", source("tests/data/newcomer/passive.evo"), "--out", dir.string(),
-                      "--threads", "2"},
-                     out, err) == 0);
+  std::string err;
+  const fs::path dir = runNewcomer("passive", err);
   const auto log = logOf(dir);
   REQUIRE(log.size() == 2);
   for (const auto &r : log) {
@@ -130,9 +138,8 @@ TEST_CASE("evoc run: bodies without an actuated spring are not trained, and say 
 }
 
 TEST_CASE("evoc run: the loss's named terms are recorded per design", "[run][terms]") {
-  fs::path dir = freshDir("terms");
-  REQUIRE(runEvoc({"run", source("tests/data/newcomer/terms.evo"), "--out", dir.string(),
-                   "--threads", "2"}) == 0);
+  std::string err;
+  const fs::path dir = runNewcomer("terms", err);
   const json best = readJson((dir / "best.json").string());
   REQUIRE(best.contains("terms"));
   const auto &losses = best["losses"];
@@ -150,11 +157,8 @@ TEST_CASE("evoc run: the loss's named terms are recorded per design", "[run][ter
 
 TEST_CASE("evoc run: a mutation rate above 1 is clamped with one warning and logged",
           "[run][rates]") {
-  fs::path dir = freshDir("rates");
-  std::string out, err;
-  REQUIRE(runEvocOut({"run", source("tests/data/newcomer/rates.evo"), "--out", dir.string(),
-                      "--threads", "2"},
-                     out, err) == 0);
+  std::string err;
+  const fs::path dir = runNewcomer("rates", err);
   CHECK(countOf(err, "warning: the mutation rate of 'add' came to") == 1);
   CHECK(err.find("clamped to 1") != std::string::npos);
   const auto log = logOf(dir);

@@ -25,11 +25,7 @@ using namespace evoc::test;
 
 namespace {
 
-const std::vector<std::string> kSmall = {"--set",     "evolve.population=8",
-                                         "--set",     "evolve.generations=3",
-                                         "--set",     "world.steps=200",
-                                         "--set",     "evolve.learn.iterations=6",
-                                         "--threads", "2"};
+const std::vector<std::string> kSmall = smallRunOptions(8, 3, 200, 6, 2);
 
 std::vector<std::string> withSmall(std::vector<std::string> args) {
   args.insert(args.end(), kSmall.begin(), kSmall.end());

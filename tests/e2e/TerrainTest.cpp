@@ -385,9 +385,7 @@ TEST_CASE("evoc run: a lattice experiment on a random terrain runs end to end", 
                          "--set", "evolve.population=4", "--set", "evolve.generations=2", "--set",
                          "world.steps=200", "--set", "evolve.learn.iterations=3", "--threads",
                          "2"}) == 0);
-  auto log = test::logOf(dir);
-  REQUIRE(log.size() == 2);
-  CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
+  test::finishedLog(dir, 2);
   CHECK(test::readText(dir / "resolved.evo").find("terrain_random(seed = 2") != std::string::npos);
 }
 
@@ -398,9 +396,7 @@ TEST_CASE("evoc run: examples/obstacles.evo evolves among its boxes and draws th
       test::runEvoc({"run", std::string(EVOC_SOURCE_DIR) + "/examples/obstacles.evo", "--out",
                      dir.string(), "--set", "evolve.population=4", "--set", "evolve.generations=2",
                      "--set", "evolve.learn.iterations=3", "--threads", "2"}) == 0);
-  auto log = test::logOf(dir);
-  REQUIRE(log.size() == 2);
-  CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
+  test::finishedLog(dir, 2);
   CHECK(test::readText(dir / "report.html").find("\"boxes\":[[[0.3,0.1],[0.6,0.115]]") !=
         std::string::npos);
   // A scene set on the command line, a box under the body's start: every
@@ -423,9 +419,7 @@ TEST_CASE("evoc run: 3D walkers on a random height field run end to end and draw
                          "--set", "evolve.population=4", "--set", "evolve.generations=2", "--set",
                          "world.steps=200", "--set", "evolve.learn.iterations=2", "--threads",
                          "2"}) == 0);
-  auto log = test::logOf(dir);
-  REQUIRE(log.size() == 2);
-  CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
+  test::finishedLog(dir, 2);
   // best.svg draws the field as 8 x 8 shaded quads under each of its frames.
   CHECK(test::countOf(test::readText(dir / "best.svg"), "class=\"ground\"") == 4 * 64);
 }

@@ -76,22 +76,15 @@ TEST_CASE("evoc train: a complete run directory; killed at any commit, --resume 
 TEST_CASE("evoc run: bodies evolve under a multi-task loss, the same for any thread count",
           "[run][train]") {
   auto args = [](const fs::path &dir, const char *threads) {
-    return std::vector<std::string>{
-        "run",       std::string(EVOC_SOURCE_DIR) + "/examples/multitask_evolve.evo",
-        "--out",     dir.string(),
-        "--threads", threads,
-        "--set",     "evolve.population=4",
-        "--set",     "evolve.generations=2",
-        "--set",     "evolve.learn.iterations=3",
-        "--set",     "evolve.learn.batch=2"};
+    return withSets({"run", std::string(EVOC_SOURCE_DIR) + "/examples/multitask_evolve.evo",
+                     "--out", dir.string(), "--threads", threads},
+                    {"evolve.population=4", "evolve.generations=2", "evolve.learn.iterations=3",
+                     "evolve.learn.batch=2"});
   };
   fs::path one = freshDir("mt-evolve-1"), two = freshDir("mt-evolve-2");
   REQUIRE(runEvoc(args(one, "1")) == 0);
   REQUIRE(runEvoc(args(two, "2")) == 0);
-  auto log = logOf(one);
-  REQUIRE(log.size() == 2);
-  CHECK(std::isfinite(log.back()["best_fitness"].get<double>()));
-  CHECK(log == logOf(two));
+  CHECK(finishedLog(one, 2) == logOf(two));
   auto best = nlohmann::json::parse(readText(one / "best.json"));
   CHECK(best["losses"].size() == 4); // 3 updates, then the final weights
   // The gait is drawn under commands (the picture is not the rest pose).
@@ -127,14 +120,9 @@ TEST_CASE("evoc train --lanes: the batch in lanes trains as one episode per call
           "[run][train][lanes]") {
   // 20 episodes: a group of 16 in lanes and 4 alone, against 20 alone.
   auto args = [](const fs::path &dir, const char *lanes) {
-    return std::vector<std::string>{
-        "train",     std::string(EVOC_SOURCE_DIR) + "/examples/multitask_alpaca.evo",
-        "--out",     dir.string(),
-        "--threads", "2",
-        "--lanes",   lanes,
-        "--set",     "train.learn.iterations=2",
-        "--set",     "train.learn.batch=20",
-        "--set",     "train.validate_every=2"};
+    return withSets({"train", std::string(EVOC_SOURCE_DIR) + "/examples/multitask_alpaca.evo",
+                     "--out", dir.string(), "--threads", "2", "--lanes", lanes},
+                    {"train.learn.iterations=2", "train.learn.batch=20", "train.validate_every=2"});
   };
   fs::path wide = freshDir("train-lanes-16"), one = freshDir("train-lanes-1");
   REQUIRE(runEvoc(args(wide, "16")) == 0);

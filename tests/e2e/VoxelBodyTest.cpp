@@ -79,6 +79,20 @@ double largest(const double *g, int64_t n) {
   return m;
 }
 
+/// Two rollouts agree: the loss to `lossTol` of b's and every gradient entry
+/// to `gradTol` of b's largest.
+void checkSameOutcome(const Outcome &a, const Outcome &b, double lossTol = 1e-12,
+                      double gradTol = 1e-12) {
+  CHECK(std::abs(a.loss - b.loss) <= lossTol * std::abs(b.loss));
+  REQUIRE(a.grad.size() == b.grad.size());
+  const double scale = largest(b.grad.data(), int64_t(b.grad.size()));
+  REQUIRE(scale > 0);
+  for (size_t i = 0; i < a.grad.size(); ++i) {
+    INFO("gradient " << i);
+    CHECK(std::abs(a.grad[i] - b.grad[i]) <= gradTol * scale);
+  }
+}
+
 } // namespace
 
 TEST_CASE("a voxel body builds and simulates as the same body written as a voxel grammar",
@@ -122,15 +136,8 @@ TEST_CASE("a voxel body builds and simulates as the same body written as a voxel
 
   // The same controller weights through the same compiled rollout.
   const Outcome a = simulate(voxel.file, v, 1000), b = simulate(grammar.file, g, 1000);
-  CHECK(std::abs(a.loss - b.loss) <= 1e-9 * std::abs(b.loss));
   CHECK(std::abs(a.loss) > 1e-4); // it moved
-  REQUIRE(a.grad.size() == b.grad.size());
-  const double scale = largest(b.grad.data(), int64_t(b.grad.size()));
-  REQUIRE(scale > 0);
-  for (size_t i = 0; i < a.grad.size(); ++i) {
-    INFO("gradient " << i);
-    CHECK(std::abs(a.grad[i] - b.grad[i]) <= 1e-7 * scale);
-  }
+  checkSameOutcome(a, b, 1e-9, 1e-7);
 }
 
 TEST_CASE("a fn applied to fields works element by element, in a controller and a loss",
@@ -163,12 +170,7 @@ TEST_CASE("a fn applied to fields works element by element, in a controller and 
   const Outcome plain = run(program("plain.evo", "point.x.x * point.x.x",
                                     "mean((point.x[T].x - point.x[0].x) * (point.x[T].x - "
                                     "point.x[0].x) + 0.5 * abs(point.x[T].y - point.x[0].y))"));
-  CHECK(std::abs(fns.loss - plain.loss) <= 1e-12 * std::abs(plain.loss));
-  REQUIRE(fns.grad.size() == plain.grad.size());
-  const double scale = largest(plain.grad.data(), int64_t(plain.grad.size()));
-  REQUIRE(scale > 0);
-  for (size_t i = 0; i < fns.grad.size(); ++i)
-    CHECK(std::abs(fns.grad[i] - plain.grad[i]) <= 1e-12 * scale);
+  checkSameOutcome(fns, plain);
 }
 
 TEST_CASE("evoc run evolves voxel bodies, resumes them bit for bit and draws their materials",
@@ -257,12 +259,7 @@ TEST_CASE("part_mean: a loss that names a part reads the mean of its points", "[
   auto all = program("all.evo", "-mean(point.x[T]).x");
   const Outcome a = simulate(part, robotOf(part, block), 300);
   const Outcome b = simulate(all, robotOf(all, block), 300);
-  CHECK(std::abs(a.loss - b.loss) <= 1e-12 * std::abs(b.loss));
-  REQUIRE(a.grad.size() == b.grad.size());
-  const double scale = largest(b.grad.data(), int64_t(b.grad.size()));
-  REQUIRE(scale > 0);
-  for (size_t i = 0; i < a.grad.size(); ++i)
-    CHECK(std::abs(a.grad[i] - b.grad[i]) <= 1e-12 * scale);
+  checkSameOutcome(a, b);
   // A body without the part: 0, not a division by zero.
   auto none = program("none.evo", "part_mean(soft, point.x[T]).x");
   CHECK(simulate(none, robotOf(none, block), 300).loss == 0);

@@ -66,6 +66,18 @@ def controller_act(x, v, t, params, phases, ones2):
     return torch.tanh(params["w2"] @ hid + params["b2"])
 
 
+def controlled_springs(params, a, b, rest, stiff, actu):
+    """The springs' velocity change at step t under ELDiR's controller, as a function
+    of (x, v, t): controller_act's actuation into spring_velocity_change."""
+    phases, ones2 = controller_inputs()
+
+    def springs(x, v, t):
+        act = controller_act(x, v, t, params, phases, ones2)
+        return spring_velocity_change(x, v, a, b, rest, stiff, actu, act)
+
+    return springs
+
+
 def spring_velocity_change(x, v, a, b, rest, stiff, actu, act):
     """The sum of ELDiR's spring impulses on every point (-j on a, +j on b)."""
     import torch

@@ -178,13 +178,12 @@ def rollout_loss(robot, params, steps, g, boxes, objects, dim, counts):
         if bool(start.any()):
             print("warning: %d points start inside objects" % int(start.sum()), file=sys.stderr)
     hup = half[:, dim - 1:dim] * up                  # h_up e_up per object
-    phases, ones2 = ref2.controller_inputs()
+    springs = ref2.controlled_springs(params, a, b, rest, stiff, actu)
     decay = math.exp(-DT * DAMPING)
     grav = DT * GRAVITY * up
 
     for t in range(1, steps):
-        act = ref2.controller_act(x, v, t, params, phases, ones2)
-        dv = ref2.spring_velocity_change(x, v, a, b, rest, stiff, actu, act)
+        dv = springs(x, v, t)
         if len(objects):
             j = pair_impulses(x, v, c, u, half, dim, counts)
             dv = dv + j.sum(dim=1)

@@ -201,14 +201,12 @@ def rollout(robot, params, steps, dim, lift_of, contact):
     x = pts + lift * up
     v = torch.zeros_like(x)
     x0 = x
-    phases, ones2 = ref2.controller_inputs()
+    springs = ref2.controlled_springs(params, a, b, rest, stiff, actu)
     decay = math.exp(-DT * DAMPING)
     grav = DT * GRAVITY * up
 
     for t in range(1, steps):
-        act = ref2.controller_act(x, v, t, params, phases, ones2)
-        vinc = ref2.spring_velocity_change(x, v, a, b, rest, stiff, actu, act)
-        v1 = decay * v + grav + vinc
+        v1 = decay * v + grav + springs(x, v, t)
         x, v = contact(x, v1, x + DT * v1)
 
     return -(x[:, 0] - x0[:, 0]).sum() / n

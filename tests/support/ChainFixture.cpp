@@ -66,9 +66,7 @@ Module chainModule(const ChainOptions &o) {
 
   // step: x[t], v[t] -> x[t+1], v[t+1].
   {
-    m.kernels.emplace_back();
-    Kernel &k = m.kernels.back();
-    k.name = "step";
+    Kernel &k = addKernel(m, "step");
     k.kind = KernelKind::Step;
     Builder b(m, k);
     auto c = [&](double f) { return b.constF(f); };
@@ -125,9 +123,7 @@ Module chainModule(const ChainOptions &o) {
   }
   // loss = -mean(x[T-1].x - x[0].x).
   {
-    m.kernels.emplace_back();
-    Kernel &k = m.kernels.back();
-    k.name = "loss";
+    Kernel &k = addKernel(m, "loss");
     k.kind = KernelKind::Loss;
     Builder b(m, k);
     ValueId l = b.local(0);
@@ -149,9 +145,7 @@ Module chainModule(const ChainOptions &o) {
     }
   }
   if (o.lossStep) {
-    m.kernels.emplace_back();
-    Kernel &k = m.kernels.back();
-    k.name = "loss.step";
+    Kernel &k = addKernel(m, "loss.step");
     k.kind = KernelKind::LossStep;
     k.windowBegin = o.lossStepBegin;
     k.windowEnd = -1;

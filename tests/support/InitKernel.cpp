@@ -6,9 +6,7 @@
 namespace evoc::test {
 
 void appendInitKernel(ir::Module &m, const std::string &param) {
-  m.kernels.emplace_back();
-  ir::Kernel &k = m.kernels.back();
-  k.name = "init";
+  ir::Kernel &k = ir::addKernel(m, "init");
   k.kind = ir::KernelKind::Init;
   ir::Builder b(m, k);
   ir::ValueId x1 = b.load(m.findBuffer("point.x"), b.constI(2));

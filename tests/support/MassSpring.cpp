@@ -20,15 +20,10 @@ constexpr double kDt = 0.004, kGround = 0.1, kGravity = -4.8, kDamping = 15;
 
 int buffer(ir::Module &m, const std::string &name, ir::Type elem, ir::Role role,
            std::vector<int> sets, int comps = 1, const std::string &field = "") {
-  ir::Buffer b;
-  b.name = name;
-  b.elem = elem;
-  b.role = role;
-  b.sets = std::move(sets);
-  b.comps = comps;
-  b.field = field;
-  b.differentiable = elem == ir::Type::F && role != ir::Role::Body;
-  return ir::addBuffer(m, b);
+  int id = ir::addBuffer(m, name, role, std::move(sets), elem, comps);
+  m.buffers[id].field = field;
+  m.buffers[id].differentiable = elem == ir::Type::F && role != ir::Role::Body;
+  return id;
 }
 
 void buildStep(ir::Module &m, ir::Kernel &k, const MassSpringIds &d) {
@@ -252,6 +247,18 @@ ir::Module makeMassSpringModule(MassSpringIds &d, ir::Precision prec, bool adjoi
   return m;
 }
 
+void xavierWeights(MassSpringRobot &r, std::mt19937_64 &rng,
+                   std::normal_distribution<double> &gauss) {
+  auto xavier = [&](std::vector<double> &w, int64_t out, int64_t in, double gain) {
+    double sd = gain * std::sqrt(2.0 / double(out + in));
+    w.resize(size_t(out * in));
+    for (double &e : w)
+      e = sd * gauss(rng);
+  };
+  xavier(r.w1, 32, 12 + 4 * r.nPoints, 2.0);
+  xavier(r.w2, r.nSprings, 32, 3.0);
+}
+
 MassSpringRobot makeRandomRobot(std::mt19937_64 &rng, int rows, int cols, double keep) {
   MassSpringRobot r;
   std::uniform_real_distribution<double> uni(0, 1);
@@ -286,15 +293,7 @@ MassSpringRobot makeRandomRobot(std::mt19937_64 &rng, int rows, int cols, double
       }
     }
   r.nSprings = int64_t(r.a.size());
-  const int64_t nin = 12 + 4 * r.nPoints;
-  auto xavier = [&](std::vector<double> &w, int64_t out, int64_t in, double gain) {
-    double sd = gain * std::sqrt(2.0 / double(out + in));
-    w.resize(size_t(out * in));
-    for (double &e : w)
-      e = sd * gauss(rng);
-  };
-  xavier(r.w1, 32, nin, 2.0);
-  xavier(r.w2, r.nSprings, 32, 3.0);
+  xavierWeights(r, rng, gauss);
   r.b1.resize(32);
   r.b2.resize(size_t(r.nSprings));
   for (double &e : r.b1)

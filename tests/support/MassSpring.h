@@ -44,6 +44,12 @@ struct MassSpringRobot {
   std::vector<double> w1, b1, w2, b2;
 };
 
+/// ELDiR's controller initialisation of r's weights (32 hidden units,
+/// 12 + 4 * points inputs): Xavier-normal w1 (gain 2) then w2 (gain 3),
+/// drawn with `gauss` from `rng`; the biases are left as they are.
+void xavierWeights(MassSpringRobot &r, std::mt19937_64 &rng,
+                   std::normal_distribution<double> &gauss);
+
 /// A random body on a rows x cols grid of points (triangulated lattice,
 /// each spring kept with probability `keep`) with random weights.
 MassSpringRobot makeRandomRobot(std::mt19937_64 &rng, int rows, int cols, double keep = 0.85);

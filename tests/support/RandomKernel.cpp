@@ -10,21 +10,13 @@ Module RandomKernel::build() {
   int point = addSet(m, "point"), spring = addSet(m, "spring");
   m.sets[point].fromBody = m.sets[spring].fromBody = true;
   auto buf = [&](const char *n, Role r, int set, Type t = Type::F) {
-    Buffer b;
-    b.name = n;
-    b.role = r;
-    b.elem = t;
-    if (set >= 0)
-      b.sets = {set};
-    return addBuffer(m, b);
+    return addBuffer(m, n, r, set >= 0 ? std::vector<int>{set} : std::vector<int>{}, t);
   };
   int x = buf("x", Role::State, point), a = buf("a", Role::Body, spring, Type::I);
   int bb = buf("b", Role::Body, spring, Type::I), p = buf("p", Role::Param, spring);
   int t = buf("t", Role::Temp, point), u = buf("u", Role::Temp, spring);
   int out = buf("out", Role::NextState, point), loss = buf("loss", Role::Output, -1);
-  m.kernels.emplace_back();
-  m.kernels[0].name = "step";
-  Builder b(m, m.kernels[0]);
+  Builder b(m, addKernel(m, "step"));
   b_ = &b;
   // Top level: a scalar from a sum over points, visible in every loop.
   ValueId s0 = b.local(0.0);
@@ -94,6 +86,15 @@ ValueId RandomKernel::expr(int depth) {
   default:
     return b.op(Op::Pow, {b.add(b.constF(1.5), b.op(Op::Sin, {x})), b.op(Op::Tanh, {y})});
   }
+}
+
+Data RandomKernel::data(const Module &m, std::mt19937 &rng) {
+  Data d(m, {{"point", 4}, {"spring", 5}});
+  d.I("a") = {0, 1, 2, 3, 0};
+  d.I("b") = {1, 2, 3, 0, 2};
+  d.randomize(Role::State, -1, 1, rng);
+  d.randomize(Role::Param, -1, 1, rng);
+  return d;
 }
 
 } // namespace evoc::test

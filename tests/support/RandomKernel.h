@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "GradCheck.h"
 #include "ir/Builder.h"
 
 namespace evoc::test {
@@ -17,6 +18,9 @@ public:
   explicit RandomKernel(uint32_t seed) : rng_(seed) {}
 
   ir::Module build();
+  /// Data for a built module (or its derivatives): 4 points, 5 springs in a
+  /// fixed ring, states and parameters uniform in [-1, 1] from `rng`.
+  static Data data(const ir::Module &m, std::mt19937 &rng);
 
 private:
   ir::ValueId pick();

@@ -84,4 +84,15 @@ public:
   virtual double groundY() const = 0;
 };
 
+/// The declarations of BodyModel's genotype methods in a model class (its
+/// kind() and groundY() are one line each, written beside them).
+#define EVOC_BODY_MODEL_METHODS                                                                    \
+  GenomePtr sample(EvoRng &rng) const override;                                                    \
+  Variation vary(const Genome &parent, const std::vector<const Genome *> &donors, EvoRng &rng)     \
+      const override;                                                                              \
+  Phenotype express(const Genome &g) const override;                                               \
+  nlohmann::json toJson(const Genome &g) const override;                                           \
+  GenomePtr fromJson(const nlohmann::json &j) const override;                                      \
+  nlohmann::json fingerprint() const override
+
 } // namespace evoc::evolve

@@ -57,14 +57,8 @@ public:
   GrammarBody(body::GrammarBodySpec spec, body::GrammarMutationSpec mutation);
 
   std::string kind() const override { return "grammar"; }
-  GenomePtr sample(EvoRng &rng) const override;
-  Variation vary(const Genome &parent, const std::vector<const Genome *> &donors,
-                 EvoRng &rng) const override;
-  /// Expresses prune(g) under the Prune policy; otherwise g as it is.
-  Phenotype express(const Genome &g) const override;
-  nlohmann::json toJson(const Genome &g) const override;
-  GenomePtr fromJson(const nlohmann::json &j) const override;
-  nlohmann::json fingerprint() const override;
+  /// express() expresses prune(g) under the Prune policy; otherwise g as it is.
+  EVOC_BODY_MODEL_METHODS;
   double groundY() const override { return spec_.groundY; }
 
   const body::GrammarBodySpec &spec() const { return spec_; }

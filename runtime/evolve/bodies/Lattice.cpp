@@ -302,17 +302,16 @@ LatticeGenome LatticeBody::fromJson(const nlohmann::json &j) const {
   return g;
 }
 
-nlohmann::json robotToJson(const runtime::Robot &r) {
-  nlohmann::json pts = nlohmann::json::array(), springs = nlohmann::json::array();
-  for (int i = 0; i < r.numPoints(); ++i) {
-    nlohmann::json p = nlohmann::json::array();
-    for (int c = 0; c < r.dim; ++c)
-      p.push_back(r.points[i * r.dim + c]);
-    pts.push_back(p);
-  }
-  for (const auto &s : r.springs)
-    springs.push_back({s.a, s.b, s.rest, s.stiffness, s.actuation});
-  return {{"points", pts}, {"springs", springs}};
+std::vector<runtime::Robot> randomLatticeRobots(int rows, int cols, int n, uint64_t seed) {
+  LatticeSpec spec;
+  spec.rows = rows;
+  spec.cols = cols;
+  LatticeBody body(spec);
+  EvoRng rng(seed);
+  std::vector<runtime::Robot> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(body.express(body.sample(rng)));
+  return out;
 }
 
 } // namespace evoc::evolve

@@ -100,6 +100,11 @@ struct LatticeMutationReport {
 /// 1/#edges for actuation bits.
 LatticeMutation defaultMutation(const LatticeGeometry &g);
 
+/// n random robots of a rows x cols lattice (the reference spec otherwise),
+/// sampled one after another from EvoRng(seed): the bodies of benchmarks
+/// and agreement tests.
+std::vector<runtime::Robot> randomLatticeRobots(int rows, int cols, int n, uint64_t seed);
+
 /// Lattice bodies: sampling, repair, mutation and expression.
 class LatticeBody {
 public:
@@ -140,9 +145,5 @@ private:
   LatticeSpec spec_;
   LatticeGeometry geom_;
 };
-
-/// A robot in ROBOTS.json's format: {"points": [[x, y], ...],
-/// "springs": [[a, b, rest, stiffness, actuation], ...]}.
-nlohmann::json robotToJson(const runtime::Robot &r);
 
 } // namespace evoc::evolve

@@ -33,13 +33,7 @@ public:
   static const LatticeGenome &genome(const Genome &g);
 
   std::string kind() const override { return "lattice"; }
-  GenomePtr sample(EvoRng &rng) const override;
-  Variation vary(const Genome &parent, const std::vector<const Genome *> &donors,
-                 EvoRng &rng) const override;
-  Phenotype express(const Genome &g) const override;
-  nlohmann::json toJson(const Genome &g) const override;
-  GenomePtr fromJson(const nlohmann::json &j) const override;
-  nlohmann::json fingerprint() const override;
+  EVOC_BODY_MODEL_METHODS;
   double groundY() const override { return body_.spec().baseY; }
 
 private:

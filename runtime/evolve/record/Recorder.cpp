@@ -2,6 +2,7 @@
 // per-generation population, the log, the best robot and the pictures.
 #include "evolve/record/Recorder.h"
 
+#include "core/RobotJson.h"
 #include "evolve/bodies/Lattice.h"
 #include "evolve/engine/MapElites.h"
 #include "evolve/engine/Metrics.h"
@@ -257,7 +258,7 @@ json Recorder::individualJson(const Individual &ind, bool phenotype) const {
   if (!ind.descriptors.empty()) // MAP-Elites: what places it in its cell
     descriptorsInto(j, ind.descriptors);
   if (phenotype)
-    j["robot"] = robotToJson(model_.express(*ind.genome).robot);
+    j["robot"] = runtime::robotToJson(model_.express(*ind.genome).robot);
   return j;
 }
 
@@ -538,7 +539,7 @@ void Recorder::writeGeneration(const State &s, const std::vector<Child> &childre
       descriptorsInto(k, c.ind.descriptors);
     kids.push_back(k);
   }
-  json bestJ = robotToJson(model_.express(*s.best.genome).robot);
+  json bestJ = runtime::robotToJson(model_.express(*s.best.genome).robot);
   bestJ["id"] = s.best.id;
   bestJ["born"] = s.best.born;
   bestJ["fitness"] = s.best.fitness;

@@ -239,20 +239,9 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
   double legendH = 0;
   const std::string legend = svg::partLegend(colours, W, top + panelH + 14, legendH);
   const double H = panelH + top + legendH + 32;
-  std::string svg =
-      fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
-                  "viewBox=\"0 0 {:.1f} {:.1f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
-                  "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-                  W, H, W, H);
-  if (!style.title.empty())
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
-                       "font-size=\"14\">{}</text>\n",
-                       W / 2, escape(style.title));
+  std::string svg = svg::pictureHead(W, H, style.title);
   svg += legend;
-  svg += fmt::format("<text x=\"{0:.1f}\" y=\"{1:.1f}\" text-anchor=\"middle\" font-size=\"11\" "
-                     "fill=\"#555\">{3}</text>\n<text x=\"{0:.1f}\" y=\"{2:.1f}\" "
-                     "text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">{4}</text>\n",
-                     W / 2, H - 18, H - 4, escape(springKey), escape(svg::movedCaption()));
+  svg += svg::keyLines(W, H - 18, {springKey, svg::movedCaption()});
   for (size_t f = 0; f < frames.size(); ++f) {
     const auto &fr = frames[f];
     const double xlo = left[f];
@@ -283,23 +272,14 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
     }
     for (size_t s = 0; s < robot.springs.size(); ++s) {
       const auto &sp = robot.springs[s];
-      bool act = sp.actuation != 0;
-      std::string colour = springColour(robot, fr, s);
-      svg += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" "
-                         "stroke=\"{}\" stroke-width=\"{}\"/>\n",
-                         X(fr.points[2 * sp.a]), Y(fr.points[2 * sp.a + 1]), X(fr.points[2 * sp.b]),
-                         Y(fr.points[2 * sp.b + 1]), colour,
-                         act ? look::kActuatedWidth : look::kPassiveWidth);
+      svg += svg::springLine(X(fr.points[2 * sp.a]), Y(fr.points[2 * sp.a + 1]),
+                             X(fr.points[2 * sp.b]), Y(fr.points[2 * sp.b + 1]),
+                             springColour(robot, fr, s), sp.actuation != 0);
     }
     for (size_t i = 0; i < n; ++i)
-      svg += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{}\" fill=\"{}\"/>\n",
-                         X(fr.points[2 * i]), Y(fr.points[2 * i + 1]), look::kPointRadius,
-                         look::kPoint);
-    svg += fmt::format("<text class=\"frame-label\" x=\"{0:.1f}\" y=\"{1:.1f}\" "
-                       "text-anchor=\"middle\">{3}</text>\n<text class=\"frame-label\" "
-                       "x=\"{0:.1f}\" y=\"{2:.1f}\" text-anchor=\"middle\">{4}</text>\n</g>\n",
-                       strip + f * panelW + panelW / 2, top + panelH - 22, top + panelH - 8,
-                       escape(under.labels[f]), escape(under.moved[f]));
+      svg += svg::pointDot(X(fr.points[2 * i]), Y(fr.points[2 * i + 1]));
+    svg += svg::panelCaption(strip + f * panelW + panelW / 2, top + panelH - 22, top + panelH - 8,
+                             under.labels[f], under.moved[f]);
   }
   return svg + "</svg>\n";
 }

@@ -289,24 +289,10 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
   double legendH = 0;
   const std::string legend = partLegend(colours, W, top + panelH + 14, legendH);
   const double H = panelH + top + legendH + 46;
-  std::string out =
-      fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
-                  "viewBox=\"0 0 {:.1f} {:.1f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
-                  "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-                  W, H, W, H);
-  if (!style.title.empty())
-    out += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
-                       "font-size=\"14\">{}</text>\n",
-                       W / 2, escape(style.title));
+  std::string out = pictureHead(W, H, style.title);
   out += legend;
-  // Three legend lines: the view, the colours (as in 2D), the figures.
-  for (int line = 0; line < 3; ++line)
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" "
-                       "font-size=\"11\" fill=\"#555\">{}</text>\n",
-                       W / 2, H - 32 + 14 * line,
-                       escape(line == 0   ? viewKey
-                              : line == 1 ? springKey
-                                          : movedCaption()));
+  // Three key lines: the view, the colours (as in 2D), the figures.
+  out += keyLines(W, H - 32, {viewKey, springKey, movedCaption()});
   for (size_t f = 0; f < frames.size(); ++f) {
     const auto &fr = frames[f];
     double ulo = std::numeric_limits<double>::infinity();
@@ -371,29 +357,21 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
       const auto &sp = robot.springs[s];
       const Vec a = pointOf(fr, sp.a), b = pointOf(fr, sp.b);
       const Vec mid{(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, (a[2] + b[2]) / 2};
-      const bool act = sp.actuation != 0;
-      items.push_back({view.depth(mid), 1,
-                       fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" "
-                                   "stroke=\"{}\" stroke-width=\"{}\"/>\n",
-                                   X(a), Y(a), X(b), Y(b), springColour(robot, fr, s),
-                                   act ? look::kActuatedWidth : look::kPassiveWidth)});
+      items.push_back(
+          {view.depth(mid), 1,
+           springLine(X(a), Y(a), X(b), Y(b), springColour(robot, fr, s), sp.actuation != 0)});
     }
     for (size_t i = 0; i < n; ++i) {
       const Vec p = pointOf(fr, int(i));
-      items.push_back({view.depth(p), 2,
-                       fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{}\" fill=\"{}\"/>\n",
-                                   X(p), Y(p), look::kPointRadius, look::kPoint)});
+      items.push_back({view.depth(p), 2, pointDot(X(p), Y(p))});
     }
     std::stable_sort(items.begin(), items.end(), [](const Item &a, const Item &b) {
       return a.depth != b.depth ? a.depth < b.depth : a.order < b.order;
     });
     for (const auto &it : items)
       out += it.svg;
-    out += fmt::format("<text class=\"frame-label\" x=\"{0:.1f}\" y=\"{1:.1f}\" "
-                       "text-anchor=\"middle\">{3}</text>\n<text class=\"frame-label\" "
-                       "x=\"{0:.1f}\" y=\"{2:.1f}\" text-anchor=\"middle\">{4}</text>\n</g>\n",
-                       strip + f * panelW + panelW / 2, top + panelH - 22, top + panelH - 8,
-                       escape(under.labels[f]), escape(under.moved[f]));
+    out += panelCaption(strip + f * panelW + panelW / 2, top + panelH - 22, top + panelH - 8,
+                        under.labels[f], under.moved[f]);
   }
   return out + "</svg>\n";
 }

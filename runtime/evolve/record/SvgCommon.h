@@ -52,6 +52,22 @@ std::string partLegend(const std::map<std::string, std::string> &colours, double
 /// The width partLegend needs to fit any single entry on a row.
 double partLegendWidth(const std::map<std::string, std::string> &colours);
 
+/// A picture's opening: the <svg> element W x H on white, and the title
+/// centred at the top when there is one.
+std::string pictureHead(double W, double H, const std::string &title);
+/// Grey 11 px lines of text centred at W / 2, the first's baseline at y,
+/// 14 px apart (the keys under a picture).
+std::string keyLines(double W, double y, const std::vector<std::string> &lines);
+
+/// The shapes both pictures draw: a spring from (ax, ay) to (bx, by) in
+/// `colour`, thicker when actuated; a point; and a panel's two caption lines
+/// (label, moved) centred at x, closing the panel's group.
+std::string springLine(double ax, double ay, double bx, double by, const std::string &colour,
+                       bool actuated);
+std::string pointDot(double x, double y);
+std::string panelCaption(double x, double y1, double y2, const std::string &label,
+                         const std::string &moved);
+
 /// Throws evoc::Error unless every frame has dim x points coordinates and
 /// every outline names points of the robot.
 void checkFrames(const runtime::Robot &robot, const std::vector<GaitFrame> &frames,

@@ -1,6 +1,8 @@
-// What the gait pictures write beside the robot itself: the figure under
-// each frame, the part colours and their legend, and the text widths the
-// layout reserves so that no label overlaps another or leaves the picture.
+// What the 2D and 3D gait pictures write alike: the picture's head and keys,
+// the figure under each frame, the part colours and their legend, the
+// springs' and points' shapes, and the text widths the layout reserves so
+// that no label overlaps another or leaves the picture.
+#include "evolve/record/GaitLook.h"
 #include "evolve/record/SvgCommon.h"
 
 #include <fmt/format.h>
@@ -77,6 +79,48 @@ std::map<std::string, std::string> partColours(const std::vector<PartOutline> &o
 } // namespace evoc::evolve
 
 namespace evoc::evolve::svg {
+
+std::string pictureHead(double W, double H, const std::string &title) {
+  std::string svg =
+      fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+                  "viewBox=\"0 0 {:.1f} {:.1f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                  "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+                  W, H, W, H);
+  if (!title.empty())
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"20\" text-anchor=\"middle\" "
+                       "font-size=\"14\">{}</text>\n",
+                       W / 2, escape(title));
+  return svg;
+}
+
+std::string keyLines(double W, double y, const std::vector<std::string> &lines) {
+  std::string svg;
+  for (size_t i = 0; i < lines.size(); ++i)
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" "
+                       "font-size=\"11\" fill=\"#555\">{}</text>\n",
+                       W / 2, y + 14 * double(i), escape(lines[i]));
+  return svg;
+}
+
+std::string springLine(double ax, double ay, double bx, double by, const std::string &colour,
+                       bool actuated) {
+  return fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" "
+                     "stroke=\"{}\" stroke-width=\"{}\"/>\n",
+                     ax, ay, bx, by, colour, actuated ? look::kActuatedWidth : look::kPassiveWidth);
+}
+
+std::string pointDot(double x, double y) {
+  return fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{}\" fill=\"{}\"/>\n", x, y,
+                     look::kPointRadius, look::kPoint);
+}
+
+std::string panelCaption(double x, double y1, double y2, const std::string &label,
+                         const std::string &moved) {
+  return fmt::format("<text class=\"frame-label\" x=\"{0:.1f}\" y=\"{1:.1f}\" "
+                     "text-anchor=\"middle\">{3}</text>\n<text class=\"frame-label\" "
+                     "x=\"{0:.1f}\" y=\"{2:.1f}\" text-anchor=\"middle\">{4}</text>\n</g>\n",
+                     x, y1, y2, escape(label), escape(moved));
+}
 
 std::string partLegend(const std::map<std::string, std::string> &colours, double width, double y,
                        double &height) {

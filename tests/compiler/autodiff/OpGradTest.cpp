@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 
+#include "CheckGrad.h"
 #include "GradCheck.h"
 #include "autodiff/Differentiate.h"
 #include "ir/Builder.h"
@@ -15,8 +16,6 @@ using namespace evoc;
 using namespace evoc::ir;
 
 namespace {
-
-constexpr double kTol = 1e-6;
 
 Buffer buf(const std::string &name, Role r, std::vector<int> sets, Type elem = Type::F) {
   Buffer b;
@@ -35,9 +34,7 @@ Module unary(const std::function<ValueId(Builder &, ValueId, ValueId)> &f) {
   int x = addBuffer(m, buf("x", Role::State, {e}));
   int y = addBuffer(m, buf("y", Role::Param, {e}));
   int out = addBuffer(m, buf("out", Role::NextState, {e}));
-  m.kernels.emplace_back();
-  m.kernels[0].name = "step";
-  Builder b(m, m.kernels[0]);
+  Builder b(m, addKernel(m, "step"));
   ValueId i = b.beginLoop(e);
   b.store(out, i, f(b, b.load(x, i), b.load(y, i)));
   b.endLoop();
@@ -56,15 +53,6 @@ test::GradReport check(const Module &m, double lo, double hi, double ylo, double
     v = uy(rng);
   return test::gradCheck(m, 0, d, 0, 7);
 }
-
-#define CHECK_GRAD(rep)                                                                            \
-  do {                                                                                             \
-    auto r_ = (rep);                                                                               \
-    INFO(r_.where);                                                                                \
-    CHECK(r_.checked > 0);                                                                         \
-    CHECK(r_.finite);                                                                              \
-    CHECK(r_.maxRelErr < kTol);                                                                    \
-  } while (0)
 
 ValueId un(Builder &b, Op op, ValueId x) { return b.op(op, {x}); }
 
@@ -160,8 +148,7 @@ TEST_CASE("adjoints of gathers, scatter-adds and stores through index buffers",
   int f = addBuffer(m, buf("f", Role::Temp, {point}));
   int tmp = addBuffer(m, buf("g", Role::Temp, {spring}));
   int out = addBuffer(m, buf("xn", Role::NextState, {point}));
-  m.kernels.emplace_back();
-  m.kernels[0].name = "step";
+  addKernel(m, "step");
   {
     Builder b(m, m.kernels[0]);
     ValueId s = b.beginLoop(spring);
@@ -201,8 +188,7 @@ TEST_CASE("adjoints of local reductions: sum, max, min (nested)", "[autodiff][lo
     int v = addBuffer(m, buf("v", Role::State, {in}));
     int h = addBuffer(m, buf("h", Role::NextState, {u}));
     int loss = addBuffer(m, buf("loss", Role::Output, {}));
-    m.kernels.emplace_back();
-    m.kernels[0].name = "step";
+    addKernel(m, "step");
     {
       Builder b(m, m.kernels[0]);
       ValueId tot = b.local(0.0);
@@ -235,9 +221,7 @@ TEST_CASE("local max: ties go to the first index; init wins over none", "[autodi
   m.sets[e].fromBody = true;
   int x = addBuffer(m, buf("x", Role::State, {e}));
   int out = addBuffer(m, buf("out", Role::Output, {}, Type::F));
-  m.kernels.emplace_back();
-  m.kernels[0].name = "loss";
-  m.kernels[0].kind = KernelKind::Loss;
+  addKernel(m, "loss", KernelKind::Loss);
   {
     Builder b(m, m.kernels[0]);
     ValueId s = b.local(0.5);

@@ -20,12 +20,8 @@ TEST_CASE("random smooth kernels: adjoint vs finite differences", "[autodiff][ra
     auto errs = verify(m);
     INFO("seed " << seed << (errs.empty() ? "" : ": " + errs[0]));
     REQUIRE(errs.empty());
-    test::Data d(m, {{"point", 4}, {"spring", 5}});
-    d.I("a") = {0, 1, 2, 3, 0};
-    d.I("b") = {1, 2, 3, 0, 2};
     std::mt19937 rng(seed);
-    d.randomize(Role::State, -1, 1, rng);
-    d.randomize(Role::Param, -1, 1, rng);
+    test::Data d = test::RandomKernel::data(m, rng);
     auto rep = test::gradCheck(m, 0, d, 0, seed);
     INFO(rep.where << "; normwise " << rep.normErr);
     CHECK(rep.finite);

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "CheckGrad.h"
 #include "GradCheck.h"
 #include "autodiff/Differentiate.h"
 #include "ir/Verifier.h"
@@ -66,16 +67,5 @@ inline void randomizeTimedStates(const ir::Module &m, Data &d, std::mt19937 &rng
       for (double &val : d.f[b])
         val = 0.2 + 0.5 * (u(rng) + 0.5);
 }
-
-/// A gradient check's report (test::gradCheck) passes: something checked,
-/// all finite, relative error below 1e-6.
-#define CHECK_GRAD(rep)                                                                            \
-  do {                                                                                             \
-    auto r_ = (rep);                                                                               \
-    INFO(r_.where);                                                                                \
-    CHECK(r_.checked > 0);                                                                         \
-    CHECK(r_.finite);                                                                              \
-    CHECK(r_.maxRelErr < 1e-6);                                                                    \
-  } while (0)
 
 } // namespace evoc::test

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "EldirVectors.h"
 #include "GradCheck.h"
 #include "StdlibChecks.h"
 #include "autodiff/Differentiate.h"
@@ -179,24 +180,6 @@ Module lowerExample(const std::string &physics) {
                          {{"world.physics", physics}});
 }
 
-nlohmann::json readVectors(const std::string &name) {
-  std::ifstream f(std::string(EVOC_SHARED_DIR) + "/testdata/eldir-vectors/" + name);
-  REQUIRE(f.good());
-  return nlohmann::json::parse(f);
-}
-
-std::vector<double> flat(const nlohmann::json &j) {
-  std::vector<double> out;
-  for (auto &row : j) {
-    if (row.is_array())
-      for (auto &v : row)
-        out.push_back(v);
-    else
-      out.push_back(row);
-  }
-  return out;
-}
-
 // A rollout and its adjoint over whatever state fields the module has
 // (runtime protocol of docs/architecture.md); returns the loss.
 double rolloutGradient(const Module &m, test::Data &d, int steps) {
@@ -268,43 +251,16 @@ double rolloutGradient(const Module &m, test::Data &d, int steps) {
 TEST_CASE("examples/eldir.evo through irgen, autodiff and the interpreter reproduces "
           "eldir-vectors (T = 100)",
           "[autodiff][stdlib][eldir]") {
-  auto robots = readVectors("robots.json")["robots"];
-  auto params = readVectors("params.json")["params"];
+  auto robots = test::eldirVectors("robots.json")["robots"];
+  auto params = test::eldirVectors("params.json")["params"];
   for (std::string contact : {"noslip", "friction"}) {
     Module m = lowerExample("mass_spring_" + contact);
-    auto expected = readVectors("expected_" + contact + "_T100.json")["results"];
+    auto expected = test::eldirVectors("expected_" + contact + "_T100.json")["results"];
     for (size_t r = 0; r < robots.size(); ++r) {
       INFO(contact << " robot " << r);
-      auto &rb = robots[r];
-      int n = static_cast<int>(rb["points"].size()), ns = static_cast<int>(rb["springs"].size());
-      test::Data d(m, {{"point", n}, {"spring", ns}});
-      for (int i = 0; i < n; ++i)
-        for (int c = 0; c < 2; ++c)
-          d.F("point.x")[2 * i + c] = rb["points"][i][c];
-      const char *cols[] = {"spring.rest", "spring.stiffness", "spring.actuation"};
-      for (int s = 0; s < ns; ++s) {
-        d.I("spring.a")[s] = rb["springs"][s][0];
-        d.I("spring.b")[s] = rb["springs"][s][1];
-        for (int c = 0; c < 3; ++c)
-          d.F(cols[c])[s] = rb["springs"][s][2 + c];
-      }
-      for (const char *k : {"w1", "b1", "w2", "b2"})
-        d.F(std::string("mlp.") + k) = flat(params[r][k]);
+      test::Data d = test::eldirVectorsData(m, robots[r], params[r]);
       double L = rolloutGradient(m, d, 100);
-      double Lref = expected[r]["loss"];
-      CHECK(test::close(L, Lref, 1e-8, 1e-14));
-      for (const char *k : {"w1", "b1", "w2", "b2"}) {
-        INFO(k);
-        std::vector<double> ref = flat(expected[r]["grad"][k]);
-        const auto &g = d.F(std::string("mlp.") + k + ".adj");
-        REQUIRE(g.size() == ref.size());
-        double largest = 0, worst = 0;
-        for (size_t i = 0; i < ref.size(); ++i) {
-          largest = std::max(largest, std::fabs(ref[i]));
-          worst = std::max(worst, std::fabs(g[i] - ref[i]));
-        }
-        CHECK(worst <= 1e-6 * largest);
-      }
+      test::checkEldirResult(L, d, expected[r]);
     }
   }
 }

@@ -20,9 +20,7 @@ TEST_CASE("interpreter: gather, scatter-add and sum reduction", "[ir][interp]") 
   int b = addBuffer(m, buf("spring.b", Role::Body, {spring}, 1, Type::I));
   int f = addBuffer(m, buf("point.f", Role::Temp, {point}));
   int out = addBuffer(m, buf("out", Role::Output, {}));
-  m.kernels.emplace_back();
-  m.kernels[0].name = "k";
-  Builder bd(m, m.kernels[0]);
+  Builder bd(m, addKernel(m, "k"));
   ValueId s = bd.beginLoop(spring);
   ValueId ia = bd.load(a, s), ib = bd.load(b, s);
   ValueId d = bd.sub(bd.load(x, ia), bd.load(x, ib));

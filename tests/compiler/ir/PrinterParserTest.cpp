@@ -36,9 +36,7 @@ Module sample() {
   Buffer xa{"point.x.adj", Type::F, Role::Adjoint, {point}, 2};
   xa.primal = bx;
   addBuffer(m, xa);
-  m.kernels.emplace_back();
-  Kernel &k = m.kernels.back();
-  k.name = "step";
+  Kernel &k = addKernel(m, "step");
   Builder b(m, k);
   ValueId two = b.constI(2);
   ValueId s = b.beginLoop(spring);

@@ -18,9 +18,7 @@ namespace {
 Module nested() {
   Module m;
   addSet(m, "point");
-  m.kernels.emplace_back();
-  m.kernels[0].name = "k";
-  Builder b(m, m.kernels[0]);
+  Builder b(m, addKernel(m, "k"));
   ValueId two = b.constF(2);
   ValueId i = b.beginLoop(0);
   ValueId fi = b.op(Op::IToF, {i});

@@ -21,12 +21,8 @@ TEST_CASE("passes preserve results on random kernels and adjoints", "[opt][rando
     opt::runPasses(o);
     REQUIRE(verify(o).empty());
     auto run = [&](const Module &mod) {
-      test::Data d(mod, {{"point", 4}, {"spring", 5}});
-      d.I("a") = {0, 1, 2, 3, 0};
-      d.I("b") = {1, 2, 3, 0, 2};
       std::mt19937 rng(seed);
-      d.randomize(Role::State, -1, 1, rng);
-      d.randomize(Role::Param, -1, 1, rng);
+      test::Data d = test::RandomKernel::data(mod, rng);
       for (const char *b : {"out.adj", "loss.adj"})
         for (double &v : d.F(b))
           v = std::uniform_real_distribution<double>(-1, 1)(rng);

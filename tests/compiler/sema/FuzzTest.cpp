@@ -2,6 +2,7 @@
 // and golden files (byte flips, token deletion / duplication / swaps / inserts,
 // truncation) must never crash or hang the front end. EVOC_FUZZ_SECONDS
 // (default 5) bounds the time, EVOC_FUZZ_SEED (default 1) picks the inputs.
+#include "Fuzz.h"
 #include "SemaTestUtil.h"
 
 #include <catch2/catch.hpp>
@@ -106,12 +107,7 @@ std::string mutate(const std::string &src, std::mt19937_64 &rng) {
 } // namespace
 
 TEST_CASE("fuzz: mutated programs never crash or hang the checker", "[fuzz]") {
-  double seconds = 5;
-  if (const char *e = std::getenv("EVOC_FUZZ_SECONDS"))
-    seconds = std::atof(e);
-  uint64_t seed = 1;
-  if (const char *e = std::getenv("EVOC_FUZZ_SEED"))
-    seed = std::strtoull(e, nullptr, 10);
+  const auto [seconds, seed] = evoc::test::fuzzBudget(5);
   std::mt19937_64 rng(seed);
   std::vector<std::pair<std::string, std::string>> seeds;
   for (const char *f : kSeeds) {

@@ -514,14 +514,7 @@ TEST_CASE("on a GPU: the GPU training device agrees with the CPU on 20 paper-siz
   auto cpu = codegen::compile(m, codegen::BackendKind::Cpu);
   auto gpuExe = codegen::cuda::compileCuda(m);
   auto gpu = cuda::cudaDevice(info, *gpuExe);
-  evolve::LatticeSpec spec;
-  spec.rows = 13;
-  spec.cols = 22;
-  evolve::LatticeBody body(spec);
-  evolve::EvoRng rng(2024);
-  std::vector<runtime::Robot> robots;
-  for (int i = 0; i < 20; ++i)
-    robots.push_back(body.express(body.sample(rng)));
+  std::vector<runtime::Robot> robots = evolve::randomLatticeRobots(13, 22, 20, 2024);
   runtime::TrainOptions o;
   o.steps = 1000;
   o.groundHeight = 0.1;

@@ -28,11 +28,7 @@ using namespace evoc::test;
 namespace {
 
 // Short enough for CI on two shared cores: about a second per generation.
-const std::vector<std::string> kSmall = {"--set",     "evolve.population=6",
-                                         "--set",     "evolve.generations=4",
-                                         "--set",     "world.steps=120",
-                                         "--set",     "evolve.learn.iterations=4",
-                                         "--threads", "1"};
+const std::vector<std::string> kSmall = smallRunOptions(6, 4, 120, 4, 1);
 
 std::string example() { return std::string(EVOC_SOURCE_DIR) + "/examples/eldir_small.evo"; }
 

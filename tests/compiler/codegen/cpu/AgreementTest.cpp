@@ -130,13 +130,7 @@ RandomModule makeRandomModule(std::mt19937_64 &rng, bool discontinuous) {
   r.setA = ir::addSet(m, "a");
   r.setB = ir::addSet(m, "b");
   auto buf = [&](const char *n, ir::Type t, ir::Role role, std::vector<int> sets, int comps) {
-    ir::Buffer b;
-    b.name = n;
-    b.elem = t;
-    b.role = role;
-    b.sets = std::move(sets);
-    b.comps = comps;
-    return ir::addBuffer(m, b);
+    return ir::addBuffer(m, n, role, std::move(sets), t, comps);
   };
   r.in1 = buf("in1", ir::Type::F, ir::Role::State, {r.setA}, 2);
   r.in2 = buf("in2", ir::Type::F, ir::Role::Param, {r.setB}, 1);
@@ -144,9 +138,7 @@ RandomModule makeRandomModule(std::mt19937_64 &rng, bool discontinuous) {
   r.outS = buf("outS", ir::Type::F, ir::Role::NextState, {r.setA}, 1);
   r.outAcc = buf("outAcc", ir::Type::F, ir::Role::Temp, {r.setB}, 1);
   r.outR = buf("outR", ir::Type::F, ir::Role::Output, {}, 2);
-  m.kernels.resize(1);
-  m.kernels[0].name = "random";
-  ir::Builder b(m, m.kernels[0]);
+  ir::Builder b(m, ir::addKernel(m, "random"));
   RandomExpr g(b, rng, discontinuous);
   ValueId tf = b.op(Op::IToF, {b.time()});
   ValueId total = b.local(0.0), top = b.local(-1e300);

@@ -26,14 +26,7 @@ ir::Module compileEvo(const std::string &file) {
 void agreeOnRandomRobots(const std::string &file, int rows, int cols, int nRobots, uint64_t seed) {
   ir::Module m = compileEvo(file);
   runtime::ModuleInfo info(m);
-  evolve::LatticeSpec spec;
-  spec.rows = rows;
-  spec.cols = cols;
-  evolve::LatticeBody body(spec);
-  evolve::EvoRng rng(seed);
-  std::vector<runtime::Robot> robots;
-  for (int i = 0; i < nRobots; ++i)
-    robots.push_back(body.express(body.sample(rng)));
+  std::vector<runtime::Robot> robots = evolve::randomLatticeRobots(rows, cols, nRobots, seed);
   runtime::TrainOptions o;
   o.steps = 1000;
   o.iterations = 0; // one forward + backward

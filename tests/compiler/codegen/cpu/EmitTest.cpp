@@ -18,11 +18,7 @@ ir::Module makeAxpyDot() {
   m.name = "axpy";
   int set = ir::addSet(m, "point");
   auto buf = [&](const char *n, ir::Role r, std::vector<int> sets) {
-    ir::Buffer b;
-    b.name = n;
-    b.role = r;
-    b.sets = std::move(sets);
-    return ir::addBuffer(m, b);
+    return ir::addBuffer(m, n, r, std::move(sets));
   };
   int a = buf("a", ir::Role::State, {set}), y0 = buf("y0", ir::Role::State, {set});
   int y = buf("y", ir::Role::NextState, {set}), out = buf("dot", ir::Role::Output, {});

@@ -13,98 +13,82 @@ using ir::Op;
 
 namespace {
 
-/// for s: acc = sum_u w[s * U + u] * h[u]; out[s] = tanh(acc + b[s]) (+ out read back if asked).
-ir::Module matvecTanh(bool tailReadsBack) {
-  ir::Module m;
-  m.name = "act";
-  int S = ir::addSet(m, "spring"), U = ir::addSet(m, "unit");
-  auto buf = [&](const char *n, ir::Role r, std::vector<int> sets) {
-    ir::Buffer b;
-    b.name = n;
-    b.role = r;
-    b.sets = std::move(sets);
-    return ir::addBuffer(m, b);
-  };
-  int w = buf("w", ir::Role::Param, {S, U}), h = buf("h", ir::Role::State, {U});
-  int bias = buf("b", ir::Role::Param, {S}), out = buf("out", ir::Role::NextState, {S});
-  m.kernels.resize(1);
-  m.kernels[0].name = "act";
-  ir::Builder b(m, m.kernels[0]);
-  ir::ValueId s = b.beginLoop(S);
+/// Row s of w * h, sum_u w[s * U + u] * h[u] (plus readBack[s] per term when
+/// readBack >= 0), as a loop over U.
+ir::ValueId matvecRow(ir::Builder &b, int w, int h, ir::ValueId s, int U, int readBack = -1) {
   ir::ValueId acc = b.local();
   ir::ValueId u = b.beginLoop(U);
   b.localUpdate(
       Op::LocalAdd, acc,
       b.mul(b.load(w, b.op(Op::IAdd, {b.op(Op::IMul, {s, b.size(U)}), u})), b.load(h, u)));
-  if (tailReadsBack)
-    b.localUpdate(Op::LocalAdd, acc, b.load(out, s)); // the first part reads what the tail writes
+  if (readBack >= 0)
+    b.localUpdate(Op::LocalAdd, acc, b.load(readBack, s));
   b.endLoop();
-  ir::ValueId pre = b.add(b.localGet(acc), b.load(bias, s));
+  return b.localGet(acc);
+}
+
+/// A module of one kernel named `name` over the sets spring, unit and point,
+/// its buffers added with buf().
+struct OneKernel {
+  ir::Module m;
+  int S, U, P;
+  explicit OneKernel(const char *name) {
+    m.name = name;
+    S = ir::addSet(m, "spring"), U = ir::addSet(m, "unit"), P = ir::addSet(m, "point");
+    ir::addKernel(m, name);
+  }
+  int buf(const char *n, ir::Role r, std::vector<int> sets, ir::Type t = ir::Type::F) {
+    return ir::addBuffer(m, n, r, std::move(sets), t);
+  }
+};
+
+/// for s: acc = sum_u w[s * U + u] * h[u]; out[s] = tanh(acc + b[s]) (+ out read back if asked).
+ir::Module matvecTanh(bool tailReadsBack) {
+  OneKernel k("act");
+  const int S = k.S, U = k.U;
+  int w = k.buf("w", ir::Role::Param, {S, U}), h = k.buf("h", ir::Role::State, {U});
+  int bias = k.buf("b", ir::Role::Param, {S}), out = k.buf("out", ir::Role::NextState, {S});
+  ir::Builder b(k.m, k.m.kernels[0]);
+  ir::ValueId s = b.beginLoop(S);
+  // the first part reads what the tail writes, if asked
+  ir::ValueId pre = b.add(matvecRow(b, w, h, s, U, tailReadsBack ? out : -1), b.load(bias, s));
   b.store(out, s, b.op(Op::Tanh, {b.mul(pre, b.constF(0.5))}));
   b.endLoop();
-  return m;
+  return std::move(k.m);
 }
 
 /// The spring loop as irgen + loop fusion leave it: the activation's tanh,
 /// stored and read back, then a gather and a scatter-add through endpoints.
 ir::Module actThenScatter() {
-  ir::Module m;
-  m.name = "act_scatter";
-  int S = ir::addSet(m, "spring"), U = ir::addSet(m, "unit"), P = ir::addSet(m, "point");
-  auto buf = [&](const char *n, ir::Role r, std::vector<int> sets, ir::Type t = ir::Type::F) {
-    ir::Buffer b;
-    b.name = n;
-    b.role = r;
-    b.elem = t;
-    b.sets = std::move(sets);
-    return ir::addBuffer(m, b);
-  };
-  int w = buf("w", ir::Role::Param, {S, U}), h = buf("h", ir::Role::State, {U});
-  int act = buf("act", ir::Role::Temp, {S}), x = buf("x", ir::Role::State, {P});
-  int a = buf("a", ir::Role::Body, {S}, ir::Type::I), dv = buf("dv", ir::Role::Temp, {P});
-  m.kernels.resize(1);
-  m.kernels[0].name = "act_scatter";
-  ir::Builder b(m, m.kernels[0]);
+  OneKernel k("act_scatter");
+  const int S = k.S, U = k.U, P = k.P;
+  int w = k.buf("w", ir::Role::Param, {S, U}), h = k.buf("h", ir::Role::State, {U});
+  int act = k.buf("act", ir::Role::Temp, {S}), x = k.buf("x", ir::Role::State, {P});
+  int a = k.buf("a", ir::Role::Body, {S}, ir::Type::I), dv = k.buf("dv", ir::Role::Temp, {P});
+  ir::Builder b(k.m, k.m.kernels[0]);
   ir::ValueId s = b.beginLoop(S);
-  ir::ValueId acc = b.local();
-  ir::ValueId u = b.beginLoop(U);
-  b.localUpdate(
-      Op::LocalAdd, acc,
-      b.mul(b.load(w, b.op(Op::IAdd, {b.op(Op::IMul, {s, b.size(U)}), u})), b.load(h, u)));
-  b.endLoop();
-  b.store(act, s, b.op(Op::Tanh, {b.localGet(acc)}));
+  b.store(act, s, b.op(Op::Tanh, {matvecRow(b, w, h, s, U)}));
   ir::ValueId end = b.load(a, s);
   ir::ValueId len = b.op(Op::Sqrt, {b.add(b.op(Op::Abs, {b.load(x, end)}), b.constF(1))});
   b.accAdd(dv, end, b.div(b.load(act, s), len));
   b.endLoop();
-  return m;
+  return std::move(k.m);
 }
 
 /// The shape of an adjoint's spring loop: divisions and a root of gathered,
 /// read-only values, then a scatter-add through endpoints and an inner loop
 /// that uses the result (nothing for the three-way split to take).
 ir::Module divChainScatter() {
-  ir::Module m;
-  m.name = "div_chain";
-  int S = ir::addSet(m, "spring"), U = ir::addSet(m, "unit"), P = ir::addSet(m, "point");
-  auto buf = [&](const char *n, ir::Role r, std::vector<int> sets, ir::Type t = ir::Type::F) {
-    ir::Buffer b;
-    b.name = n;
-    b.role = r;
-    b.elem = t;
-    b.sets = std::move(sets);
-    return ir::addBuffer(m, b);
-  };
-  int x = buf("x", ir::Role::State, {P}), g = buf("g", ir::Role::State, {P});
-  int a = buf("a", ir::Role::Body, {S}, ir::Type::I),
-      c = buf("c", ir::Role::Body, {S}, ir::Type::I);
+  OneKernel k("div_chain");
+  const int S = k.S, U = k.U, P = k.P;
+  int x = k.buf("x", ir::Role::State, {P}), g = k.buf("g", ir::Role::State, {P});
+  int a = k.buf("a", ir::Role::Body, {S}, ir::Type::I),
+      c = k.buf("c", ir::Role::Body, {S}, ir::Type::I);
   // w accumulates a gradient: a Temp (a Step kernel may not write a Param
   // buffer, and the back end verifies fission's output).
-  int h = buf("h", ir::Role::State, {U}), w = buf("w", ir::Role::Temp, {S, U});
-  int out = buf("out", ir::Role::Temp, {P});
-  m.kernels.resize(1);
-  m.kernels[0].name = "div_chain";
-  ir::Builder b(m, m.kernels[0]);
+  int h = k.buf("h", ir::Role::State, {U}), w = k.buf("w", ir::Role::Temp, {S, U});
+  int out = k.buf("out", ir::Role::Temp, {P});
+  ir::Builder b(k.m, k.m.kernels[0]);
   ir::ValueId s = b.beginLoop(S);
   ir::ValueId ia = b.load(a, s), ic = b.load(c, s);
   ir::ValueId d = b.op(Op::Sub, {b.load(x, ia), b.load(x, ic)});
@@ -117,7 +101,7 @@ ir::Module divChainScatter() {
   b.accAdd(w, b.op(Op::IAdd, {b.op(Op::IMul, {s, b.size(U)}), u}), b.mul(r, b.load(h, u)));
   b.endLoop();
   b.endLoop();
-  return m;
+  return std::move(k.m);
 }
 
 } // namespace

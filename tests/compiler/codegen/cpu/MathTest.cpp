@@ -25,8 +25,7 @@ std::unique_ptr<codegen::cpu::CpuExecutable> unaryKernel(ir::Precision prec, ir:
   out.name = "out";
   out.role = ir::Role::NextState;
   int bi = ir::addBuffer(m, in), bo = ir::addBuffer(m, out);
-  m.kernels.resize(1);
-  m.kernels[0].name = "f";
+  ir::addKernel(m, "f");
   {
     ir::Builder b(m, m.kernels[0]);
     ir::ValueId i = b.beginLoop(set);

@@ -3,6 +3,9 @@
 // GrammarBody's own checks, so a bug there cannot hide itself.
 #include "GrammarChecks.h"
 
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
 #include "evolve/bodies/Geometry.h"
 
 #include <algorithm>
@@ -255,6 +258,32 @@ std::string mutateAndCheck(const std::string &label, const GrammarBody &b, bool 
   std::cout << label << ": fallback rate " << double(fallbacks) / iters << " (" << fallbacks
             << " of " << iters << ")\n";
   return "";
+}
+
+int symbolIndex(const body::GrammarSpec &g, const std::string &name) {
+  for (size_t i = 0; i < g.symbols.size(); ++i)
+    if (g.symbols[i].name == name)
+      return int(i);
+  FAIL("no symbol " << name);
+  return -1;
+}
+
+std::string variationBytes(const evolve::GrammarBody &b, uint64_t seed, bool robots) {
+  evolve::EvoRng rng(seed);
+  std::string out;
+  evolve::GenomePtr g = b.sample(rng);
+  evolve::GenomePtr donor = b.sample(rng);
+  for (int i = 0; i < 200; ++i) {
+    g = b.vary(*g, {donor.get()}, rng).genome;
+    out += b.toJson(*g).dump();
+    if (!robots)
+      continue;
+    const auto r = b.express(*g).robot;
+    out.append(reinterpret_cast<const char *>(r.points.data()), r.points.size() * sizeof(double));
+    for (const auto &sp : r.springs)
+      out += fmt::format("{} {} {:a} {:a} {:a};", sp.a, sp.b, sp.rest, sp.stiffness, sp.actuation);
+  }
+  return out;
 }
 
 } // namespace evoc::test

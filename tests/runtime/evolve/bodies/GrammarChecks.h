@@ -41,6 +41,14 @@ std::string properties(const evolve::GrammarBody &b, const evolve::GrammarGenome
 std::string mirrored(const evolve::GrammarBody &b, const evolve::GrammarGenome &g,
                      const evolve::Phenotype &ph);
 
+/// The index of the grammar's symbol `name`; fails the test if it has none.
+int symbolIndex(const body::GrammarSpec &g, const std::string &name);
+
+/// The bytes of 200 variations of one sample of `b` by EvoRng(seed) (a second
+/// sample the donor): each child's genome JSON and, with `robots`, its
+/// expressed points and springs to the last bit. For determinism checks.
+std::string variationBytes(const evolve::GrammarBody &b, uint64_t seed, bool robots);
+
 /// What a run of mutateAndCheck adds up.
 struct PropertyTotals {
   long mutations = 0;

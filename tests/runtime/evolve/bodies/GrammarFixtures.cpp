@@ -2,6 +2,7 @@
 #include "GrammarFixtures.h"
 
 #include <cmath>
+#include <map>
 
 namespace evoc::test {
 
@@ -56,6 +57,24 @@ AlternativeSpec alt(int part, int attach, std::vector<BindingSpec> b, double w =
   a.part = part, a.attach = attach, a.bindings = std::move(b), a.weight = w;
   return a;
 }
+/// The body spec of `grammar` over `parts`, started at symbol 0, with its
+/// size limits.
+struct Limits {
+  double scale, groundY;
+  int maxParts, maxPoints, maxSprings, maxDepth;
+};
+body::GrammarBodySpec bodySpec(const char *name, const char *grammar, std::vector<PartSpec> parts,
+                               Limits l) {
+  body::GrammarBodySpec s;
+  s.name = name;
+  s.grammar.name = grammar;
+  s.grammar.parts = std::move(parts);
+  s.grammar.start = 0;
+  s.scale = l.scale, s.groundY = l.groundY;
+  s.maxParts = l.maxParts, s.maxPoints = l.maxPoints;
+  s.maxSprings = l.maxSprings, s.maxDepth = l.maxDepth;
+  return s;
+}
 
 } // namespace
 
@@ -65,21 +84,11 @@ body::GrammarBodySpec triangleGrammar() {
                         {{0, 1}, {1, 2}, {2, 0}}, 3e4, 0.1);
   actuateEach(t, {0, 1, 2});
   t.ports = {{"e0", {0, 1}}, {"e1", {1, 2}}, {"e2", {2, 0}}};
-  body::GrammarBodySpec s;
-  s.name = "Lattice";
-  s.grammar.name = "Triangles";
-  s.grammar.parts = {t};
+  body::GrammarBodySpec s = bodySpec("Lattice", "Triangles", {t}, {0.05, 0.1, 24, 40, 90, 8});
   // 0: Body -> tri(e0: Cell?, e1: Cell?, e2: Cell?); 1: Cell -> tri<e0>(e1: Cell?, e2: Cell?)
   s.grammar.symbols = {
       {"Body", {alt(0, -1, {bind(0, 1, true), bind(1, 1, true), bind(2, 1, true)})}, -1},
       {"Cell", {alt(0, 0, {bind(1, 1, true), bind(2, 1, true)})}, -1}};
-  s.grammar.start = 0;
-  s.scale = 0.05;
-  s.groundY = 0.1;
-  s.maxParts = 24;
-  s.maxPoints = 40;
-  s.maxSprings = 90;
-  s.maxDepth = 8;
   return s;
 }
 
@@ -94,12 +103,10 @@ body::GrammarBodySpec voxelGrammar() {
   group(hact, "h", {0, 2});
   PartSpec vact = makePart("v_act", sq, sp, 3e4, 0.1);
   group(vact, "v", {1, 3});
-  body::GrammarBodySpec s;
   for (auto *p : {&rigid, &soft, &hact, &vact})
     p->ports = ports;
-  s.name = "Voxels";
-  s.grammar.name = "Voxel";
-  s.grammar.parts = {rigid, soft, hact, vact};
+  body::GrammarBodySpec s =
+      bodySpec("Voxels", "Voxel", {rigid, soft, hact, vact}, {0.1, 0, 25, 60, 160, 6});
   std::vector<AlternativeSpec> root, cell;
   for (int p = 0; p < 4; ++p) {
     root.push_back(alt(
@@ -108,12 +115,6 @@ body::GrammarBodySpec voxelGrammar() {
     cell.push_back(alt(p, 3, {bind(1, 1, true), bind(2, 1, true), bind(0, 1, true)}, p + 1));
   }
   s.grammar.symbols = {{"Body", root, -1}, {"Voxel", cell, -1}};
-  s.grammar.start = 0;
-  s.scale = 0.1;
-  s.maxParts = 25;
-  s.maxPoints = 60;
-  s.maxSprings = 160;
-  s.maxDepth = 6;
   return s;
 }
 
@@ -138,10 +139,8 @@ body::GrammarBodySpec walkerGrammar() {
                            {{0, 1}, {1, 2}, {2, 0}}, 3e4, 0.1);
   actuateEach(foot, {1});
   foot.ports = {{"ankle", {0}}};
-  body::GrammarBodySpec s;
-  s.name = "Walker2D";
-  s.grammar.name = "Walker";
-  s.grammar.parts = {trunk, seg, foot};
+  body::GrammarBodySpec s =
+      bodySpec("Walker2D", "Walker", {trunk, seg, foot}, {0.05, 0.1, 16, 80, 300, 6});
   BindingSpec legs{{2, 3}, 2, true};
   AlternativeSpec footAlt = alt(2, 0, {});
   footAlt.hasAngle = true, footAlt.angleLo = -30, footAlt.angleHi = 30;
@@ -150,13 +149,6 @@ body::GrammarBodySpec walkerGrammar() {
                        {"Trunk", {alt(0, 0, {bind(1, 1, true), legs}, 2), alt(0, 0, {})}, -1},
                        {"Leg", {alt(1, 0, {bind(1, 2, true), bind(2, 3, true)})}, 6},
                        {"Foot", {footAlt}, -1}};
-  s.grammar.start = 0;
-  s.scale = 0.05;
-  s.groundY = 0.1;
-  s.maxParts = 16;
-  s.maxPoints = 80;
-  s.maxSprings = 300;
-  s.maxDepth = 6;
   return s;
 }
 
@@ -182,19 +174,10 @@ body::GrammarBodySpec limbGrammar() {
   PartSpec tip = makePart("tip", {{K(0), K(0)}, {K(0.3), K(0.2)}, {K(0), K(0.4)}},
                           {{0, 1}, {1, 2}, {2, 0}}, 3e4, 0.1);
   tip.ports = {{"base", {2, 0}}};
-  body::GrammarBodySpec s;
-  s.name = "Sims";
-  s.grammar.name = "Limb";
-  s.grammar.parts = {block, seg, tip};
+  body::GrammarBodySpec s = bodySpec("Sims", "Limb", {block, seg, tip}, {0.05, 0, 8, 60, 120, 7});
   s.grammar.symbols = {
       {"Body", {alt(0, -1, {bind(0, 1, false)})}, -1},
       {"Limb", {alt(1, 0, {bind(1, 1, true), bind(2, 1, true)}, 3), alt(2, 0, {})}, 6}};
-  s.grammar.start = 0;
-  s.scale = 0.05;
-  s.maxParts = 8;
-  s.maxPoints = 60;
-  s.maxSprings = 120;
-  s.maxDepth = 7;
   s.overlap = body::Overlap::Prune;
   return s;
 }
@@ -231,16 +214,14 @@ body::GrammarMutationSpec onlyMutation(const std::string &op) {
   body::GrammarMutationSpec m;
   m.untilChanged = true;
   m.maxAttempts = 10;
-  if (op == "add")
-    m.add = K(1);
-  else if (op == "remove")
-    m.remove = K(1);
-  else if (op == "swap")
-    m.swap = K(1);
-  else if (op == "rearrange")
-    m.rearrange = K(1);
-  else if (op == "combine")
-    m.combine = K(1);
+  using Spec = body::GrammarMutationSpec;
+  const std::map<std::string, Scalar Spec::*> structural = {{"add", &Spec::add},
+                                                            {"remove", &Spec::remove},
+                                                            {"swap", &Spec::swap},
+                                                            {"rearrange", &Spec::rearrange},
+                                                            {"combine", &Spec::combine}};
+  if (auto it = structural.find(op); it != structural.end())
+    m.*(it->second) = K(1);
   else if (op == "perturb")
     m.perturb = K(0.2);
   else if (op == "flip")

@@ -64,20 +64,10 @@ TEST_CASE("grammar property: sampling follows the weights (chi-square)", "[gramm
 
 TEST_CASE("grammar property: the same seed gives the same bytes", "[grammar][property]") {
   for (auto &[name, spec] : test::allGrammars()) {
-    auto run = [&, &spec = spec] {
-      GrammarBody b(spec, test::mixedMutation());
-      EvoRng rng(42);
-      std::string out;
-      GenomePtr g = b.sample(rng);
-      GenomePtr donor = b.sample(rng);
-      for (int i = 0; i < 200; ++i) {
-        g = b.vary(*g, {donor.get()}, rng).genome;
-        out += b.toJson(*g).dump();
-      }
-      return out;
-    };
+    // Two bodies of one spec: nothing but the seed decides.
+    GrammarBody b1(spec, test::mixedMutation()), b2(spec, test::mixedMutation());
     INFO(name);
-    CHECK(run() == run());
+    CHECK(test::variationBytes(b1, 42, false) == test::variationBytes(b2, 42, false));
   }
 }
 

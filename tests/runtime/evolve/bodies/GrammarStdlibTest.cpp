@@ -3,6 +3,7 @@
 // repaired masks and the shared reference robots), and Evolution Gym's voxel
 // bodies written as a square grammar build the direct voxel-to-spring
 // conversion (written here from the grid, without placement or merging).
+#include "GrammarChecks.h"
 #include "StdlibBodies.h"
 
 #include "evolve/bodies/GrammarBody.h"
@@ -30,14 +31,6 @@ const std::string kSrc = EVOC_SOURCE_DIR;
 
 body::GrammarBodySpec checkBody(const std::string &text) {
   return test::checkGrammarBody(text).spec;
-}
-
-int symbolIndex(const body::GrammarSpec &g, const std::string &name) {
-  for (size_t i = 0; i < g.symbols.size(); ++i)
-    if (g.symbols[i].name == name)
-      return int(i);
-  FAIL("no symbol " << name);
-  return -1;
 }
 
 /// A node of `symbol` with alternative `alt`, its child slots empty.
@@ -104,11 +97,11 @@ GrammarGenome latticeToGrammar(const body::GrammarBodySpec &s, const LatticeGeom
     return up ? std::array<std::pair<int, int>, 3>{{{x - 1, y}, {x + 1, y}, {x, y + 1}}}
               : std::array<std::pair<int, int>, 3>{{{x + 1, y + 1}, {x - 1, y + 1}, {x, y}}};
   };
-  const int root = symbolIndex(g, "Root");
-  const std::map<int, int> symbolOfPort = {{0, symbolIndex(g, "B")},
-                                           {1, symbolIndex(g, "R")},
-                                           {2, symbolIndex(g, "L")},
-                                           {3, symbolIndex(g, "V")}};
+  const int root = test::symbolIndex(g, "Root");
+  const std::map<int, int> symbolOfPort = {{0, test::symbolIndex(g, "B")},
+                                           {1, test::symbolIndex(g, "R")},
+                                           {2, test::symbolIndex(g, "L")},
+                                           {3, test::symbolIndex(g, "V")}};
   GrammarGenome out;
   out.root.symbol = -1;
   int rx = -1, ry = -1;
@@ -408,7 +401,7 @@ GrammarGenome voxelsToGrammar(const body::GrammarBodySpec &s, const std::array<i
       if (nx < 0 || ny < 0 || nx >= 5 || ny >= 5 || m[size_t(nb)] == Empty ||
           !seen.insert(nb).second)
         continue;
-      int sym = symbolIndex(g, kSymbolOfDirection[d]);
+      int sym = test::symbolIndex(g, kSymbolOfDirection[d]);
       node->children[b] = makeNode(g, sym, altOf(sym, m[size_t(nb)]), nextId);
       nodeOf[nb] = node->children[b].get();
     }
@@ -532,7 +525,7 @@ mutation { add p = 0.5; remove p = 0.2; perturb p = 0.3; }
   // A chain of three rods: each 0.7 times the one it hangs from.
   GrammarGenome g;
   uint64_t next = 1;
-  const int limb = symbolIndex(checked.spec.grammar, "Limb");
+  const int limb = test::symbolIndex(checked.spec.grammar, "Limb");
   auto root = makeNode(checked.spec.grammar, checked.spec.grammar.start, 0, next);
   root->children[0] = makeNode(checked.spec.grammar, limb, 0, next);
   root->children[0]->children[0] = makeNode(checked.spec.grammar, limb, 0, next);

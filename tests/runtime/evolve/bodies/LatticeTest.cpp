@@ -1,6 +1,7 @@
 // Lattice bodies: geometry counts, the phenotype mapping, repair, mutation,
 // and agreement with the shared reference robots (exact doubles).
 #include "evolve/bodies/Lattice.h"
+#include "core/RobotJson.h"
 
 #include "evolve/record/RunDir.h"
 #include "support/Error.h"
@@ -11,6 +12,7 @@
 #include <set>
 
 using namespace evoc::evolve;
+using evoc::runtime::robotToJson;
 
 static LatticeGenome full(const LatticeBody &b) {
   return {std::vector<uint8_t>(b.geometry().numTriangles(), 1),

@@ -7,6 +7,7 @@
 // Each must succeed or throw evoc::Error: any other exception fails the
 // test, a crash or abort kills it. EVOC_FUZZ_SECONDS (default 3) bounds the
 // time, EVOC_FUZZ_SEED (default 1) picks the inputs.
+#include "Fuzz.h"
 #include "TestSupport.h"
 
 #include "RunDirMutator.h"
@@ -26,12 +27,7 @@ namespace fs = std::filesystem;
 
 TEST_CASE("fuzz: mutated run directories are read or refused with evoc::Error, never crash",
           "[fuzz][resume]") {
-  double seconds = 3;
-  if (const char *e = std::getenv("EVOC_FUZZ_SECONDS"))
-    seconds = std::atof(e);
-  uint64_t seed = 1;
-  if (const char *e = std::getenv("EVOC_FUZZ_SEED"))
-    seed = std::strtoull(e, nullptr, 10);
+  const auto [seconds, seed] = evoc::test::fuzzBudget(3);
   std::mt19937_64 rng(seed);
 
   auto root = scratchDir("rundir-fuzz");
