@@ -7,22 +7,25 @@
 // (CompileOptions::lanesJam = 1), measured in the same repeats.
 //
 //   evoc_lanes_bench [FILE] [--set KEY=VALUE ...] [--lanes L] [--calls N] [--reps R]
-//                    [--jam B] [--cache DIR]
+//                    [--jam B] [--cache DIR] [--perf-map]
 //
 // --jam B: rows per unrolled-and-jammed block (0: the back end's choice);
 // --cache DIR: compile through an object cache in DIR (its entries can be
-// disassembled) instead of none.
+// disassembled) instead of none; --perf-map: name the kernels for `perf
+// record` in /tmp/perf-PID.map (scalar:, nojam:, lanes: before each name).
 //
 // FILE defaults to examples/multitask_alpaca.evo; its body is the
 // experiment's own. This measures kernels only (the runtime's batch in
 // lanes: evoc_multitask_bench).
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "BenchUtil.h"
 #include "codegen/cpu/CpuBackend.h"
@@ -68,6 +71,23 @@ Buffers makeBuffers(const ir::Module &m, runtime::Population &pop, int lanes, st
   return b;
 }
 
+/// --perf-map: the kernels' entry points in perf's map format
+/// (/tmp/perf-PID.map), each running up to the next one (the last 2 KiB),
+/// named after `what`.
+void writePerfMap(const ir::Module &m, const codegen::cpu::CpuExecutable &exe,
+                  const std::string &what) {
+  std::vector<std::pair<uintptr_t, std::string>> at;
+  for (size_t k = 0; k < m.kernels.size(); ++k)
+    if (exe.kernel(int(k)))
+      at.push_back({reinterpret_cast<uintptr_t>(exe.kernel(int(k))), m.kernels[k].name});
+  std::sort(at.begin(), at.end());
+  std::ofstream map(fmt::format("/tmp/perf-{}.map", ::getpid()), std::ios::app);
+  for (size_t i = 0; i < at.size(); ++i)
+    map << fmt::format("{:x} {:x} {}:{}\n", at[i].first,
+                       i + 1 < at.size() ? at[i + 1].first - at[i].first : 0x800, what,
+                       at[i].second);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -80,12 +100,14 @@ int main(int argc, char **argv) {
   int oneLanes = 0; // --lanes; 0: 8, 16 and 32
   int calls = 500, reps = 5, jam = 0;
   std::string cacheDir;
+  bool perfMap = false;
   OptionTable t("evoc_lanes_bench");
   t.integer("--lanes", 2, 64, oneLanes)
       .integer("--calls", 1, 1000000, calls)
       .integer("--reps", 1, 1000, reps)
       .integer("--jam", 0, 64, jam)
       .text("--cache", cacheDir)
+      .flag("--perf-map", perfMap)
       .custom("--set",
               [&](const std::string &kv) {
                 common.push_back("--set");
@@ -95,7 +117,7 @@ int main(int argc, char **argv) {
       .positionals(common);
   if (!t.parse(std::vector<std::string>(argv + 1, argv + argc))) {
     std::fprintf(stderr, "usage: evoc_lanes_bench [FILE] [--set KEY=VALUE ...] [--lanes L] "
-                         "[--calls N] [--reps R] [--jam B] [--cache DIR]\n");
+                         "[--calls N] [--reps R] [--jam B] [--cache DIR] [--perf-map]\n");
     return 2;
   }
   const std::vector<int> lanes =
@@ -123,6 +145,8 @@ int main(int argc, char **argv) {
     co.useCache = !cacheDir.empty(); // --cache: keep the objects, e.g. to disassemble
     co.cacheDir = cacheDir;
     auto scalar = codegen::cpu::compileCpu(m, co);
+    if (perfMap)
+      writePerfMap(m, *scalar, "scalar");
     fmt::print("evoc lanes benchmark on {}: {}, {} calls x {} alternating repeats, fast mode, "
                "CPU time per episode-step (medians); 'no jam': lanes without unroll and jam "
                "(CompileOptions::lanesJam = 1)\n",
@@ -136,6 +160,10 @@ int main(int argc, char **argv) {
       auto wide = codegen::cpu::compileCpu(m, co);
       co.lanesJam = 1;
       auto plain = codegen::cpu::compileCpu(m, co);
+      if (perfMap) {
+        writePerfMap(m, *wide, fmt::format("lanes{}", L));
+        writePerfMap(m, *plain, fmt::format("nojam{}", L));
+      }
       std::vector<Buffers> one;
       for (int l = 0; l < L; ++l)
         one.push_back(makeBuffers(m, pop, 1, g));

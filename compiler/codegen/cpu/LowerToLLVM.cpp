@@ -58,7 +58,7 @@ void collectUses(const ir::Block &b, std::vector<bool> &bufs, std::vector<bool> 
 class KernelLowering {
 public:
   KernelLowering(const ir::Module &m, int kIndex, llvm::Module &lm, bool fastFp, int firstScratch,
-                 int lanes, int jam)
+                 int lanes, const JamOptions &jam)
       : m_(m), k_(m.kernels[kIndex]), kIndex_(kIndex), lm_(lm), ctx_(lm.getContext()), b_(ctx_),
         fastFp_(fastFp), firstScratch_(firstScratch), lanes_(lanes), jam_(jam) {
     fty_ = m.precision == ir::Precision::F64 ? b_.getDoubleTy() : b_.getFloatTy();
@@ -146,7 +146,7 @@ private:
   void declareLocal(const ir::Inst &in);
   void updateLocal(const ir::Inst &in);
   void lowerLoop(const ir::Inst &in);
-  void lowerJammed(const ir::Inst &in, size_t inner);
+  void lowerJammed(const ir::Inst &in, size_t inner, int rows);
   /// A loop over [start, end) (start null: 0) by `step` over a set's
   /// elements; body(i) emits one iteration.
   template <class Body>
@@ -167,7 +167,7 @@ private:
   bool fastFp_;
   int firstScratch_;
   int lanes_ = 1;             // episodes per call, one per vector lane (1: scalar)
-  int jam_ = 1;               // rows per unrolled-and-jammed block in lanes (1: none)
+  JamOptions jam_;            // unroll and jam in lanes
   llvm::Type *fty_ = nullptr; // the float element type
   llvm::Type *vty_ = nullptr; // a float value: fty_, or <lanes x fty_>
   llvm::Function *fn_ = nullptr;
@@ -570,7 +570,7 @@ llvm::Value *KernelLowering::addGuarded(llvm::Value *old, llvm::Value *x) {
   llvm::Value *c = nullptr, *y = nullptr;
   if (fastFp_) {
     if (pm::match(x, pm::m_Select(pm::m_Value(c), pm::m_AnyZeroFP(), pm::m_Value(y))))
-      return b_.CreateSelect(c, old, b_.CreateFAdd(old, y));
+      return b_.CreateSelect(b_.CreateNot(c), b_.CreateFAdd(old, y), old);
     if (pm::match(x, pm::m_Select(pm::m_Value(c), pm::m_Value(y), pm::m_AnyZeroFP())))
       return b_.CreateSelect(c, b_.CreateFAdd(old, y), old);
   }
@@ -627,10 +627,15 @@ void KernelLowering::countedLoop(int set, llvm::Value *start, llvm::Value *end, 
 
 void KernelLowering::lowerLoop(const ir::Inst &in) {
   EVOC_ASSERT(in.body && in.set >= 0 && sizes_[in.set], "LLVM lowering: malformed loop");
-  if (lanes_ > 1 && jam_ > 1)
+  if (lanes_ > 1 && jam_.rows != 1)
     if (std::optional<size_t> inner = jammableInner(in)) {
-      lowerJammed(in, *inner);
-      return;
+      const int elemBytes = fty_->isDoubleTy() ? 8 : 4;
+      const int rows =
+          jam_.rows > 1 ? jam_.rows : jamRows(in, *inner, lanes_, elemBytes, jam_.regs);
+      if (rows > 1) {
+        lowerJammed(in, *inner, rows);
+        return;
+      }
     }
   countedLoop(in.set, nullptr, sizes_[in.set], 1, [&](llvm::Value *i) {
     bind(in.body->arg, i);
@@ -645,27 +650,27 @@ void KernelLowering::lowerLoop(const ir::Inst &in) {
 // lanes, an inner `x.adj[i] += ...` of B rows then becomes one load, B adds
 // and one store (LLVM forwards the stores in between), and B rows of a
 // matrix-vector product read each x[i] once, in B independent chains.
-void KernelLowering::lowerJammed(const ir::Inst &in, size_t k) {
+void KernelLowering::lowerJammed(const ir::Inst &in, size_t k, int rows) {
   const ir::Block &body = *in.body;
   const ir::Inst &inner = *body.insts[k];
   EVOC_ASSERT(inner.set >= 0 && sizes_[inner.set], "LLVM lowering: malformed loop");
   llvm::Value *n = sizes_[in.set];
-  llvm::Value *whole = b_.CreateNSWMul(b_.CreateSDiv(n, b_.getInt64(jam_)), b_.getInt64(jam_));
-  countedLoop(in.set, nullptr, whole, jam_, [&](llvm::Value *u0) {
+  llvm::Value *whole = b_.CreateNSWMul(b_.CreateSDiv(n, b_.getInt64(rows)), b_.getInt64(rows));
+  countedLoop(in.set, nullptr, whole, rows, [&](llvm::Value *u0) {
     struct Copy {
       std::vector<llvm::Value *> values;
       std::map<ValueId, llvm::AllocaInst *> locals;
     };
-    std::vector<Copy> rows(static_cast<size_t>(jam_));
+    std::vector<Copy> copies(static_cast<size_t>(rows));
     auto enter = [&](int r) {
-      values_ = rows[size_t(r)].values;
-      locals_ = rows[size_t(r)].locals;
+      values_ = copies[size_t(r)].values;
+      locals_ = copies[size_t(r)].locals;
     };
     auto leave = [&](int r) {
-      rows[size_t(r)].values = values_;
-      rows[size_t(r)].locals = locals_;
+      copies[size_t(r)].values = values_;
+      copies[size_t(r)].locals = locals_;
     };
-    for (int r = 0; r < jam_; ++r) {
+    for (int r = 0; r < rows; ++r) {
       if (r > 0)
         enter(r - 1);
       bind(body.arg, r == 0 ? u0 : b_.CreateNSWAdd(u0, b_.getInt64(r)));
@@ -674,14 +679,14 @@ void KernelLowering::lowerJammed(const ir::Inst &in, size_t k) {
       leave(r);
     }
     countedLoop(inner.set, nullptr, sizes_[inner.set], 1, [&](llvm::Value *i) {
-      for (int r = 0; r < jam_; ++r) {
+      for (int r = 0; r < rows; ++r) {
         enter(r);
         bind(inner.body->arg, i);
         lowerBlock(*inner.body);
         leave(r);
       }
     });
-    for (int r = 0; r < jam_; ++r) {
+    for (int r = 0; r < rows; ++r) {
       enter(r);
       for (size_t j = k + 1; j < body.insts.size(); ++j)
         lowerInst(*body.insts[j]);
@@ -698,7 +703,8 @@ void KernelLowering::lowerJammed(const ir::Inst &in, size_t k) {
 
 std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext &ctx,
                                           const llvm::DataLayout &dl, const std::string &triple,
-                                          bool fastFp, int firstScratch, int lanes, int jam) {
+                                          bool fastFp, int firstScratch, int lanes,
+                                          const JamOptions &jam) {
   auto lm = std::make_unique<llvm::Module>("evoc." + m.name, ctx);
   lm->setDataLayout(dl);
   lm->setTargetTriple(triple);

@@ -1,8 +1,10 @@
 // Which loop nests the lanes lowering may unroll and jam (see UnrollAndJam.h).
 #include "codegen/cpu/UnrollAndJam.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "ir/Walk.h"
 
@@ -70,6 +72,69 @@ std::optional<size_t> jammableInner(const ir::Inst &loop) {
       return std::nullopt;
   }
   return inner;
+}
+
+int jamRows(const ir::Inst &loop, size_t inner, int lanes, int elemBytes,
+            const RegisterFile &regs) {
+  using ir::Op;
+  using ir::Type;
+  const ir::Block &in = *loop.body->insts.at(inner)->body;
+  // Values of the outer body (and those of the inner body computed from
+  // them alone, which LLVM hoists) are the row's invariants; masks are the
+  // booleans computed from floats.
+  std::unordered_map<ir::ValueId, bool> mask; // outer-body and invariant booleans
+  std::set<ir::ValueId> invariant, used;
+  std::unordered_map<ir::ValueId, Type> type;
+  ir::walk(*loop.body, [&](const ir::Inst &x) {
+    if (!x.result || x.op == Op::Local)
+      return;
+    type[x.result] = x.type;
+    bool m = false;
+    for (ir::ValueId a : x.args)
+      m |= type.count(a) && (type[a] == Type::F || mask[a]);
+    mask[x.result] = x.type == Type::B && m;
+  });
+  std::set<ir::ValueId> innerDefs;
+  for (const auto &x : in.insts)
+    if (x->result)
+      innerDefs.insert(x->result);
+  int accumulators = 0;
+  for (const auto &x : in.insts) {
+    bool inv = x->result && ir::isPure(x->op);
+    for (ir::ValueId a : x->args)
+      inv &= a != in.arg && (!innerDefs.count(a) || invariant.count(a));
+    if (inv) {
+      invariant.insert(x->result);
+      continue;
+    }
+    if (ir::isLocalUpdate(x->op)) {
+      ++accumulators;
+      used.insert(x->args[1]);
+    } else {
+      used.insert(x->args.begin(), x->args.end());
+    }
+  }
+  int floats = accumulators, masks = 0;
+  for (ir::ValueId v : used) {
+    if (v == in.arg || (innerDefs.count(v) && !invariant.count(v)) || !type.count(v))
+      continue; // the inner index, a value of the inner iteration, or one from outside
+    if (type[v] == Type::F)
+      ++floats;
+    else if (mask[v])
+      ++masks;
+  }
+  // Registers per float value, and what every row shares: an inner input,
+  // a broadcast weight, a temporary.
+  const int per = std::max(1, (lanes * elemBytes + regs.vectorBytes - 1) / regs.vectorBytes);
+  const int shared = 2 * per + 2;
+  int rows = 1;
+  for (int b = 2; b <= 8; ++b) {
+    const int vecs = b * per * (floats + (regs.masks > 0 ? 0 : masks)) + shared;
+    if (vecs > regs.vectors || (regs.masks > 0 && b * per * masks > regs.masks))
+      break;
+    rows = b;
+  }
+  return rows;
 }
 
 } // namespace evoc::codegen::cpu
