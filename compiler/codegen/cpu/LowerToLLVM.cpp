@@ -606,8 +606,8 @@ void KernelLowering::countedLoop(int set, llvm::Value *start, llvm::Value *end, 
   llvm::BasicBlock *bb = llvm::BasicBlock::Create(ctx_, "loop." + name, fn_);
   llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx_, "after." + name, fn_);
   // Guarded bottom-tested loop: the rotated form LoopVectorize expects.
-  b_.CreateCondBr(start ? b_.CreateICmpSLT(start, end) : b_.CreateICmpSGT(end, b_.getInt64(0)),
-                  bb, exit);
+  b_.CreateCondBr(start ? b_.CreateICmpSLT(start, end) : b_.CreateICmpSGT(end, b_.getInt64(0)), bb,
+                  exit);
   b_.SetInsertPoint(bb);
   llvm::PHINode *i = b_.CreatePHI(b_.getInt64Ty(), 2, name + ".i");
   i->addIncoming(start ? start : b_.getInt64(0), pre);

@@ -26,7 +26,7 @@ std::optional<size_t> jammableInner(const ir::Inst &loop) {
   // The parts: 0 the prefix, 1 the inner loop, 2 the suffix.
   auto partOf = [&](size_t k) { return k < *inner ? 0 : k == *inner ? 1 : 2; };
   std::set<int> written[3], accessed[3];
-  std::set<ir::ValueId> declared;        // locals declared inside the loop
+  std::set<ir::ValueId> declared;       // locals declared inside the loop
   std::map<ir::ValueId, int> updatedIn; // local -> the one part that updates it, or -1
   for (size_t k = 0; k < body.insts.size(); ++k) {
     const int p = partOf(k);

@@ -51,7 +51,6 @@ struct JamOptions {
 /// eight rows; one more row than fits spills in every inner iteration (with
 /// 16 lanes of doubles, AVX-512's seven mask registers hold three rows of a
 /// guarded adjoint `x.adj[i] += c ? 0 : W[u, i] * y.adj[u]`).
-int jamRows(const ir::Inst &loop, size_t inner, int lanes, int elemBytes,
-            const RegisterFile &regs);
+int jamRows(const ir::Inst &loop, size_t inner, int lanes, int elemBytes, const RegisterFile &regs);
 
 } // namespace evoc::codegen::cpu
