@@ -4,8 +4,8 @@
 // `evoc train` runs), and where the time goes.
 //
 //   evoc_multitask_bench [FILE] [--set KEY=VALUE ...] [--threads N] [--reps R]
-//                        [--lanes L] [--full-tape | --checkpointed] [--breakdown]
-//                        [--perf-map DIR]
+//                        [--lanes L] [--lanes-jam B] [--full-tape | --checkpointed]
+//                        [--breakdown] [--perf-map DIR]
 //
 // FILE defaults to examples/multitask_alpaca.evo. After one warm-up
 // iteration it times R iterations (robot-steps = batch x steps each) and
@@ -20,7 +20,9 @@
 // (runtime::kTrainLanes unless --lanes; docs/architecture.md "Episodes in
 // lanes"); with L > 1 each repeat also times one iteration with one episode
 // per kernel call, alternating, and prints the ratio. --breakdown times the
-// default path, window products included.
+// default path, window products included. --lanes-jam B compiles the lanes
+// kernels with B rows per unroll-and-jam block (CompileOptions::lanesJam; 1:
+// none, the path before it, for comparisons).
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -63,6 +65,7 @@ struct Args {
   bool fullTape = false;            // --full-tape
   bool checkpointed = false;        // --checkpointed: K = sqrt even where the full tape fits
   bool breakdown = false;
+  int lanesJam = 0; // --lanes-jam: CompileOptions::lanesJam
   std::string perfMap;
 };
 
@@ -72,6 +75,7 @@ Args parse(int argc, char **argv) {
   t.integer("--threads", 1, 4096, a.threads)
       .integer("--reps", 1, 1000000, a.reps)
       .integer("--lanes", 1, 64, a.lanes)
+      .integer("--lanes-jam", 0, 64, a.lanesJam)
       .flag("--full-tape", a.fullTape)
       .flag("--checkpointed", a.checkpointed)
       .flag("--breakdown", a.breakdown)
@@ -85,8 +89,8 @@ Args parse(int argc, char **argv) {
       .positionals(a.common);
   if (!t.parse(std::vector<std::string>(argv + 1, argv + argc))) {
     std::fprintf(stderr, "usage: evoc_multitask_bench [FILE] [--set KEY=VALUE ...] "
-                         "[--threads N] [--reps R] [--lanes L] [--full-tape | --checkpointed] "
-                         "[--breakdown] [--perf-map DIR]\n");
+                         "[--threads N] [--reps R] [--lanes L] [--lanes-jam B] "
+                         "[--full-tape | --checkpointed] [--breakdown] [--perf-map DIR]\n");
     std::exit(2);
   }
   if (std::none_of(a.common.begin(), a.common.end(),
@@ -308,6 +312,7 @@ int main(int argc, char **argv) {
     if (a.lanes > 1) {
       codegen::CompileOptions co;
       co.lanes = a.lanes;
+      co.lanesJam = a.lanesJam;
       lanesExe = codegen::compile(m, codegen::BackendKind::Cpu, co);
     }
     runtime::FixedTrainer trainer(info, s.executable(), robot, o, lanesExe.get(), a.lanes);

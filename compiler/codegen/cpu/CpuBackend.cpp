@@ -39,6 +39,21 @@ std::string printModule(const llvm::Module &lm) {
 
 int clampLevel(int level) { return level < 0 ? 0 : level > 3 ? 3 : level; }
 
+/// Unroll and jam in lanes: CompileOptions::lanesJam rows per block (0:
+/// chosen per loop nest for the host's registers).
+JamOptions jamOptions(int lanesJam) {
+  JamOptions o;
+  o.rows = lanesJam;
+  const std::string &f = hostTarget().features;
+  if (hasFeature(f, "avx512f"))
+    o.regs = {64, 32, 7};
+  else if (hasFeature(f, "avx"))
+    o.regs = {32, 16, 0};
+  else
+    o.regs = {16, 16, 0};
+  return o;
+}
+
 /// On AVX-512 hosts, vectorise with 512-bit registers: LLVM's tuning for
 /// some of them (Sapphire Rapids, Skylake-X) prefers 256 bits, which leaves
 /// the controller's short rows (64 to a few hundred weights) with scalar
@@ -57,16 +72,17 @@ void preferWideVectors(llvm::Module &lm) {
 /// buffers follow the module's own).
 std::unique_ptr<llvm::Module> lower(const ir::Module &m, llvm::LLVMContext &ctx,
                                     const llvm::TargetMachine &tm, int level, FpMode fp,
-                                    int lanes = 1) {
+                                    int lanes = 1, const JamOptions &jam = {}) {
   const int nBuffers = int(m.buffers.size());
   std::unique_ptr<llvm::Module> lm;
   if (fp == FpMode::Fast && level >= 2) {
     ir::Module split = ir::clone(m);
     opt::runPass(split, "fission"); // verified, as every pass; --dump-after=fission shows it
-    lm = lowerToLLVM(split, ctx, tm.createDataLayout(), hostTarget().triple, true, nBuffers, lanes);
+    lm = lowerToLLVM(split, ctx, tm.createDataLayout(), hostTarget().triple, true, nBuffers, lanes,
+                     jam);
   } else {
     lm = lowerToLLVM(m, ctx, tm.createDataLayout(), hostTarget().triple, fp == FpMode::Fast,
-                     nBuffers, lanes);
+                     nBuffers, lanes, jam);
   }
   if (!m.products.empty())
     addWindowProduct(*lm, m.precision == ir::Precision::F32, fp == FpMode::Fast,
@@ -96,7 +112,8 @@ std::unique_ptr<CpuExecutable> compileCpu(const ir::Module &m, const CompileOpti
   const HostTarget &host = hostTarget();
   std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine(level);
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> lm = lower(m, ctx, *tm, level, fp, opts.lanes);
+  std::unique_ptr<llvm::Module> lm =
+      lower(m, ctx, *tm, level, fp, opts.lanes, jamOptions(opts.lanesJam));
 
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable());
   std::string object, key, dir;

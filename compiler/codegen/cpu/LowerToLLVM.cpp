@@ -19,6 +19,7 @@
 #include "codegen/cpu/LowerToLLVM.h"
 
 #include <map>
+#include <optional>
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
@@ -26,9 +27,11 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PatternMatch.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "codegen/cpu/UnrollAndJam.h"
 #include "ir/Walk.h"
 #include "support/Error.h"
 
@@ -55,9 +58,9 @@ void collectUses(const ir::Block &b, std::vector<bool> &bufs, std::vector<bool> 
 class KernelLowering {
 public:
   KernelLowering(const ir::Module &m, int kIndex, llvm::Module &lm, bool fastFp, int firstScratch,
-                 int lanes)
+                 int lanes, const JamOptions &jam)
       : m_(m), k_(m.kernels[kIndex]), kIndex_(kIndex), lm_(lm), ctx_(lm.getContext()), b_(ctx_),
-        fastFp_(fastFp), firstScratch_(firstScratch), lanes_(lanes) {
+        fastFp_(fastFp), firstScratch_(firstScratch), lanes_(lanes), jam_(jam) {
     fty_ = m.precision == ir::Precision::F64 ? b_.getDoubleTy() : b_.getFloatTy();
     vty_ = lanes > 1 ? llvm::FixedVectorType::get(fty_, unsigned(lanes)) : fty_;
     if (fastFp) {
@@ -139,13 +142,20 @@ private:
   llvm::Value *load(const ir::Inst &in);
   void store(const ir::Inst &in);
   void accumulate(const ir::Inst &in);
+  llvm::Value *addGuarded(llvm::Value *old, llvm::Value *x);
   void declareLocal(const ir::Inst &in);
   void updateLocal(const ir::Inst &in);
   void lowerLoop(const ir::Inst &in);
-  void define(const ir::Inst &in, llvm::Value *v) {
-    if (in.result >= values_.size())
-      values_.resize(in.result + 1, nullptr);
-    values_[in.result] = v;
+  void lowerJammed(const ir::Inst &in, size_t inner, int rows);
+  /// A loop over [start, end) (start null: 0) by `step` over a set's
+  /// elements; body(i) emits one iteration.
+  template <class Body>
+  void countedLoop(int set, llvm::Value *start, llvm::Value *end, int64_t step, Body &&body);
+  void define(const ir::Inst &in, llvm::Value *v) { bind(in.result, v); }
+  void bind(ValueId id, llvm::Value *v) {
+    if (id >= values_.size())
+      values_.resize(id + 1, nullptr);
+    values_[id] = v;
   }
 
   const ir::Module &m_;
@@ -157,6 +167,7 @@ private:
   bool fastFp_;
   int firstScratch_;
   int lanes_ = 1;             // episodes per call, one per vector lane (1: scalar)
+  JamOptions jam_;            // unroll and jam in lanes
   llvm::Type *fty_ = nullptr; // the float element type
   llvm::Type *vty_ = nullptr; // a float value: fty_, or <lanes x fty_>
   llvm::Function *fn_ = nullptr;
@@ -540,13 +551,30 @@ void KernelLowering::accumulate(const ir::Inst &in) {
     if (!episodic(in.buffer) || et->isIntegerTy())
       notInLanes("it adds to '" + m_.buffers[in.buffer].name + "', which the episodes share");
     llvm::Value *old = b_.CreateAlignedLoad(vty_, p, elemAlign());
-    b_.CreateAlignedStore(b_.CreateFAdd(old, val(in.args.at(1))), p, elemAlign());
+    b_.CreateAlignedStore(addGuarded(old, val(in.args.at(1))), p, elemAlign());
     return;
   }
   llvm::Value *old = b_.CreateLoad(et, p);
   llvm::Value *x = val(in.args.at(1));
   b_.CreateStore(
       et->isIntegerTy() ? b_.CreateAdd(old, b_.CreateTrunc(x, et)) : b_.CreateFAdd(old, x), p);
+}
+
+// old + x, where an adjoint's guarded partial x = select(c, 0, y) (an
+// untaken branch adds nothing) is, in fast mode, select(c, old, old + y):
+// the same but for the sign of a zero sum, and old + y contracts into an
+// FMA, which AVX-512 masks by c (one instruction per vector in place of a
+// multiply, a blend and an add).
+llvm::Value *KernelLowering::addGuarded(llvm::Value *old, llvm::Value *x) {
+  namespace pm = llvm::PatternMatch;
+  llvm::Value *c = nullptr, *y = nullptr;
+  if (fastFp_) {
+    if (pm::match(x, pm::m_Select(pm::m_Value(c), pm::m_AnyZeroFP(), pm::m_Value(y))))
+      return b_.CreateSelect(b_.CreateNot(c), b_.CreateFAdd(old, y), old);
+    if (pm::match(x, pm::m_Select(pm::m_Value(c), pm::m_Value(y), pm::m_AnyZeroFP())))
+      return b_.CreateSelect(c, b_.CreateFAdd(old, y), old);
+  }
+  return b_.CreateFAdd(old, x);
 }
 
 void KernelLowering::declareLocal(const ir::Inst &in) {
@@ -570,24 +598,23 @@ void KernelLowering::updateLocal(const ir::Inst &in) {
   b_.CreateStore(nv, it->second);
 }
 
-void KernelLowering::lowerLoop(const ir::Inst &in) {
-  EVOC_ASSERT(in.body && in.set >= 0 && sizes_[in.set], "LLVM lowering: malformed loop");
-  const std::string &set = m_.sets[in.set].name;
-  llvm::Value *n = sizes_[in.set];
+template <class Body>
+void KernelLowering::countedLoop(int set, llvm::Value *start, llvm::Value *end, int64_t step,
+                                 Body &&body) {
+  const std::string &name = m_.sets[set].name;
   llvm::BasicBlock *pre = b_.GetInsertBlock();
-  llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "loop." + set, fn_);
-  llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx_, "after." + set, fn_);
+  llvm::BasicBlock *bb = llvm::BasicBlock::Create(ctx_, "loop." + name, fn_);
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx_, "after." + name, fn_);
   // Guarded bottom-tested loop: the rotated form LoopVectorize expects.
-  b_.CreateCondBr(b_.CreateICmpSGT(n, b_.getInt64(0)), body, exit);
-  b_.SetInsertPoint(body);
-  llvm::PHINode *i = b_.CreatePHI(b_.getInt64Ty(), 2, set + ".i");
-  i->addIncoming(b_.getInt64(0), pre);
-  if (in.body->arg >= values_.size())
-    values_.resize(in.body->arg + 1, nullptr);
-  values_[in.body->arg] = i;
-  lowerBlock(*in.body);
-  llvm::Value *next = b_.CreateAdd(i, b_.getInt64(1), set + ".next", /*NUW=*/true, /*NSW=*/true);
-  llvm::BranchInst *br = b_.CreateCondBr(b_.CreateICmpSLT(next, n), body, exit);
+  b_.CreateCondBr(start ? b_.CreateICmpSLT(start, end) : b_.CreateICmpSGT(end, b_.getInt64(0)), bb,
+                  exit);
+  b_.SetInsertPoint(bb);
+  llvm::PHINode *i = b_.CreatePHI(b_.getInt64Ty(), 2, name + ".i");
+  i->addIncoming(start ? start : b_.getInt64(0), pre);
+  body(i);
+  llvm::Value *next =
+      b_.CreateAdd(i, b_.getInt64(step), name + ".next", /*NUW=*/true, /*NSW=*/true);
+  llvm::BranchInst *br = b_.CreateCondBr(b_.CreateICmpSLT(next, end), bb, exit);
   i->addIncoming(next, b_.GetInsertBlock());
   // Loop metadata: a distinct self-referencing node, plus mustprogress.
   llvm::MDNode *progress =
@@ -598,17 +625,92 @@ void KernelLowering::lowerLoop(const ir::Inst &in) {
   b_.SetInsertPoint(exit);
 }
 
+void KernelLowering::lowerLoop(const ir::Inst &in) {
+  EVOC_ASSERT(in.body && in.set >= 0 && sizes_[in.set], "LLVM lowering: malformed loop");
+  if (lanes_ > 1 && jam_.rows != 1)
+    if (std::optional<size_t> inner = jammableInner(in)) {
+      const int elemBytes = fty_->isDoubleTy() ? 8 : 4;
+      const int rows =
+          jam_.rows > 1 ? jam_.rows : jamRows(in, *inner, lanes_, elemBytes, jam_.regs);
+      if (rows > 1) {
+        lowerJammed(in, *inner, rows);
+        return;
+      }
+    }
+  countedLoop(in.set, nullptr, sizes_[in.set], 1, [&](llvm::Value *i) {
+    bind(in.body->arg, i);
+    lowerBlock(*in.body);
+  });
+}
+
+// Unroll and jam (UnrollAndJam.h): rows u0 .. u0+B-1 of `for u: { prefix;
+// for i: inner; suffix }` as B prefixes, one inner loop running the B rows'
+// inner bodies for each i, and B suffixes; the rows left over (size mod B)
+// run one at a time after. Each copy has its own values and locals. In
+// lanes, an inner `x.adj[i] += ...` of B rows then becomes one load, B adds
+// and one store (LLVM forwards the stores in between), and B rows of a
+// matrix-vector product read each x[i] once, in B independent chains.
+void KernelLowering::lowerJammed(const ir::Inst &in, size_t k, int rows) {
+  const ir::Block &body = *in.body;
+  const ir::Inst &inner = *body.insts[k];
+  EVOC_ASSERT(inner.set >= 0 && sizes_[inner.set], "LLVM lowering: malformed loop");
+  llvm::Value *n = sizes_[in.set];
+  llvm::Value *whole = b_.CreateNSWMul(b_.CreateSDiv(n, b_.getInt64(rows)), b_.getInt64(rows));
+  countedLoop(in.set, nullptr, whole, rows, [&](llvm::Value *u0) {
+    struct Copy {
+      std::vector<llvm::Value *> values;
+      std::map<ValueId, llvm::AllocaInst *> locals;
+    };
+    std::vector<Copy> copies(static_cast<size_t>(rows));
+    auto enter = [&](int r) {
+      values_ = copies[size_t(r)].values;
+      locals_ = copies[size_t(r)].locals;
+    };
+    auto leave = [&](int r) {
+      copies[size_t(r)].values = values_;
+      copies[size_t(r)].locals = locals_;
+    };
+    for (int r = 0; r < rows; ++r) {
+      if (r > 0)
+        enter(r - 1);
+      bind(body.arg, r == 0 ? u0 : b_.CreateNSWAdd(u0, b_.getInt64(r)));
+      for (size_t j = 0; j < k; ++j)
+        lowerInst(*body.insts[j]);
+      leave(r);
+    }
+    countedLoop(inner.set, nullptr, sizes_[inner.set], 1, [&](llvm::Value *i) {
+      for (int r = 0; r < rows; ++r) {
+        enter(r);
+        bind(inner.body->arg, i);
+        lowerBlock(*inner.body);
+        leave(r);
+      }
+    });
+    for (int r = 0; r < rows; ++r) {
+      enter(r);
+      for (size_t j = k + 1; j < body.insts.size(); ++j)
+        lowerInst(*body.insts[j]);
+      leave(r);
+    }
+  });
+  countedLoop(in.set, whole, n, 1, [&](llvm::Value *u) {
+    bind(body.arg, u);
+    lowerBlock(body);
+  });
+}
+
 } // namespace
 
 std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext &ctx,
                                           const llvm::DataLayout &dl, const std::string &triple,
-                                          bool fastFp, int firstScratch, int lanes) {
+                                          bool fastFp, int firstScratch, int lanes,
+                                          const JamOptions &jam) {
   auto lm = std::make_unique<llvm::Module>("evoc." + m.name, ctx);
   lm->setDataLayout(dl);
   lm->setTargetTriple(triple);
   for (size_t k = 0; k < m.kernels.size(); ++k)
     if (loweredInLanes(m.kernels[k], lanes))
-      KernelLowering(m, int(k), *lm, fastFp, firstScratch, lanes).run();
+      KernelLowering(m, int(k), *lm, fastFp, firstScratch, lanes, jam).run();
   std::string err;
   llvm::raw_string_ostream os(err);
   if (llvm::verifyModule(*lm, &os))

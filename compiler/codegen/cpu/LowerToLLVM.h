@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "codegen/cpu/UnrollAndJam.h"
 #include "ir/IR.h"
 
 namespace llvm {
@@ -40,9 +41,13 @@ inline bool loweredInLanes(const ir::Kernel &k, int lanes) {
 /// element i of episode l at i * lanes + l, indices stay scalar. Lane l's
 /// arithmetic is the scalar kernel's, operation for operation. A kernel that
 /// cannot run so (it writes a shared buffer, or picks an index per episode)
-/// throws evoc::Error; Init kernels are not compiled (loweredInLanes).
+/// throws evoc::Error; Init kernels are not compiled (loweredInLanes). In
+/// lanes, a loop nest that jammableInner (UnrollAndJam.h) accepts runs
+/// several rows of its outer loop per inner loop (`jam`), with the same
+/// operations on every element in the same order.
 std::unique_ptr<llvm::Module> lowerToLLVM(const ir::Module &m, llvm::LLVMContext &ctx,
                                           const llvm::DataLayout &dl, const std::string &triple,
-                                          bool fastFp, int firstScratch, int lanes = 1);
+                                          bool fastFp, int firstScratch, int lanes = 1,
+                                          const JamOptions &jam = {});
 
 } // namespace evoc::codegen::cpu
