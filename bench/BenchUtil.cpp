@@ -15,40 +15,31 @@ namespace {
 
 constexpr int kChains = 12; // > latency x ports of any current FMA unit
 
-// Each function uses one vector width, selected at run time.
-__attribute__((target("avx512f"))) double chains512(int64_t iters) {
-  __m512d acc[kChains];
-  for (int i = 0; i < kChains; ++i)
-    acc[i] = _mm512_set1_pd(1.0 + i * 1e-3);
-  const __m512d a = _mm512_set1_pd(0.9999999), b = _mm512_set1_pd(1e-7);
-  for (int64_t it = 0; it < iters; ++it) {
-#pragma GCC unroll 16 // keeps every chain in a register
-    for (int i = 0; i < kChains; ++i)
-      acc[i] = _mm512_fmadd_pd(acc[i], a, b);
+// One function per vector width (W doubles), selected at run time: kChains
+// independent FMA chains, each kept in a register, summed at the end.
+#define EVOC_FMA_CHAINS(NAME, TARGET, V, W, SET1, FMADD, ADD, STORE)                               \
+  __attribute__((target(TARGET))) double NAME(int64_t iters) {                                     \
+    V acc[kChains];                                                                                \
+    for (int i = 0; i < kChains; ++i)                                                              \
+      acc[i] = SET1(1.0 + i * 1e-3);                                                               \
+    const V a = SET1(0.9999999), b = SET1(1e-7);                                                   \
+    for (int64_t it = 0; it < iters; ++it) {                                                       \
+      _Pragma("GCC unroll 16") for (int i = 0; i < kChains; ++i) acc[i] = FMADD(acc[i], a, b);     \
+    }                                                                                              \
+    V s = acc[0];                                                                                  \
+    for (int i = 1; i < kChains; ++i)                                                              \
+      s = ADD(s, acc[i]);                                                                          \
+    double out[W], sum = 0;                                                                        \
+    STORE(out, s);                                                                                 \
+    for (double v : out)                                                                           \
+      sum += v;                                                                                    \
+    return sum;                                                                                    \
   }
-  __m512d s = acc[0];
-  for (int i = 1; i < kChains; ++i)
-    s = _mm512_add_pd(s, acc[i]);
-  return _mm512_reduce_add_pd(s);
-}
 
-__attribute__((target("avx2,fma"))) double chains256(int64_t iters) {
-  __m256d acc[kChains];
-  for (int i = 0; i < kChains; ++i)
-    acc[i] = _mm256_set1_pd(1.0 + i * 1e-3);
-  const __m256d a = _mm256_set1_pd(0.9999999), b = _mm256_set1_pd(1e-7);
-  for (int64_t it = 0; it < iters; ++it) {
-#pragma GCC unroll 16
-    for (int i = 0; i < kChains; ++i)
-      acc[i] = _mm256_fmadd_pd(acc[i], a, b);
-  }
-  double out[4];
-  __m256d s = acc[0];
-  for (int i = 1; i < kChains; ++i)
-    s = _mm256_add_pd(s, acc[i]);
-  _mm256_storeu_pd(out, s);
-  return out[0] + out[1] + out[2] + out[3];
-}
+EVOC_FMA_CHAINS(chains512, "avx512f", __m512d, 8, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_add_pd,
+                _mm512_storeu_pd)
+EVOC_FMA_CHAINS(chains256, "avx2,fma", __m256d, 4, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_add_pd,
+                _mm256_storeu_pd)
 
 double rate(int threads, int lanes, double (*fn)(int64_t), double *perCpu) {
   const int64_t iters = 20'000'000;

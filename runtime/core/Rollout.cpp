@@ -691,6 +691,58 @@ std::vector<RolloutOutcome> Rollout::runLanes(Population &pop, int r,
   return sweep(backward);
 }
 
+void Rollout::lossesAfterForward(std::vector<RolloutOutcome> &outs) {
+  const bool f32 = pop_->f32();
+  for (int l = 0; l < lanes_; ++l)
+    if (std::byte *fin = cfgs_[l].finalState) {
+      if (lanes_ == 1)
+        std::memcpy(fin, slot(T_ - 1), size_t(sb_));
+      else
+        gatherLane(fin, slot(T_ - 1), l);
+    }
+  if (windowBuf_ >= 0) {
+    std::byte *w = buffer(windowBuf_);
+    for (int64_t i = 0; i < windowSlots_ * lanes_; ++i) { // slot i / lanes_, lane i % lanes_
+      double v = redValue_[size_t(i)];
+      if (slotReduce_[size_t(i / lanes_)] == ir::WindowReduce::Mean) // the samples' sum, so far
+        v /= double(std::max<int64_t>(redCount_[size_t(i)], 1));
+      storeF(w, i, v, f32);
+    }
+  }
+  for (int k : info_.loss)
+    call(k, T_ - 1, pinnedState(T_ - 1), nullptr, nullptr, nullptr);
+  for (int l = 0; l < lanes_; ++l) {
+    RolloutOutcome &o = outs[size_t(l)];
+    if (info_.lossOutput >= 0)
+      o.loss = loadF(buffer(info_.lossOutput), l, f32);
+    if (termsBuf_ >= 0) {
+      const std::byte *tb = buffer(termsBuf_);
+      for (int i = 0; i < info_.module->buffers[size_t(termsBuf_)].comps; ++i)
+        o.terms.push_back(loadF(tb, i * lanes_ + l, f32));
+    }
+  }
+}
+
+int Rollout::nonFiniteGradientLane() {
+  const bool f32 = pop_->f32();
+  if (lanes_ == 1) {
+    const std::byte *g = pop_->arena(r_, Arena::Grad);
+    for (int64_t i = 0; i < L_->paramCount; ++i)
+      if (!std::isfinite(loadF(g, i, f32)))
+        return 0;
+    return -1;
+  }
+  // Every lane's gradient is finite where both of its parts are.
+  const int64_t np = pop_->layout(r_).paramCount;
+  for (int64_t i = 0; i < np * lanes_; ++i) {
+    if (!std::isfinite(loadF(bytesOf(gradW_), i, f32))) // interleaved: lane i % lanes_
+      return int(i % lanes_);
+    if (!std::isfinite(loadF(bytesOf(productGrad_), i, f32))) // lane by lane: lane i / np
+      return int(i / np);
+  }
+  return -1;
+}
+
 std::vector<RolloutOutcome> Rollout::sweep(bool backward) {
   const RolloutConfig &cfg = *cfg_;
   const bool f32 = pop_->f32();
@@ -745,34 +797,7 @@ std::vector<RolloutOutcome> Rollout::sweep(bool backward) {
       std::memcpy(pin, x, size_t(sb_));
     forwardLossSteps(t, x);
   }
-  for (int l = 0; l < lanes_; ++l)
-    if (std::byte *fin = cfgs_[l].finalState) {
-      if (lanes_ == 1)
-        std::memcpy(fin, slot(T_ - 1), size_t(sb_));
-      else
-        gatherLane(fin, slot(T_ - 1), l);
-    }
-  if (windowBuf_ >= 0) {
-    std::byte *w = buffer(windowBuf_);
-    for (int64_t i = 0; i < windowSlots_ * lanes_; ++i) { // slot i / lanes_, lane i % lanes_
-      double v = redValue_[size_t(i)];
-      if (slotReduce_[size_t(i / lanes_)] == ir::WindowReduce::Mean) // the samples' sum, so far
-        v /= double(std::max<int64_t>(redCount_[size_t(i)], 1));
-      storeF(w, i, v, f32);
-    }
-  }
-  for (int k : info_.loss)
-    call(k, T_ - 1, pinnedState(T_ - 1), nullptr, nullptr, nullptr);
-  for (int l = 0; l < lanes_; ++l) {
-    RolloutOutcome &o = outs[size_t(l)];
-    if (info_.lossOutput >= 0)
-      o.loss = loadF(buffer(info_.lossOutput), l, f32);
-    if (termsBuf_ >= 0) {
-      const std::byte *tb = buffer(termsBuf_);
-      for (int i = 0; i < info_.module->buffers[size_t(termsBuf_)].comps; ++i)
-        o.terms.push_back(loadF(tb, i * lanes_ + l, f32));
-    }
-  }
+  lossesAfterForward(outs);
   for (int l = 0; l < lanes_; ++l)
     if (!std::isfinite(outs[size_t(l)].loss))
       return invalid(l, "the loss is NaN or infinite");
@@ -828,21 +853,8 @@ std::vector<RolloutOutcome> Rollout::sweep(bool backward) {
     }
     windowProducts(c, productsFrom);
   }
-  if (lanes_ == 1) {
-    const std::byte *g = pop_->arena(r_, Arena::Grad);
-    for (int64_t i = 0; i < L_->paramCount; ++i)
-      if (!std::isfinite(loadF(g, i, f32)))
-        return invalid(0, "the gradient is NaN or infinite");
-    return finish();
-  }
-  // Every lane's gradient is finite where both of its parts are.
-  const int64_t np = pop_->layout(r_).paramCount;
-  for (int64_t i = 0; i < np * lanes_; ++i) {
-    if (!std::isfinite(loadF(bytesOf(gradW_), i, f32))) // interleaved: lane i % lanes_
-      return invalid(int(i % lanes_), "the gradient is NaN or infinite");
-    if (!std::isfinite(loadF(bytesOf(productGrad_), i, f32))) // lane by lane: lane i / np
-      return invalid(int(i / np), "the gradient is NaN or infinite");
-  }
+  if (int l = nonFiniteGradientLane(); l >= 0)
+    return invalid(l, "the gradient is NaN or infinite");
   return finish();
 }
 

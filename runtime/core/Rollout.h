@@ -149,6 +149,12 @@ private:
   /// The forward pass, the loss and (when `backward`) the sweep, for the
   /// lanes_ episodes of cfgs_ (one, for run()).
   std::vector<RolloutOutcome> sweep(bool backward);
+  /// After the forward steps: the final states out, the window reductions
+  /// into the loss kernels' buffer, the loss kernels, and each lane's loss
+  /// and terms into `outs`.
+  void lossesAfterForward(std::vector<RolloutOutcome> &outs);
+  /// The first lane whose gradient has a NaN or infinite entry, or -1.
+  int nonFiniteGradientLane();
   /// Robot r_'s persistent arena, or in lanes mode the workspace's own
   /// per-lane Grad and Output arenas.
   std::byte *arena(Arena a);
