@@ -65,7 +65,7 @@ public:
       IterationResult &res = out[size_t(i)];
       res = IterationResult{};
       static_cast<RolloutOutcome &>(res) = std::move(o);
-      if (!o.valid || !backward)
+      if (!res.valid || !backward)
         return;
       const std::byte *g = pop_.arena(r, Arena::Grad);
       double ss = 0;
