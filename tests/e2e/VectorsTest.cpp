@@ -1,9 +1,9 @@
 // The reference vectors: examples/eldir.evo (its physics, controller and
 // loss, compiled by evoc) must reproduce independently computed losses (1e-8
 // relative) and gradients (1e-6 of the largest entry), both contact models,
-// on every back end present. Two sets: ../shared/testdata/eldir-vectors (two
-// robots) and tests/data/eldir-extra (six random lattice robots of 4 to 45
-// points, one on the paper's 13x22 lattice), the latter computed by the
+// on every back end present. Two sets: the reference vectors of
+// docs/evolution.md ("The reference vectors", two robots) and tests/data/eldir-extra (six random
+// lattice robots of 4 to 45 points, one on the paper's 13x22 lattice), the latter computed by the
 // independent PyTorch implementation in tests/reference/eldir_reference.py
 // (see tests/data/eldir-extra/README.md).
 #include <catch2/catch.hpp>

@@ -140,7 +140,7 @@ def rollout_loss(robot, params, steps, contact):
             # Derivatives at ties are torch's: d|u|/du = 0 at u = 0 (a point
             # resting exactly at the ground gets toi = 0 with no derivative),
             # and max(p.y, g) passes the derivative to p.y when p.y == g.
-            # These reproduce shared/testdata/eldir-vectors to ~1e-13.
+            # These reproduce the reference vectors (docs/evolution.md) to ~1e-13.
             hit = xn[:, 1] < GROUND
             toi = torch.clamp(torch.abs(xy - GROUND) / (torch.abs(vy) + 1e-10), 0.0, DT)
             p = x + toi.unsqueeze(1) * v1

@@ -1,6 +1,7 @@
-// Test support: the ELDiR reference vectors (../shared/testdata/eldir-vectors:
-// robots, parameters, and the expected loss and gradients at T = 100 and
-// 1000), loaded into interpreter Data and checked against a rollout's.
+// Test support: the ELDiR reference vectors (docs/evolution.md, "The
+// reference vectors": robots, parameters, and the expected loss and
+// gradients at T = 100 and 1000), loaded into interpreter Data and checked
+// against a rollout's.
 #pragma once
 
 #include "Close.h"

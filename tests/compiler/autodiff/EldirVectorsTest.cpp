@@ -1,5 +1,6 @@
 // The interpreter on the hand-built ELDiR kernels reproduces the reference
-// losses and gradients of ../shared/testdata/eldir-vectors (T = 100).
+// losses and gradients of the reference vectors (docs/evolution.md, "The
+// reference vectors"; T = 100).
 #include <catch2/catch.hpp>
 
 #include "EldirFixture.h"

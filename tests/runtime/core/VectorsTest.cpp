@@ -1,7 +1,8 @@
 // The runtime end to end on the ELDiR semantics: the hand-built ELDiR
 // kernels of tests/compiler/autodiff, the reference robots and parameters read with
 // the ROBOTS.json / PARAMS.json readers, run by simulate() (checkpointed
-// rollouts, thread pool), must reproduce ../shared/testdata/eldir-vectors.
+// rollouts, thread pool), must reproduce the reference vectors
+// (docs/evolution.md, "The reference vectors").
 #include "Close.h"
 #include <catch2/catch.hpp>
 
