@@ -24,42 +24,18 @@ struct Term {
   int report;                    // index of the reported term, -1 if none
 };
 
-// Calls f on each direct sub-expression of e that lowering evaluates (lets
-// through their values), not inside window bodies.
-template <class F> void forEachChild(const ast::Expr *e, F &&f) {
-  switch (e->kind) {
-  case ast::ExprKind::Unary:
-    f(ast::cast<ast::UnaryExpr>(e)->operand.get());
-    break;
-  case ast::ExprKind::Binary: {
-    auto *b = ast::cast<ast::BinaryExpr>(e);
-    f(b->lhs.get());
-    f(b->rhs.get());
-    break;
-  }
-  case ast::ExprKind::Call:
-    for (const auto &a : ast::cast<ast::CallExpr>(e)->args)
-      f(a.get());
-    break;
-  case ast::ExprKind::If: {
-    auto *i = ast::cast<ast::IfExpr>(e);
-    f(i->cond.get());
-    f(i->thenExpr.get());
-    f(i->elseExpr.get());
-    break;
-  }
-  case ast::ExprKind::Member:
-    f(ast::cast<ast::MemberExpr>(e)->base.get());
-    break;
-  case ast::ExprKind::Name: {
-    auto *n = ast::cast<ast::NameExpr>(e);
+// Calls f on each direct sub-expression of e that lowering evaluates: its
+// children (ast::forEachChild), and for a name of a let the let's value.
+// The callers stop at windows, whose bodies are their own kernels.
+template <class F> void forEachOperand(const ast::Expr *e, F &&f) {
+  if (!e)
+    return;
+  if (auto *n = ast::dynCast<ast::NameExpr>(e)) {
     if (n->ref == ast::NameRef::Let)
       f(n->let->value.get());
-    break;
+    return;
   }
-  default:
-    break;
-  }
+  ast::forEachChild(*e, [&](const ast::Expr &c) { f(&c); });
 }
 
 bool containsWindow(const ast::Expr *e) {
@@ -68,7 +44,7 @@ bool containsWindow(const ast::Expr *e) {
   if (e->kind == ast::ExprKind::Window)
     return true;
   bool found = false;
-  forEachChild(e, [&](const ast::Expr *c) { found = found || containsWindow(c); });
+  forEachOperand(e, [&](const ast::Expr *c) { found = found || containsWindow(c); });
   return found;
 }
 
@@ -79,7 +55,7 @@ void collectWindows(const ast::Expr *e, std::vector<const ast::WindowExpr *> &ou
       out.push_back(w);
     return;
   }
-  forEachChild(e, [&](const ast::Expr *c) { collectWindows(c, out); });
+  forEachOperand(e, [&](const ast::Expr *c) { collectWindows(c, out); });
 }
 
 /// Splits `e` (times `coef`) into terms: a sum or mean window in a linear
