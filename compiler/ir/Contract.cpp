@@ -8,6 +8,7 @@
 
 #include "ir/Names.h"
 #include "ir/Walk.h"
+#include "ir/WholeWrites.h"
 #include "support/Error.h"
 
 namespace evoc::ir {
@@ -171,6 +172,26 @@ void findBuffers(const Module &m, RolloutContract &c) {
     fail(m, "its 'loss' output is not a float buffer");
 }
 
+/// The scratch each kernel, and each step's tape block, must start with as
+/// zeros.
+void findZeroes(const Module &m, RolloutContract &c) {
+  auto isTemp = [&](int b) {
+    const Buffer &B = m.buffers[size_t(b)];
+    return B.role == Role::Temp ||
+           (B.role == Role::Adjoint && m.buffers[size_t(B.primal)].role == Role::Temp);
+  };
+  c.scratchZero.assign(m.kernels.size(), {});
+  for (int k = 0; k < int(m.kernels.size()); ++k)
+    for (int b : c.used[size_t(k)])
+      if (isTemp(b) && !m.buffers[size_t(b)].tape && !writesWholeFirst(m, m.kernels[size_t(k)], b))
+        c.scratchZero[size_t(k)].push_back(b);
+  for (int b : c.kept) {
+    const int first = uses(c, c.step, b) ? c.step : c.stepAdj;
+    if (first < 0 || !writesWholeFirst(m, m.kernels[size_t(first)], b))
+      c.keptZero.push_back(b);
+  }
+}
+
 } // namespace
 
 RolloutContract rolloutContract(const Module &m) {
@@ -179,6 +200,7 @@ RolloutContract rolloutContract(const Module &m) {
   findUses(m, c);
   findFields(m, c);
   findBuffers(m, c);
+  findZeroes(m, c);
   return c;
 }
 

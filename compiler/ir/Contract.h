@@ -45,8 +45,18 @@ struct RolloutContract {
   std::vector<int> fieldOf;           // per buffer: its state field (state roles and their
                                       // adjoints), else -1
   std::vector<int> stepZero;          // zeroed before every step: the Temps it uses (kept ones too)
-  std::vector<int> adjZero;   // before every step adjoint: Temps not kept and their adjoints
-  std::vector<int> kept;      // Temps kept per step (Buffer::tape) the step uses, ascending
+  std::vector<int> adjZero; // before every step adjoint: Temps not kept and their adjoints
+  std::vector<int> kept;    // Temps kept per step (Buffer::tape) the step uses, ascending
+  // What the CPU runtime zeroes (docs/architecture.md, "Scratch that is not
+  // zeroed"), narrower than stepZero and adjZero: a kernel that stores a
+  // scratch buffer whole before it reads it (ir::writesWholeFirst) finds it
+  // as it is.
+  std::vector<std::vector<int>> scratchZero; // per kernel: the Temps not kept and the
+                                             // Temps' adjoints it uses but does not write
+                                             // whole first, ascending
+  std::vector<int> keptZero;  // kept Temps that a step's tape block holds as zeros before the
+                              // step: those not written whole first by the first of step and
+                              // step.adj that uses them, ascending
   int lossOutput = -1;        // the Output buffer "loss"
   int lossOutputAdj = -1;     // its adjoint, -1 if none
   int pointX = -1;            // the state field "point.x" (initial positions), -1 if none

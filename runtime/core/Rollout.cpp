@@ -257,6 +257,7 @@ void Rollout::bindFixed() {
   fixed_.assign(size_t(nb), nullptr);
   zeroBytes_.assign(size_t(nb), 0);
   place_.assign(size_t(nb), Place::Fixed);
+  tapeZero_.clear();
   const ir::Module &m = *info_.module;
   for (int b = 0; b < nb; ++b) {
     const int64_t off = L.offset[b];
@@ -283,6 +284,8 @@ void Rollout::bindFixed() {
       break;
     case Arena::Tape:
       place_[b] = Place::Tape;
+      if (std::binary_search(info_.keptZero.begin(), info_.keptZero.end(), b))
+        tapeZero_.emplace_back(off, L.count[b] * info_.elemBytes(b));
       break;
     case Arena::Command:
       place_[b] = Place::Other;
@@ -368,8 +371,8 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
     switch (place_[b]) {
     case Place::Fixed:
       p = fixed_[b];
-      if (zeroBytes_[b] > 0) // scratch starts every call at zero
-        std::memset(p, 0, size_t(zeroBytes_[b]));
+      if (poison_ && zeroBytes_[b] > 0) // what a kernel may not read: NaN (or -1)
+        std::memset(p, 0xff, size_t(zeroBytes_[b]));
       break;
     case Place::Cur:
     case Place::Next:
@@ -386,11 +389,18 @@ void Rollout::call(int k, int64_t t, std::byte *cur, std::byte *next, std::byte 
     }
     ptrs_[b] = p;
   }
+  for (int b : info_.scratchZero[size_t(k)]) // the scratch it reads before it writes: zeros
+    std::memset(fixed_[b], 0, size_t(zeroBytes_[b]));
   exe_.run(k, ptrs_.data(), L.sizes.data(), t); // (a kernel reads only the buffers it uses)
 }
 
 void Rollout::stepForward(int64_t t, std::byte *cur, std::byte *next) {
-  std::memset(tapeAt(t), 0, size_t(tb_)); // the step writes its kept temps there, from zero
+  // The step writes its kept temps there, those it does not store whole
+  // first from zero (ModuleInfo::keptZero).
+  if (poison_)
+    std::memset(tapeAt(t), 0xff, size_t(tb_));
+  for (auto [offset, bytes] : tapeZero_)
+    std::memset(tapeAt(t) + offset, 0, size_t(bytes));
   tapeStep_[size_t(t % ringSize_)] = t;
   call(info_.step, t, cur, next, nullptr, nullptr);
   // A field the step does not write carries over unchanged.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/Executable.h"
@@ -123,6 +124,12 @@ public:
   /// the order of the robot's parameter arena.
   std::vector<double> laneGradient(int lane) const;
   int lanes() const { return lanes_; }
+  /// For tests of the contract's zero lists (ModuleInfo::scratchZero,
+  /// keptZero): fill every scratch buffer and tape block a kernel finds
+  /// unzeroed with all-ones bytes (NaN) before each call instead of leaving
+  /// what it held, so that a kernel reading an element it did not write
+  /// changes the results.
+  void poisonUnzeroedScratch(bool on) { poison_ = on; }
   /// After run(pop, r, cfg, true): d loss / d x[0] for state field `f`
   /// (ModuleInfo::fields), the initial state's adjoint, as doubles ("point.x":
   /// the body's initial positions after the lift onto the ground).
@@ -216,7 +223,11 @@ private:
   int lanes_ = 1;
   std::vector<void *> ptrs_;
   std::vector<std::byte *> fixed_; // per buffer: its place for this robot, or null (bindAt)
-  std::vector<int64_t> zeroBytes_; // per buffer: scratch bytes zeroed before each call
+  std::vector<int64_t> zeroBytes_; // per buffer: scratch bytes (zeroed before a call of a
+                                   // kernel that reads them unwritten: scratchZero)
+  std::vector<std::pair<int64_t, int64_t>> tapeZero_; // (offset, bytes) in a tape block:
+                                                      // keptZero's buffers
+  bool poison_ = false;                               // poisonUnzeroedScratch
   /// Where a buffer lies in a call: fixed_, the call's current or next state
   /// or adjoint, step t's kept temporaries, or elsewhere (bindAt).
   // Cur .. AdjNext in the order of call()'s state arguments.

@@ -57,7 +57,7 @@ struct Outcome {
 };
 
 Outcome rollout(const ir::Module &m, const codegen::Executable &exe, int64_t T, int64_t K,
-                bool fullTape) {
+                bool fullTape, bool poison = false) {
   ModuleInfo info(m);
   const bool is3d = m.findSet("point") >= 0 && [&] {
     for (const auto &B : m.buffers)
@@ -87,6 +87,7 @@ Outcome rollout(const ir::Module &m, const codegen::Executable &exe, int64_t T, 
     c.commandCount = commandCount;
   }
   Rollout ro(info, exe);
+  ro.poisonUnzeroedScratch(poison);
   RolloutOutcome out = ro.run(pop, 0, c, true);
   INFO(out.error);
   REQUIRE(out.valid);
@@ -216,6 +217,43 @@ TEST_CASE("kept temporaries and window products give the old gradients on every 
     Outcome f = rollout(now, *fastNow, T, 0, false);
     CHECK(worstDifference(f.grad, a.grad) <= 1e-9 * largest(a.grad));
     CHECK(std::abs(f.loss - a.loss) <= 1e-9 * std::max(1.0, std::abs(a.loss)));
+  }
+}
+
+TEST_CASE("scratch that the contract leaves unzeroed is written before it is read: poisoned "
+          "with NaN, every example gives the same loss and gradient, bit for bit",
+          "[kept][zero]") {
+  for (const char *name : kExamples) {
+    INFO(name);
+    ir::Module m = compileExample(name, autodiff::Tape::Products);
+    const ModuleInfo info(m);
+    // The kept temps are stored whole by the kernel that writes them: no
+    // tape block is zeroed (the step's controller inputs, its layers, the
+    // rows step.adj writes for the window products).
+    CHECK(info.keptZero.empty());
+    std::set<std::string> unzeroed;
+    for (int k = 0; k < int(m.kernels.size()); ++k)
+      for (int b : info.used[size_t(k)])
+        if ((info.arena[size_t(b)] == Arena::Temp || info.arena[size_t(b)] == Arena::TempAdj) &&
+            !std::binary_search(info.scratchZero[size_t(k)].begin(),
+                                info.scratchZero[size_t(k)].end(), b))
+          unzeroed.insert(m.kernels[size_t(k)].name + ":" + m.buffers[size_t(b)].name);
+    // The multi-task controller's output is a scratch temp, stored whole.
+    if (std::string(name).rfind("multitask", 0) == 0)
+      CHECK(unzeroed.count("step:spring.act") == 1);
+    const int64_t T = stepsFor(name);
+    std::unique_ptr<codegen::Executable> interp = codegen::compile(m, codegen::BackendKind::Interp),
+                                         fast = codegen::cpu::compileCpu(m, {});
+    for (const codegen::Executable *exe : {interp.get(), fast.get()})
+      for (bool fullTape : {false, true}) {
+        INFO((exe == interp.get() ? "interpreter" : "CPU")
+             << (fullTape ? ", full tape" : ", K = 3"));
+        Outcome zeroed = rollout(m, *exe, T, fullTape ? 0 : 3, fullTape);
+        Outcome poisoned = rollout(m, *exe, T, fullTape ? 0 : 3, fullTape, true);
+        REQUIRE(largest(zeroed.grad) > 0);
+        CHECK(poisoned.loss == zeroed.loss);
+        CHECK(poisoned.grad == zeroed.grad);
+      }
   }
 }
 
