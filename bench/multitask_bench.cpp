@@ -121,14 +121,14 @@ public:
     my.calls[size_t(k)] += 1;
   }
   void windowProduct(bool f32, void *grad, const void *rows, const void *x, int64_t S, int64_t U,
-                     int64_t n, int64_t ld) const override {
+                     int64_t n, int64_t ld, int lanes) const override {
     if (!enabled_.load(std::memory_order_relaxed)) {
-      inner_.windowProduct(f32, grad, rows, x, S, U, n, ld);
+      inner_.windowProduct(f32, grad, rows, x, S, U, n, ld, lanes);
       return;
     }
     Tally &my = tally();
     const double c0 = bench::threadCpuSeconds();
-    inner_.windowProduct(f32, grad, rows, x, S, U, n, ld);
+    inner_.windowProduct(f32, grad, rows, x, S, U, n, ld, lanes);
     my.seconds[kernels_ - 1] += bench::threadCpuSeconds() - c0;
     my.calls[kernels_ - 1] += 1;
   }

@@ -28,12 +28,15 @@ public:
   /// grad[s * U + u] += guard(rows[k * ld + s] * x[k * ld + u]) for every s < S,
   /// u < U, adding the terms of k = n - 1 down to 0 in that order (the order
   /// of step.adj's own accumulation, latest step first); the guard makes a
-  /// zero row's term 0. Elements are floats when `f32`, else doubles. This
-  /// reference rounds each product and sum separately (the interpreter's
-  /// arithmetic); the CPU back end runs a generated, register-blocked one.
-  /// Thread-safe.
+  /// zero row's term 0. With `lanes` L > 1, for L episodes at once in the
+  /// lanes layout (docs/architecture.md, "Episodes in lanes"): element i of
+  /// lane l at i * L + l in each of grad, rows and x, each lane's product
+  /// the one-lane product of its own elements. Elements are floats when
+  /// `f32`, else doubles. This reference rounds each product and sum
+  /// separately (the interpreter's arithmetic); the CPU back end runs a
+  /// generated, register-blocked one. Thread-safe.
   virtual void windowProduct(bool f32, void *grad, const void *rows, const void *x, int64_t S,
-                             int64_t U, int64_t n, int64_t ld) const;
+                             int64_t U, int64_t n, int64_t ld, int lanes) const;
 };
 
 struct CompileOptions {

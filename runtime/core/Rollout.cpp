@@ -45,8 +45,9 @@ Rollout::Rollout(const ModuleInfo &info, const codegen::Executable &exe, int lan
   if (lanes < 1)
     throw Error("a rollout runs at least one episode at a time (lanes >= 1)");
   seeds_.assign(size_t(lanes), 0.0);
-  // In lanes the window products run per lane after the sweep has left their
-  // gradient alone: a kernel adding to it as well would sum in another order.
+  // In lanes the window products add into the lanes' gradients where no
+  // kernel does: a kernel adding to them as well would sum in another order
+  // than one episode at a time.
   for (const ir::WindowProduct &p : m.products)
     for (size_t k = 0; lanes > 1 && k < info.used.size(); ++k)
       for (int b : info.used[k])
@@ -192,7 +193,6 @@ void Rollout::prepare(Population &pop, int r, const RolloutConfig &cfg, bool bac
     ensure(gradW_, A[int(Arena::Grad)]);
     ensure(outW_, A[int(Arena::Output)]);
     ensure(laneState_, pop.layout(r).stateBytes());
-    ensure(productGrad_, backward ? lanes_ * pop.layout(r).arenaBytes[int(Arena::Param)] : 0);
   }
   tapeStep_.assign(size_t(ringSize_), -1);
   if (readsCommands_ && cfg.commands) {
@@ -582,12 +582,14 @@ void Rollout::backwardLossSteps(int64_t t, const std::vector<double> &windowAdj)
 }
 
 void Rollout::windowProducts(int64_t lo, int64_t hi) {
-  if (lanes_ > 1)
-    return laneWindowProducts(lo, hi);
   const bool f32 = pop_->f32();
   const int64_t ld = tb_ / (f32 ? 4 : 8); // elements from one step's block to the next
+  // In lanes, the products add into the wide Grad arena, lane by lane as one
+  // episode adds into its own (no kernel adds to these gradients: the
+  // constructor checked).
+  const RobotLayout &S = pop_->layout(r_);
   for (const ir::WindowProduct &p : info_.module->products) {
-    std::byte *g = pop_->arena(r_, Arena::Grad) + L_->offset[p.grad];
+    std::byte *g = arena(Arena::Grad) + L_->offset[p.grad];
     // Runs of steps in consecutive ring slots, latest first (the order in
     // which step.adj itself accumulated the gradient), of at most
     // kProductRun steps: the run's rows and inputs stay in L2 while the
@@ -595,57 +597,7 @@ void Rollout::windowProducts(int64_t lo, int64_t hi) {
     for (int64_t b = hi; b > lo;) {
       const int64_t a = std::max({lo, (b - 1) - (b - 1) % ringSize_, b - kProductRun});
       exe_.windowProduct(f32, g, tapeAt(a) + L_->offset[p.rows], tapeAt(a) + L_->offset[p.x],
-                         L_->count[p.rows], L_->count[p.x], b - a, ld);
-      b = a;
-    }
-  }
-}
-
-namespace {
-/// dst[i] = src[i * lanes + l] for i < n: lane l of an interleaved buffer.
-template <class F>
-void gatherLaneOf(std::byte *dst, const std::byte *src, int64_t n, int lanes, int l) {
-  F *d = reinterpret_cast<F *>(dst);
-  const F *s = reinterpret_cast<const F *>(src) + l;
-  for (int64_t i = 0; i < n; ++i)
-    d[i] = s[i * lanes];
-}
-} // namespace
-
-// The same runs as windowProducts, for each lane: the run's rows and inputs
-// gathered out of the interleaved tape in one pass (lane l's block holds one
-// row of nr + nx values per step), then each lane's product into its
-// gradient in productGrad_ (lane l's copy of the Param arena's layout).
-void Rollout::laneWindowProducts(int64_t lo, int64_t hi) {
-  const bool f32 = pop_->f32();
-  const int64_t eb = f32 ? 4 : 8;
-  const RobotLayout &S = pop_->layout(r_);
-  const int64_t paramBytes = S.arenaBytes[int(Arena::Param)];
-  for (const ir::WindowProduct &p : info_.module->products) {
-    const int64_t nr = S.count[p.rows], nx = S.count[p.x], ld = nr + nx;
-    for (int64_t b = hi; b > lo;) {
-      const int64_t a = std::max({lo, (b - 1) - (b - 1) % ringSize_, b - kProductRun});
-      const int64_t laneBytes = (b - a) * ld * eb;
-      ensure(productRows_, lanes_ * laneBytes);
-      std::byte *rows = bytesOf(productRows_);
-      for (int64_t k = 0; k < b - a; ++k) {
-        const std::byte *blk = tapeAt(a + k);
-        for (int l = 0; l < lanes_; ++l) {
-          std::byte *dst = rows + l * laneBytes + k * ld * eb;
-          if (f32) {
-            gatherLaneOf<float>(dst, blk + L_->offset[p.rows], nr, lanes_, l);
-            gatherLaneOf<float>(dst + nr * eb, blk + L_->offset[p.x], nx, lanes_, l);
-          } else {
-            gatherLaneOf<double>(dst, blk + L_->offset[p.rows], nr, lanes_, l);
-            gatherLaneOf<double>(dst + nr * eb, blk + L_->offset[p.x], nx, lanes_, l);
-          }
-        }
-      }
-      for (int l = 0; l < lanes_; ++l) {
-        std::byte *g = bytesOf(productGrad_) + l * paramBytes + S.offset[p.grad];
-        std::byte *block = rows + l * laneBytes;
-        exe_.windowProduct(f32, g, block, block + nr * eb, nr, nx, b - a, ld);
-      }
+                         S.count[p.rows], S.count[p.x], b - a, ld, lanes_);
       b = a;
     }
   }
@@ -656,11 +608,9 @@ std::vector<double> Rollout::laneGradient(int lane) const {
   const bool f32 = pop_->f32();
   const RobotLayout &S = pop_->layout(r_);
   const auto *w = reinterpret_cast<const std::byte *>(gradW_.data());
-  const auto *pg = reinterpret_cast<const std::byte *>(productGrad_.data()) +
-                   lane * S.arenaBytes[int(Arena::Param)];
   std::vector<double> g(static_cast<size_t>(S.paramCount));
-  for (int64_t j = 0; j < S.paramCount; ++j) // a window product's gradient is only in pg
-    g[size_t(j)] = loadF(w, j * lanes_ + lane, f32) + loadF(pg, j, f32);
+  for (int64_t j = 0; j < S.paramCount; ++j)
+    g[size_t(j)] = loadF(w, j * lanes_ + lane, f32);
   return g;
 }
 
@@ -742,14 +692,10 @@ int Rollout::nonFiniteGradientLane() {
         return 0;
     return -1;
   }
-  // Every lane's gradient is finite where both of its parts are.
   const int64_t np = pop_->layout(r_).paramCount;
-  for (int64_t i = 0; i < np * lanes_; ++i) {
+  for (int64_t i = 0; i < np * lanes_; ++i)
     if (!std::isfinite(loadF(bytesOf(gradW_), i, f32))) // interleaved: lane i % lanes_
       return int(i % lanes_);
-    if (!std::isfinite(loadF(bytesOf(productGrad_), i, f32))) // lane by lane: lane i / np
-      return int(i / np);
-  }
   return -1;
 }
 
@@ -816,9 +762,6 @@ std::vector<RolloutOutcome> Rollout::sweep(bool backward) {
 
   // Backward sweep. Gradients, pinned adjoints and side adjoints start at 0.
   std::memset(arena(Arena::Grad), 0, size_t(L_->arenaBytes[int(Arena::Grad)]));
-  if (lanes_ > 1)
-    std::memset(bytesOf(productGrad_), 0,
-                size_t(lanes_ * pop_->layout(r_).arenaBytes[int(Arena::Param)]));
   std::memset(bytesOf(bodyAdj_), 0, size_t(L_->arenaBytes[int(Arena::BodyAdj)]));
   std::memset(bytesOf(pinnedAdj_), 0, size_t(pinnedTimes_.size() * sb_));
   std::memset(bytesOf(adjRing_), 0, size_t(adjSize_ * sb_));

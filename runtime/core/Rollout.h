@@ -212,7 +212,6 @@ private:
   /// grad += rows^T x, one matrix product per ring run of at most
   /// kProductRun steps.
   void windowProducts(int64_t lo, int64_t hi);
-  void laneWindowProducts(int64_t lo, int64_t hi);
   static constexpr int64_t kProductRun = 32;
   /// Makes the ring hold the states [need, ...] by recomputing from a checkpoint.
   void recomputeFrom(int64_t need);
@@ -249,8 +248,6 @@ private:
   RobotLayout wide_;                    // lanes mode: every per-episode buffer lanes_ times
   AlignedDoubles gradW_, outW_;         // lanes mode: the Grad and Output arenas
   AlignedDoubles laneState_;            // lanes mode: one lane's snapshot
-  AlignedDoubles productGrad_;          // lanes mode: each lane's window-product gradients
-  AlignedDoubles productRows_;          // lanes mode: one lane's rows and inputs of a run
   int64_t T_ = 0, K_ = 1, windows_ = 1;
   int64_t ringSize_ = 2, adjSize_ = 2, offsetSpan_ = 0; // offsetSpan_: maxOffset_ rounded up to K
   int64_t ringLo_ = 0; // the ring holds the states ringLo_ .. ringHi_

@@ -285,7 +285,7 @@ TEST_CASE("kept temporaries: every window length gives the full tape's gradient,
 }
 
 TEST_CASE("the generated window product equals the reference: f32 and f64, odd sizes, "
-          "fast and strict",
+          "fast and strict, one episode and episodes in lanes",
           "[kept][llvm]") {
   for (const char *precision : {"f64", "f32"}) {
     INFO(precision);
@@ -296,74 +296,95 @@ TEST_CASE("the generated window product equals the reference: f32 and f64, odd s
     REQUIRE_FALSE(m.products.empty());
     const bool f32 = m.precision == ir::Precision::F32;
     REQUIRE(f32 == (std::string(precision) == "f32"));
-    auto fast = codegen::cpu::compileCpu(m, {});
-    auto strict = codegen::cpu::compileCpu(m, {}, codegen::cpu::FpMode::Strict);
-    REQUIRE(fast->windowProductEntry() != nullptr);
     auto interp = codegen::compile(m, codegen::BackendKind::Interp); // the reference
-    // Sizes around the register block (4 rows x 4 vectors of 8 or 16 lanes),
-    // a stride wider than the rows, zero rows (the guard) and no steps at all.
-    for (auto [S, U, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
-                           {3, 7, 5},
-                           {4, 32, 2},
-                           {9, 65, 33},
-                           {33, 130, 17},
-                           {5, 9, 0}}) {
-      INFO("S = " << S << ", U = " << U << ", n = " << n);
-      const int64_t ld = std::max(S, U) + 3;
-      std::vector<double> rows(size_t(std::max<int64_t>(n, 1) * ld)), x(rows.size()),
-          grad(size_t(S * U));
-      uint64_t state = 12345;
-      auto next = [&] {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        return double(int64_t(state >> 11) % 2001 - 1000) / 997.0;
-      };
-      for (size_t i = 0; i < rows.size(); ++i) {
-        rows[i] = i % 5 == 0 ? 0.0 : next();
-        x[i] = next();
-      }
-      for (double &g : grad)
-        g = next();
-      // As the module's elements: floats packed at the front when f32.
-      auto asElems = [&](const std::vector<double> &v) {
-        std::vector<std::byte> out(v.size() * (f32 ? 4 : 8));
-        for (size_t i = 0; i < v.size(); ++i) {
-          if (f32) {
-            float f = float(v[i]);
-            std::memcpy(out.data() + 4 * i, &f, 4);
-          } else {
-            std::memcpy(out.data() + 8 * i, &v[i], 8);
+    // Sizes around the register blocks (4 rows x 4 vectors of 8 or 16
+    // lanes; in lanes 3 x 3 or fewer elements of L lanes), a stride wider
+    // than the rows, zero rows (the guard) and no steps at all.
+    for (int L : {1, 4, 16}) {
+      INFO(L << " lanes");
+      codegen::CompileOptions co;
+      co.lanes = L;
+      auto fast = codegen::cpu::compileCpu(m, co);
+      auto strict = codegen::cpu::compileCpu(m, co, codegen::cpu::FpMode::Strict);
+      REQUIRE(fast->windowProductEntry() != nullptr);
+      for (auto [S, U, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                             {3, 7, 5},
+                             {4, 32, 2},
+                             {9, 65, 33},
+                             {33, 130, 17},
+                             {5, 9, 0}}) {
+        INFO("S = " << S << ", U = " << U << ", n = " << n);
+        const int64_t ld = (std::max(S, U) + 3) * L;
+        std::vector<double> rows(size_t(std::max<int64_t>(n, 1) * ld)), x(rows.size()),
+            grad(size_t(S * U * L));
+        uint64_t state = 12345;
+        auto next = [&] {
+          state = state * 6364136223846793005ull + 1442695040888963407ull;
+          return double(int64_t(state >> 11) % 2001 - 1000) / 997.0;
+        };
+        for (size_t i = 0; i < rows.size(); ++i) {
+          rows[i] = i % 5 == 0 ? 0.0 : next();
+          x[i] = next();
+        }
+        for (double &g : grad)
+          g = next();
+        // As the module's elements: floats packed at the front when f32.
+        auto asElems = [&](const std::vector<double> &v) {
+          std::vector<std::byte> out(v.size() * (f32 ? 4 : 8));
+          for (size_t i = 0; i < v.size(); ++i) {
+            if (f32) {
+              float f = float(v[i]);
+              std::memcpy(out.data() + 4 * i, &f, 4);
+            } else {
+              std::memcpy(out.data() + 8 * i, &v[i], 8);
+            }
           }
+          return out;
+        };
+        auto value = [&](const std::vector<std::byte> &v, int64_t i) {
+          if (f32) {
+            float f = 0;
+            std::memcpy(&f, v.data() + 4 * i, 4);
+            return double(f);
+          }
+          double d = 0;
+          std::memcpy(&d, v.data() + 8 * i, 8);
+          return d;
+        };
+        const auto R = asElems(rows), X = asElems(x), G = asElems(grad);
+        auto run = [&](const codegen::Executable &exe) {
+          auto g = G;
+          exe.windowProduct(f32, g.data(), R.data(), X.data(), S, U, n, ld, L);
+          return g;
+        };
+        const auto ref = run(*interp), st = run(*strict), f = run(*fast);
+        CHECK(st == ref); // the same roundings in the same order
+        if (n == 0)
+          CHECK(f == G);
+        double worst = 0, largestRef = 0;
+        for (int64_t i = 0; i < S * U * L; ++i) {
+          worst = std::max(worst, std::abs(value(f, i) - value(ref, i)));
+          largestRef = std::max(largestRef, std::abs(value(ref, i)));
         }
-        return out;
-      };
-      const auto R = asElems(rows), X = asElems(x), G = asElems(grad);
-      auto run = [&](const codegen::Executable &exe) {
-        auto g = G;
-        exe.windowProduct(f32, g.data(), R.data(), X.data(), S, U, n, ld);
-        return g;
-      };
-      const auto ref = run(*interp), s = run(*strict), f = run(*fast);
-      CHECK(s == ref); // the same roundings in the same order
-      if (n == 0)
-        CHECK(f == G);
-      double worst = 0, largestRef = 0;
-      for (int64_t i = 0; i < S * U; ++i) {
-        double a = 0, b = 0;
-        if (f32) {
-          float fa = 0, fb = 0;
-          std::memcpy(&fa, f.data() + 4 * i, 4);
-          std::memcpy(&fb, ref.data() + 4 * i, 4);
-          a = fa;
-          b = fb;
-        } else {
-          std::memcpy(&a, f.data() + 8 * i, 8);
-          std::memcpy(&b, ref.data() + 8 * i, 8);
+        // Fused multiply-adds: one rounding fewer per term.
+        CHECK(worst <= (f32 ? 1e-5 : 1e-13) * std::max(1.0, largestRef) * double(n + 1));
+        // Each lane's product is the one-episode product of its elements.
+        for (int l = 0; L > 1 && l < L; ++l) {
+          std::vector<double> r1(size_t(std::max<int64_t>(n, 1) * ld / L)), x1(r1.size()),
+              g1(size_t(S * U));
+          for (size_t i = 0; i < r1.size(); ++i)
+            r1[i] = rows[i * size_t(L) + size_t(l)], x1[i] = x[i * size_t(L) + size_t(l)];
+          for (size_t i = 0; i < g1.size(); ++i)
+            g1[i] = grad[i * size_t(L) + size_t(l)];
+          auto one = asElems(g1);
+          const auto R1 = asElems(r1), X1 = asElems(x1);
+          interp->windowProduct(f32, one.data(), R1.data(), X1.data(), S, U, n, ld / L, 1);
+          for (int64_t i = 0; i < S * U; ++i)
+            if (value(one, i) != value(ref, i * L + l))
+              FAIL("lane " << l << ", element " << i << ": " << value(ref, i * L + l)
+                           << " in lanes, " << value(one, i) << " alone");
         }
-        worst = std::max(worst, std::abs(a - b));
-        largestRef = std::max(largestRef, std::abs(b));
       }
-      // Fused multiply-adds: one rounding fewer per term.
-      CHECK(worst <= (f32 ? 1e-5 : 1e-13) * std::max(1.0, largestRef) * double(n + 1));
     }
   }
 }

@@ -1,6 +1,7 @@
 // The CPU back end: lower, optimise, cache and link a module; emit LLVM IR text.
 #include "codegen/cpu/CpuBackend.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <llvm/Config/llvm-config.h>
@@ -86,7 +87,7 @@ std::unique_ptr<llvm::Module> lower(const ir::Module &m, llvm::LLVMContext &ctx,
   }
   if (!m.products.empty())
     addWindowProduct(*lm, m.precision == ir::Precision::F32, fp == FpMode::Fast,
-                     hostTarget().features);
+                     hostTarget().features, lanes);
   preferWideVectors(*lm);
   return lm;
 }
@@ -148,6 +149,7 @@ std::unique_ptr<CpuExecutable> compileCpu(const ir::Module &m, const CompileOpti
     exe->product_ = reinterpret_cast<CpuExecutable::WindowProductFn>(
         exe->impl_->jit.lookup(windowProductSymbol()));
     exe->f32_ = m.precision == ir::Precision::F32;
+    exe->productLanes_ = std::max(1, opts.lanes);
   }
   exe->compileSeconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -155,9 +157,9 @@ std::unique_ptr<CpuExecutable> compileCpu(const ir::Module &m, const CompileOpti
 }
 
 void CpuExecutable::windowProduct(bool f32, void *grad, const void *rows, const void *x, int64_t S,
-                                  int64_t U, int64_t n, int64_t ld) const {
-  if (!product_)
-    return Executable::windowProduct(f32, grad, rows, x, S, U, n, ld);
+                                  int64_t U, int64_t n, int64_t ld, int lanes) const {
+  if (!product_ || lanes != productLanes_)
+    return Executable::windowProduct(f32, grad, rows, x, S, U, n, ld, lanes);
   EVOC_ASSERT(f32 == f32_, "a window product of the wrong precision");
   product_(grad, rows, x, S, U, n, ld);
 }

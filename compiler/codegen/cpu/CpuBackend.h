@@ -26,9 +26,10 @@ public:
     fns_[size_t(k)](buffers, sizes, t);
   }
   /// The generated window product (codegen/cpu/WindowProduct.h) when the
-  /// module has products; otherwise the reference.
+  /// module has products and `lanes` is the executable's (CompileOptions::lanes);
+  /// otherwise the reference.
   void windowProduct(bool f32, void *grad, const void *rows, const void *x, int64_t S, int64_t U,
-                     int64_t n, int64_t ld) const override;
+                     int64_t n, int64_t ld, int lanes) const override;
   /// The native function of kernel `k` (the ir::KernelFn ABI).
   ir::KernelFn kernel(int k) const { return fns_.at(size_t(k)); }
   /// The generated window product's entry point, or null (for profilers' maps).
@@ -48,6 +49,7 @@ private:
   std::unique_ptr<Impl> impl_;
   std::vector<ir::KernelFn> fns_;
   WindowProductFn product_ = nullptr;
+  int productLanes_ = 1; // the episodes in lanes product_ was generated for
   bool f32_ = false;
   bool fromCache_ = false;
   double compileSeconds_ = 0;

@@ -20,6 +20,11 @@ std::string windowProductSymbol();
 /// element sums its terms in the reference order (k = n - 1 down to 0); with
 /// `fastFp` each term is one fused multiply-add, without it the reference's
 /// guarded product and separate addition (the interpreter bit for bit).
-void addWindowProduct(llvm::Module &lm, bool f32, bool fastFp, const std::string &features);
+/// With `lanes` L > 1 the function is the product of L episodes in lanes
+/// (Executable::windowProduct's `lanes`): each term one vector operation over
+/// the L lanes of an element, blocks of rows by columns of such vectors in
+/// registers.
+void addWindowProduct(llvm::Module &lm, bool f32, bool fastFp, const std::string &features,
+                      int lanes);
 
 } // namespace evoc::codegen::cpu
