@@ -47,9 +47,10 @@ struct CompileOptions {
   // (codegen/cpu/LowerToLLVM.h); 1: one episode. Init kernels are not
   // compiled with lanes > 1 (Executable::run must not be asked for them).
   int lanes = 1;
-  // CPU, lanes > 1: rows of a loop nest run per inner loop by unroll and jam
-  // (codegen/cpu/UnrollAndJam.h); 0: the back end's choice, 1: none (for
-  // benchmarks). Results are the same bit for bit either way in strict mode.
+  // CPU, one episode or lanes: rows of a loop nest run per inner loop by
+  // unroll and jam (codegen/cpu/UnrollAndJam.h); 0: the back end's choice,
+  // 1: none (for benchmarks). Results are the same bit for bit either way in
+  // strict mode.
   int lanesJam = 0;
 };
 

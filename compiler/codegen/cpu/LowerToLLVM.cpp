@@ -627,7 +627,7 @@ void KernelLowering::countedLoop(int set, llvm::Value *start, llvm::Value *end, 
 
 void KernelLowering::lowerLoop(const ir::Inst &in) {
   EVOC_ASSERT(in.body && in.set >= 0 && sizes_[in.set], "LLVM lowering: malformed loop");
-  if (lanes_ > 1 && jam_.rows != 1)
+  if (jam_.rows != 1)
     if (std::optional<size_t> inner = jammableInner(in)) {
       const int elemBytes = fty_->isDoubleTy() ? 8 : 4;
       const int rows =

@@ -1,4 +1,4 @@
-// Which loop nests the lanes lowering may unroll and jam (see UnrollAndJam.h).
+// Which loop nests the CPU lowering may unroll and jam (see UnrollAndJam.h).
 #include "codegen/cpu/UnrollAndJam.h"
 
 #include <algorithm>
@@ -78,6 +78,8 @@ int jamRows(const ir::Inst &loop, size_t inner, int lanes, int elemBytes,
             const RegisterFile &regs) {
   using ir::Op;
   using ir::Type;
+  if (lanes == 1) // one episode: LLVM vectorises the inner loop, a value per row is a vector
+    lanes = std::max(1, regs.vectorBytes / elemBytes);
   const ir::Block &in = *loop.body->insts.at(inner)->body;
   // Values of the outer body (and those of the inner body computed from
   // them alone, which LLVM hoists) are the row's invariants; masks are the

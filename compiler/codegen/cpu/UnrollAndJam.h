@@ -1,4 +1,5 @@
-// Which loop nests the lanes lowering may unroll and jam (LowerToLLVM.cpp).
+// Which loop nests the CPU lowering may unroll and jam (LowerToLLVM.cpp), for
+// one episode or episodes in lanes.
 #pragma once
 
 #include <cstddef>
@@ -35,7 +36,7 @@ struct RegisterFile {
   int masks = 7;        // mask registers usable by masked ops (AVX-512: k1-k7; 0: none)
 };
 
-/// How the lanes lowering unrolls and jams: `rows` per block (0: jamRows'
+/// How the lowering unrolls and jams: `rows` per block (0: jamRows'
 /// choice for each nest, 1: no unroll and jam).
 struct JamOptions {
   int rows = 1;

@@ -1,5 +1,5 @@
-// Unroll and jam in lanes (codegen/cpu/UnrollAndJam.h): which nests may be
-// jammed, how many rows, and that jammed kernels compute what the
+// Unroll and jam (codegen/cpu/UnrollAndJam.h), one episode or in lanes:
+// which nests may be jammed, how many rows, and that jammed kernels compute what the
 // interpreter computes lane by lane, bit for bit in strict mode, whatever
 // the rows per block and however many rows are left over.
 #include <catch2/catch.hpp>
@@ -193,6 +193,13 @@ TEST_CASE("unroll and jam: which nests, and how many rows", "[llvm][lanes][jam]"
   CHECK(codegen::cpu::jamRows(*loops[0], 2, 32, 8, avx512) == 1);
   CHECK(codegen::cpu::jamRows(*loops[1], 1, 16, 8, avx2) == 1);
   CHECK(codegen::cpu::jamRows(*loops[1], 1, 8, 8, avx2) == 5);
+  // One episode: LLVM vectorises the inner loop, so a row's values are
+  // vectors of a register's width (8 doubles, 4 with AVX2).
+  CHECK(codegen::cpu::jamRows(*loops[0], 2, 1, 8, avx512) ==
+        codegen::cpu::jamRows(*loops[0], 2, 8, 8, avx512));
+  CHECK(codegen::cpu::jamRows(*loops[1], 1, 1, 8, avx512) == 8);
+  CHECK(codegen::cpu::jamRows(*loops[1], 1, 1, 8, avx2) ==
+        codegen::cpu::jamRows(*loops[1], 1, 4, 8, avx2));
 }
 
 TEST_CASE("unroll and jam: a part that touches what another writes is not jammed",
@@ -229,14 +236,15 @@ TEST_CASE("unroll and jam: a part that touches what another writes is not jammed
   }
 }
 
-TEST_CASE("jammed lanes kernels are the interpreter's lane by lane, rows left over or not",
+TEST_CASE("jammed kernels (one episode or lanes) are the interpreter's lane by lane, rows left "
+          "over or not",
           "[llvm][lanes][jam]") {
   Nests n = nests(true);
   codegen::CompileOptions co;
   co.useCache = false;
   const struct {
     int lanes, jam;
-  } cases[] = {{4, 0}, {4, 2}, {4, 3}, {8, 4}, {8, 8}, {16, 0}, {16, 5}};
+  } cases[] = {{1, 0}, {1, 3}, {1, 8}, {4, 0}, {4, 2}, {4, 3}, {8, 4}, {8, 8}, {16, 0}, {16, 5}};
   for (auto [lanes, jam] : cases) {
     co.lanes = lanes;
     co.lanesJam = jam;
