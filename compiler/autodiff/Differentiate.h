@@ -33,10 +33,11 @@ enum class Tape : uint8_t {
 void differentiate(ir::Module &m, Tape tape = Tape::Replay);
 
 /// Marks (Buffer::tape) the Temp buffers of the Step kernel whose values are
-/// per-element reductions (a layer's activations) that only the step writes,
-/// with plain stores: what the runtime keeps per step so that step.adj need
-/// not replay the products that made them. With `productInputs`, also the
-/// inputs x of the layers' W x, which the window products need.
+/// per-element reductions (a layer's activations) or sums it scatters into
+/// (accadd: the forces on the points), that only the step uses: what the
+/// runtime keeps per step so that step.adj need not replay the products and
+/// loops that made them. With `productInputs`, also the inputs x of the
+/// layers' W x, which the window products need.
 void planTape(ir::Module &m, bool productInputs);
 
 /// In step.adj (kernel `stepAdj`), replaces each per-step accumulation of a

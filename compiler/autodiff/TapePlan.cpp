@@ -1,8 +1,10 @@
 // Which temporaries of the step are kept per step instead of recomputed by
 // its adjoint (docs/architecture.md, "Kept temporaries"): the per-element
 // reductions, such as a layer's activations tanh(W x + b), whose replay
-// costs a matrix-vector product, and a layer's inputs x, which the weight
-// gradient's window products need; cheap temporaries are still recomputed.
+// costs a matrix-vector product, the sums scattered into a temp (the forces
+// on the points), whose replay costs a loop over the springs, and a layer's
+// inputs x, which the weight gradient's window products need; cheap
+// temporaries are still recomputed.
 // And deferProducts, which turns step.adj's per-step accumulation of such a
 // weight gradient into rows the runtime multiplies once per window.
 #include <algorithm>
@@ -111,18 +113,23 @@ void planTape(Module &m, bool productInputs) {
   findReductionStores(m.kernels[size_t(step)].body, candidates);
   if (productInputs)
     findProductInputs(m, m.kernels[size_t(step)].body, candidates);
-  // Only what the step alone writes, with plain stores: the runtime keeps
-  // one copy per step, and an accumulated temp is cheap to recompute.
+  // And the sums the step scatters into a temp (the springs' forces on
+  // their points, point.dv): replaying them costs step.adj a loop over the
+  // springs with its square roots and divisions, only to find the values
+  // the forward step had (the runtime zeroes their slot of the tape before
+  // the step: the rollout contract's keptZero).
+  walk(m.kernels[size_t(step)].body, [&](const Inst &in) {
+    if (in.op == Op::AccAdd)
+      candidates.insert(in.buffer);
+  });
+  // Only what the step alone writes: the runtime keeps one copy per step.
   std::set<int> excluded;
-  for (size_t k = 0; k < m.kernels.size(); ++k) {
-    const bool isStep = static_cast<int>(k) == step;
-    walk(m.kernels[k].body, [&](const Inst &in) {
-      if (in.buffer < 0)
-        return;
-      if (!isStep || in.op == Op::AccAdd)
-        excluded.insert(in.buffer);
-    });
-  }
+  for (size_t k = 0; k < m.kernels.size(); ++k)
+    if (static_cast<int>(k) != step)
+      walk(m.kernels[k].body, [&](const Inst &in) {
+        if (in.buffer >= 0)
+          excluded.insert(in.buffer);
+      });
   for (int b : candidates) {
     Buffer &B = m.buffers[size_t(b)];
     if (B.role == Role::Temp && B.elem == Type::F && !excluded.count(b))
