@@ -149,17 +149,10 @@ void findBuffers(const Module &m, RolloutContract &c) {
       c.windowSlots = B.comps;
     if (B.role == Role::State && B.time == TimeRef::Offset)
       maxOffset = std::max<int64_t>(maxOffset, -B.fixedTime);
-    if (B.role == Role::Temp && uses(c, c.step, b))
-      c.stepZero.push_back(b);
     // Kept: the step's activations and the row factors step.adj writes for
     // the window products (W.adj.rows), which only the adjoint uses.
     if (B.role == Role::Temp && B.tape && (uses(c, c.step, b) || uses(c, c.stepAdj, b)))
       c.kept.push_back(b);
-    const bool tempOrItsAdjoint =
-        (B.role == Role::Temp && !B.tape) ||
-        (B.role == Role::Adjoint && m.buffers[B.primal].role == Role::Temp);
-    if (tempOrItsAdjoint && uses(c, c.stepAdj, b))
-      c.adjZero.push_back(b);
   }
   c.adjSlots = int(maxOffset) + 2;
   for (int b = 0; b < nb; ++b)

@@ -44,13 +44,10 @@ struct RolloutContract {
   std::vector<StateField> fields;     // every state field, by its first buffer
   std::vector<int> fieldOf;           // per buffer: its state field (state roles and their
                                       // adjoints), else -1
-  std::vector<int> stepZero;          // zeroed before every step: the Temps it uses (kept ones too)
-  std::vector<int> adjZero; // before every step adjoint: Temps not kept and their adjoints
-  std::vector<int> kept;    // Temps kept per step (Buffer::tape) the step uses, ascending
-  // What the CPU runtime zeroes (docs/architecture.md, "Scratch that is not
-  // zeroed"), narrower than stepZero and adjZero: a kernel that stores a
-  // scratch buffer whole before it reads it (ir::writesWholeFirst) finds it
-  // as it is.
+  std::vector<int> kept;              // Temps kept per step (Buffer::tape) the step uses, ascending
+  // What a runtime zeroes (docs/architecture.md, "Scratch that is not
+  // zeroed"): a kernel that stores a scratch buffer whole before it reads it
+  // (ir::writesWholeFirst) finds it as it is.
   std::vector<std::vector<int>> scratchZero; // per kernel: the Temps not kept and the
                                              // Temps' adjoints it uses but does not write
                                              // whole first, ascending

@@ -31,9 +31,12 @@ struct RolloutInfo {
   /// The fields the step reads or writes (ir::StateField::taped), in the
   /// contract's order.
   std::vector<ir::StateField> fields;
-  std::vector<int> stepZero; // zeroed before every step: Temps (kept ones included)
-  std::vector<int> adjZero;  // before every step adjoint: Temps not kept and their adjoints
-  std::vector<int> kept;     // Temps kept per step (Buffer::tape): a tape of T - 1 steps each
+  // Zeroed before every step: the contract's scratchZero of the step and
+  // its keptZero (bound to the step's tape block); before every step
+  // adjoint: scratchZero of the step adjoint.
+  std::vector<int> stepZero;
+  std::vector<int> adjZero;
+  std::vector<int> kept; // Temps kept per step (Buffer::tape): a tape of T - 1 steps each
   /// The per-step losses in kernel order (the CPU rollout's order), run by
   /// evoc_rollout_losses and, interleaved with the step adjoints, by
   /// evoc_rollout_backward.

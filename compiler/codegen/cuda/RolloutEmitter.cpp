@@ -66,8 +66,12 @@ RolloutInfo rolloutInfo(const ir::RolloutContract &c) {
   for (const ir::StateField &f : c.fields)
     if (f.taped())
       info.fields.push_back(f);
-  info.stepZero = c.stepZero;
-  info.adjZero = c.adjZero;
+  if (c.step >= 0) {
+    info.stepZero = c.scratchZero[size_t(c.step)];
+    info.stepZero.insert(info.stepZero.end(), c.keptZero.begin(), c.keptZero.end());
+  }
+  if (c.stepAdj >= 0)
+    info.adjZero = c.scratchZero[size_t(c.stepAdj)];
   info.kept = c.kept;
   for (size_t i = 0; i < c.lossStep.size(); ++i)
     info.lossSteps.push_back({c.lossStep[i], i < c.lossStepAdj.size() ? c.lossStepAdj[i] : -1});

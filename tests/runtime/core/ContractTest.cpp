@@ -72,10 +72,21 @@ TEST_CASE("contract: kernels, fields, adjoints and kept temps of the ladder", "[
   REQUIRE(c.lossOutputAdj >= 0);
   CHECK(m.buffers[c.lossOutputAdj].primal == c.lossOutput);
   CHECK_FALSE(c.readsCommands);
-  for (int b : c.kept)
-    CHECK(std::find(c.stepZero.begin(), c.stepZero.end(), b) != c.stepZero.end());
-  for (int b : c.stepZero)
-    CHECK(m.buffers[b].role == ir::Role::Temp);
+  // The zero lists: scratch a kernel uses (Temps not kept, Temps'
+  // adjoints), and kept Temps.
+  REQUIRE(c.scratchZero.size() == m.kernels.size());
+  for (size_t k = 0; k < m.kernels.size(); ++k) {
+    CHECK(std::is_sorted(c.scratchZero[k].begin(), c.scratchZero[k].end()));
+    for (int b : c.scratchZero[k]) {
+      CHECK(std::binary_search(c.used[k].begin(), c.used[k].end(), b));
+      const ir::Buffer &B = m.buffers[size_t(b)];
+      CHECK(!B.tape);
+      CHECK((B.role == ir::Role::Temp ||
+             (B.role == ir::Role::Adjoint && m.buffers[size_t(B.primal)].role == ir::Role::Temp)));
+    }
+  }
+  for (int b : c.keptZero)
+    CHECK(std::find(c.kept.begin(), c.kept.end(), b) != c.kept.end());
   CHECK(c.adjSlots == 2); // no loss reads x[t - d]
 
   // ModuleInfo is the contract, with the runtime's arenas on top.
