@@ -20,9 +20,9 @@ endfunction()
 # suite linked PRIVATE with LINK and evoc_test_main, built with EVOC_WARNINGS,
 # and registered with CTest as <test name>.
 function(evoc_test name target)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "" "SOURCES;LINK")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "" "SOURCES;LINK;ARGS")
   add_executable(${target} ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE ${ARG_LINK} evoc_test_main)
   target_compile_options(${target} PRIVATE ${EVOC_WARNINGS})
-  add_test(NAME ${name} COMMAND ${target})
+  add_test(NAME ${name} COMMAND ${target} ${ARG_ARGS})
 endfunction()

@@ -74,7 +74,9 @@ stmt
 
 letStmt : 'let' IDENT (':' typeName)? '=' expr ';' ;
 
-forStmt : 'for' IDENT 'in' IDENT '{' stmt* '}' ;
+// `for p in point { ... }`; `for n in stencil(node, base, 3) { ... }` (the
+// nodes of a grid set around a computed position: docs/language.md, Grids).
+forStmt : 'for' IDENT 'in' IDENT ('(' expr (',' expr)* ')')? '{' stmt* '}' ;
 
 returnStmt : 'return' expr ';' ;
 
@@ -89,7 +91,8 @@ physicsItem
   | stepDecl
   ;
 
-setDecl : 'set' IDENT ('(' endpoint (',' endpoint)* ')')? '{' fieldDecl* '}' ;
+// `set node: grid { ... }`: a set whose elements are the world's grid nodes.
+setDecl : 'set' IDENT ('(' endpoint (',' endpoint)* ')')? (':' IDENT)? '{' fieldDecl* '}' ;
 
 endpoint : IDENT ':' IDENT ;
 
@@ -172,6 +175,7 @@ primary
   : NUMBER                                           # numberLit
   | ('true' | 'false')                               # boolLit
   | STRING                                           # stringLit
+  | IDENT '(' IDENT 'in' IDENT '(' expr (',' expr)* ')' ':' expr ')' # stencilCall
   | IDENT '(' IDENT 'in' expr '..' expr ':' expr ')' # windowCall
   | IDENT '(' (callArg (',' callArg)*)? ')'          # call
   | (IDENT | 'world' | 'loss')                       # name

@@ -108,6 +108,7 @@ void AdjointEmitter::rule(const Inst &in, ValueId a) {
       addAdj(arg(2), b_.op(Op::Select, {x(0), zero(), a}));
     break;
   case Op::IToF:
+  case Op::FToI: // an index: no derivative
   case Op::ConstF:
     break;
   case Op::ConstI:

@@ -131,6 +131,7 @@ bool AdjointEmitter::activity(const Block &b) {
     case Op::Time:
     case Op::Size:
     case Op::IToF:
+    case Op::FToI:
     case Op::Local:
     EVOC_IR_CASE_CONSTS:
     EVOC_IR_CASE_FLOAT_BINARY:

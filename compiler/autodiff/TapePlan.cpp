@@ -130,6 +130,12 @@ void planTape(Module &m, bool productInputs) {
         if (in.buffer >= 0)
           excluded.insert(in.buffer);
       });
+  // Nor a grid's temps (docs/architecture.md, "Grids"): a copy per step of
+  // the whole grid would outweigh the particles' state many times over.
+  for (const Buffer &B : m.buffers)
+    for (int s : B.sets)
+      if (m.sets[size_t(s)].grid)
+        excluded.insert(static_cast<int>(&B - m.buffers.data()));
   for (int b : candidates) {
     Buffer &B = m.buffers[size_t(b)];
     if (B.role == Role::Temp && B.elem == Type::F && !excluded.count(b))

@@ -105,6 +105,7 @@ enum class ExprKind : uint8_t {
   Binary,
   If,
   Window,
+  Stencil,
   Tuple,
   List,
 };
@@ -180,6 +181,8 @@ enum class MemberRef : uint8_t {
                 ///< also on per-element vector fields (`point.x[T].x`)
   SetField,     ///< set.field (`point.x`): the field over all elements
   WorldSetting, ///< world.dt, world.ground.height: worldKey, constValue
+  GridIndex,    ///< node.index of a grid element: its grid coordinates (vecN)
+  GridOffset,   ///< node.offset of a stencil element: its offset in the stencil (vecN)
 };
 
 struct MemberExpr : NodeOf<Expr, ExprKind::Member> {
@@ -203,6 +206,9 @@ struct IndexExpr : NodeOf<Expr, ExprKind::Index> {
   // a window variable (`x[t]`, `x[t - 1]`): time = window + timeOffset.
   bool timeIsConstant = false;
   int64_t timeValue = 0;
+  /// `actuator[i]` in a step: the element of set `base` at the computed
+  /// index (docs/language.md, "Grids and particles"); the type is Element.
+  bool elementAt = false;
   const WindowExpr *timeWindow = nullptr;
   int64_t timeOffset = 0;
 };
@@ -377,13 +383,35 @@ struct AssignStmt : NodeOf<Stmt, StmtKind::Assign> {
   const EndpointDecl *through = nullptr; ///< endpoint gathered through, if any
 };
 
+/// `stencil(node, base, size)` after `in`: the size^dim nodes base + o of a
+/// grid set, o in {0 .. size-1}^dim (docs/language.md, "Grids and particles").
+struct StencilSpec {
+  ExprPtr base;
+  ExprPtr size;
+  SourceRange range;
+  // sema:
+  int64_t sizeValue = 0;
+};
+
 /// `for v in set { ... }`: runs the body once per element of the set.
 struct ForStmt : NodeOf<Stmt, StmtKind::For> {
   Ident var;
   Ident setName;
   std::vector<StmtPtr> body;
+  /// `for n in stencil(node, base, 3) { ... }`: the loop runs over a stencil
+  /// of grid set `setName` (nested in a loop of the step).
+  std::unique_ptr<StencilSpec> stencil;
   // sema:
   const SetDecl *set = nullptr;
+};
+
+/// `sum(n in stencil(node, base, 3): expr)`: a reduction of expr over the
+/// nodes of a stencil; `loop` binds the variable (its body is empty).
+struct StencilExpr : NodeOf<Expr, ExprKind::Stencil> {
+  ReduceOp op = ReduceOp::Sum;
+  Ident op_name;
+  std::unique_ptr<ForStmt> loop;
+  ExprPtr body;
 };
 
 /// `return value;` (fn and loss bodies).
@@ -511,6 +539,9 @@ struct FieldDecl {
   ExprPtr init; ///< optional
   SourceRange range;
   const SetDecl *owner = nullptr; ///< frontend: the set it belongs to
+  /// sema: init's value per component (a number for every component, or
+  /// vec2(a, b) / vec3(a, b, c)); empty without init.
+  std::vector<double> initValue;
 };
 
 /// `a: point` in `set spring(a: point, b: point)`: an index into another set.
@@ -525,6 +556,10 @@ struct EndpointDecl {
 /// `set name(endpoints) { fields }` inside a physics.
 struct SetDecl {
   Ident name;
+  /// `set node: grid { ... }`: the word after ':' (empty if none); grid is
+  /// true when it reads `grid` (the world's grid nodes are its elements).
+  Ident kindWord;
+  bool grid = false;
   std::vector<EndpointDecl> endpoints;
   std::vector<std::unique_ptr<FieldDecl>> fields;
   SourceRange range;
@@ -764,6 +799,13 @@ template <class F> void forEachChild(const Expr &e, F &&f) {
     one(cast<WindowExpr>(&e)->lo);
     one(cast<WindowExpr>(&e)->hi);
     one(cast<WindowExpr>(&e)->body);
+    return;
+  case ExprKind::Stencil:
+    if (const auto &spec = cast<StencilExpr>(&e)->loop->stencil) {
+      one(spec->base);
+      one(spec->size);
+    }
+    one(cast<StencilExpr>(&e)->body);
     return;
   case ExprKind::Tuple:
     each(cast<TupleExpr>(&e)->elems);

@@ -175,6 +175,10 @@ private:
       s->range = L.rule(f);
       s->var = ident(f->IDENT(0));
       s->setName = ident(f->IDENT(1));
+      if (!f->expr().empty()) {
+        const ast::Ident callee = s->setName;
+        s->stencil = stencilSpec(callee, f->expr(), s->setName);
+      }
       for (auto *b : f->stmt())
         if (auto st = stmt(b))
           s->body.push_back(std::move(st));
@@ -236,10 +240,18 @@ private:
 
   std::unique_ptr<SetDecl> setDecl(EvoParser::SetDeclContext *c, PhysicsDecl *phys, int index) {
     auto s = std::make_unique<SetDecl>();
-    s->name = ident(c->IDENT());
+    s->name = ident(c->IDENT(0));
     s->range = L.rule(c);
     s->physics = phys;
     s->index = index;
+    if (c->IDENT().size() > 1) { // `set node: grid`
+      s->kindWord = ident(c->IDENT(1));
+      if (s->kindWord.name == "grid")
+        s->grid = true;
+      else
+        diags.error(s->kindWord.range, "unknown set kind '" + s->kindWord.name +
+                                           "'; the only one is 'grid' (set node: grid { ... })");
+    }
     for (auto *e : c->endpoint()) {
       EndpointDecl ep;
       ep.name = ident(e->IDENT(0));
@@ -273,8 +285,8 @@ private:
                     "unknown field kind '" + k + "'; expected state, temp, body, param or input");
         continue;
       }
-      if (fd->init && fd->kind != FieldKind::Param)
-        diags.error(fd->init->range, "only 'param' fields take an initial value");
+      if (fd->init && fd->kind != FieldKind::Param && fd->kind != FieldKind::State)
+        diags.error(fd->init->range, "only 'state' and 'param' fields take an initial value");
       s->fields.push_back(std::move(fd));
     }
     return s;
@@ -410,13 +422,15 @@ private:
       d->bodyKind = BodyKind::Lattice;
     else if (d->kindWord.name == "grammar")
       d->bodyKind = BodyKind::Grammar;
-    else if (d->kindWord.name == "cells")
-      d->bodyKind = BodyKind::Cells;
+    else if (d->kindWord.name == "cells" || d->kindWord.name == "particles")
+      d->bodyKind = BodyKind::Cells; // both fixed bodies
+
     else if (d->kindWord.name == "voxel")
       d->bodyKind = BodyKind::Voxel;
     else
-      diags.error(d->kindWord.range, "unknown body kind '" + d->kindWord.name +
-                                         "'; expected 'lattice', 'grammar', 'voxel' or 'cells'");
+      diags.error(d->kindWord.range,
+                  "unknown body kind '" + d->kindWord.name +
+                      "'; expected 'lattice', 'grammar', 'voxel', 'cells' or 'particles'");
     settings(c->settingsBlock(), d->body);
     return d;
   }

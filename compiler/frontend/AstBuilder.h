@@ -35,6 +35,13 @@ public:
   static std::string unquote(const std::string &s);
 
 protected:
+  /// `stencil(node, base, size)` after `for v in` or in `sum(v in ...: e)`:
+  /// the spec, and the grid set's name into `setName`. Errors for another
+  /// callee, another number of arguments or a set that is not a plain name.
+  std::unique_ptr<ast::StencilSpec> stencilSpec(const ast::Ident &callee,
+                                                const std::vector<EvoParser::ExprContext *> &args,
+                                                ast::Ident &setName);
+
   template <class T> std::unique_ptr<T> node(antlr4::ParserRuleContext *c) const {
     auto n = std::make_unique<T>();
     n->range = L.rule(c);

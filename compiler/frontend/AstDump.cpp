@@ -73,8 +73,13 @@ private:
     case MemberRef::SetField:
       return std::string(" [") + fieldKindSpelling(m.field->kind) + " field of the set]";
     case MemberRef::WorldSetting:
-      return m.worldKey == "ground" ? " [world setting]"
-                                    : " [world setting = " + num(m.constValue) + "]";
+      return m.worldKey == "ground" || m.worldKey == "grid"
+                 ? " [world setting]"
+                 : " [world setting = " + num(m.constValue) + "]";
+    case MemberRef::GridIndex:
+      return " [grid index]";
+    case MemberRef::GridOffset:
+      return " [stencil offset]";
     }
     return "";
   }
@@ -303,7 +308,12 @@ private:
     }
     case StmtKind::For: {
       auto &f = *cast<ForStmt>(&s);
-      line(d) << "For " << f.var.name << " in " << f.setName.name << " " << rng(f.range) << "\n";
+      line(d) << "For " << f.var.name << " in " << (f.stencil ? "stencil of " : "")
+              << f.setName.name << " " << rng(f.range) << "\n";
+      if (f.stencil) {
+        expr(*f.stencil->base, d + 1);
+        expr(*f.stencil->size, d + 1);
+      }
       for (const auto &b : f.body)
         stmt(*b, d + 1);
       break;
@@ -362,6 +372,12 @@ private:
       line(d) << "Window " << w.op_name.name << " " << w.var.name;
       break;
     }
+    case ExprKind::Stencil: {
+      auto &w = *cast<StencilExpr>(&e);
+      line(d) << "Stencil " << w.op_name.name << " " << w.loop->var.name << " in "
+              << w.loop->setName.name;
+      break;
+    }
     case ExprKind::Tuple:
       line(d) << "Tuple";
       break;
@@ -404,6 +420,15 @@ private:
       auto &w = *cast<WindowExpr>(&e);
       expr(*w.lo, d + 1);
       expr(*w.hi, d + 1);
+      expr(*w.body, d + 1);
+      break;
+    }
+    case ExprKind::Stencil: {
+      auto &w = *cast<StencilExpr>(&e);
+      if (w.loop->stencil) {
+        expr(*w.loop->stencil->base, d + 1);
+        expr(*w.loop->stencil->size, d + 1);
+      }
       expr(*w.body, d + 1);
       break;
     }

@@ -34,6 +34,40 @@ Ident ExprBuilder::ident(EvoParser::AnyNameContext *n) const {
   return id;
 }
 
+std::unique_ptr<StencilSpec>
+ExprBuilder::stencilSpec(const Ident &callee, const std::vector<EvoParser::ExprContext *> &args,
+                         Ident &setName) {
+  auto spec = std::make_unique<StencilSpec>();
+  spec->range = callee.range;
+  if (!args.empty())
+    spec->range.end = L.rule(args.back()).end;
+  if (callee.name != "stencil") {
+    diags.error(callee.range, "'" + callee.name +
+                                  "(...)' is not a range to loop over; write a set name "
+                                  "(for p in point) or stencil(GRID_SET, BASE, SIZE)");
+    return nullptr;
+  }
+  if (args.size() != 3) {
+    diags.error(spec->range, "stencil takes three arguments: the grid set, the base node "
+                             "(a vector of whole numbers) and the size (e.g. stencil(node, "
+                             "base, 3)), not " +
+                                 std::to_string(args.size()));
+    return nullptr;
+  }
+  ExprPtr set = expr(args[0]);
+  auto *name = dynCast<NameExpr>(set.get());
+  if (!name) {
+    diags.error(set->range, "the first argument of stencil is the name of a grid set "
+                            "(set node: grid { ... })");
+    return nullptr;
+  }
+  setName.name = name->name;
+  setName.range = name->range;
+  spec->base = expr(args[1]);
+  spec->size = expr(args[2]);
+  return spec;
+}
+
 std::string ExprBuilder::unquote(const std::string &s) {
   std::string out;
   for (size_t i = 1; i + 1 < s.size(); ++i) {
@@ -138,6 +172,23 @@ ExprPtr ExprBuilder::primary(EvoParser::PrimaryContext *c) {
   if (auto *s = dynamic_cast<EvoParser::StringLitContext *>(c)) {
     auto n = node<StringExpr>(c);
     n->value = unquote(s->getText());
+    return n;
+  }
+  if (auto *sc = dynamic_cast<EvoParser::StencilCallContext *>(c)) {
+    auto n = node<StencilExpr>(c);
+    n->op_name = ident(sc->IDENT(0));
+    n->loop = std::make_unique<ForStmt>();
+    n->loop->range = n->range;
+    n->loop->var = ident(sc->IDENT(1));
+    std::vector<EvoParser::ExprContext *> args = sc->expr();
+    n->body = expr(args.back());
+    args.pop_back();
+    n->loop->stencil = stencilSpec(ident(sc->IDENT(2)), args, n->loop->setName);
+    const std::string &op = n->op_name.name;
+    if (op == "sum")
+      n->op = ReduceOp::Sum;
+    else
+      diags.error(n->op_name.range, "'" + op + "' cannot reduce over a stencil; use sum");
     return n;
   }
   if (auto *w = dynamic_cast<EvoParser::WindowCallContext *>(c)) {

@@ -20,10 +20,11 @@ struct StateField {
   Type elem = Type::F;
   std::vector<int> sets;
   int comps = 1;
-  int stepReads = -1;  // the Step kernel's State (Current) buffer, -1 if none
-  int stepWrites = -1; // the Step kernel's NextState buffer, -1 if none
-  int adjReads = -1;   // the step adjoint's adjoint of stepReads, -1 if none
-  int adjWrites = -1;  // the step adjoint's adjoint of stepWrites, -1 if none
+  std::vector<double> start; // each element's initial value per component (Buffer::start)
+  int stepReads = -1;        // the Step kernel's State (Current) buffer, -1 if none
+  int stepWrites = -1;       // the Step kernel's NextState buffer, -1 if none
+  int adjReads = -1;         // the step adjoint's adjoint of stepReads, -1 if none
+  int adjWrites = -1;        // the step adjoint's adjoint of stepWrites, -1 if none
   /// Whether the step reads or writes the field: it then has a tape of T
   /// states in a rollout.
   bool taped() const { return stepReads >= 0 || stepWrites >= 0; }

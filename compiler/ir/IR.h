@@ -113,6 +113,7 @@ enum OpTrait : unsigned {
   X(ISub, "isub", 2, I, kPure)                                                                     \
   X(IMul, "imul", 2, I, kPure)                                                                     \
   X(IToF, "itof", 1, F, kPure) /* int -> float */                                                  \
+  X(FToI, "ftoi", 1, I, kPure) /* float -> int, toward zero, saturated to int32; NaN -> 0 */       \
   /* memory: Inst::buffer names the buffer */                                                      \
   X(Load, "load", 1, F, kMemory)                /* args: index; result type = buffer elem */       \
   X(Store, "store", 2, None, kMemory)           /* args: index, value */                           \
@@ -175,12 +176,13 @@ enum OpTrait : unsigned {
   case Op::LocalAdd:                                                                               \
   case Op::LocalMax:                                                                               \
   case Op::LocalMin
-/* a value computed from operands alone: select, itof and the arithmetic,
+/* a value computed from operands alone: select, itof, ftoi and the arithmetic,
    comparison, logic and integer families (every kPure op but the constants,
    Time and Size) */
 #define EVOC_IR_CASE_COMPUTE                                                                       \
   case Op::Select:                                                                                 \
   case Op::IToF:                                                                                   \
+  case Op::FToI:                                                                                   \
   EVOC_IR_CASE_FLOAT_BINARY:                                                                       \
   EVOC_IR_CASE_FLOAT_UNARY:                                                                        \
   EVOC_IR_CASE_COMPARE:                                                                            \
@@ -299,6 +301,9 @@ struct Buffer {
   // fan_out = size(sets[0]), fan_in = size(sets[1]) (a matrix [out, in]).
   std::string init = "zeros";
   double initGain = 1.0;
+  // Role::State: the value every element starts with, per component (empty:
+  // zero, or what the body or the world gives, as for point.x).
+  std::vector<double> start;
 };
 
 /// What a kernel computes, which decides when the runtime calls it.
@@ -337,6 +342,10 @@ struct Kernel {
 struct ElementSet {
   std::string name;      // "point", "spring", "unit", "input"
   bool fromBody = false; // size comes from the body (points, springs)
+  /// The world's grid nodes (docs/language.md, "Grids and particles"): its
+  /// temps are as large as the grid, so none is kept per step on the tape;
+  /// step.adj recomputes them.
+  bool grid = false;
   int64_t base = 0;
   std::vector<std::pair<int, int64_t>> terms; // (set, coefficient)
   /// Optional: the order of the entries of a vector over this set, as

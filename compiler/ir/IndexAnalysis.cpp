@@ -184,6 +184,7 @@ bool IndexAnalysis::bodyInvariant(const Module &m, ValueId v) const {
   case Op::Time:
   case Op::Select:
   case Op::IToF:
+  case Op::FToI:
   case Op::Store:
   case Op::AccAdd:
   case Op::Local:

@@ -13,6 +13,19 @@
 
 namespace evoc::ir {
 
+/// ftoi's definition: x toward zero, saturated to the int32 range, NaN to 0
+/// (LLVM's llvm.fptosi.sat.i32, PTX's cvt.rzi.sat), so that every operand has
+/// one result on every back end.
+inline int64_t ftoiSat(double x) {
+  if (std::isnan(x))
+    return 0;
+  if (x <= -2147483648.0)
+    return -2147483648LL;
+  if (x >= 2147483647.0)
+    return 2147483647LL;
+  return static_cast<int64_t>(x);
+}
+
 /// Evaluates a pure computational op (float arithmetic and math, select,
 /// comparisons, logic, int ops, itof) in float precision F. Operands are
 /// read through `f(k)` (operand k as an F) and `i(k)` (operand k as an int or
@@ -117,6 +130,9 @@ bool evalPure(Op op, Type type, bool floatOperands, FArg f, IArg i, F &rf, int64
     return true;
   case Op::IToF:
     rf = static_cast<F>(i(0));
+    return true;
+  case Op::FToI: // saturating, NaN -> 0: defined for every operand (llvm.fptosi.sat)
+    ri = ftoiSat(static_cast<double>(f(0)));
     return true;
   case Op::ConstF:
   case Op::ConstI:

@@ -193,6 +193,8 @@ private:
     for (auto &[k, v] : attrs()) {
       if (k == "body")
         s.fromBody = true;
+      else if (k == "grid")
+        s.grid = true;
       else if (k == "base")
         s.base = integer(v);
       else if (k == "terms") {
@@ -274,6 +276,9 @@ private:
         b.init = v;
       else if (k == "gain")
         b.initGain = number(v);
+      else if (k == "start")
+        for (const std::string &x : split(v, ','))
+          b.start.push_back(number(x));
       else
         fail("bad buffer attribute '" + k + "'");
     }

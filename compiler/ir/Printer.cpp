@@ -191,6 +191,8 @@ void print(const Module &m, std::ostream &os) {
     os << "set " << s.name;
     if (s.fromBody)
       os << " body";
+    if (s.grid)
+      os << " grid";
     if (s.base)
       os << " base=" << s.base;
     if (!s.terms.empty()) {
@@ -243,6 +245,8 @@ void print(const Module &m, std::ostream &os) {
       os << " init=" << b.init;
     if (b.initGain != 1.0)
       os << " gain=" << num(b.initGain);
+    for (size_t c = 0; c < b.start.size(); ++c)
+      os << (c ? "," : " start=") << num(b.start[c]);
     os << "\n";
   }
   for (const auto &p : m.products)

@@ -217,6 +217,9 @@ private:
       for (size_t k = 0; k < in.args.size(); ++k)
         expectType(in, k, Type::I);
       break;
+    case Op::FToI:
+      expectType(in, 0, Type::F);
+      break;
     case Op::Size:
     case Op::Loop:
       if (in.set < 0 || in.set >= static_cast<int>(m_.sets.size()))

@@ -118,6 +118,8 @@ Val Lowerer::expr(const ast::Expr *e) {
     unsupported(e->range, "a time window is only supported in a loss, outside other windows "
                           "(e.g. loss l = mean(t in 0..T: ...);)");
   }
+  case K::Stencil:
+    return stencilSum(ast::cast<ast::StencilExpr>(e));
   case K::String:
   case K::Tuple:
   case K::List:
@@ -170,6 +172,8 @@ ValueId Lowerer::elementIndex(const ast::Expr *e) {
       return b_.load(endpointBuffer(m->endpoint), owner);
     }
   }
+  if (auto *ix = ast::dynCast<ast::IndexExpr>(e); ix && ix->elementAt)
+    return elementAt(ix, nullptr);
   unsupported(e->range, "expected an element (a loop variable or an endpoint)");
 }
 
@@ -190,10 +194,11 @@ Val Lowerer::member(const ast::MemberExpr *e) {
       unsupported(e->range, "vector component out of range");
     return {v[e->component]};
   }
-  case ast::MemberRef::Field: {
-    ValueId el = elementIndex(e->base.get());
-    return loadField(fieldBuffer(e->field), comps(e->field->type.resolved), el);
-  }
+  case ast::MemberRef::Field:
+    return readField(e);
+  case ast::MemberRef::GridIndex:
+  case ast::MemberRef::GridOffset:
+    return gridMember(e);
   case ast::MemberRef::SetField: {
     if (!ctxSet_ || ctxSet_ != e->field->owner)
       unsupported(e->range, "the field '" + e->field->owner->name.name + "." + e->field->name.name +

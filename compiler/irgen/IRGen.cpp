@@ -43,6 +43,7 @@ int Lowerer::fieldBuffer(const ast::FieldDecl *f) {
   case ast::FieldKind::State:
     buf.role = ir::Role::State;
     buf.differentiable = true;
+    buf.start = f->initValue;
     break;
   case ast::FieldKind::Body:
     buf.role = ir::Role::Body;
@@ -75,6 +76,7 @@ ir::Buffer Lowerer::stateFieldBuffer(const ast::FieldDecl *f, ir::Role role) {
   buf.sets = {setId(f->owner)};
   buf.comps = comps(f->type.resolved);
   buf.differentiable = true;
+  buf.start = f->initValue;
   return buf;
 }
 
@@ -166,6 +168,14 @@ static void worldSets(const sema::CheckedProgram &prog, ir::Module &m) {
   const int64_t n = int64_t(objects.size());
   for (const auto &s : prog.physics->sets) {
     ir::ElementSet &set = m.sets[size_t(m.findSet(s->name.name))];
+    if (s->grid) { // the world's grid nodes (docs/language.md, "Grids and particles")
+      set.fromBody = false;
+      set.grid = true;
+      set.base = 1;
+      for (int64_t n : prog.world.gridNodes)
+        set.base *= n;
+      continue;
+    }
     if (s->name.name == "object") {
       set.fromBody = false;
       set.base = n;
@@ -214,6 +224,14 @@ std::optional<ir::Module> lowerProgram(const sema::CheckedProgram &prog,
                 "\"physics/mass_spring.evo\" and set world.physics)");
     return std::nullopt;
   }
+  for (const auto &s : prog.physics->sets)
+    if (s->grid && prog.world.gridNodes.empty()) {
+      diags.error(s->kindWord.range,
+                  "set '" + s->name.name +
+                      "' is a grid, but the world has no grid: add world { grid = grid(nodes = "
+                      "(128, 128), dx = H); } (docs/language.md, \"Grids and particles\")");
+      return std::nullopt;
+    }
   // Element sets in the physics' declaration order, so point = 0, spring = 1.
   for (const auto &s : prog.physics->sets) {
     ir::ElementSet set;

@@ -3,6 +3,7 @@
 // buffer holds each field. Shared by the step, controller and loss lowering.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -51,6 +52,15 @@ public:
   /// The IR value of the element index an element expression denotes
   /// (a loop variable, or `s.a` gathered through an endpoint).
   ir::ValueId elementIndex(const ast::Expr *e);
+  /// Grids and computed indices (GridGen.cpp, docs/language.md "Grids and
+  /// particles"). Runs `body` once per node of `loop`'s stencil (unrolled,
+  /// the last axis fastest) with the loop variable bound to that node.
+  void forEachStencilNode(const ast::ForStmt *loop, const std::function<void()> &body);
+  /// Whether the element `e` denotes lies in its set (a bool value), or 0
+  /// when it always does (a loop variable, an endpoint of one).
+  ir::ValueId elementValid(const ast::Expr *e);
+  /// A scatter's value, NaN where its target element lies outside its set.
+  Val scatterValue(const ast::Expr *target, Val v);
   /// index * comps + c as an IR int.
   ir::ValueId flatIndex(ir::ValueId index, int comps, int c);
   /// Stamps the location of `r` on what is emitted next.
@@ -103,6 +113,13 @@ private:
   Val builtin(const ast::CallExpr *e);
   Val reduce(const ast::CallExpr *e);
   Val partMean(const ast::CallExpr *e);
+  Val stencilSum(const ast::StencilExpr *e);
+  /// set[i]: the element's index, clamped into the set; its validity into *valid.
+  ir::ValueId elementAt(const ast::IndexExpr *e, ir::ValueId *valid);
+  /// A field of an element (NaN when the element lies outside its set).
+  Val readField(const ast::MemberExpr *e);
+  /// node.index / node.offset.
+  Val gridMember(const ast::MemberExpr *e);
   /// Folds `arg` (a field) over its set with `update` from `init`; with a
   /// `weights` buffer (>= 0) each element's value is multiplied by its
   /// weight and the weights' sum is returned in *weightSum.
@@ -131,6 +148,12 @@ private:
   std::map<const ast::LetStmt *, Val> lets_;
   std::map<const ast::ForStmt *, ir::ValueId> loops_;
   std::vector<std::map<const ast::ParamDecl *, Val>> frames_;
+  /// The stencil node each stencil loop variable is bound to now.
+  struct Stencil {
+    Val coords, offset;
+    ir::ValueId valid = 0;
+  };
+  std::map<const ast::ForStmt *, Stencil> stencils_;
   const ast::SetDecl *ctxSet_ = nullptr;
   ir::ValueId ctxIndex_ = 0;
   ValueNumbering vn_;

@@ -34,6 +34,10 @@ private:
       return;
     case ast::StmtKind::For: {
       auto *f = ast::cast<ast::ForStmt>(s);
+      if (f->stencil) {
+        L_.forEachStencilNode(f, [&] { stmts(f->body); });
+        return;
+      }
       ValueId i = L_.b().beginLoop(L_.setId(f->set));
       L_.bindLoopVar(f, i);
       stmts(f->body);
@@ -63,6 +67,7 @@ private:
       return;
     }
     if (a->ref == ast::AssignRef::Accumulate) {
+      v = L_.scatterValue(target->base.get(), std::move(v));
       int buf = L_.fieldBuffer(a->field);
       for (int c = 0; c < comps; ++c) {
         ValueId x = v[v.size() == 1 ? 0 : c];

@@ -416,6 +416,10 @@ private:
           &f, f.var, SymbolKind::LoopElement, f.range,
           fmt::format("loop element `{}`: one element of set `{}`", f.var.name, f.setName.name));
       use(f.setName.range, f.set);
+      if (f.stencil) {
+        expr(f.stencil->base.get());
+        expr(f.stencil->size.get());
+      }
       stmts(f.body);
       break;
     }
@@ -511,6 +515,20 @@ private:
       declare(&w, w.var, SymbolKind::WindowVar, w.range,
               fmt::format("window variable `{}`: the time step of `{}` over [{}, {}]", w.var.name,
                           w.op_name.name, w.loValue, w.hiValue));
+      expr(w.body.get());
+      break;
+    }
+    case ExprKind::Stencil: {
+      const auto &w = *cast<StencilExpr>(e);
+      const ForStmt &f = *w.loop;
+      if (f.stencil) {
+        expr(f.stencil->base.get());
+        expr(f.stencil->size.get());
+      }
+      declare(&f, f.var, SymbolKind::LoopElement, f.range,
+              fmt::format("stencil node `{}`: one node of grid set `{}` around a position",
+                          f.var.name, f.setName.name));
+      use(f.setName.range, f.set);
       expr(w.body.get());
       break;
     }

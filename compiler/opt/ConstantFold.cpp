@@ -161,6 +161,7 @@ private:
     case Op::Pow:
     case Op::ISub:
     case Op::IToF:
+    case Op::FToI:
     case Op::Local:
     case Op::LocalGet:
     case Op::Loop:

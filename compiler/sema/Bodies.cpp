@@ -113,6 +113,8 @@ void Checker::checkBody() {
         diags.error(bd->name.range, "a lattice body needs 'cell = PART;'");
       if (!bd->body.find("rows") || !bd->body.find("cols"))
         diags.error(bd->name.range, "a lattice body needs 'rows' and 'cols'");
+    } else if (bd->bodyKind == BodyKind::Cells && bd->kindWord.name == "particles") {
+      checkParticleBody(*bd, body, bd == chosen);
     } else if (bd->bodyKind == BodyKind::Cells) {
       checkCellBody(*bd, body, bd == chosen);
     } else if (bd->bodyKind == BodyKind::Voxel) {
@@ -338,6 +340,36 @@ void Checker::checkVoxelMutations() {
   }
 }
 
+void Checker::checkParticleFields(const PhysicsDecl &ph) {
+  // A particle body gives points (particles) with their actuator ids, and
+  // the set of actuators (docs/language.md, "Particle bodies").
+  if (ph.findSet("spring")) {
+    const SourceRange at = out.body.decl ? out.body.decl->name.range : ph.name.range;
+    diags
+        .error(at, "body " + q(out.body.name) + " is a particle body, and physics " +
+                       q(ph.name.name) +
+                       " needs springs (it declares 'set spring'): simulate particles with a "
+                       "grid physics such as mls_mpm (import \"physics/mpm.evo\")")
+        .note(ph.name.range, "the physics is declared here");
+    return;
+  }
+  for (const auto &set : ph.sets) {
+    const std::string &s = set->name.name;
+    if (s == "actuator" && !set->endpoints.empty())
+      diags.error(set->name.range, "set 'actuator' holds a particle body's actuators; it has "
+                                   "no endpoints");
+    for (const auto &f : set->fields) {
+      if (f->kind != FieldKind::Body || s == "object")
+        continue;
+      if (!(s == "point" && f->name.name == "actuator_id" && f->type.resolved == Type::scalar()))
+        diags.error(f->name.range, "a particle body provides only point.actuator_id (a "
+                                   "scalar: the particle's actuator, -1 for none); it cannot "
+                                   "fill body field " +
+                                       q(s + "." + f->name.name));
+    }
+  }
+}
+
 void Checker::checkBodyFields() {
   const PhysicsDecl *ph = out.world.physics;
   if (!ph || !out.hasBody)
@@ -352,6 +384,10 @@ void Checker::checkBodyFields() {
     diags.error(point ? point->name.range : ph->name.range,
                 "bodies are made of points and springs: physics " + q(ph->name.name) +
                     " needs 'set point { state x: " + vec + "; ... }' to place them");
+    return;
+  }
+  if (out.cellBody && out.cellBody->particles) {
+    checkParticleFields(*ph);
     return;
   }
   const SetDecl *spring = ph->findSet("spring");

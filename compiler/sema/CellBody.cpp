@@ -246,6 +246,16 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
 }
 
 int cellBodyPoints(const body::CellBodySpec &spec) {
+  if (spec.particles) {
+    int64_t n = 0;
+    for (const auto &b : spec.blocks) {
+      int64_t c = 1;
+      for (double w : b.size)
+        c *= int64_t(w / spec.spacing) * spec.density;
+      n += c;
+    }
+    return int(n);
+  }
   std::set<std::array<int, 3>> corners;
   const int dk = spec.dim == 3 ? 2 : 1;
   for (const auto &c : spec.cells)

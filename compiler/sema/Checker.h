@@ -118,6 +118,8 @@ public:
   void checkWorld();
   /// world.ground: flat(..), terrain("file.csv", ..) or terrain_random(..).
   void checkGround(ast::Expr &e);
+  /// world.grid = grid(nodes = (...), dx = H): into out.world.gridNodes / gridDx.
+  void checkGrid(ast::Expr &e);
   /// world.scene: [box(..), ...] into out.world.ground.scene (Scene.cpp),
   /// after the ground (a box resting on it has no bottom face).
   void checkScene(ast::Expr &e);
@@ -190,6 +192,11 @@ public:
   // ---- CellBody.cpp
   /// `body cells`: its settings into `body` and, when chosen, out.cellBody.
   void checkCellBody(const ast::BodyDecl &bd, Body &body, bool chosen);
+  /// `body particles`: blocks of particles (ParticleBody.cpp); a fixed body
+  /// like `body cells`, given as out.cellBody with `particles` set.
+  void checkParticleBody(const ast::BodyDecl &bd, Body &body, bool chosen);
+  /// The body fields a particle body fills (point.actuator_id) and its sets.
+  void checkParticleFields(const ast::PhysicsDecl &ph);
 
   // ---- VoxelBody.cpp
   /// `body voxel`: its settings into `body` and, when chosen, out.voxelBody.
@@ -253,6 +260,14 @@ std::optional<body::CellTemplate> cellTemplate(Checker &C, const ast::Expr &te, 
 
 /// The number of distinct points (cell corners) of a fixed body.
 int cellBodyPoints(const body::CellBodySpec &spec);
+
+/// A grid set's own rules: the world has a grid, no endpoints, temps only
+/// (Grids.cpp).
+void checkGridSet(Checker &C, const ast::SetDecl &s);
+/// A stencil's set (a grid set), base (a vecN) and size (a constant), and
+/// where it stands (in a loop of a step, not in another stencil); resolves
+/// loop.set. False, reported, if it cannot be lowered.
+bool checkStencil(Checker &C, ExprCtx &cx, ast::ForStmt &loop);
 
 /// Edit distance, for did-you-mean suggestions.
 int editDistance(const std::string &a, const std::string &b);

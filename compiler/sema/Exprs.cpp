@@ -80,6 +80,8 @@ Type Typer::dispatch(Expr &e) {
     return ifExpr(*cast<IfExpr>(&e));
   case ExprKind::Window:
     return window(*cast<WindowExpr>(&e));
+  case ExprKind::Stencil:
+    return stencil(*cast<StencilExpr>(&e));
   }
   return err();
 }
@@ -258,6 +260,8 @@ Type Typer::elementMember(MemberExpr &m, const SetDecl *s) {
                                         "into it in this step, so it is zero here");
     return fd->type.resolved;
   }
+  if (s->grid && (f == "index" || f == "offset"))
+    return gridMember(m, s);
   if (const EndpointDecl *ep = s->findEndpoint(f)) {
     m.ref = MemberRef::Endpoint;
     m.endpoint = ep;
@@ -348,9 +352,31 @@ Type Typer::worldMember(MemberExpr &m) {
     }
     return Type::scalar();
   }
+  if (baseMember && baseMember->worldKey == "grid") {
+    m.worldKey = "grid." + f;
+    const int axis = f == "nx" ? 0 : f == "ny" ? 1 : f == "nz" ? 2 : -1;
+    if (f == "dx") {
+      m.constValue = w.gridDx;
+    } else if (axis >= 0 && axis < w.dim) {
+      m.constValue = w.gridNodes.empty() ? 0 : double(w.gridNodes[size_t(axis)]);
+    } else {
+      diags.error(m.member.range,
+                  "world.grid has no " + q(f) + "; use dx, nx, ny" + (w.dim == 3 ? ", nz" : ""));
+      return err();
+    }
+    return Type::scalar();
+  }
   m.worldKey = f;
   if (f == "ground")
     return {TypeKind::World};
+  if (f == "grid") {
+    if (w.gridNodes.empty() && C.haveWorld) {
+      diags.error(m.range, "the world has no grid: add world { grid = grid(nodes = (128, 128), "
+                           "dx = 1 / 128); } (docs/language.md, \"Grids and particles\")");
+      return err();
+    }
+    return {TypeKind::World};
+  }
   if (f == "dt")
     m.constValue = w.dt;
   else if (f == "gravity")
@@ -364,7 +390,8 @@ Type Typer::worldMember(MemberExpr &m) {
   else if (f == "steps")
     m.constValue = double(w.steps);
   else {
-    std::string c = closest(f, {"dt", "gravity", "damping", "dashpot", "dim", "steps", "ground"});
+    std::string c =
+        closest(f, {"dt", "gravity", "damping", "dashpot", "dim", "steps", "ground", "grid"});
     diags.error(m.member.range, "unknown world setting " + q(f) +
                                     (c.empty() ? std::string() : "; did you mean '" + c + "'?"));
     return err();
@@ -409,6 +436,13 @@ bool Typer::timeOf(const Expr &e, const WindowExpr *&win, int64_t &value) {
 }
 
 Type Typer::index(IndexExpr &ix) {
+  if (auto *n = dynCast<NameExpr>(ix.base.get()); n && cx.ctx != Ctx::Loss) {
+    Type base = check(*ix.base);
+    if (base.isError())
+      return err();
+    if (base.kind == TypeKind::Set)
+      return elementAt(ix, base.set);
+  }
   if (cx.ctx != Ctx::Loss) {
     diags.error(ix.range, "states at a time (x[t]) are only available in losses");
     return err();

@@ -38,10 +38,8 @@ void Checker::checkController(ControllerDecl &c) {
                              "them, not " +
                                  typeToString(t));
   }
-  if (c.hidden.empty() && !c.outputs.empty())
-    diags.error(c.name.range, "controller " + q(c.name.name) +
-                                  " has no hidden layer; add "
-                                  "'hidden = 32 tanh;'");
+  // No hidden layer: the outputs are one dense layer of the inputs
+  // (DiffTaichi's open-loop controller, w1 and b1).
   for (auto &h : c.hidden) {
     if (auto n = evalInt(*h.units, "hidden")) {
       if (*n < 1)

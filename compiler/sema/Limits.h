@@ -49,6 +49,17 @@ constexpr double kMaxSceneCoordinate = 1e4;
 /// The most movable objects a world may have: each meets every point of the
 /// body in every step.
 constexpr size_t kMaxObjects = 16;
+
+/// world.grid (docs/language.md, "Grids and particles"): at least 3 nodes an
+/// axis (a quadratic stencil's width), at most 2^22 nodes in all (every
+/// field of a grid set is that many values per robot, on every thread).
+constexpr int64_t kMinGridAxis = 3;
+constexpr int64_t kMaxGridNodes = int64_t(1) << 22;
+/// The widest stencil: size^dim nodes are unrolled per use.
+constexpr int64_t kMaxStencilSize = 8;
+/// The most particles a particle body may have, and per-axis density.
+constexpr int64_t kMaxParticles = 4000000;
+constexpr int64_t kMaxParticleDensity = 16;
 constexpr double kMaxObjectMass = 1e6;
 
 } // namespace evoc::sema

@@ -58,8 +58,13 @@ struct World {
   double damping = 0;
   double dashpot = 0; ///< spring dashpot coefficient (read as world.dashpot by a physics)
   Ground ground;
-  std::optional<int64_t> checkpoint;         ///< world.checkpoint = K (states kept every K steps)
-  double stateLimit = kDefaultStateLimit;    ///< world.state_limit: beyond it a rollout blew up
+  std::optional<int64_t> checkpoint;      ///< world.checkpoint = K (states kept every K steps)
+  double stateLimit = kDefaultStateLimit; ///< world.state_limit: beyond it a rollout blew up
+  /// world.grid = grid(nodes = (NX, NY[, NZ]), dx = H) (docs/language.md,
+  /// "Grids and particles"): nodes per axis (empty: no grid) and spacing.
+  /// Node (i, j) is element i * NY + j of a grid set (3D: (i * NY + j) * NZ + k).
+  std::vector<int64_t> gridNodes;
+  double gridDx = 0;
   const ast::PhysicsDecl *physics = nullptr; ///< world.physics = NAME (or the only physics)
 };
 

@@ -21,6 +21,8 @@ const std::vector<SettingKey> &allSettingKeys() {
       {"world", "objects", "movable boxes: [box(x0, y0, x1, y1, mass = M), ...] (at most 16)"},
       {"world", "physics", "the physics to simulate (required when several are declared)"},
       {"world", "checkpoint", "keep the state every K steps and recompute the rest backward"},
+      {"world", "grid",
+       "grid(nodes = (NX, NY), dx = H) (3D: three counts): the nodes of a physics' grid sets"},
       {"world", "state_limit",
        "a rollout with a state value beyond this in magnitude is invalid, > 0 (default 1e6)"},
       {"evolve", "population", "the number of robots kept, 1 .. 1000000"},

@@ -162,6 +162,7 @@ void Checker::checkWorld() {
   Expr *ground = nullptr;
   Expr *scene = nullptr;
   Expr *objects = nullptr;
+  Expr *grid = nullptr;
   checkKnownKeys(b, "world", worldKeys());
   for (const auto &s : b.settings) {
     const std::string &k = s.key.name;
@@ -238,6 +239,8 @@ void Checker::checkWorld() {
       }
     } else if (k == "ground") {
       ground = e;
+    } else if (k == "grid") {
+      grid = e;
     } else if (k == "scene") {
       scene = e;
     } else if (k == "objects") {
@@ -251,6 +254,92 @@ void Checker::checkWorld() {
     checkScene(*scene);
   if (objects && dimKnown) // on the ground and outside the scene's boxes
     checkObjects(*objects);
+  if (grid && dimKnown) // one count per axis
+    checkGrid(*grid);
+}
+
+void Checker::checkGrid(Expr &e) {
+  World &w = out.world;
+  auto *call = dynCast<CallExpr>(&e);
+  const std::string shape = w.dim == 3 ? "(NX, NY, NZ)" : "(NX, NY)";
+  if (!call || call->callee.name != "grid" || !call->args.empty()) {
+    diags.error(e.range, "world.grid must be grid(nodes = " + shape +
+                             ", dx = H): the nodes per "
+                             "axis and their spacing");
+    return;
+  }
+  call->ref = CallRef::Setting;
+  std::vector<int64_t> nodes;
+  double dx = 0;
+  bool haveNodes = false, haveDx = false, ok = true;
+  for (const auto &na : call->namedArgs) {
+    const std::string &an = na.name.name;
+    if (an == "nodes") {
+      haveNodes = true;
+      auto *t = dynCast<TupleExpr>(na.value.get());
+      if (!t || int(t->elems.size()) != w.dim) {
+        diags.error(na.value->range, "grid nodes are " + std::to_string(w.dim) +
+                                         " whole numbers in a dim = " + std::to_string(w.dim) +
+                                         " world: nodes = " + shape);
+        ok = false;
+        continue;
+      }
+      for (const auto &x : t->elems) {
+        auto v = evalInt(*x, "world.grid.nodes");
+        if (!v) {
+          ok = false;
+          continue;
+        }
+        if (*v < kMinGridAxis || *v > kMaxGridNodes) {
+          diags.error(x->range, "a grid axis has " + std::to_string(kMinGridAxis) + " to " +
+                                    std::to_string(kMaxGridNodes) + " nodes, not " +
+                                    std::to_string(*v));
+          ok = false;
+          continue;
+        }
+        nodes.push_back(*v);
+      }
+      t->type = Type::scalar();
+    } else if (an == "dx") {
+      haveDx = true;
+      auto v = evalNumber(*na.value, "world.grid.dx");
+      if (v && !(*v > 0 && std::isfinite(*v))) {
+        diags.error(na.value->range, "world.grid.dx, the spacing of the grid's nodes, must be "
+                                     "positive");
+        ok = false;
+      } else if (v) {
+        dx = *v;
+      } else {
+        ok = false;
+      }
+    } else {
+      diags.error(na.name.range, "unknown argument '" + an + "' of grid(); expected nodes, dx");
+      ok = false;
+    }
+  }
+  if (!haveNodes || !haveDx) {
+    diags.error(e.range, std::string("grid() needs ") + (haveNodes ? "" : "nodes = " + shape) +
+                             (!haveNodes && !haveDx ? " and " : "") + (haveDx ? "" : "dx = H"));
+    return;
+  }
+  if (!ok || int(nodes.size()) != w.dim)
+    return;
+  int64_t total = 1;
+  for (int64_t n : nodes) {
+    if (total > kMaxGridNodes / n) {
+      total = kMaxGridNodes + 1;
+      break;
+    }
+    total *= n;
+  }
+  if (total > kMaxGridNodes) {
+    diags.error(e.range, "a grid of more than " + std::to_string(kMaxGridNodes) +
+                             " nodes (2^22) is above the limit: every field of a grid set holds "
+                             "one value per node for every robot; use fewer nodes");
+    return;
+  }
+  w.gridNodes = nodes;
+  w.gridDx = dx;
 }
 
 void Checker::checkGround(Expr &e) {

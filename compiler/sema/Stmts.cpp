@@ -77,6 +77,12 @@ void checkSetMembers(Checker &C, const PhysicsDecl &p, SetDecl &s) {
       for (auto &o : p.sets)
         c.push_back(o->name.name);
       C.undefined(e.setName.range, "set", e.setName.name, c);
+    } else if (t->grid) {
+      C.diags.error(e.setName.range, "endpoint " + q(e.name.name) + " points into grid set " +
+                                         q(t->name.name) +
+                                         ", whose nodes are reached through a stencil "
+                                         "(stencil(" +
+                                         t->name.name + ", base, 3)), not an endpoint");
     } else if (!t->endpoints.empty()) {
       C.diags.error(e.setName.range, "endpoint " + q(e.name.name) +
                                          " must point into a set "
@@ -91,7 +97,23 @@ void checkSetMembers(Checker &C, const PhysicsDecl &p, SetDecl &s) {
     if (f->type.resolved.kind == TypeKind::Bool)
       C.diags.error(f->type.name.range, "fields hold numbers (scalar, vec2, vec3), not bool");
     if (f->init) {
-      C.evalNumber(*f->init, s.name.name + "." + f->name.name);
+      const int comps = f->type.resolved.kind == TypeKind::Vec ? f->type.resolved.width : 1;
+      auto *call = dynCast<CallExpr>(f->init.get());
+      const std::string what = s.name.name + "." + f->name.name;
+      if (call && (call->callee.name == "vec2" || call->callee.name == "vec3")) {
+        if (int(call->args.size()) != comps || !call->namedArgs.empty())
+          C.diags.error(f->init->range, "the initial value of " + q(what) + " has " +
+                                            std::to_string(call->args.size()) +
+                                            " components, but the field has " +
+                                            std::to_string(comps));
+        else
+          for (auto &a : call->args)
+            if (auto v = C.evalNumber(*a, what))
+              f->initValue.push_back(*v);
+        call->ref = CallRef::Setting;
+      } else if (auto v = C.evalNumber(*f->init, what)) {
+        f->initValue.assign(size_t(comps), *v);
+      }
       f->init->type = Type::scalar();
     }
   }
@@ -236,6 +258,35 @@ void checkStepAssign(Checker &C, StepDraft &d, const ForStmt &loop, AssignStmt &
                                        typeToString(vt));
 }
 
+/// A stencil loop nested in a loop of the step, `for n in stencil(node,
+/// base, 3) { n.m += w; }`: lets and accumulations into the nodes' temps.
+void checkStencilLoop(Checker &C, StepDraft &d, ForStmt &loop,
+                      std::set<const FieldDecl *> &accumulatedHere) {
+  ExprCtx &cx = d.cx;
+  if (!checkStencil(C, cx, loop))
+    return;
+  Scope ls;
+  ls.loop = &loop;
+  cx.scopes.push_back(std::move(ls));
+  for (auto &inner : loop.body) {
+    if (auto *let = dynCast<LetStmt>(inner.get())) {
+      C.checkLet(*let, cx);
+      continue;
+    }
+    auto *as = dynCast<AssignStmt>(inner.get());
+    if (!as) {
+      C.diags.error(inner->range, isa<ForStmt>(inner.get())
+                                      ? "loops do not nest inside a stencil"
+                                      : "a stencil's body holds lets and accumulations into "
+                                        "its nodes (n.m += ...)");
+      continue;
+    }
+    checkStepAssign(C, d, loop, *as, accumulatedHere);
+  }
+  C.warnUnused(cx.scopes.back());
+  cx.scopes.pop_back();
+}
+
 /// One loop of the step, `for p in point { ... }`: lets and assignments.
 void checkStepLoop(Checker &C, StepDraft &d, const PhysicsDecl &p, ForStmt &loop) {
   ExprCtx &cx = d.cx;
@@ -256,8 +307,13 @@ void checkStepLoop(Checker &C, StepDraft &d, const PhysicsDecl &p, ForStmt &loop
       C.checkLet(*let, cx);
       continue;
     }
-    if (isa<ForStmt>(inner.get())) {
-      C.diags.error(inner->range, "loops do not nest; follow endpoints instead (s.a.x)");
+    if (auto *st = dynCast<ForStmt>(inner.get())) {
+      if (st->stencil)
+        checkStencilLoop(C, d, *st, accumulatedHere);
+      else
+        C.diags.error(inner->range, "loops do not nest; follow endpoints instead (s.a.x), or "
+                                    "reach a grid's nodes with a stencil (for n in "
+                                    "stencil(node, base, 3))");
       continue;
     }
     auto *as = dynCast<AssignStmt>(inner.get());
@@ -485,8 +541,10 @@ void Checker::checkFns() {
 void Checker::checkPhysics(PhysicsDecl &p) {
   const int errorsBefore = diags.errorCount();
   checkSetNames(*this, p);
-  for (auto &s : p.sets)
+  for (auto &s : p.sets) {
     checkSetMembers(*this, p, *s);
+    checkGridSet(*this, *s);
+  }
   StepDraft d(p);
   checkStep(*this, d, p);
   if (p.stepRange.begin.line == 0)

@@ -28,6 +28,12 @@ public:
   bool timeOf(const ast::Expr &e, const ast::WindowExpr *&win, int64_t &value);
   ast::Type index(ast::IndexExpr &ix);
   ast::Type window(ast::WindowExpr &w);
+  /// sum(n in stencil(node, base, size): e) (Grids.cpp).
+  ast::Type stencil(ast::StencilExpr &s);
+  /// node.index / node.offset of a grid element (Grids.cpp).
+  ast::Type gridMember(ast::MemberExpr &m, const ast::SetDecl *s);
+  /// set[i] in a step: the element of `set` at a computed index (Grids.cpp).
+  ast::Type elementAt(ast::IndexExpr &ix, const ast::SetDecl *set);
   ast::Type unary(ast::UnaryExpr &u);
   ast::Type binary(ast::BinaryExpr &b);
   ast::Type ifExpr(ast::IfExpr &f);

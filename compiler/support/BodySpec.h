@@ -243,8 +243,24 @@ struct CellSpec {
 /// and numbered by first use; springs every pair of a cell's corners in order
 /// (ab, ac, ad, bc, bd, cd for a square; ab, ac, ..., gh, 28, for a cube), a
 /// spring already made by an earlier cell skipped.
+/// One block of a particle body: a rectangle (a box in 3D) with its lower
+/// corner and size, dim values each, and its actuator (-1: passive).
+struct ParticleBlock {
+  std::vector<double> lo, size;
+  int actuator = -1;
+};
+
 struct CellBodySpec {
   std::string name;
+  /// `body particles NAME { ... }` (docs/language.md, "Particle bodies"): the
+  /// fixed body is made of particle blocks instead of cells. A block of side
+  /// w gets n = int(w / spacing) * density particles along that axis, at
+  /// origin + lo + (i + 0.5) * w / n (DiffTaichi's layout); spacing is the
+  /// world grid's dx.
+  bool particles = false;
+  std::vector<ParticleBlock> blocks;
+  double spacing = 0;
+  int density = 2;
   int dim = 2;                      ///< 2: square cells; 3: cube cells
   double edge = 0.05;               ///< cell side
   std::vector<double> origin{0, 0}; ///< position of grid corner (0, 0[, 0]), dim values

@@ -213,6 +213,21 @@ Robot robotFromJson(const json &entry, const std::string &at, int dim) {
       throw Error(fmt::format("{}, stiffness is {}; it must not be negative", where, v[3]));
     R.springs.push_back({ab[0], ab[1], v[2], v[3], v[4]});
   }
+  if (entry.contains("actuators")) { // a particle body's actuator per point
+    const json &acts = array(entry["actuators"], at + ", \"actuators\"");
+    if (int(acts.size()) != np)
+      throw Error(fmt::format("{}, \"actuators\" has {} entries, but the robot has {} points "
+                              "(one actuator id per point, -1 for a passive one)",
+                              at, acts.size(), np));
+    for (size_t i = 0; i < acts.size(); ++i) {
+      double a = number(acts[i], fmt::format("{}, actuator of point {}", at, i));
+      if (a != std::floor(a) || a < -1 || a > 1e6)
+        throw Error(fmt::format("{}, actuator of point {} is {}; it is -1 (passive) or a whole "
+                                "number from 0 to 1000000",
+                                at, i, a));
+      R.actuators.push_back(int(a));
+    }
+  }
   return R;
 }
 

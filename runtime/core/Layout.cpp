@@ -115,9 +115,12 @@ std::vector<int64_t> setSizes(const ir::Module &m, const Robot &r) {
         n = r.numPoints();
       else if (S.name == "spring")
         n = r.numSprings();
+      else if (S.name == "actuator") // a particle body's (docs/language.md, "Particle bodies")
+        n = r.numActuators();
       else
         throw Error("element set '" + S.name +
-                    "' is said to come from the body, but a body only has points and springs");
+                    "' is said to come from the body, but a body only has points, springs "
+                    "and (particle bodies) actuators");
     }
     for (auto [t, coef] : S.terms) {
       if (t < 0 || t >= ns)

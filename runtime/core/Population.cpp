@@ -139,6 +139,15 @@ Population::Population(const ModuleInfo &info, std::vector<Robot> robots)
         if (it != R.partPoints.end())
           for (int q : it->second)
             storeF(p, q, 1.0, f32_);
+      } else if (key == "point.actuator_id") {
+        // A particle body's actuator per point (docs/language.md, "Particle bodies").
+        if (int64_t(R.actuators.size()) != n)
+          throw Error(fmt::format("body buffer '{}' has {} entries, but robot {} gives {} "
+                                  "actuator ids (a particle body gives one per point: body "
+                                  "particles NAME {{ ... }})",
+                                  B.name, n, r, R.actuators.size()));
+        for (int64_t i = 0; i < n; ++i)
+          storeF(p, i, double(R.actuators[size_t(i)]), f32_);
       } else if (key == "spring.a")
         fill([](const Spring &s) { return double(s.a); });
       else if (key == "spring.b")
@@ -152,7 +161,7 @@ Population::Population(const ModuleInfo &info, std::vector<Robot> robots)
       else
         throw Error("the runtime does not know how to fill body buffer '" + B.name +
                     "' from a robot (known: spring.a, spring.b, spring.rest, "
-                    "spring.stiffness, spring.actuation)");
+                    "spring.stiffness, spring.actuation, point.actuator_id)");
     }
   }
 }
@@ -272,6 +281,14 @@ void Population::initialState(int r, std::byte *snapshot, double groundHeight, i
   for (int f = 0; f < int(info_->fields.size()); ++f) {
     const StateField &F = info_->fields[size_t(f)];
     const std::vector<double> *vals = worldValues(m, F.sets, F.name);
+    if (!vals && int(F.start.size()) == F.comps && F.sets.size() == 1) { // all at `start`
+      std::byte *dst = snapshot + L.fieldOffset[size_t(f)];
+      const int64_t n = L.sizes[size_t(F.sets[0])];
+      for (int64_t i = 0; i < n; ++i)
+        for (int c = 0; c < F.comps; ++c)
+          storeF(dst, i * F.comps + c, F.start[size_t(c)], f32_);
+      continue;
+    }
     if (!vals)
       continue;
     std::byte *dst = snapshot + L.fieldOffset[size_t(f)];

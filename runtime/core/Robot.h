@@ -31,9 +31,20 @@ struct Robot {
   /// for a robot known only as points and springs.
   std::map<std::string, std::vector<int>> partPoints;
   bool hasParts = false;
+  /// A particle body's (docs/language.md, "Particle bodies"): each point's
+  /// actuator, -1 for a passive one; empty for a body of springs. Fills the
+  /// body field point.actuator_id and sizes the set `actuator`.
+  std::vector<int> actuators;
 
   int numPoints() const { return dim == 0 ? 0 : int(points.size()) / dim; }
   int numSprings() const { return int(springs.size()); }
+  /// 1 + the largest actuator id of a particle body (0 without any).
+  int numActuators() const {
+    int n = 0;
+    for (int a : actuators)
+      n = a + 1 > n ? a + 1 : n;
+    return n;
+  }
 };
 
 /// A world's ground (support/Ground.h): a 2D profile or a 3D height field

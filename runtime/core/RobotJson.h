@@ -10,7 +10,7 @@
 namespace evoc::runtime {
 
 /// {"points": [[x, y(, z)], ...], "springs": [[a, b, rest, stiffness,
-/// actuation], ...]}.
+/// actuation], ...]}, and for a particle body "actuators": [id per point].
 inline nlohmann::json robotToJson(const Robot &r) {
   nlohmann::json pts = nlohmann::json::array(), springs = nlohmann::json::array();
   for (int i = 0; i < r.numPoints(); ++i) {
@@ -21,7 +21,10 @@ inline nlohmann::json robotToJson(const Robot &r) {
   }
   for (const auto &s : r.springs)
     springs.push_back({s.a, s.b, s.rest, s.stiffness, s.actuation});
-  return {{"points", pts}, {"springs", springs}};
+  nlohmann::json j = {{"points", pts}, {"springs", springs}};
+  if (!r.actuators.empty())
+    j["actuators"] = r.actuators;
+  return j;
 }
 
 } // namespace evoc::runtime

@@ -467,7 +467,12 @@ bool Rollout::boundedState(const std::byte *s, double limit, std::string &where,
     const int64_t i = f32 ? firstBeyondLimit(reinterpret_cast<const float *>(p), n, float(limit))
                           : firstBeyondLimit(reinterpret_cast<const double *>(p), n, limit);
     if (i >= 0) {
-      where = F.name;
+      // 'point.x' of point 17: which element, so a particle that left its
+      // grid (docs/language.md, "Grids and particles") can be found.
+      where = "'" + F.name + "'";
+      if (F.sets.size() == 1)
+        where += fmt::format(" of {} {}", info_.module->sets[size_t(F.sets[0])].name,
+                             i / lanes_ / F.comps);
       value = loadF(p, i, f32);
       lane = int(i % lanes_);
       return false;
@@ -741,8 +746,8 @@ std::vector<RolloutOutcome> Rollout::sweep(bool backward) {
     double v = 0;
     if (int lane = 0; !boundedState(x, cfg.stateLimit, where, v, lane)) {
       if (!std::isfinite(v))
-        return invalid(lane, fmt::format("the state '{}' is NaN or infinite at t = {}", where, t));
-      return invalid(lane, fmt::format("the simulation blew up: the state '{}' reached {:.3g} at "
+        return invalid(lane, fmt::format("the state {} is NaN or infinite at t = {}", where, t));
+      return invalid(lane, fmt::format("the simulation blew up: the state {} reached {:.3g} at "
                                        "t = {}, beyond world.state_limit = {:.3g} (a smaller "
                                        "world.dt or softer springs keep it stable)",
                                        where, v, t, cfg.stateLimit));

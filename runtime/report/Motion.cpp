@@ -38,6 +38,10 @@ nlohmann::json motionJson(const Motion &m) {
     frames.push_back(fixed4(f));
   json j = {{"label", m.label}, {"dim", m.robot.dim}, {"springs", springs},
             {"t", m.times},     {"scale", 1e4},       {"f", frames}};
+  // A particle body's actuator per point (-1 passive): the page colours
+  // each particle by its actuator's output.
+  if (!m.robot.actuators.empty())
+    j["actuators"] = m.robot.actuators;
   // The parts, each a polygon of point indices with its kind, and the
   // kinds' names and colours (as in best.svg).
   if (!m.outlines.empty()) {

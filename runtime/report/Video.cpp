@@ -196,9 +196,20 @@ Image drawFrame(const World &world, const Motion &m, size_t i, int width, int he
             (sp.actuation != 0 ? look::kActuatedWidth : look::kPassiveWidth) / 2,
             springColour(sp, len, out));
   }
+  const auto &acts = m.robot.actuators; // a particle body's: coloured by its actuator
   for (int j = 0; j < n; ++j) {
     auto p = S(&f[size_t(j * d)]);
-    cv.line(p[0], p[1], p[0], p[1], look::kPointRadius, rgbOf(look::kPoint));
+    Rgb c = rgbOf(look::kPoint);
+    if (size_t(j) < acts.size()) {
+      const int k = acts[size_t(j)];
+      const double out = k >= 0 && i < m.outputs.size() && size_t(k) < m.outputs[i].size()
+                             ? m.outputs[i][size_t(k)]
+                             : 0.0;
+      c = k < 0 ? rgbOf(look::kPassiveSpring)
+                : rgbOf(look::at(look::kSpringRamp, std::max(-1.0, std::min(1.0, out))));
+    }
+    cv.line(p[0], p[1], p[0], p[1], acts.empty() ? look::kPointRadius : look::kPointRadius * 0.6,
+            c);
   }
   // Progress along the bottom edge.
   const double done = m.frames.size() > 1 ? double(i) / double(m.frames.size() - 1) : 1;

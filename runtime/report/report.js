@@ -154,6 +154,15 @@ function springColour(m, i, s) {
   }
   return rampColour(Math.max(-1, Math.min(1, a)));
 }
+// Particle j of a particle body (m.actuators) in frame i: passive ones as
+// passive springs, the others by their actuator's output (m.a) on the
+// springs' ramp.
+function particleColour(m, i, j) {
+  var k = m.actuators[j];
+  if (k < 0) return LOOK.spring.passive;
+  var a = m.a && m.a[i] && m.a[i].length > k ? m.a[i][k] / 1000 : 0;
+  return rampColour(Math.max(-1, Math.min(1, a)));
+}
 // Projection of a point: 2D side view; in 3D the pictures' orthographic view
 // (look::View) from `yaw` and `elevation`. Returns [screen x, screen y,
 // depth], depth larger nearer.
@@ -251,8 +260,10 @@ Player.prototype.draw = function () {
     ctx.beginPath(); ctx.moveTo(a[0], a[1]); ctx.lineTo(b[0], b[1]); ctx.stroke();
   });
   ctx.fillStyle = LOOK.point.colour;
+  var radius = LOOK.point.radius * thin * (m.actuators ? 0.6 : 1); // particles: smaller
   for (var j = 0; j < m.n; ++j) {
-    var q2 = S(P(j)); ctx.beginPath(); ctx.arc(q2[0], q2[1], LOOK.point.radius * thin, 0, 6.3); ctx.fill();
+    if (m.actuators) ctx.fillStyle = particleColour(m, self.i, j);
+    var q2 = S(P(j)); ctx.beginPath(); ctx.arc(q2[0], q2[1], radius, 0, 6.3); ctx.fill();
   }
   if (!this.opts.still) {
     ctx.fillStyle = '#222'; ctx.font = '13px sans-serif';

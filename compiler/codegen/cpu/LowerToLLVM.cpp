@@ -127,6 +127,14 @@ private:
   llvm::Value *irMax(llvm::Value *a, llvm::Value *c) {
     return b_.CreateSelect(b_.CreateFCmpOGT(c, a), c, a);
   }
+  /// ftoi (IR.h): toward zero, saturated to int32, NaN -> 0, widened to i64.
+  llvm::Value *ftoi(llvm::Value *x) {
+    if (x->getType()->isVectorTy())
+      notInLanes("it computes an index from each episode's values (ftoi)");
+    llvm::Value *i32 =
+        b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {b_.getInt32Ty(), x->getType()}, {x});
+    return b_.CreateSExt(i32, b_.getInt64Ty());
+  }
   /// A lane vector's alignment in memory: its element's (episodic buffers
   /// are interleaved element by element, not padded to the vector's size).
   llvm::Align elemAlign() const { return llvm::Align(fty_->isDoubleTy() ? 8 : 4); }
@@ -486,6 +494,9 @@ void KernelLowering::lowerInst(const ir::Inst &in) {
     return;
   case Op::IToF:
     define(in, spread(b_.CreateSIToFP(arg(0), fty_)));
+    return;
+  case Op::FToI: // saturating, NaN -> 0 (the IR's definition), then widened
+    define(in, ftoi(arg(0)));
     return;
   case Op::Load:
     define(in, load(in));

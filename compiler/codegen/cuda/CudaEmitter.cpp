@@ -489,12 +489,13 @@ private:
     line("  list[start[x] + atomicAdd(&fill[x], 1)] = (int)o;");
     line("}");
     line("__syncthreads();");
+    // The list bounds are lo and hi: b0 and b1 would hide buffers b0 and b1.
     line("for (long long x = tid; x < n; x += EVOC_BLOCK) { // sort: the interpreter's order");
-    line("  const int b0 = start[x], b1 = start[x + 1];");
-    line("  for (int p = b0 + 1; p < b1; ++p) { // insertion sort: lists are short");
+    line("  const int lo = start[x], hi = start[x + 1];");
+    line("  for (int p = lo + 1; p < hi; ++p) { // insertion sort: lists are short");
     line("    const int v = list[p];");
     line("    int q = p - 1;");
-    line("    while (q >= b0 && list[q] > v) { list[q + 1] = list[q]; --q; }");
+    line("    while (q >= lo && list[q] > v) { list[q + 1] = list[q]; --q; }");
     line("    list[q + 1] = v;");
     line("  }");
     line("}");
@@ -504,10 +505,10 @@ private:
     }
     line("__syncthreads();");
     line("for (long long x = tid; x < n; x += EVOC_BLOCK) {");
-    line("  const int b0 = start[x], b1 = start[x + 1];");
-    line("  if (b0 == b1) continue;");
+    line("  const int lo = start[x], hi = start[x + 1];");
+    line("  if (lo == hi) continue;");
     line("  auto acc = " + B + "[x];");
-    line("  for (int p = b0; p < b1; ++p) acc += rv[list[p] % " + m + "][list[p] / " + m + "];");
+    line("  for (int p = lo; p < hi; ++p) acc += rv[list[p] % " + m + "][list[p] / " + m + "];");
     line("  " + B + "[x] = acc;");
     line("}");
     --indent_;
@@ -705,6 +706,9 @@ private:
       break;
     case Op::IToF:
       def("(F)" + arg(0));
+      break;
+    case Op::FToI:
+      def("evoc_ftoi(" + arg(0) + ")");
       break;
     case Op::Load:
       def(std::string(m_.buffers[in.buffer].elem == Type::I ? "(long long)" : "") + buf(in.buffer) +

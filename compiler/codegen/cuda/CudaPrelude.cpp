@@ -7,6 +7,10 @@ namespace evoc::codegen::cuda {
 const char *cudaHelpers() {
   return R"(__device__ __forceinline__ F evoc_min(F a, F b) { return b < a ? b : a; }
 __device__ __forceinline__ F evoc_max(F a, F b) { return b > a ? b : a; }
+// ftoi (IR.h): toward zero, saturated to int32, NaN -> 0.
+__device__ __forceinline__ long long evoc_ftoi(F x) {
+  return x != x ? 0LL : x <= (F)-2147483648.0 ? -2147483648LL : x >= (F)2147483647.0 ? 2147483647LL : (long long)x;
+}
 // OP: 0 add, 1 max, 2 min; the interpreter's local.add/max/min.
 template <int OP> __device__ __forceinline__ F evoc_combine(F s, F x) {
   return OP == 0 ? s + x : OP == 1 ? (x > s ? x : s) : (x < s ? x : s);

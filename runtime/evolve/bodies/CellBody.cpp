@@ -87,9 +87,52 @@ const CellShape &voxelCellShape(int dim) {
   return dim == 2 ? square : fixedCellShape(3);
 }
 
+namespace {
+
+/// A particle body (docs/language.md, "Particle bodies"): each block's
+/// particles, the first axis outermost, at origin + lo + (i + 0.5) * w / n
+/// (added in that order, as DiffTaichi's layout does), with the block's
+/// actuator; no springs.
+runtime::Robot buildParticleRobot(const body::CellBodySpec &spec) {
+  const int dim = spec.dim;
+  if (spec.blocks.empty() || !(spec.spacing > 0) || spec.density < 1)
+    throw Error("body '" + spec.name + "' has no particle blocks on a grid");
+  runtime::Robot r;
+  r.dim = dim;
+  for (const auto &b : spec.blocks) {
+    std::vector<int64_t> n(static_cast<size_t>(dim));
+    int64_t count = 1;
+    for (int k = 0; k < dim; ++k) {
+      n[size_t(k)] = int64_t(b.size[size_t(k)] / spec.spacing) * spec.density;
+      if (n[size_t(k)] < 1)
+        throw Error("body '" + spec.name + "': a block narrower than the grid's spacing");
+      count *= n[size_t(k)];
+    }
+    std::vector<int64_t> i(static_cast<size_t>(dim));
+    for (int64_t e = 0; e < count; ++e) {
+      int64_t rest = e;
+      for (int k = dim - 1; k >= 0; --k) {
+        i[size_t(k)] = rest % n[size_t(k)];
+        rest /= n[size_t(k)];
+      }
+      for (int k = 0; k < dim; ++k) {
+        const double step = b.size[size_t(k)] / double(n[size_t(k)]);
+        r.points.push_back(b.lo[size_t(k)] + (double(i[size_t(k)]) + 0.5) * step +
+                           spec.origin[size_t(k)]);
+      }
+      r.actuators.push_back(b.actuator);
+    }
+  }
+  return r;
+}
+
+} // namespace
+
 runtime::Robot buildCellRobot(const body::CellBodySpec &spec,
                               std::vector<std::vector<int>> *corners, const CellShape *shape) {
   const int dim = spec.dim;
+  if (spec.particles && (dim == 2 || dim == 3) && int(spec.origin.size()) == dim)
+    return buildParticleRobot(spec);
   if ((dim != 2 && dim != 3) || int(spec.origin.size()) != dim)
     throw Error("body '" + spec.name +
                 "': a fixed body is 2D (square cells) or 3D (cube cells), "

@@ -1,0 +1,305 @@
+// Grids, stencils and particle bodies (docs/language.md, "Grids and
+// particles"; docs/mpm.md): DiffTaichi's diffmpm (examples/diffmpm.evo)
+// against the independent reference (tests/reference/mpm_reference.py, its
+// values in tests/data/reference_mpm), the interpreter against the CPU back
+// end, the gradient against central differences, the polar decomposition's
+// rotation alone, and a particle that leaves its grid.
+#include "Close.h"
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/Executable.h"
+#include "core/Population.h"
+#include "core/Rollout.h"
+#include "driver/BodyModels.h"
+#include "driver/Pipeline.h"
+#include "evolve/engine/EvoRng.h"
+
+using namespace evoc;
+using namespace evoc::runtime;
+namespace fs = std::filesystem;
+
+namespace {
+
+nlohmann::json readJson(const std::string &rel) {
+  std::ifstream in(std::string(EVOC_SOURCE_DIR) + "/" + rel);
+  REQUIRE(in);
+  return nlohmann::json::parse(in);
+}
+
+/// w1 [4 x 4] and b1 [4] of a reference file's {"w1": [[...]], "b1": [...]}.
+ParamSet paramsOf(const nlohmann::json &j) {
+  ParamSet p;
+  ParamTensor w{{4, 4}, {}};
+  for (const auto &row : j.at("w1"))
+    for (double v : row)
+      w.data.push_back(v);
+  p["w1"] = w;
+  p["b1"] = ParamTensor{{4}, j.at("b1").get<std::vector<double>>()};
+  return p;
+}
+
+std::vector<double> flat(const ParamSet &p) {
+  std::vector<double> v = p.at("w1").data;
+  for (double x : p.at("b1").data)
+    v.push_back(x);
+  return v;
+}
+
+struct Result {
+  bool valid = false;
+  std::string error;
+  double loss = 0;
+  ParamSet grad;
+};
+
+/// One rollout of the file's fixed body with `params` (all of them when
+/// empty: the ones the seed draws).
+Result simulate(const driver::CompiledFile &c, const codegen::Executable &exe,
+                const ParamSet &params, bool backward = true) {
+  ModuleInfo info(c.module);
+  evolve::EvoRng rng(1);
+  auto model = driver::bodyModel(c.program);
+  Population pop(info, {model->express(*model->sample(rng)).robot});
+  pop.initParams(0, 1, 0);
+  {
+    Rollout init(info, exe);
+    init.runInit(pop, 0);
+  }
+  if (!params.empty())
+    pop.setParams(0, params);
+  RolloutConfig rc;
+  rc.steps = c.program.world.steps;
+  rc.groundHeight = c.program.world.ground.height;
+  rc.upAxis = c.program.world.dim - 1;
+  rc.checkpointK = 32;
+  Rollout r(info, exe);
+  RolloutOutcome out = r.run(pop, 0, rc, backward);
+  Result res;
+  res.valid = out.valid;
+  res.error = out.error;
+  res.loss = out.loss;
+  if (out.valid && backward)
+    res.grad = pop.grads(0);
+  return res;
+}
+
+driver::CompiledFile diffmpm(int64_t steps, const std::string &grid = "") {
+  std::vector<std::pair<std::string, std::string>> o = {{"world.steps", std::to_string(steps)}};
+  if (!grid.empty())
+    o.push_back({"world.grid", grid});
+  return driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/examples/diffmpm.evo", o);
+}
+
+/// Loss within 1e-9 and every gradient entry within 1e-7 of the largest.
+void checkAgainst(const Result &r, const nlohmann::json &ref) {
+  REQUIRE(r.valid);
+  CHECK(test::close(r.loss, ref.at("loss").get<double>(), 1e-9, 1e-12));
+  test::Gap gap;
+  test::widen(gap, flat(paramsOf(ref.at("grad"))), flat(r.grad));
+  INFO("worst gradient gap " << gap.worst << " of " << gap.scale);
+  CHECK(gap.scale > 0);
+  CHECK(gap.within(1e-7, 0));
+}
+
+} // namespace
+
+TEST_CASE("diffmpm equals the independent MLS-MPM reference (CPU, interpreter)",
+          "[mpm][reference]") {
+  const ParamSet params = paramsOf(readJson("tests/data/reference_mpm/params_seed1.json"));
+  for (int64_t T : {64, 256, 1024}) {
+    INFO("T = " << T);
+    driver::CompiledFile c = diffmpm(T);
+    auto cpu = codegen::compile(c.module, codegen::BackendKind::Cpu);
+    const nlohmann::json ref =
+        readJson("tests/data/reference_mpm/diffmpm_T" + std::to_string(T) + ".json");
+    REQUIRE(ref.at("particles").get<int>() == 2976);
+    checkAgainst(simulate(c, *cpu, params), ref);
+    if (T != 256) { // the interpreter at the shortest and the longest
+      auto interp = codegen::compile(c.module, codegen::BackendKind::Interp);
+      checkAgainst(simulate(c, *interp, params), ref);
+    }
+  }
+}
+
+TEST_CASE("diffmpm's gradient equals central differences", "[mpm][gradcheck]") {
+  driver::CompiledFile c = diffmpm(256);
+  auto cpu = codegen::compile(c.module, codegen::BackendKind::Cpu);
+  const ParamSet params = paramsOf(readJson("tests/data/reference_mpm/params_seed1.json"));
+  const Result r = simulate(c, *cpu, params);
+  REQUIRE(r.valid);
+  const std::vector<double> g = flat(r.grad);
+  double scale = 0;
+  for (double x : g)
+    scale = std::max(scale, std::abs(x));
+  const double h = 1e-6;
+  // Entries of w1 (row-major) and of b1 (after w1's 16).
+  for (int k : {0, 5, 10, 15, 16, 19}) {
+    INFO("parameter " << k);
+    auto shifted = [&](double d) {
+      ParamSet p = params;
+      if (k < 16)
+        p["w1"].data[size_t(k)] += d;
+      else
+        p["b1"].data[size_t(k - 16)] += d;
+      return simulate(c, *cpu, p, false).loss;
+    };
+    const double fd = (shifted(h) - shifted(-h)) / (2 * h);
+    CHECK(std::abs(fd - g[size_t(k)]) <= 1e-6 * scale);
+  }
+}
+
+TEST_CASE("the polar decomposition's rotation: gradient against central differences",
+          "[mpm][gradcheck]") {
+  // One particle whose step adds R's rows (R of F = I + (f0; f1), the
+  // particle's parameters) to its position: at F = I, where the naive
+  // derivative of an SVD divides by zero, and at a random F.
+  fs::path dir = fs::temp_directory_path() / "evoc-mpm";
+  fs::create_directories(dir);
+  std::ofstream(dir / "polar.evo") << R"(import "physics/mpm.evo";
+world { dim = 2; dt = 0.1; steps = 3; physics = polar_test; grid = grid(nodes = (4, 4), dx = 1); }
+body particles One { origin = (0, 0); density = 1; blocks = [(1, 1, 1, 1, -1)]; }
+physics polar_test {
+  set point {
+    state x: vec2;
+    param f0: vec2;
+    param f1: vec2;
+  }
+  step {
+    for p in point {
+      let r0 = polar_r0(vec2(1, 0) + p.f0, vec2(0, 1) + p.f1);
+      let r1 = polar_r1(vec2(1, 0) + p.f0, vec2(0, 1) + p.f1);
+      p.x = p.x + vec2(dot(r0, vec2(0.3, 0.7)), dot(r1, vec2(-0.4, 0.9)));
+    }
+  }
+}
+loss l = sum(point.x[T].x + 2 * point.x[T].y);
+)";
+  driver::CompiledFile c = driver::compileFile((dir / "polar.evo").string());
+  auto cpu = codegen::compile(c.module, codegen::BackendKind::Cpu);
+  auto interp = codegen::compile(c.module, codegen::BackendKind::Interp);
+  for (const std::vector<double> &f :
+       {std::vector<double>{0, 0, 0, 0}, std::vector<double>{0.31, -0.27, 0.52, 0.18},
+        std::vector<double>{-0.6, 0.9, -1.1, 0.05}}) {
+    INFO("F - I = " << f[0] << ", " << f[1] << ", " << f[2] << ", " << f[3]);
+    auto with = [&](std::vector<double> v) {
+      ParamSet p;
+      p["f0"] = ParamTensor{{1, 2}, {v[0], v[1]}};
+      p["f1"] = ParamTensor{{1, 2}, {v[2], v[3]}};
+      return p;
+    };
+    const Result r = simulate(c, *cpu, with(f));
+    const Result ri = simulate(c, *interp, with(f));
+    REQUIRE(r.valid);
+    REQUIRE(ri.valid);
+    CHECK(r.loss == ri.loss);
+    std::vector<double> g = r.grad.at("f0").data;
+    g.push_back(r.grad.at("f1").data[0]);
+    g.push_back(r.grad.at("f1").data[1]);
+    const double h = 1e-6;
+    for (size_t k = 0; k < 4; ++k) {
+      std::vector<double> up = f, down = f;
+      up[k] += h;
+      down[k] -= h;
+      const double fd =
+          (simulate(c, *cpu, with(up), false).loss - simulate(c, *cpu, with(down), false).loss) /
+          (2 * h);
+      INFO("entry " << k << ": adjoint " << g[k] << ", central difference " << fd);
+      CHECK(test::close(g[k], fd, 1e-7, 1e-8));
+    }
+  }
+}
+
+TEST_CASE("a particle whose stencil leaves the grid ends the rollout, named", "[mpm]") {
+  // diffmpm's body reaches x = 0.41, node 52 of 128 per unit: a 40-node grid
+  // of the same spacing ends at 0.3.
+  driver::CompiledFile c = diffmpm(16, "grid(nodes = (40, 40), dx = 1 / 128)");
+  for (auto kind : {codegen::BackendKind::Cpu, codegen::BackendKind::Interp}) {
+    auto exe = codegen::compile(c.module, kind);
+    const Result r = simulate(c, *exe, {});
+    CHECK_FALSE(r.valid);
+    INFO(r.error);
+    CHECK(r.error.find("the state 'point.") != std::string::npos);
+    CHECK(r.error.find("of point ") != std::string::npos);
+    CHECK(r.error.find("NaN or infinite at t = 1") != std::string::npos);
+  }
+}
+
+namespace {
+
+/// The quadratic B-spline of a distance d in grid spacings, and its slope.
+double bspline(double d) {
+  d = std::abs(d);
+  return d < 0.5 ? 0.75 - d * d : d < 1.5 ? 0.5 * (1.5 - d) * (1.5 - d) : 0.0;
+}
+double bsplineSlope(double d) {
+  const double a = std::abs(d), s = d < 0 ? -1.0 : 1.0;
+  return a < 0.5 ? -2 * d : a < 1.5 ? -(1.5 - a) * s : 0.0;
+}
+
+} // namespace
+
+TEST_CASE("grid contact equals the sum over all pairs of points", "[mpm][contact]") {
+  // Two overlapping blocks of particles; after one step from rest each
+  // point's velocity is dt (k f_i + g), f_i = -sum_j grad_i K(x_i, x_j) with
+  // K(a, b) = sum over nodes of w(a, node) w(b, node), here summed over
+  // every pair and every node with the kernel written as a function of
+  // distance (the physics writes it per stencil offset).
+  fs::path dir = fs::temp_directory_path() / "evoc-mpm";
+  fs::create_directories(dir);
+  std::ofstream(dir / "contact.evo") << R"(import "physics/grid_contact.evo";
+world { dim = 2; dt = 0.001; steps = 2; gravity = -9.8;
+        grid = grid(nodes = (32, 32), dx = 1 / 32); }
+body particles Two { origin = (0.2, 0.3); blocks = [(0, 0, 0.1, 0.1, -1), (0.05, 0.04, 0.1, 0.1, -1)]; }
+loss height = mean(point.x[T].y);
+)";
+  driver::CompiledFile c = driver::compileFile((dir / "contact.evo").string());
+  const double dt = 0.001, k = 0.2, dx = 1.0 / 32;
+  ModuleInfo info(c.module);
+  evolve::EvoRng rng(1);
+  auto model = driver::bodyModel(c.program);
+  const Robot body = model->express(*model->sample(rng)).robot;
+  const int n = body.numPoints();
+  REQUIRE(n == 2 * 6 * 6);
+  // Brute force over all pairs and all nodes.
+  std::vector<double> want(size_t(2 * n));
+  const double *x = body.points.data();
+  for (int i = 0; i < n; ++i) {
+    double f[2] = {0, 0};
+    const double xi = x[2 * i] / dx, yi = x[2 * i + 1] / dx;
+    for (int j = 0; j < n; ++j) {
+      const double xj = x[2 * j] / dx, yj = x[2 * j + 1] / dx;
+      for (int a = 0; a < 32; ++a)
+        for (int b = 0; b < 32; ++b) {
+          const double wj = bspline(xj - a) * bspline(yj - b);
+          f[0] -= bsplineSlope(xi - a) * bspline(yi - b) * wj / dx;
+          f[1] -= bspline(xi - a) * bsplineSlope(yi - b) * wj / dx;
+        }
+    }
+    want[size_t(2 * i)] = dt * k * f[0];
+    want[size_t(2 * i + 1)] = dt * (k * f[1] - 9.8);
+  }
+  double sideways = 0; // the push along x: the blocks overlap, so it is not negligible
+  for (int i = 0; i < n; ++i)
+    sideways = std::max(sideways, std::abs(want[size_t(2 * i)]));
+  CHECK(sideways > 1e-3);
+  for (auto kind : {codegen::BackendKind::Cpu, codegen::BackendKind::Interp}) {
+    auto exe = codegen::compile(c.module, kind);
+    Population pop(info, {body});
+    RolloutConfig rc;
+    rc.steps = 2;
+    rc.upAxis = 1;
+    Rollout r(info, *exe);
+    auto v = r.trajectory(pop, 0, rc, "point.v", {1});
+    REQUIRE(v.size() == 1);
+    test::Gap gap;
+    test::widen(gap, want, v[0]);
+    INFO("worst " << gap.worst << " of " << gap.scale);
+    CHECK(gap.within(1e-12, 1e-15));
+  }
+}
