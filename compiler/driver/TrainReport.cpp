@@ -78,10 +78,14 @@ fs::path writeTrainReport(const fs::path &dir, const Session &s, const runtime::
     motions.push_back({fmt::format("validation case {}: {}", c,
                                    evolve::validationCaseName(p.commands, train.steps, c).first),
                        robot, times, trainer.caseTrajectory(c, ir::names::kPositions, times)});
-  if (cases == 0)
-    motions.push_back({"the trained body", robot, times,
-                       runtime::trajectory(info, s.executable(), robot, sets[0], train,
-                                           ir::names::kPositions, times)});
+  if (cases == 0) { // with the controller's outputs, which colour the actuators
+    report::Motion m{"the trained body", robot, times, {}};
+    const std::string outputField = controllerOutputField(p);
+    m.frames =
+        runtime::trajectory(info, s.executable(), robot, sets[0], train, ir::names::kPositions,
+                            times, outputField.empty() ? nullptr : &m.outputs, outputField);
+    motions.push_back(std::move(m));
+  }
   if (!video.empty()) {
     const int64_t c = videoCase < 0 ? 0 : videoCase;
     if (c >= int64_t(motions.size()))

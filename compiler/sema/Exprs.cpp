@@ -528,13 +528,18 @@ Type Typer::window(WindowExpr &w) {
   w.hiValue = h;
   Scope s;
   s.window = &w;
+  return reducedBody(std::move(s), *w.body, "a window reduces numbers");
+}
+
+Type Typer::reducedBody(Scope s, Expr &e, const std::string &what) {
+  const bool stencil = s.loop != nullptr; // a stencil sums plain values, not fields
   cx.scopes.push_back(std::move(s));
-  Type body = check(*w.body);
+  Type body = check(e);
   cx.scopes.pop_back();
   if (body.isError())
     return err();
-  if (!body.isNumeric()) {
-    diags.error(w.body->range, "a window reduces numbers, not " + typeToString(body));
+  if (!body.isNumeric() || (body.isField() && stencil)) {
+    diags.error(e.range, what + ", not " + typeToString(body));
     return err();
   }
   if (body.kind == TypeKind::Int)

@@ -114,18 +114,7 @@ Type Typer::stencil(StencilExpr &s) {
     return err();
   Scope sc;
   sc.loop = &loop;
-  cx.scopes.push_back(std::move(sc));
-  Type body = check(*s.body);
-  cx.scopes.pop_back();
-  if (body.isError())
-    return err();
-  if (!body.isNumeric() || body.isField()) {
-    diags.error(s.body->range, "a stencil sums numbers of its nodes, not " + typeToString(body));
-    return err();
-  }
-  if (body.kind == TypeKind::Int)
-    body.kind = TypeKind::Scalar;
-  return body;
+  return reducedBody(std::move(sc), *s.body, "a stencil sums numbers of its nodes");
 }
 
 Type Typer::gridMember(MemberExpr &m, const SetDecl *s) {

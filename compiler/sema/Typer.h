@@ -63,6 +63,10 @@ public:
   DiagnosticEngine &diags;
 
   ast::Type err() { return ast::Type::error(); }
+  /// The type of `e` checked in scope `s` (a window's or a stencil's
+  /// variable); an error type when `e` is not a number (`what` says what is
+  /// reduced, for the message) or is a field.
+  ast::Type reducedBody(Scope s, ast::Expr &e, const std::string &what);
 };
 
 /// Quotes a name for a message.

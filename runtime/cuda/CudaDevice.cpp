@@ -386,16 +386,21 @@ private:
     return out;
   }
 
-  // The CPU rollout's sentence for a state beyond the limit.
+  // The CPU rollout's sentence for a state beyond the limit (Rollout::
+  // boundedState): the field and, over one set, its element.
   std::string stateError(const cg::TrainRecord &R) const {
-    const std::string &name = ro_->fieldName(int(R.badField));
+    const ir::StateField &F = ro_->field(int(R.badField));
+    std::string where = "'" + F.name + "'";
+    if (F.sets.size() == 1 && R.badIndex >= 0)
+      where += fmt::format(" of {} {}", info_.module->sets[size_t(F.sets[0])].name,
+                           int64_t(R.badIndex) / F.comps);
     const auto t = int64_t(R.badTime);
     if (!std::isfinite(R.badValue))
-      return fmt::format("the state '{}' is NaN or infinite at t = {}", name, t);
-    return fmt::format("the simulation blew up: the state '{}' reached {:.3g} at t = {}, beyond "
+      return fmt::format("the state {} is NaN or infinite at t = {}", where, t);
+    return fmt::format("the simulation blew up: the state {} reached {:.3g} at t = {}, beyond "
                        "world.state_limit = {:.3g} (a smaller world.dt or softer springs keep "
                        "it stable)",
-                       name, R.badValue, t, opts_.stateLimit);
+                       where, R.badValue, t, opts_.stateLimit);
   }
 
   // The GPU keeps every state: a full tape of T snapshots.

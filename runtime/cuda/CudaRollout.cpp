@@ -448,6 +448,8 @@ const std::string &CudaRollout::fieldName(int f) const {
   return p_->info.fields.at(size_t(f)).name;
 }
 
+const ir::StateField &CudaRollout::field(int f) const { return p_->info.fields.at(size_t(f)); }
+
 void CudaRollout::zeroGradients() { p_->zeroRegion(Grads); }
 
 int64_t CudaRollout::deviceBytes() const { return p_->total; }

@@ -70,6 +70,8 @@ public:
   /// The name of tape field f (the fields the step carries, in the order the
   /// training kernels number them: TrainRecord::badField).
   const std::string &fieldName(int f) const;
+  /// Field f of the rollout (its name, sets and components).
+  const ir::StateField &field(int f) const;
   /// The device the rollout lives on.
   DeviceApi &device() const;
   /// Bytes of device memory held.

@@ -50,7 +50,8 @@ red -1 (contract), orange 0 (rest length), blue +1 (extend); the gallery and the
 players read it off the strain ((length / rest - 1) / |actuation|). Green: the trail of the centre
 of mass. Ground marks every 0.1. The parts of a grammar body and the voxels of a voxel body are
 tinted by kind (a material's own colour where it has one), as in best.svg (legend at the bottom of
-the player).</div>
+the player). The particles of a particle body take their actuator's output in the springs' colours
+(passive ones grey).</div>
 <section id="extras-section" hidden><h2>One gait per validation command</h2><div id="extras"></div></section>
 <h2>Fitness and learning</h2>
 <div id="plots"></div>

@@ -248,6 +248,7 @@ private:
       << "    R->badTime = k < 0 ? -1.0 : (double)(k / " << info.fields.size() << ");\n"
       << "    R->badField = k < 0 ? -1.0 : (double)(k % " << info.fields.size() << ");\n"
       << "    R->badValue = vv[0];\n"
+      << "    R->badIndex = k < 0 ? -1.0 : (double)(kk[0] % 4294967296LL);\n"
       << "  }\n"
       << "}\n";
   }

@@ -42,7 +42,7 @@ namespace evoc::codegen::cuda {
   X(uint64_t, gsum, 0, "device address of a batch's gradient sum (np doubles; batch > 1)")         \
   X(uint64_t, carry, 0, "device address of the carried episode states (continued episodes)")       \
   X(double, steps, 0, "T: the states of a rollout")                                                \
-  X(double, pad, 0, "to 160 bytes")
+  X(double, badIndex, -1, "and its index in the field's buffer (element * comps + component)")
 
 struct TrainRecord {
 #define EVOC_FIELD(type, name, init, what) type name = init;
