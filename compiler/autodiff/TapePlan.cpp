@@ -132,10 +132,10 @@ void planTape(Module &m, bool productInputs) {
       });
   // Nor a grid's temps (docs/architecture.md, "Grids"): a copy per step of
   // the whole grid would outweigh the particles' state many times over.
-  for (const Buffer &B : m.buffers)
-    for (int s : B.sets)
+  for (size_t b = 0; b < m.buffers.size(); ++b)
+    for (int s : m.buffers[b].sets)
       if (m.sets[size_t(s)].grid)
-        excluded.insert(static_cast<int>(&B - m.buffers.data()));
+        excluded.insert(static_cast<int>(b));
   for (int b : candidates) {
     Buffer &B = m.buffers[size_t(b)];
     if (B.role == Role::Temp && B.elem == Type::F && !excluded.count(b))

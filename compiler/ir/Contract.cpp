@@ -92,8 +92,8 @@ void findFields(const Module &m, RolloutContract &c) {
     while (f < int(c.fields.size()) && c.fields[f].name != key)
       ++f;
     if (f == int(c.fields.size()))
-      c.fields.push_back({key, B.elem, B.sets, B.comps, B.start});
-    if (c.fields[size_t(f)].start.empty())
+      c.fields.push_back({key, B.elem, B.sets, B.comps});
+    if (c.fields[size_t(f)].start.empty()) // irgen gives every buffer of a field the same start
       c.fields[size_t(f)].start = B.start;
     const StateField &F = c.fields[f];
     if (F.elem != B.elem || F.sets != B.sets || F.comps != B.comps)
