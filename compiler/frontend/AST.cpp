@@ -97,6 +97,20 @@ const char *builtinName(Builtin b) {
     return "vec2";
   case Builtin::Vec3:
     return "vec3";
+  case Builtin::Mat2:
+    return "mat2";
+  case Builtin::Mat3:
+    return "mat3";
+  case Builtin::Transpose:
+    return "transpose";
+  case Builtin::Det:
+    return "det";
+  case Builtin::Trace:
+    return "trace";
+  case Builtin::Outer:
+    return "outer";
+  case Builtin::PolarRotation:
+    return "polar_rotation";
   case Builtin::Sum:
     return "sum";
   case Builtin::Mean:
@@ -151,6 +165,9 @@ std::string typeToString(const Type &t) {
     break;
   case TypeKind::Vec:
     base = "vec" + std::to_string(t.width);
+    break;
+  case TypeKind::Mat:
+    base = "mat" + std::to_string(t.width);
     break;
   case TypeKind::Element:
     return "element of '" + (t.set ? t.set->name.name : std::string("?")) + "'";

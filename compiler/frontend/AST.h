@@ -49,6 +49,7 @@ enum class TypeKind : uint8_t {
   Int,     ///< a time index (T, a window variable, integer arithmetic on them)
   Scalar,  ///< a float of the module's precision
   Vec,     ///< a float vector of `width` 2 or 3
+  Mat,     ///< a square float matrix, `width` x `width` (2 or 3), row-major
   Element, ///< a loop variable: one element of set `set`
   Set,     ///< an element set's name used as a namespace (`point` in `point.x`)
   World,   ///< `world` or a record inside it (`world.ground`)
@@ -62,7 +63,7 @@ enum class TypeKind : uint8_t {
 /// and Set kinds `set` names the set.
 struct Type {
   TypeKind kind = TypeKind::Error;
-  int width = 1;                ///< Vec: 2 or 3; otherwise 1
+  int width = 1;                ///< Vec, Mat: 2 or 3; otherwise 1
   const SetDecl *set = nullptr; ///< field / element / set: which element set
 
   static Type error() { return {TypeKind::Error}; }
@@ -70,14 +71,21 @@ struct Type {
   static Type boolean() { return {TypeKind::Bool}; }
   static Type integer() { return {TypeKind::Int}; }
   static Type vec(int w) { return {TypeKind::Vec, w}; }
+  static Type mat(int w) { return {TypeKind::Mat, w}; }
   bool isError() const { return kind == TypeKind::Error; }
   bool isField() const {
     return set && (kind == TypeKind::Bool || kind == TypeKind::Int || kind == TypeKind::Scalar ||
-                   kind == TypeKind::Vec);
+                   kind == TypeKind::Vec || kind == TypeKind::Mat);
   }
-  /// Scalar, Int (promotes to scalar) or Vec, per element or not.
+  /// Scalar, Int (promotes to scalar), Vec or Mat, per element or not.
   bool isNumeric() const {
-    return kind == TypeKind::Scalar || kind == TypeKind::Int || kind == TypeKind::Vec;
+    return kind == TypeKind::Scalar || kind == TypeKind::Int || kind == TypeKind::Vec ||
+           kind == TypeKind::Mat;
+  }
+  /// How many floats a value holds: a vector's width, a matrix's width
+  /// squared (row-major), 1 otherwise.
+  int comps() const {
+    return kind == TypeKind::Vec ? width : kind == TypeKind::Mat ? width * width : 1;
   }
   bool operator==(const Type &o) const {
     return kind == o.kind && width == o.width && set == o.set;
@@ -85,7 +93,8 @@ struct Type {
   bool operator!=(const Type &o) const { return !(*this == o); }
 };
 
-/// A type as written in the source: `scalar`, `bool`, `vec2`, `vec3`.
+/// A type as written in the source: `scalar`, `bool`, `vec2`, `vec3`,
+/// `mat2`, `mat3`.
 struct TypeExpr {
   Ident name;
   Type resolved; ///< sema: the type it denotes (Error if unknown)
@@ -178,7 +187,8 @@ enum class MemberRef : uint8_t {
   Field,        ///< element.field (`p.x`, `s.a.x`): MemberExpr::field
   Endpoint,     ///< element.endpoint (`s.a`): MemberExpr::endpoint; type Element
   Component,    ///< vector component .x .y .z: MemberExpr::component (0..2);
-                ///< also on per-element vector fields (`point.x[T].x`)
+                ///< also on per-element vector fields (`point.x[T].x`); a
+                ///< matrix entry .xy (row x, column y): row * width + column
   SetField,     ///< set.field (`point.x`): the field over all elements
   WorldSetting, ///< world.dt, world.ground.height: worldKey, constValue
   GridIndex,    ///< node.index of a grid element: its grid coordinates (vecN)
@@ -233,6 +243,14 @@ enum class Builtin : uint8_t {
   Floor,
   Vec2,
   Vec3,
+  // small matrices (docs/language.md, "Matrices")
+  Mat2,          ///< mat2(a, b, c, d) by rows, or mat2(row0, row1)
+  Mat3,          ///< mat3(9 numbers) by rows, or mat3(row0, row1, row2)
+  Transpose,     ///< transpose(M)
+  Det,           ///< det(M)
+  Trace,         ///< trace(M)
+  Outer,         ///< outer(u, v): u v^T
+  PolarRotation, ///< polar_rotation(F): R of F = R S, 2 x 2 only
   // reductions of a field over its set to a robot-level value
   Sum,
   Mean,

@@ -260,6 +260,8 @@ Val Lowerer::binary(const ast::BinaryExpr *e) {
   case B::Sub:
     return map2(Op::Sub, a, c);
   case B::Mul:
+    if (e->lhs->type.kind == ast::TypeKind::Mat && c.size() > 1)
+      return matProduct(a, c); // M * N, M * v
     return map2(Op::Mul, a, c);
   case B::Div:
     return map2(Op::Div, a, c);
@@ -424,6 +426,14 @@ Val Lowerer::builtin(const ast::CallExpr *e) {
       r.push_back(arg(i).at(0));
     return r;
   }
+  case BI::Mat2:
+  case BI::Mat3:
+  case BI::Transpose:
+  case BI::Det:
+  case BI::Trace:
+  case BI::Outer:
+  case BI::PolarRotation:
+    return matrix(e);
   case BI::Sum:
   case BI::Mean:
   case BI::ReduceMin:

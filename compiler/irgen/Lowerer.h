@@ -89,7 +89,7 @@ public:
   /// A command's value (its components) at a time.
   Val commandValue(int index, ir::TimeRef time, int64_t at);
   int endpointBuffer(const ast::EndpointDecl *e);
-  static int comps(const ast::Type &t) { return t.kind == ast::TypeKind::Vec ? t.width : 1; }
+  static int comps(const ast::Type &t) { return t.comps(); }
 
   /// The window variable's time in a LossStep kernel: `point.x[t]` reads the
   /// current state buffer. Null outside one.
@@ -114,6 +114,10 @@ private:
   Val reduce(const ast::CallExpr *e);
   Val partMean(const ast::CallExpr *e);
   Val stencilSum(const ast::StencilExpr *e);
+  /// mat2 / mat3 / transpose / det / trace / outer / polar_rotation (MatrixGen.cpp).
+  Val matrix(const ast::CallExpr *e);
+  /// The product of a matrix (entries by rows) and a matrix or a column vector.
+  Val matProduct(const Val &a, const Val &v);
   /// set[i]: the element's index, clamped into the set; its validity into *valid.
   ir::ValueId elementAt(const ast::IndexExpr *e, ir::ValueId *valid);
   /// A field of an element (NaN when the element lies outside its set).

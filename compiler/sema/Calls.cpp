@@ -33,6 +33,13 @@ const BuiltinInfo kBuiltins[] = {
     {"floor", Builtin::Floor, 1, 1},
     {"vec2", Builtin::Vec2, 2, 2},
     {"vec3", Builtin::Vec3, 3, 3},
+    {"mat2", Builtin::Mat2, 2, 4},
+    {"mat3", Builtin::Mat3, 3, 9},
+    {"transpose", Builtin::Transpose, 1, 1},
+    {"det", Builtin::Det, 1, 1},
+    {"trace", Builtin::Trace, 1, 1},
+    {"outer", Builtin::Outer, 2, 2},
+    {"polar_rotation", Builtin::PolarRotation, 1, 1},
     {"sum", Builtin::Sum, 1, 1},
     {"mean", Builtin::Mean, 1, 1},
     {"sin_waves", Builtin::SinWaves, 1, 1},
@@ -257,6 +264,14 @@ Type Typer::elementwise(CallExpr &c, const std::vector<Type> &ts) {
     // ground_* built-ins read it; declared vec2 fields and parameters are
     // refused (resolveType).
     return {TypeKind::Vec, id == Builtin::Vec2 ? 2 : 3, set};
+  case Builtin::Mat2:
+  case Builtin::Mat3:
+  case Builtin::Transpose:
+  case Builtin::Det:
+  case Builtin::Trace:
+  case Builtin::Outer:
+  case Builtin::PolarRotation:
+    return matrixCall(c, ts, set);
   case Builtin::GroundHeight:
   case Builtin::GroundNormal:
   case Builtin::GroundGap:
@@ -279,13 +294,13 @@ Type Typer::elementwise(CallExpr &c, const std::vector<Type> &ts) {
     if (r.kind == TypeKind::Int)
       r.kind = TypeKind::Scalar;
     if ((id == Builtin::Min || id == Builtin::Max || id == Builtin::Pow) &&
-        !(isScalarLike(ts[1]) || (ts[1].kind == TypeKind::Vec && ts[1].width == ts[0].width &&
-                                  ts[0].kind == TypeKind::Vec))) {
+        !(isScalarLike(ts[1]) || (ts[1].kind == ts[0].kind && ts[1].width == ts[0].width))) {
       diags.error(c.range, q(fname) + " of " + typeToString(ts[0]) + " and " + typeToString(ts[1]) +
                                " is not defined");
       return err();
     }
-    if (ts[0].kind != TypeKind::Vec && ts.size() > 1 && ts[1].kind == TypeKind::Vec) {
+    if (ts.size() > 1 && !isScalarLike(ts[1]) &&
+        ts[1] != Type{ts[0].kind, ts[0].width, ts[1].set}) {
       diags.error(c.range, q(fname) + " of " + typeToString(ts[0]) + " and " + typeToString(ts[1]) +
                                " is not defined");
       return err();

@@ -219,6 +219,8 @@ Type Typer::member(MemberExpr &m) {
     m.component = c;
     return {TypeKind::Scalar, 1, base.set};
   }
+  case TypeKind::Mat:
+    return matrixEntry(m, base);
   default:
     diags.error(m.member.range, "a value of type " + typeToString(base) + " has no member " + q(f));
     return err();
@@ -590,6 +592,8 @@ Type Typer::binary(BinaryExpr &b) {
     return bad("");
   if (!combine(l, r, b.range, set))
     return err();
+  if (l.kind == TypeKind::Mat || r.kind == TypeKind::Mat)
+    return matrixBinary(b, l, r, set);
   bool ls = isScalarLike(l), rs = isScalarLike(r);
   switch (b.op) {
   case BinaryOp::Lt:
@@ -652,7 +656,7 @@ Type Typer::ifExpr(IfExpr &f) {
     return {a.kind == TypeKind::Int && b.kind == TypeKind::Int ? TypeKind::Int : TypeKind::Scalar,
             1, set};
   if (a.kind == b.kind && a.width == b.width &&
-      (a.kind == TypeKind::Vec || a.kind == TypeKind::Bool))
+      (a.kind == TypeKind::Vec || a.kind == TypeKind::Mat || a.kind == TypeKind::Bool))
     return {a.kind, a.width, set};
   diags.error(f.range,
               "the branches of 'if' differ: " + typeToString(a) + " and " + typeToString(b));

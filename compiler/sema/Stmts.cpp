@@ -21,18 +21,20 @@ void resolveType(Checker &C, TypeExpr &t) {
     t.resolved = Type::scalar();
   else if (n == "bool")
     t.resolved = Type::boolean();
-  else if (n == "vec2" || n == "vec3") {
-    int w = n == "vec2" ? 2 : 3;
-    t.resolved = Type::vec(w);
+  else if (n == "vec2" || n == "vec3" || n == "mat2" || n == "mat3") {
+    // A vector or matrix field matches the world's dimension.
+    const int w = n.back() - '0';
+    const std::string kind = n.substr(0, 3);
+    t.resolved = kind == "vec" ? Type::vec(w) : Type::mat(w);
     if (C.dimKnown && w != C.out.world.dim) {
       C.diags.error(t.name.range, n + " in a dim = " + std::to_string(C.out.world.dim) +
-                                      " world; use vec" + std::to_string(C.out.world.dim));
+                                      " world; use " + kind + std::to_string(C.out.world.dim));
       t.resolved = Type::error();
     }
   } else {
-    std::string c = closest(n, {"scalar", "bool", "vec2", "vec3"});
+    std::string c = closest(n, {"scalar", "bool", "vec2", "vec3", "mat2", "mat3"});
     C.diags.error(t.name.range, "unknown type " + q(n) +
-                                    (c.empty() ? "; expected scalar, bool, vec2 or vec3"
+                                    (c.empty() ? "; expected scalar, bool, vec2, vec3, mat2 or mat3"
                                                : "; did you mean '" + c + "'?"));
     t.resolved = Type::error();
   }
@@ -95,13 +97,19 @@ void checkSetMembers(Checker &C, const PhysicsDecl &p, SetDecl &s) {
     addMember(f->name);
     resolveType(C, f->type);
     if (f->type.resolved.kind == TypeKind::Bool)
-      C.diags.error(f->type.name.range, "fields hold numbers (scalar, vec2, vec3), not bool");
+      C.diags.error(f->type.name.range,
+                    "fields hold numbers (scalar, vec2, vec3, mat2, mat3), not bool");
     if (f->init) {
-      const int comps = f->type.resolved.kind == TypeKind::Vec ? f->type.resolved.width : 1;
+      const int comps = f->type.resolved.comps();
       auto *call = dynCast<CallExpr>(f->init.get());
       const std::string what = s.name.name + "." + f->name.name;
-      if (call && (call->callee.name == "vec2" || call->callee.name == "vec3")) {
-        if (int(call->args.size()) != comps || !call->namedArgs.empty())
+      const std::string ctor = call ? call->callee.name : "";
+      if (ctor == "vec2" || ctor == "vec3" || ctor == "mat2" || ctor == "mat3") {
+        const std::string type = typeToString(f->type.resolved);
+        if (!f->type.resolved.isError() && ctor != type)
+          C.diags.error(f->init->range, "the initial value of " + q(what) + " is a " + ctor +
+                                            ", but the field is a " + type);
+        else if (int(call->args.size()) != comps || !call->namedArgs.empty())
           C.diags.error(f->init->range, "the initial value of " + q(what) + " has " +
                                             std::to_string(call->args.size()) +
                                             " components, but the field has " +

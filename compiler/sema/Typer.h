@@ -1,6 +1,7 @@
 // Internal to sema: the Typer, which types one expression tree and fills
 // its annotations. Its methods are split over Exprs.cpp (names, members,
-// times, operators) and Calls.cpp (builtins and fn calls).
+// times, operators), Calls.cpp (builtins and fn calls), Matrices.cpp and
+// Grids.cpp.
 #pragma once
 
 #include "sema/Checker.h"
@@ -34,6 +35,12 @@ public:
   ast::Type gridMember(ast::MemberExpr &m, const ast::SetDecl *s);
   /// set[i] in a step: the element of `set` at a computed index (Grids.cpp).
   ast::Type elementAt(ast::IndexExpr &ix, const ast::SetDecl *set);
+  /// Matrices (Matrices.cpp): mat2 / mat3 / transpose / det / trace /
+  /// outer / polar_rotation, an operator with a matrix operand, `M.xy`.
+  ast::Type matrixCall(ast::CallExpr &c, const std::vector<ast::Type> &ts, const ast::SetDecl *set);
+  ast::Type matrixBinary(ast::BinaryExpr &b, const ast::Type &l, const ast::Type &r,
+                         const ast::SetDecl *set);
+  ast::Type matrixEntry(ast::MemberExpr &m, const ast::Type &base);
   ast::Type unary(ast::UnaryExpr &u);
   ast::Type binary(ast::BinaryExpr &b);
   ast::Type ifExpr(ast::IfExpr &f);

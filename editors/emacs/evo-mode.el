@@ -39,10 +39,10 @@ Read when eglot loads; add \"--stdlib\" \"DIR\" to search DIR for imports."
 (defconst evo-mode-constant-keywords '("true" "false"))
 
 ;; Built-in types, and the builtins of compiler/sema/Calls.cpp.
-(defconst evo-mode-types '("scalar" "bool" "vec2" "vec3"))
+(defconst evo-mode-types '("scalar" "bool" "vec2" "vec3" "mat2" "mat3"))
 (defconst evo-mode-builtins
   '("norm" "dot" "clamp" "abs" "min" "max" "exp" "log" "sin" "cos" "tanh"
-    "sqrt" "pow" "floor" "sum" "mean" "sin_waves" "repeat" "part_mean"
+    "sqrt" "pow" "floor" "transpose" "det" "trace" "outer" "polar_rotation" "sum" "mean" "sin_waves" "repeat" "part_mean"
     "push_out" "in_contact" "ground_height" "ground_normal" "ground_gap"
     "ground_speed" "contact_normal" "contact_gap" "contact_speed"))
 

@@ -2,9 +2,10 @@
 // particles"; docs/mpm.md): DiffTaichi's diffmpm (examples/diffmpm.evo)
 // against the independent reference (tests/reference/mpm_reference.py, its
 // values in tests/data/reference_mpm), the interpreter against the CPU back
-// end, the gradient against central differences, the polar decomposition's
-// rotation alone, and a particle that leaves its grid.
+// end, the gradient against central differences, and a particle that leaves
+// its grid. The matrices MPM uses are tested alone in MatrixTest.cpp.
 #include "Close.h"
+#include "FixedBody.h"
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -51,42 +52,11 @@ std::vector<double> flat(const ParamSet &p) {
   return v;
 }
 
-struct Result {
-  bool valid = false;
-  std::string error;
-  double loss = 0;
-  ParamSet grad;
-};
+using Result = test::FixedResult;
 
-/// One rollout of the file's fixed body with `params` (all of them when
-/// empty: the ones the seed draws).
 Result simulate(const driver::CompiledFile &c, const codegen::Executable &exe,
                 const ParamSet &params, bool backward = true) {
-  ModuleInfo info(c.module);
-  evolve::EvoRng rng(1);
-  auto model = driver::bodyModel(c.program);
-  Population pop(info, {model->express(*model->sample(rng)).robot});
-  pop.initParams(0, 1, 0);
-  {
-    Rollout init(info, exe);
-    init.runInit(pop, 0);
-  }
-  if (!params.empty())
-    pop.setParams(0, params);
-  RolloutConfig rc;
-  rc.steps = c.program.world.steps;
-  rc.groundHeight = c.program.world.ground.height;
-  rc.upAxis = c.program.world.dim - 1;
-  rc.checkpointK = 32;
-  Rollout r(info, exe);
-  RolloutOutcome out = r.run(pop, 0, rc, backward);
-  Result res;
-  res.valid = out.valid;
-  res.error = out.error;
-  res.loss = out.loss;
-  if (out.valid && backward)
-    res.grad = pop.grads(0);
-  return res;
+  return test::simulateFixed(c, exe, params, backward);
 }
 
 driver::CompiledFile diffmpm(int64_t steps, const std::string &grid = "") {
@@ -151,67 +121,6 @@ TEST_CASE("diffmpm's gradient equals central differences", "[mpm][gradcheck]") {
     };
     const double fd = (shifted(h) - shifted(-h)) / (2 * h);
     CHECK(std::abs(fd - g[size_t(k)]) <= 1e-6 * scale);
-  }
-}
-
-TEST_CASE("the polar decomposition's rotation: gradient against central differences",
-          "[mpm][gradcheck]") {
-  // One particle whose step adds R's rows (R of F = I + (f0; f1), the
-  // particle's parameters) to its position: at F = I, where the naive
-  // derivative of an SVD divides by zero, and at a random F.
-  fs::path dir = fs::temp_directory_path() / "evoc-mpm";
-  fs::create_directories(dir);
-  std::ofstream(dir / "polar.evo") << R"(import "physics/mpm.evo";
-world { dim = 2; dt = 0.1; steps = 3; physics = polar_test; grid = grid(nodes = (4, 4), dx = 1); }
-body particles One { origin = (0, 0); density = 1; blocks = [(1, 1, 1, 1, -1)]; }
-physics polar_test {
-  set point {
-    state x: vec2;
-    param f0: vec2;
-    param f1: vec2;
-  }
-  step {
-    for p in point {
-      let r0 = polar_r0(vec2(1, 0) + p.f0, vec2(0, 1) + p.f1);
-      let r1 = polar_r1(vec2(1, 0) + p.f0, vec2(0, 1) + p.f1);
-      p.x = p.x + vec2(dot(r0, vec2(0.3, 0.7)), dot(r1, vec2(-0.4, 0.9)));
-    }
-  }
-}
-loss l = sum(point.x[T].x + 2 * point.x[T].y);
-)";
-  driver::CompiledFile c = driver::compileFile((dir / "polar.evo").string());
-  auto cpu = codegen::compile(c.module, codegen::BackendKind::Cpu);
-  auto interp = codegen::compile(c.module, codegen::BackendKind::Interp);
-  for (const std::vector<double> &f :
-       {std::vector<double>{0, 0, 0, 0}, std::vector<double>{0.31, -0.27, 0.52, 0.18},
-        std::vector<double>{-0.6, 0.9, -1.1, 0.05}}) {
-    INFO("F - I = " << f[0] << ", " << f[1] << ", " << f[2] << ", " << f[3]);
-    auto with = [&](std::vector<double> v) {
-      ParamSet p;
-      p["f0"] = ParamTensor{{1, 2}, {v[0], v[1]}};
-      p["f1"] = ParamTensor{{1, 2}, {v[2], v[3]}};
-      return p;
-    };
-    const Result r = simulate(c, *cpu, with(f));
-    const Result ri = simulate(c, *interp, with(f));
-    REQUIRE(r.valid);
-    REQUIRE(ri.valid);
-    CHECK(r.loss == ri.loss);
-    std::vector<double> g = r.grad.at("f0").data;
-    g.push_back(r.grad.at("f1").data[0]);
-    g.push_back(r.grad.at("f1").data[1]);
-    const double h = 1e-6;
-    for (size_t k = 0; k < 4; ++k) {
-      std::vector<double> up = f, down = f;
-      up[k] += h;
-      down[k] -= h;
-      const double fd =
-          (simulate(c, *cpu, with(up), false).loss - simulate(c, *cpu, with(down), false).loss) /
-          (2 * h);
-      INFO("entry " << k << ": adjoint " << g[k] << ", central difference " << fd);
-      CHECK(test::close(g[k], fd, 1e-7, 1e-8));
-    }
   }
 }
 

@@ -17,8 +17,9 @@ syn keyword evoConditional  if then else
 syn keyword evoBoolean      true false
 
 " Built-in types, the builtins of compiler/sema/Calls.cpp, and pi.
-syn keyword evoType         scalar bool vec2 vec3
+syn keyword evoType         scalar bool vec2 vec3 mat2 mat3
 syn keyword evoBuiltin      norm dot clamp abs min max exp log sin cos tanh sqrt pow floor
+syn keyword evoBuiltin      transpose det trace outer polar_rotation
 syn keyword evoBuiltin      sum mean sin_waves repeat part_mean push_out in_contact
 syn keyword evoBuiltin      ground_height ground_normal ground_gap ground_speed
 syn keyword evoBuiltin      contact_normal contact_gap contact_speed

@@ -227,17 +227,20 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
         yhi = std::max(yhi, svg::objectRect(style, fr, i)[3]);
   const double bodyH = (yhi - ylo) * k;
   const double panelH = bodyH + 2 * pad + 32;
-  const auto colours = partColours(outlines);
+  // A grammar body's parts, or a particle body's actuator groups.
+  const bool particles = !robot.actuators.empty();
+  const std::string heading = particles ? "particles:" : "parts:";
+  const auto colours = particles ? svg::particleColours(robot) : partColours(outlines);
   const std::string springKey = svg::springKey();
   // As wide as every line of text in it, so that none is clipped.
-  const double W =
-      std::max({430.0, std::max(1.0, double(frames.size())) * panelW,
-                svg::textWidth(style.title, 14) + 20, svg::textWidth(springKey, 11) + 20,
-                svg::textWidth(svg::movedCaption(), 11) + 20, svg::partLegendWidth(colours)});
+  const double W = std::max(
+      {430.0, std::max(1.0, double(frames.size())) * panelW, svg::textWidth(style.title, 14) + 20,
+       svg::textWidth(springKey, 11) + 20, svg::textWidth(svg::movedCaption(), 11) + 20,
+       svg::partLegendWidth(colours, heading)});
   // The panels centred in a picture made wider by its text.
   const double strip = (W - double(frames.size()) * panelW) / 2;
   double legendH = 0;
-  const std::string legend = svg::partLegend(colours, W, top + panelH + 14, legendH);
+  const std::string legend = svg::partLegend(colours, W, top + panelH + 14, legendH, heading);
   const double H = panelH + top + legendH + 32;
   std::string svg = svg::pictureHead(W, H, style.title);
   svg += legend;
@@ -277,7 +280,9 @@ std::string renderGait(const runtime::Robot &robot, const std::vector<GaitFrame>
                              springColour(robot, fr, s), sp.actuation != 0);
     }
     for (size_t i = 0; i < n; ++i)
-      svg += svg::pointDot(X(fr.points[2 * i]), Y(fr.points[2 * i + 1]));
+      svg += particles ? svg::particleDot(X(fr.points[2 * i]), Y(fr.points[2 * i + 1]),
+                                          svg::pointColour(robot, i))
+                       : svg::pointDot(X(fr.points[2 * i]), Y(fr.points[2 * i + 1]));
     svg += svg::panelCaption(strip + f * panelW + panelW / 2, top + panelH - 22, top + panelH - 8,
                              under.labels[f], under.moved[f]);
   }

@@ -277,17 +277,20 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
   const double margin = (panelW - width * k) / 2;
   const double bodyH = (vhi - vlo) * k;
   const double panelH = bodyH + 2 * pad + 32;
-  const auto colours = partColours(outlines);
+  // A grammar body's parts, or a particle body's actuator groups.
+  const bool particles = !robot.actuators.empty();
+  const std::string heading = particles ? "particles:" : "parts:";
+  const auto colours = particles ? particleColours(robot) : partColours(outlines);
   const std::string viewKey = "3D, seen from the right, ahead and above (+x to the right)";
   const std::string springKey = svg::springKey();
   const double W = std::max({520.0, std::max(1.0, double(frames.size())) * panelW,
                              textWidth(style.title, 14) + 20, textWidth(viewKey, 11) + 20,
                              textWidth(springKey, 11) + 20, textWidth(movedCaption(), 11) + 20,
-                             partLegendWidth(colours)});
+                             partLegendWidth(colours, heading)});
   // The panels centred in a picture made wider by its text.
   const double strip = (W - double(frames.size()) * panelW) / 2;
   double legendH = 0;
-  const std::string legend = partLegend(colours, W, top + panelH + 14, legendH);
+  const std::string legend = partLegend(colours, W, top + panelH + 14, legendH, heading);
   const double H = panelH + top + legendH + 46;
   std::string out = pictureHead(W, H, style.title);
   out += legend;
@@ -363,7 +366,9 @@ std::string renderGait3d(const runtime::Robot &robot, const std::vector<GaitFram
     }
     for (size_t i = 0; i < n; ++i) {
       const Vec p = pointOf(fr, int(i));
-      items.push_back({view.depth(p), 2, pointDot(X(p), Y(p))});
+      items.push_back(
+          {view.depth(p), 2,
+           particles ? particleDot(X(p), Y(p), pointColour(robot, i)) : pointDot(X(p), Y(p))});
     }
     std::stable_sort(items.begin(), items.end(), [](const Item &a, const Item &b) {
       return a.depth != b.depth ? a.depth < b.depth : a.order < b.order;

@@ -44,13 +44,20 @@ struct FrameLabels {
 };
 FrameLabels frameLabels(const runtime::Robot &robot, const std::vector<GaitFrame> &frames);
 
-/// The legend of `colours` ("parts:" then a swatch and name each) in rows
+/// The legend of `colours` (`heading`, then a swatch and name each) in rows
 /// no wider than `width`, the first row's baseline at y; `height` gets the
 /// height of its rows. Empty for no parts.
 std::string partLegend(const std::map<std::string, std::string> &colours, double width, double y,
-                       double &height);
+                       double &height, const std::string &heading = "parts:");
 /// The width partLegend needs to fit any single entry on a row.
-double partLegendWidth(const std::map<std::string, std::string> &colours);
+double partLegendWidth(const std::map<std::string, std::string> &colours,
+                       const std::string &heading = "parts:");
+
+/// A particle body's groups (Robot::actuators): "passive" and "actuator K",
+/// each with its colour; empty for a body of springs. pointColour gives a
+/// point's: its group's for a particle, kPoint otherwise.
+std::map<std::string, std::string> particleColours(const runtime::Robot &robot);
+std::string pointColour(const runtime::Robot &robot, size_t point);
 
 /// A picture's opening: the <svg> element W x H on white, and the title
 /// centred at the top when there is one.
@@ -65,6 +72,8 @@ std::string keyLines(double W, double y, const std::vector<std::string> &lines);
 std::string springLine(double ax, double ay, double bx, double by, const std::string &colour,
                        bool actuated);
 std::string pointDot(double x, double y);
+/// A particle: a smaller dot in its group's colour.
+std::string particleDot(double x, double y, const std::string &colour);
 std::string panelCaption(double x, double y1, double y2, const std::string &label,
                          const std::string &moved);
 

@@ -62,9 +62,15 @@ FrameLabels frameLabels(const runtime::Robot &robot, const std::vector<GaitFrame
 
 namespace evoc::evolve {
 
+namespace {
+
+const char *const kPalette[] = {"#4e79a7", "#59a14f", "#b07aa1", "#edc948", "#76b7b2",
+                                "#ff9da7", "#9c755f", "#f28e2b", "#e15759", "#bab0ac"};
+constexpr size_t kPaletteSize = sizeof kPalette / sizeof *kPalette;
+
+} // namespace
+
 std::map<std::string, std::string> partColours(const std::vector<PartOutline> &outlines) {
-  static const char *const palette[] = {"#4e79a7", "#59a14f", "#b07aa1", "#edc948", "#76b7b2",
-                                        "#ff9da7", "#9c755f", "#f28e2b", "#e15759", "#bab0ac"};
   std::map<std::string, std::string> out;
   for (const auto &o : outlines)
     out.emplace(o.part, o.colour);
@@ -72,7 +78,7 @@ std::map<std::string, std::string> partColours(const std::vector<PartOutline> &o
   size_t i = 0;
   for (auto &[name, colour] : out)
     if (colour.empty())
-      colour = palette[i++ % (sizeof palette / sizeof *palette)];
+      colour = kPalette[i++ % kPaletteSize];
   return out;
 }
 
@@ -114,6 +120,11 @@ std::string pointDot(double x, double y) {
                      look::kPointRadius, look::kPoint);
 }
 
+std::string particleDot(double x, double y, const std::string &colour) {
+  return fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{}\" fill=\"{}\"/>\n", x, y,
+                     look::kPointRadius * 0.6, colour);
+}
+
 std::string panelCaption(double x, double y1, double y2, const std::string &label,
                          const std::string &moved) {
   return fmt::format("<text class=\"frame-label\" x=\"{0:.1f}\" y=\"{1:.1f}\" "
@@ -123,15 +134,15 @@ std::string panelCaption(double x, double y1, double y2, const std::string &labe
 }
 
 std::string partLegend(const std::map<std::string, std::string> &colours, double width, double y,
-                       double &height) {
+                       double &height, const std::string &heading) {
   height = 0;
   if (colours.empty())
     return "";
   const double size = 11, rowH = 16, margin = 10;
   std::string out = fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" "
-                                "fill=\"#555\">parts:</text>\n",
-                                margin, y);
-  double x = margin + textWidth("parts:", size) + 8, row = 0;
+                                "fill=\"#555\">{}</text>\n",
+                                margin, y, escape(heading));
+  double x = margin + textWidth(heading, size) + 8, row = 0;
   for (const auto &[name, colour] : colours) {
     const double w = 14 + textWidth(name, size) + 12;
     if (x > margin && x + w > width - margin) {
@@ -149,11 +160,28 @@ std::string partLegend(const std::map<std::string, std::string> &colours, double
   return out;
 }
 
-double partLegendWidth(const std::map<std::string, std::string> &colours) {
+double partLegendWidth(const std::map<std::string, std::string> &colours,
+                       const std::string &heading) {
   double w = 0;
   for (const auto &[name, colour] : colours)
     w = std::max(w, 14 + textWidth(name, 11) + 12);
-  return colours.empty() ? 0 : 10 + textWidth("parts:", 11) + 8 + w + 10;
+  return colours.empty() ? 0 : 10 + textWidth(heading, 11) + 8 + w + 10;
+}
+
+std::map<std::string, std::string> particleColours(const runtime::Robot &robot) {
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i < robot.actuators.size(); ++i)
+    out.emplace(robot.actuators[i] < 0 ? "passive"
+                                       : "actuator " + std::to_string(robot.actuators[i]),
+                pointColour(robot, i));
+  return out;
+}
+
+std::string pointColour(const runtime::Robot &robot, size_t point) {
+  if (point >= robot.actuators.size())
+    return look::kPoint;
+  const int a = robot.actuators[point];
+  return a < 0 ? look::kPassiveSpring : kPalette[size_t(a) % kPaletteSize];
 }
 
 } // namespace evoc::evolve::svg

@@ -24,6 +24,16 @@ static size_t count(const std::string &s, const std::string &what) {
   return n;
 }
 
+/// A 2D robot in the x-z plane of 3D, at y = 0.1.
+static evoc::runtime::Robot lifted(const evoc::runtime::Robot &r) {
+  evoc::runtime::Robot robot = r;
+  robot.dim = 3;
+  robot.points.clear();
+  for (size_t i = 0; i < r.points.size(); i += 2)
+    robot.points.insert(robot.points.end(), {r.points[i], 0.1, r.points[i + 1]});
+  return robot;
+}
+
 TEST_CASE("svg: gait frames side by side", "[svg]") {
   LatticeBody b({6, 10});
   EvoRng rng(4);
@@ -223,13 +233,7 @@ TEST_CASE("svg: each part kind has its own colour, named in a legend", "[svg]") 
   std::vector<PartOutline> parts = {
       {"voxel_rigid", {0, 1, 5, 4}}, {"voxel_soft", {1, 2, 6, 5}}, {"voxel_rigid", {2, 3, 7, 6}}};
   for (int dim : {2, 3}) {
-    evoc::runtime::Robot robot = r;
-    if (dim == 3) {
-      robot.dim = 3;
-      robot.points.clear();
-      for (size_t i = 0; i < r.points.size(); i += 2)
-        robot.points.insert(robot.points.end(), {r.points[i], 0.1, r.points[i + 1]});
-    }
+    const evoc::runtime::Robot robot = dim == 3 ? lifted(r) : r;
     std::string svg = renderGait(robot, {GaitFrame{robot.points, {}, "rest"}}, {}, parts);
     INFO(dim << "D");
     // The part polygons' stroke colours, in order.
@@ -245,6 +249,39 @@ TEST_CASE("svg: each part kind has its own colour, named in a legend", "[svg]") 
     CHECK(count(svg, "class=\"part-key\"") == 2);
     CHECK(svg.find(">voxel_rigid</text>") != std::string::npos);
     CHECK(svg.find(">voxel_soft</text>") != std::string::npos);
+  }
+}
+
+TEST_CASE("svg: a particle body's particles in their actuator group's colour", "[svg]") {
+  // Six particles: two passive, two of actuator 0, two of actuator 2.
+  evoc::runtime::Robot r;
+  r.dim = 2;
+  r.points = {0, 0.1, 0.02, 0.1, 0, 0.12, 0.02, 0.12, 0.04, 0.1, 0.04, 0.12};
+  r.actuators = {-1, -1, 0, 0, 2, 2};
+  for (int dim : {2, 3}) {
+    const evoc::runtime::Robot robot = dim == 3 ? lifted(r) : r;
+    INFO(dim << "D");
+    std::string svg = renderGait(robot, {GaitFrame{robot.points, {}, "rest"}});
+    std::vector<std::string> fills;
+    for (size_t at = svg.find("<circle"); at != std::string::npos;
+         at = svg.find("<circle", at + 1)) {
+      size_t p = svg.find("fill=\"", at) + 6;
+      fills.push_back(svg.substr(p, svg.find('"', p) - p));
+    }
+    // Each group's swatch colour fills exactly its two particles.
+    std::vector<std::string> swatches;
+    for (size_t at = svg.find("class=\"part-key\""); at != std::string::npos;
+         at = svg.find("class=\"part-key\"", at + 1)) {
+      size_t p = svg.find("fill=\"", at) + 6;
+      swatches.push_back(svg.substr(p, svg.find('"', p) - p));
+    }
+    REQUIRE(swatches.size() == 3);
+    for (const auto &c : swatches)
+      CHECK(std::count(fills.begin(), fills.end(), c) == 2);
+    CHECK(svg.find(">particles:</text>") != std::string::npos);
+    CHECK(count(svg, "class=\"part-key\"") == 3);
+    for (const char *name : {">passive</text>", ">actuator 0</text>", ">actuator 2</text>"})
+      CHECK(svg.find(name) != std::string::npos);
   }
 }
 
