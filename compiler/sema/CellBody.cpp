@@ -251,7 +251,7 @@ int cellBodyPoints(const body::CellBodySpec &spec) {
     for (const auto &b : spec.blocks) {
       int64_t c = 1;
       for (double w : b.size)
-        c *= int64_t(w / spec.spacing) * spec.density;
+        c *= spec.particlesAlong(w);
       n += c;
     }
     return int(n);

@@ -12,12 +12,6 @@ using namespace ast;
 
 namespace {
 
-/// The particles a block of side `w` gets along one axis (DiffTaichi's
-/// int(w / dx) * density).
-int64_t particlesAlong(double w, double spacing, int density) {
-  return int64_t(w / spacing) * density;
-}
-
 /// `blocks = [(x, y, w, h, actuator), ...]` (3D: x, y, z, w, h, d, actuator).
 void checkBlocks(Checker &C, const Expr &e, body::CellBodySpec &spec) {
   const int dim = spec.dim;
@@ -53,7 +47,7 @@ void checkBlocks(Checker &C, const Expr &e, body::CellBodySpec &spec) {
     b.actuator = int(a);
     bool ok = true;
     int64_t count = 1;
-    for (int k = 0; k < dim && spec.spacing > 0; ++k) {
+    for (int k = 0; k < dim; ++k) {
       const double w = b.size[size_t(k)];
       if (!(std::abs(b.lo[size_t(k)]) <= 1e4) || !(w > 0 && w <= 1e4)) {
         C.diags.error(item->range, "a block lies within 1e4 of the origin and has a positive "
@@ -61,11 +55,23 @@ void checkBlocks(Checker &C, const Expr &e, body::CellBodySpec &spec) {
         ok = false;
         break;
       }
-      const int64_t n = particlesAlong(w, spec.spacing, spec.density);
+      const int64_t n = spec.particlesAlong(w);
       if (n < 1) {
         C.diags.error(t->elems[size_t(dim + k)]->range,
-                      "this block is narrower than the grid's spacing (world.grid.dx), so it "
-                      "gets no particles; make it at least that wide");
+                      spec.particleSpacing > 0
+                          ? "this block is narrower than the particles' spacing, so it gets no "
+                            "particles; make it at least that wide"
+                          : "this block is narrower than the grid's spacing (world.grid.dx), so "
+                            "it gets no particles; make it at least that wide");
+        ok = false;
+        break;
+      }
+      if (spec.particleSpacing > 0 &&
+          std::abs(w / spec.particleSpacing - double(n)) > 1e-6 * double(n)) {
+        C.diags.error(t->elems[size_t(dim + k)]->range,
+                      "this block's size is not a whole number of particle spacings (" +
+                          std::to_string(w / spec.particleSpacing) +
+                          "); make it a multiple of 'spacing'");
         ok = false;
         break;
       }
@@ -86,7 +92,7 @@ void checkBlocks(Checker &C, const Expr &e, body::CellBodySpec &spec) {
 } // namespace
 
 void Checker::checkParticleBody(const BodyDecl &bd, Body &body, bool chosen) {
-  checkKnownKeys(bd.body, "body particles", {"blocks", "origin", "density"});
+  checkKnownKeys(bd.body, "body particles", {"blocks", "origin", "density", "spacing"});
   body::CellBodySpec spec;
   spec.name = bd.name.name;
   spec.particles = true;
@@ -94,17 +100,24 @@ void Checker::checkParticleBody(const BodyDecl &bd, Body &body, bool chosen) {
   spec.origin.assign(size_t(spec.dim), 0.0);
   spec.origin.back() = out.world.ground.height;
   spec.spacing = out.world.gridDx;
-  if (out.world.gridNodes.empty())
-    diags.error(bd.name.range, "a particle body is laid out on the world's grid, and this world "
-                               "has none: add world { grid = grid(nodes = (128, 128), dx = 1 / "
-                               "128); } (docs/language.md, \"Grids and particles\")");
-  const Setting *blocks = nullptr;
+  const Setting *blocks = nullptr, *density = nullptr, *spacing = nullptr;
   for (const auto &s : bd.body.settings) {
     const std::string &k = s.key.name;
-    Expr *e = (k == "blocks" || k == "origin" || k == "density") ? single(s, k) : nullptr;
+    Expr *e = (k == "blocks" || k == "origin" || k == "density" || k == "spacing") ? single(s, k)
+                                                                                   : nullptr;
     if (!e)
       continue;
-    if (k == "density") {
+    if (k == "spacing") {
+      spacing = &s;
+      if (auto v = evalNumber(*e, k)) {
+        if (!(*v >= 1e-6 && *v <= 1e3))
+          diags.error(e->range, "'spacing' (the distance between neighbouring particles) is "
+                                "from 1e-6 to 1000");
+        else
+          spec.particleSpacing = *v;
+      }
+    } else if (k == "density") {
+      density = &s;
       if (auto v = evalInt(*e, k)) {
         if (*v < 1 || *v > kMaxParticleDensity)
           diags.error(e->range, "'density' (particles per grid spacing along each axis) is 1 "
@@ -129,8 +142,16 @@ void Checker::checkParticleBody(const BodyDecl &bd, Body &body, bool chosen) {
       blocks = &s;
     }
   }
-  // After density: the block sizes give the particle counts.
-  if (blocks && spec.spacing > 0)
+  if (spacing && density)
+    diags.error(density->key.range, "'density' (per grid spacing) and 'spacing' (the particles' "
+                                    "own) both set the particles' spacing; keep one");
+  if (!spacing && out.world.gridNodes.empty())
+    diags.error(bd.name.range, "a particle body is laid out on the world's grid, and this world "
+                               "has none: add world { grid = grid(nodes = (128, 128), dx = 1 / "
+                               "128); }, or give the particles' own 'spacing' (docs/language.md, "
+                               "\"Grids and particles\")");
+  // After density and spacing: the block sizes give the particle counts.
+  if (blocks && (spec.spacing > 0 || spec.particleSpacing > 0))
     checkBlocks(*this, *blocks->values.front(), spec);
   if (!blocks)
     diags.error(bd.name.range,

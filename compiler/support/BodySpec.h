@@ -253,14 +253,22 @@ struct ParticleBlock {
 struct CellBodySpec {
   std::string name;
   /// `body particles NAME { ... }` (docs/language.md, "Particle bodies"): the
-  /// fixed body is made of particle blocks instead of cells. A block of side
-  /// w gets n = int(w / spacing) * density particles along that axis, at
-  /// origin + lo + (i + 0.5) * w / n (DiffTaichi's layout); spacing is the
-  /// world grid's dx.
+  /// fixed body is made of particle blocks instead of cells, particlesAlong
+  /// each axis of a block, at origin + lo + (i + 0.5) * w / n (DiffTaichi's
+  /// layout).
   bool particles = false;
   std::vector<ParticleBlock> blocks;
-  double spacing = 0;
-  int density = 2;
+  double spacing = 0;         ///< the world grid's dx
+  int density = 2;            ///< particles per grid spacing along each axis
+  double particleSpacing = 0; ///< `spacing = S;`: the particles' own, else 0
+  /// The particles a block of side w gets along one axis: w / particleSpacing
+  /// (rounded: the checker requires it whole) when that is given, else
+  /// DiffTaichi's int(w / dx) * density.
+  int64_t particlesAlong(double w) const {
+    if (particleSpacing > 0)
+      return int64_t(std::llround(w / particleSpacing));
+    return spacing > 0 ? int64_t(w / spacing) * density : 0;
+  }
   int dim = 2;                      ///< 2: square cells; 3: cube cells
   double edge = 0.05;               ///< cell side
   std::vector<double> origin{0, 0}; ///< position of grid corner (0, 0[, 0]), dim values

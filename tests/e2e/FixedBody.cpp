@@ -16,8 +16,8 @@ namespace {
 /// The file's fixed body (seed 1), its parameters drawn and initialised,
 /// then set to `params` where given; `use` runs on it.
 template <class F>
-auto withBody(const driver::CompiledFile &c, const codegen::Executable &exe,
-              const ParamSet &params, F use) {
+auto withBody(const driver::CompiledFile &c, const codegen::Executable &exe, const ParamSet &params,
+              F use) {
   ModuleInfo info(c.module);
   evolve::EvoRng rng(1);
   auto model = driver::bodyModel(c.program);

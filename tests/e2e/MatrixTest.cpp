@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-
 using namespace evoc;
 using namespace evoc::runtime;
 
@@ -115,7 +114,8 @@ struct MatrixProgram {
 
 TEST_CASE("mat2: products, transpose, det, trace, outer, entries, rows, polar rotation",
           "[matrix][gradcheck]") {
-  MatrixProgram m{test::compileText("mat2.evo", R"(
+  MatrixProgram m{
+      test::compileText("mat2.evo", R"(
 world { dim = 2; dt = 0.1; steps = 2; physics = mat2_test; grid = grid(nodes = (4, 4), dx = 1); }
 body particles One { origin = (0, 0); density = 1; blocks = [(1, 1, 1, 1, -1)]; }
 physics mat2_test {
@@ -152,7 +152,7 @@ loss l = sum(weigh(point.ab[T]) + weigh(point.mix[T]) + weigh(point.uv[T]) +
              weigh(point.rot[T]) + weigh(point.rows[T]) + dot(point.au[T], vec2(0.3, -0.7)) +
              dot(point.nums[T], vec2(1.1, 0.9)) + dot(point.picks[T], vec2(-0.2, 0.6)));
 )"),
-                  {{"a", {1.2, -0.3, 0.45, 0.8}}, {"b", {-0.7, 0.25, 1.1, 0.6}}, {"u", {0.4, -1.3}}}};
+      {{"a", {1.2, -0.3, 0.45, 0.8}}, {"b", {-0.7, 0.25, 1.1, 0.6}}, {"u", {0.4, -1.3}}}};
   const Mat a = m.params[0].second, b = m.params[1].second, u = m.params[2].second;
   m.checkState("ab", product(a, b, 2));
   m.checkState("mix", axpy(1, axpy(0.25, transposed(b, 2), -2, a), -1, b));

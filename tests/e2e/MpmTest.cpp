@@ -124,6 +124,48 @@ TEST_CASE("diffmpm's gradient equals central differences", "[mpm][gradcheck]") {
   }
 }
 
+TEST_CASE("robot_mpm_1 on the moving window equals the reference", "[mpm][reference]") {
+  // Fang et al.'s MPM physics (stdlib/physics/mpm_window.evo: the window
+  // following particle 0, mu = lambda = 40, gravity -10) and robot
+  // (stdlib/bodies/fang_mpm.evo) under diffmpm's open-loop controller,
+  // against tests/reference/mpm_fang_reference.py: loss to 1e-9, gradients to
+  // 1e-7 of the largest entry, CPU and interpreter. The robot walks about
+  // 0.1 to the right in 1000 steps, so the window moves by 4 nodes.
+  const ParamSet params =
+      paramsOf(readJson("tests/data/reference_mpm_fang/params_open_loop_seed1.json"));
+  for (int64_t T : {64, 1000}) {
+    INFO("T = " << T);
+    driver::CompiledFile c = driver::compileFile(std::string(EVOC_SOURCE_DIR) +
+                                                     "/tests/data/reference_mpm_fang/open_loop.evo",
+                                                 {{"world.steps", std::to_string(T)}});
+    const nlohmann::json ref =
+        readJson("tests/data/reference_mpm_fang/open_loop_T" + std::to_string(T) + ".json");
+    REQUIRE(ref.at("particles").get<int>() == 320);
+    for (auto kind : {codegen::BackendKind::Cpu, codegen::BackendKind::Interp}) {
+      auto exe = codegen::compile(c.module, kind);
+      checkAgainst(simulate(c, *exe, params), ref);
+    }
+  }
+}
+
+TEST_CASE("a particle outside the moving window ends the rollout, named", "[mpm]") {
+  // The window is 40 nodes of 1/40 from 5 nodes left of particle 0: a block
+  // 1.0 to its right lies outside it from the first step.
+  driver::CompiledFile c = test::compileText("window.evo", R"(
+import "physics/mpm_window.evo";
+world { dim = 2; dt = 0.001; steps = 8; gravity = -10; physics = mls_mpm_window;
+        grid = grid(nodes = (40, 40), dx = 1 / 40); }
+body particles Apart { origin = (0.5, 0.1); blocks = [(0, 0, 0.05, 0.05, 0), (1, 0, 0.05, 0.05, -1)]; }
+controller c { inputs = sin_waves(2, omega = 20); outputs = actuator.act tanh; }
+loss l = mean(point.x[T].x);
+)");
+  auto exe = codegen::compile(c.module, codegen::BackendKind::Cpu);
+  const Result r = simulate(c, *exe, {});
+  CHECK_FALSE(r.valid);
+  INFO(r.error);
+  CHECK(r.error.find("of point 16 is NaN or infinite at t = 1") != std::string::npos);
+}
+
 TEST_CASE("a particle whose stencil leaves the grid ends the rollout, named", "[mpm]") {
   // diffmpm's body reaches x = 0.41, node 52 of 128 per unit: a 40-node grid
   // of the same spacing ends at 0.3.

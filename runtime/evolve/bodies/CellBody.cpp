@@ -95,17 +95,17 @@ namespace {
 /// actuator; no springs.
 runtime::Robot buildParticleRobot(const body::CellBodySpec &spec) {
   const int dim = spec.dim;
-  if (spec.blocks.empty() || !(spec.spacing > 0) || spec.density < 1)
-    throw Error("body '" + spec.name + "' has no particle blocks on a grid");
+  if (spec.blocks.empty())
+    throw Error("body '" + spec.name + "' has no particle blocks");
   runtime::Robot r;
   r.dim = dim;
   for (const auto &b : spec.blocks) {
     std::vector<int64_t> n(static_cast<size_t>(dim));
     int64_t count = 1;
     for (int k = 0; k < dim; ++k) {
-      n[size_t(k)] = int64_t(b.size[size_t(k)] / spec.spacing) * spec.density;
+      n[size_t(k)] = spec.particlesAlong(b.size[size_t(k)]);
       if (n[size_t(k)] < 1)
-        throw Error("body '" + spec.name + "': a block narrower than the grid's spacing");
+        throw Error("body '" + spec.name + "': a block narrower than its particles' spacing");
       count *= n[size_t(k)];
     }
     std::vector<int64_t> i(static_cast<size_t>(dim));
