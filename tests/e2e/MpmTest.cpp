@@ -254,3 +254,92 @@ loss height = mean(point.x[T].y);
     CHECK(gap.within(1e-12, 1e-15));
   }
 }
+
+TEST_CASE("a 3D stencil: scatter to 3 x 3 x 3 nodes and gather back equal the sum over pairs",
+          "[mpm][grid3d]") {
+  // Each particle spreads weight w(x, node) (quadratic B-spline per axis)
+  // over its 27 nodes; then gathers K_i = sum over nodes of w(x_i, node)
+  // times the nodes' sum, which is sum_j K(x_i, x_j) with K(a, b) = sum
+  // over all nodes of w(a, node) w(b, node): here computed over every pair
+  // and every node of the grid. Its gradient in the particles' positions
+  // (a param offset) against central differences.
+  driver::CompiledFile c = test::compileText("stencil3d.evo", R"(
+world { dim = 3; dt = 0.01; steps = 2; physics = density3;
+        grid = grid(nodes = (8, 8, 8), dx = 1 / 8); }
+body particles Pair { origin = (0.3, 0.31, 0.33); spacing = 0.05; blocks = [(0, 0, 0, 0.1, 0.1, 0.1, -1), (0.07, 0.02, 0.04, 0.1, 0.05, 0.1, -1)]; }
+fn w1(o: scalar, fx: scalar) -> scalar {
+  return if o == 0 then 0.5 * (1.5 - fx) * (1.5 - fx)
+      else if o == 1 then 0.75 - (fx - 1) * (fx - 1)
+      else 0.5 * (fx - 0.5) * (fx - 0.5);
+}
+fn w3(o: vec3, fx: vec3) -> scalar { return w1(o.x, fx.x) * w1(o.y, fx.y) * w1(o.z, fx.z); }
+physics density3 {
+  set point {
+    state x: vec3;
+    state k: scalar;
+    param shift: vec3;
+  }
+  set node: grid { temp w: scalar; }
+  step {
+    for p in point {
+      let X = (p.x + p.shift) / world.grid.dx;
+      let base = floor(X - vec3(0.5, 0.5, 0.5));
+      for n in stencil(node, base, 3) { n.w += w3(n.offset, X - base); }
+    }
+    for p in point {
+      let X = (p.x + p.shift) / world.grid.dx;
+      let base = floor(X - vec3(0.5, 0.5, 0.5));
+      p.k = sum(n in stencil(node, base, 3): w3(n.offset, X - base) * n.w);
+      p.x = p.x;
+    }
+  }
+}
+loss l = sum(point.k[T] * point.k[T]);
+)");
+  ModuleInfo info(c.module);
+  evolve::EvoRng rng(1);
+  auto model = driver::bodyModel(c.program);
+  const Robot body = model->express(*model->sample(rng)).robot;
+  const int n = body.numPoints();
+  REQUIRE(n == 8 + 4);
+  auto weight = [](const double *x, int a, int b, int d) {
+    const double X[3] = {x[0] * 8, x[1] * 8, x[2] * 8};
+    return bspline(X[0] - a) * bspline(X[1] - b) * bspline(X[2] - d);
+  };
+  // With every shift zero: K_i over all pairs and all 512 nodes.
+  std::vector<double> want(size_t(n), 0.0);
+  const double *x = body.points.data();
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int a = 0; a < 8; ++a)
+        for (int b = 0; b < 8; ++b)
+          for (int d = 0; d < 8; ++d)
+            want[size_t(i)] += weight(x + 3 * i, a, b, d) * weight(x + 3 * j, a, b, d);
+  ParamSet zero;
+  zero["shift"] = ParamTensor{{n, 3}, std::vector<double>(size_t(3 * n), 0.0)};
+  for (auto kind : {codegen::BackendKind::Cpu, codegen::BackendKind::Interp}) {
+    auto exe = codegen::compile(c.module, kind);
+    const std::vector<double> k = test::stateAt(c, *exe, zero, "point.k", 1);
+    test::Gap gap;
+    test::widen(gap, want, k);
+    INFO("worst " << gap.worst << " of " << gap.scale);
+    CHECK(gap.within(1e-13, 1e-15));
+  }
+  // The gradient in the shifts of three particles, against central differences.
+  auto cpu = codegen::compile(c.module, codegen::BackendKind::Cpu);
+  ParamSet p = zero;
+  for (int i = 0; i < 3 * n; ++i)
+    p["shift"].data[size_t(i)] = 0.004 * std::sin(1.7 * i);
+  const Result r = simulate(c, *cpu, p);
+  REQUIRE(r.valid);
+  for (size_t e : {0, 4, 8, 20, 34}) {
+    auto shifted = [&](double by) {
+      ParamSet q = p;
+      q["shift"].data[e] += by;
+      return simulate(c, *cpu, q, false).loss;
+    };
+    const double fd = (shifted(1e-6) - shifted(-1e-6)) / 2e-6;
+    INFO("shift entry " << e << ": adjoint " << r.grad.at("shift").data[e] << ", fd " << fd);
+    CHECK(test::close(r.grad.at("shift").data[e], fd, 1e-6, 1e-8));
+  }
+}
