@@ -14,6 +14,10 @@
 #                                                # evoc run part (and building the front
 #                                                # end and LLVM)
 #   GENERATIONS=3 CPU_POPULATION=32              # the evoc run part's settings
+#   RUN_BACKEND=cpu SKIP_BUILD=1 BUILD_DIR=build  # the rehearsal without a GPU that the
+#                                                # test command runs (ctest gpu_rehearsal):
+#                                                # the evoc run part on the CPU back end,
+#                                                # no fused benchmark or PyTorch CUDA baseline
 #
 # The evoc run part trains the paper's experiment with the engine on the GPU
 # (--backend cuda: every body of a generation at once), and the same file on
@@ -48,7 +52,7 @@ fi
 TARGETS="evoc_bench_gpu evoc_cuda_tests"
 [ "${SKIP_AGREEMENT:-0}" = 1 ] || TARGETS="$TARGETS evoc_cuda_examples_tests"
 [ "${SKIP_RUN:-0}" = 1 ] || TARGETS="$TARGETS evoc"
-if [ -z "${PREBUILT:-}" ]; then
+if [ -z "${PREBUILT:-}" ] && [ "${SKIP_BUILD:-0}" != 1 ]; then
   ninja -C "$BUILD" -j "$(nproc)" $TARGETS >"$OUT/build.log" 2>&1 ||
     { tail -40 "$OUT/build.log"; exit 1; }
 fi
@@ -103,6 +107,11 @@ if [ "${SKIP_RUN:-0}" != 1 ]; then
     --set evolve.generations=1 >/dev/null || echo "WARNING: grammar run on cpu failed"
   python3 bench/gpu/compare_runs.py "$OUT/run-gpu" "$OUT/run-cpu" "$OUT/grammar-gpu" \
     "$OUT/grammar-cpu" | tee "$OUT/runs.txt" || echo "WARNING: the run comparison failed"
+fi
+
+if [ "${RUN_BACKEND:-cuda}" = cpu ]; then
+  echo "NOTE: RUN_BACKEND=cpu: no fused CUDA benchmark and no PyTorch CUDA baseline (both need a GPU)"
+  exit 0
 fi
 
 echo "== evoc (fused CUDA rollout)"
