@@ -115,10 +115,23 @@ ValueId Lowerer::elementAt(const ast::IndexExpr *e, ValueId *valid) {
   return b_.op(Op::FToI, {b_.op(Op::Max, {zero, b_.op(Op::Min, {hi, i})})});
 }
 
+std::pair<ValueId, ValueId> Lowerer::elementRef(const ast::Expr *e) {
+  if (auto *ix = ast::dynCast<ast::IndexExpr>(e); ix && ix->elementAt) {
+    ValueId valid = 0;
+    const ValueId i = elementAt(ix, &valid);
+    return {i, valid};
+  }
+  if (auto *m = ast::dynCast<ast::MemberExpr>(e); m && m->ref == ast::MemberRef::Endpoint) {
+    auto [owner, valid] = elementRef(m->base.get());
+    return {b_.load(endpointBuffer(m->endpoint), owner), valid};
+  }
+  return {elementIndex(e), elementValid(e)};
+}
+
 Val Lowerer::readField(const ast::MemberExpr *e) {
-  ValueId el = elementIndex(e->base.get());
+  auto [el, valid] = elementRef(e->base.get());
   Val v = loadField(fieldBuffer(e->field), comps(e->field->type.resolved), el);
-  return poison(b_, elementValid(e->base.get()), std::move(v));
+  return poison(b_, valid, std::move(v));
 }
 
 Val Lowerer::scatterValue(const ast::Expr *target, Val v) {

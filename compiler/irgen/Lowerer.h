@@ -120,6 +120,9 @@ private:
   Val matProduct(const Val &a, const Val &v);
   /// set[i]: the element's index, clamped into the set; its validity into *valid.
   ir::ValueId elementAt(const ast::IndexExpr *e, ir::ValueId *valid);
+  /// The index of the element `e` denotes and whether it lies in its set
+  /// (elementIndex and elementValid, each computed once).
+  std::pair<ir::ValueId, ir::ValueId> elementRef(const ast::Expr *e);
   /// A field of an element (NaN when the element lies outside its set).
   Val readField(const ast::MemberExpr *e);
   /// node.index / node.offset.

@@ -60,23 +60,6 @@ void checkCellKind(Checker &C, const Expr &e, int dim) {
   }
 }
 
-/// `origin = (x, y[, z]);`: the position of grid corner (0, 0).
-void checkCellOrigin(Checker &C, const Expr &e, body::CellBodySpec &spec) {
-  auto *t = dynCast<TupleExpr>(&e);
-  if (!t || int(t->elems.size()) != spec.dim) {
-    C.diags.error(e.range,
-                  "'origin' is the position of grid corner (0, 0): " + std::to_string(spec.dim) +
-                      " numbers, e.g. " + (spec.dim == 2 ? "(0.5, 0.1)" : "(0.5, 0.5, 0.1)"));
-    return;
-  }
-  std::vector<double> o;
-  for (auto &c : t->elems)
-    if (auto v = C.evalNumber(*c, "origin"))
-      o.push_back(*v);
-  if (o.size() == t->elems.size())
-    spec.origin = o;
-}
-
 /// A cell's grid index: a whole number within kMaxCellIndex.
 std::optional<int> cellIndex(Checker &C, const Expr &x) {
   auto v = C.evalNumber(x, "cells");
@@ -229,7 +212,7 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
           spec.actuation = *v;
       }
     } else if (k == "origin") {
-      checkCellOrigin(*this, *e, spec);
+      checkBodyOrigin(*e, spec, "the position of grid corner (0, 0)");
     } else if (k == "cells") {
       checkCellList(*this, *e, spec);
     }
@@ -243,6 +226,22 @@ void Checker::checkCellBody(const BodyDecl &bd, Body &body, bool chosen) {
   body.actuation = spec.actuation;
   if (chosen)
     out.cellBody = std::move(spec);
+}
+
+void Checker::checkBodyOrigin(const Expr &e, body::CellBodySpec &spec, const std::string &meaning) {
+  auto *t = dynCast<TupleExpr>(&e);
+  if (!t || int(t->elems.size()) != spec.dim) {
+    diags.error(e.range, "'origin' is " + meaning + ": " + std::to_string(spec.dim) +
+                             " numbers, e.g. " +
+                             (spec.dim == 2 ? "(0.5, 0.1)" : "(0.5, 0.5, 0.1)"));
+    return;
+  }
+  std::vector<double> o;
+  for (auto &c : t->elems)
+    if (auto v = evalNumber(*c, "origin"))
+      o.push_back(*v);
+  if (o.size() == t->elems.size())
+    spec.origin = o;
 }
 
 int cellBodyPoints(const body::CellBodySpec &spec) {

@@ -195,6 +195,9 @@ public:
   /// `body particles`: blocks of particles (ParticleBody.cpp); a fixed body
   /// like `body cells`, given as out.cellBody with `particles` set.
   void checkParticleBody(const ast::BodyDecl &bd, Body &body, bool chosen);
+  /// `origin = (x, y[, z]);` of a cells or particles body into spec.origin;
+  /// `meaning` says what the point is, for the message.
+  void checkBodyOrigin(const ast::Expr &e, body::CellBodySpec &spec, const std::string &meaning);
   /// The body fields a particle body fills (point.actuator_id) and its sets.
   void checkParticleFields(const ast::PhysicsDecl &ph);
 

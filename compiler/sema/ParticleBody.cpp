@@ -127,17 +127,7 @@ void Checker::checkParticleBody(const BodyDecl &bd, Body &body, bool chosen) {
           spec.density = int(*v);
       }
     } else if (k == "origin") {
-      auto *t = dynCast<TupleExpr>(e);
-      std::vector<double> o;
-      if (t && int(t->elems.size()) == spec.dim)
-        for (auto &c : t->elems)
-          if (auto v = evalNumber(*c, "origin"))
-            o.push_back(*v);
-      if (int(o.size()) == spec.dim)
-        spec.origin = o;
-      else if (!t || int(t->elems.size()) != spec.dim)
-        diags.error(e->range, "'origin' is where the blocks' (0, 0) lies: " +
-                                  std::to_string(spec.dim) + " numbers");
+      checkBodyOrigin(*e, spec, "where the blocks' (0, 0) lies");
     } else {
       blocks = &s;
     }

@@ -266,57 +266,27 @@ void checkStepAssign(Checker &C, StepDraft &d, const ForStmt &loop, AssignStmt &
                                        typeToString(vt));
 }
 
-/// A stencil loop nested in a loop of the step, `for n in stencil(node,
-/// base, 3) { n.m += w; }`: lets and accumulations into the nodes' temps.
 void checkStencilLoop(Checker &C, StepDraft &d, ForStmt &loop,
-                      std::set<const FieldDecl *> &accumulatedHere) {
-  ExprCtx &cx = d.cx;
-  if (!checkStencil(C, cx, loop))
-    return;
-  Scope ls;
-  ls.loop = &loop;
-  cx.scopes.push_back(std::move(ls));
-  for (auto &inner : loop.body) {
-    if (auto *let = dynCast<LetStmt>(inner.get())) {
-      C.checkLet(*let, cx);
-      continue;
-    }
-    auto *as = dynCast<AssignStmt>(inner.get());
-    if (!as) {
-      C.diags.error(inner->range, isa<ForStmt>(inner.get())
-                                      ? "loops do not nest inside a stencil"
-                                      : "a stencil's body holds lets and accumulations into "
-                                        "its nodes (n.m += ...)");
-      continue;
-    }
-    checkStepAssign(C, d, loop, *as, accumulatedHere);
-  }
-  C.warnUnused(cx.scopes.back());
-  cx.scopes.pop_back();
-}
+                      std::set<const FieldDecl *> &accumulatedHere);
 
-/// One loop of the step, `for p in point { ... }`: lets and assignments.
-void checkStepLoop(Checker &C, StepDraft &d, const PhysicsDecl &p, ForStmt &loop) {
+/// The body of a loop of the step (`stencil`: of a stencil loop nested in
+/// one) in the loop variable's scope: lets, assignments, and in a loop of
+/// the step its stencil loops.
+void checkLoopBody(Checker &C, StepDraft &d, ForStmt &loop, bool stencil,
+                   std::set<const FieldDecl *> &accumulatedHere) {
   ExprCtx &cx = d.cx;
-  loop.set = p.findSet(loop.setName.name);
-  if (!loop.set) {
-    std::vector<std::string> c;
-    for (auto &o : p.sets)
-      c.push_back(o->name.name);
-    C.undefined(loop.setName.range, "set", loop.setName.name, c);
-    return;
-  }
   Scope ls;
   ls.loop = &loop;
   cx.scopes.push_back(std::move(ls));
-  std::set<const FieldDecl *> accumulatedHere;
   for (auto &inner : loop.body) {
     if (auto *let = dynCast<LetStmt>(inner.get())) {
       C.checkLet(*let, cx);
       continue;
     }
     if (auto *st = dynCast<ForStmt>(inner.get())) {
-      if (st->stencil)
+      if (stencil)
+        C.diags.error(inner->range, "loops do not nest inside a stencil");
+      else if (st->stencil)
         checkStencilLoop(C, d, *st, accumulatedHere);
       else
         C.diags.error(inner->range, "loops do not nest; follow endpoints instead (s.a.x), or "
@@ -326,13 +296,37 @@ void checkStepLoop(Checker &C, StepDraft &d, const PhysicsDecl &p, ForStmt &loop
     }
     auto *as = dynCast<AssignStmt>(inner.get());
     if (!as) {
-      C.diags.error(inner->range, "a step has no 'return'; it assigns next states");
+      C.diags.error(inner->range, stencil ? "a stencil's body holds lets and accumulations into "
+                                            "its nodes (n.m += ...)"
+                                          : "a step has no 'return'; it assigns next states");
       continue;
     }
     checkStepAssign(C, d, loop, *as, accumulatedHere);
   }
   C.warnUnused(cx.scopes.back());
   cx.scopes.pop_back();
+}
+
+/// A stencil loop nested in a loop of the step, `for n in stencil(node,
+/// base, 3) { n.m += w; }`: lets and accumulations into the nodes' temps.
+void checkStencilLoop(Checker &C, StepDraft &d, ForStmt &loop,
+                      std::set<const FieldDecl *> &accumulatedHere) {
+  if (checkStencil(C, d.cx, loop))
+    checkLoopBody(C, d, loop, true, accumulatedHere);
+}
+
+/// One loop of the step, `for p in point { ... }`: lets and assignments.
+void checkStepLoop(Checker &C, StepDraft &d, const PhysicsDecl &p, ForStmt &loop) {
+  loop.set = p.findSet(loop.setName.name);
+  if (!loop.set) {
+    std::vector<std::string> c;
+    for (auto &o : p.sets)
+      c.push_back(o->name.name);
+    C.undefined(loop.setName.range, "set", loop.setName.name, c);
+    return;
+  }
+  std::set<const FieldDecl *> accumulatedHere;
+  checkLoopBody(C, d, loop, false, accumulatedHere);
   d.accumulated.insert(accumulatedHere.begin(), accumulatedHere.end());
 }
 
