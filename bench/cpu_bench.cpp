@@ -41,8 +41,8 @@
 #include "support/Error.h"
 #include "support/OptionTable.h"
 #ifdef EVOC_BENCH_WITH_DRIVER
-#include "driver/Driver.h"
-#include "driver/Pipeline.h"
+#include "app/Driver.h"
+#include "app/Pipeline.h"
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 #endif
@@ -107,13 +107,13 @@ struct Experiment {
 Experiment fromEvo(const std::string &file) {
   auto t0 = std::chrono::steady_clock::now();
   const std::string path = std::string(EVOC_SOURCE_DIR) + "/" + file;
-  ir::Module m = driver::compileFile(path).module;
+  ir::Module m = app::compileFile(path).module;
   const double front = bench::since(t0);
-  driver::PipelineOptions kept, old;
+  app::PipelineOptions kept, old;
   kept.tape = autodiff::Tape::Keep;
   old.tape = autodiff::Tape::Replay;
-  return {file, std::move(m), front, driver::compileFile(path, {}, kept).module,
-          driver::compileFile(path, {}, old).module};
+  return {file, std::move(m), front, app::compileFile(path, {}, kept).module,
+          app::compileFile(path, {}, old).module};
 }
 #endif
 

@@ -28,13 +28,13 @@
 #include <unistd.h>
 
 #include "BenchUtil.h"
+#include "app/BodyModels.h"
+#include "app/Driver.h"
+#include "app/Session.h"
 #include "codegen/cpu/CpuBackend.h"
 #include "core/Aligned.h"
 #include "core/Layout.h"
 #include "core/Population.h"
-#include "driver/BodyModels.h"
-#include "driver/Driver.h"
-#include "driver/Session.h"
 #include "evolve/engine/EvoRng.h"
 #include "support/Error.h"
 #include "support/OptionTable.h"
@@ -125,13 +125,13 @@ int main(int argc, char **argv) {
   if (common.empty() || common[0].rfind("--", 0) == 0)
     common.insert(common.begin(), std::string(EVOC_SOURCE_DIR) + "/examples/multitask_alpaca.evo");
   try {
-    driver::CommonOptions opts;
-    if (!driver::parseCommonOptions(common, opts))
+    app::CommonOptions opts;
+    if (!app::parseCommonOptions(common, opts))
       return 2;
-    driver::Session s(opts, "cpu", /*requireExperiment=*/true);
+    app::Session s(opts, "cpu", /*requireExperiment=*/true);
     if (!s.ok())
       return 1;
-    auto model = driver::bodyModel(s.program());
+    auto model = app::bodyModel(s.program());
     evolve::EvoRng rng(1);
     const runtime::Robot robot = model->express(*model->sample(rng)).robot;
     const ir::Module &m = s.module();

@@ -41,13 +41,13 @@
 #include <nlohmann/json.hpp>
 
 #include "BenchUtil.h"
+#include "app/BodyModels.h"
+#include "app/Driver.h"
+#include "app/Session.h"
 #include "codegen/cpu/CpuBackend.h"
 #include "core/Aligned.h"
 #include "core/FixedTrain.h"
 #include "core/Layout.h"
-#include "driver/BodyModels.h"
-#include "driver/Driver.h"
-#include "driver/Session.h"
 #include "evolve/engine/EvoRng.h"
 #include "ir/Cost.h"
 #include "support/Error.h"
@@ -287,11 +287,11 @@ nlohmann::json kernelBreakdown(const ir::Module &m, const runtime::ModuleInfo &i
 int main(int argc, char **argv) {
   Args a = parse(argc, argv);
   try {
-    driver::CommonOptions opts;
-    if (!driver::parseCommonOptions(a.common, opts))
+    app::CommonOptions opts;
+    if (!app::parseCommonOptions(a.common, opts))
       return 2;
     auto t0 = std::chrono::steady_clock::now();
-    driver::Session s(opts, "cpu", /*requireExperiment=*/true);
+    app::Session s(opts, "cpu", /*requireExperiment=*/true);
     if (!s.ok())
       return 1;
     const double compileSeconds = bench::since(t0);
@@ -303,7 +303,7 @@ int main(int argc, char **argv) {
     o.fullTape = a.fullTape;
     if (a.checkpointed)
       o.fullTapeBudget = 0;
-    auto model = driver::bodyModel(p);
+    auto model = app::bodyModel(p);
     evolve::EvoRng rng(o.seed);
     runtime::Robot robot = model->express(*model->sample(rng)).robot;
     const ir::Module &m = s.module();

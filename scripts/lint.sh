@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Checks that every C++ file is formatted as .clang-format says, and that the
-# report's script (runtime/report/report.js) parses (run by scripts/test.sh,
-# so by CI). Fix the formatting with: scripts/lint.sh --fix
+# Checks that every C++ file is formatted as .clang-format says, that
+# compiler/ includes nothing above it, and that the report's script
+# (runtime/report/report.js) parses (run by scripts/test.sh, so by CI). Fix the formatting with: scripts/lint.sh --fix
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t files < <(git ls-files '*.cpp' '*.h' 2>/dev/null || find compiler runtime tests bench -name '*.cpp' -o -name '*.h')
@@ -9,6 +9,15 @@ if [ "${1:-}" = "--fix" ]; then
   clang-format --style=file -i "${files[@]}"
   exit 0
 fi
+# The layers (docs/architecture.md, "Layers and principles"): nothing under
+# compiler/ includes a header of the runtime (core/, evolve/, report/,
+# cuda/, mpi/) or of the application layer (app/).
+if up=$(grep -rnE '#include "(core|evolve|report|cuda|mpi|app)/' compiler); then
+  echo "$up"
+  echo "lint: compiler/ includes the runtime or app/ above it (docs/architecture.md)" >&2
+  exit 1
+fi
+echo "lint: compiler/ includes nothing from runtime/ or app/"
 # The script is embedded in the evoc binary and only runs in a browser, so
 # a syntax error would otherwise surface only in report_browser (skipped
 # without chromium). node is optional: without it the check is skipped.

@@ -11,7 +11,7 @@ if ! command -v clang-tidy >/dev/null 2>&1; then
   echo "tidy: clang-tidy is not installed (apt-get install clang-tidy); skipped" >&2
   exit 0
 fi
-mapfile -t files < <(ls compiler/*/*.cpp compiler/*/*/*.cpp runtime/*/*.cpp runtime/*/*/*.cpp | grep -v '^compiler/frontend/')
+mapfile -t files < <(ls app/*.cpp compiler/*/*.cpp compiler/*/*/*.cpp runtime/*/*.cpp runtime/*/*/*.cpp | grep -v '^compiler/frontend/')
 # A build without MPI has no flags for the MPI code (mpi.h is not on its
 # include path), and one with MPI none for the code that stands in for it:
 # each is checked in the build that compiles it.

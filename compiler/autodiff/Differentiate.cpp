@@ -492,7 +492,7 @@ std::vector<int> differentiateKernels(Module &m, bool steps) {
 }
 
 void differentiate(Module &m, Tape tape) {
-  // The steps driver/Pipeline.cpp runs one by one (each verified and
+  // The steps app/Pipeline.cpp runs one by one (each verified and
   // printable there), in the same order.
   if (tape != Tape::Replay && m.findKernel(ir::names::kStepAdjoint) < 0)
     planTape(m, tape == Tape::Products);

@@ -24,13 +24,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/BodyModels.h"
+#include "app/Driver.h"
+#include "app/Pipeline.h"
+#include "app/Session.h"
 #include "core/JsonIO.h"
 #include "core/Layout.h"
 #include "core/Train.h"
-#include "driver/BodyModels.h"
-#include "driver/Driver.h"
-#include "driver/Pipeline.h"
-#include "driver/Session.h"
 #include "evolve/engine/EvoRng.h"
 #include "ir/Names.h"
 #include "support/Diagnostics.h"
@@ -73,22 +73,22 @@ struct Body {
 /// A checked and compiled experiment: the driver's Session and the body
 /// model of its body block (when it has one).
 struct Experiment {
-  std::unique_ptr<driver::Session> session;
+  std::unique_ptr<app::Session> session;
   std::shared_ptr<const evolve::BodyModel> body;
   std::string file;
-  driver::CommonOptions options;
+  app::CommonOptions options;
   std::string backend;
   /// The same program compiled with body gradients (PipelineOptions::
   /// bodyGradients), on the first simulate(body_grads=True).
-  std::unique_ptr<driver::Session> bodyGradSession;
+  std::unique_ptr<app::Session> bodyGradSession;
   std::mutex bodyGradMutex;
 
-  const driver::Session &withBodyGradients() {
+  const app::Session &withBodyGradients() {
     std::lock_guard<std::mutex> lock(bodyGradMutex);
     if (!bodyGradSession) {
-      driver::CommonOptions o = options;
+      app::CommonOptions o = options;
       o.bodyGradients = true;
-      auto s = std::make_unique<driver::Session>(o, backend);
+      auto s = std::make_unique<app::Session>(o, backend);
       if (!s->ok())
         throw Error(file + ": does not compile with body gradients (the errors are above)");
       bodyGradSession = std::move(s);
@@ -103,7 +103,7 @@ std::pair<std::unique_ptr<Experiment>, std::vector<Diag>>
 compile(const std::string &file, std::optional<std::string> text,
         const std::vector<std::pair<std::string, std::string>> &overrides,
         const std::vector<std::string> &stdlibDirs, const std::string &backend) {
-  driver::CommonOptions opts;
+  app::CommonOptions opts;
   opts.file = file;
   opts.text = std::move(text);
   opts.check.overrides = overrides;
@@ -114,7 +114,7 @@ compile(const std::string &file, std::optional<std::string> text,
   exp->backend = backend;
   {
     nb::gil_scoped_release release;
-    exp->session = std::make_unique<driver::Session>(opts, backend);
+    exp->session = std::make_unique<app::Session>(opts, backend);
   }
   std::vector<Diag> diags;
   if (!exp->session->ok()) {
@@ -131,7 +131,7 @@ compile(const std::string &file, std::optional<std::string> text,
     return {nullptr, diags};
   }
   if (exp->session->program().hasBody)
-    exp->body = driver::bodyModel(exp->session->program());
+    exp->body = app::bodyModel(exp->session->program());
   return {std::move(exp), diags};
 }
 
@@ -239,7 +239,7 @@ std::vector<nb::dict> simulate(Experiment &e, const std::vector<Body> &bodies,
                                std::optional<std::vector<nb::dict>> params, int64_t steps,
                                int iterations, int threads, bool trajectory, bool pointGrads,
                                bool bodyGrads) {
-  const driver::Session &s = *e.session;
+  const app::Session &s = *e.session;
   runtime::SimOptions so = s.trainOptions();
   so.iterations = iterations;
   if (steps > 0)
@@ -259,9 +259,9 @@ std::vector<nb::dict> simulate(Experiment &e, const std::vector<Body> &bodies,
   std::vector<runtime::InputGradients> ig(robots.size());
   {
     nb::gil_scoped_release release;
-    r = driver::simulateRobots(s, robots, ps, so);
+    r = app::simulateRobots(s, robots, ps, so);
     if (pointGrads || bodyGrads) { // the weights simulate used (iterations = 0: no update)
-      const driver::Session &gs = bodyGrads ? e.withBodyGradients() : s;
+      const app::Session &gs = bodyGrads ? e.withBodyGradients() : s;
       runtime::ModuleInfo info(gs.module());
       for (size_t i = 0; i < robots.size(); ++i)
         if (r.results[i].valid)
@@ -331,7 +331,7 @@ int runCommand(const std::string &name, const std::vector<std::string> &args,
   std::optional<nb::python_error> raised;
   const nb::callable *fn = hook ? &*hook : nullptr;
   if (fn)
-    driver::setRunHook([fn, &raised] {
+    app::setRunHook([fn, &raised] {
       nb::gil_scoped_acquire acquire;
       try {
         if (nb::cast<bool>((*fn)()))
@@ -346,12 +346,12 @@ int runCommand(const std::string &name, const std::vector<std::string> &args,
   {
     nb::gil_scoped_release release;
     try {
-      rc = driver::runSubcommand(name, args);
+      rc = app::runSubcommand(name, args);
     } catch (...) {
       failed = std::current_exception();
     }
   }
-  driver::setRunHook(nullptr);
+  app::setRunHook(nullptr);
   if (raised)
     throw nb::python_error(std::move(*raised));
   if (failed)
@@ -422,7 +422,7 @@ NB_MODULE(_evoc, m) {
   m.def("compile", &compile, "file"_a, "text"_a.none(), "overrides"_a, "stdlib_dirs"_a,
         "backend"_a);
   m.def("run_command", &runCommand, "name"_a, "args"_a, "hook"_a.none());
-  m.def("version", [] { return std::string(driver::version()); });
+  m.def("version", [] { return std::string(app::version()); });
 }
 
 } // namespace evoc::python

@@ -16,20 +16,19 @@
 #include <vector>
 
 #include "TestBodies.h"
+#include "app/Pipeline.h"
 #include "core/Population.h"
 #include "core/Rollout.h"
-#include "driver/Pipeline.h"
 
 using namespace evoc;
 using namespace evoc::runtime;
 
 namespace {
 
-driver::CompiledFile compiled(const std::string &file, bool bodyGradients) {
-  driver::PipelineOptions po;
+app::CompiledFile compiled(const std::string &file, bool bodyGradients) {
+  app::PipelineOptions po;
   po.bodyGradients = bodyGradients;
-  return driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/" + file, {{"world.steps", "80"}},
-                             po);
+  return app::compileFile(std::string(EVOC_SOURCE_DIR) + "/" + file, {{"world.steps", "80"}}, po);
 }
 
 int bodyAdjointCount(const ir::Module &m) {
@@ -46,7 +45,7 @@ struct Outcome {
 };
 
 // One forward and backward rollout of `robot` under weights drawn from seed 7.
-Outcome rollout(const driver::CompiledFile &c, codegen::BackendKind kind, const Robot &robot,
+Outcome rollout(const app::CompiledFile &c, codegen::BackendKind kind, const Robot &robot,
                 const std::function<void(Population &)> &edit = {}) {
   ModuleInfo info(c.module);
   auto exe = codegen::compile(c.module, kind);
@@ -82,7 +81,7 @@ double maxAbs(const std::vector<double> &v) {
 void checkBodyGradients(const std::string &file, const Robot &robot, double h,
                         const std::vector<std::string> &fields,
                         const std::set<std::pair<std::string, size_t>> &kinks = {}) {
-  driver::CompiledFile plain = compiled(file, false), withBody = compiled(file, true);
+  app::CompiledFile plain = compiled(file, false), withBody = compiled(file, true);
   CHECK(bodyAdjointCount(plain.module) == 0);
   CHECK(bodyAdjointCount(withBody.module) >= int(fields.size()));
 

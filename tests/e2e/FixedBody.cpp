@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/BodyModels.h"
 #include "core/Rollout.h"
-#include "driver/BodyModels.h"
 #include "evolve/engine/EvoRng.h"
 
 namespace evoc::test {
@@ -16,11 +16,11 @@ namespace {
 /// The file's fixed body (seed 1), its parameters drawn and initialised,
 /// then set to `params` where given; `use` runs on it.
 template <class F>
-auto withBody(const driver::CompiledFile &c, const codegen::Executable &exe, const ParamSet &params,
+auto withBody(const app::CompiledFile &c, const codegen::Executable &exe, const ParamSet &params,
               F use) {
   ModuleInfo info(c.module);
   evolve::EvoRng rng(1);
-  auto model = driver::bodyModel(c.program);
+  auto model = app::bodyModel(c.program);
   Population pop(info, {model->express(*model->sample(rng)).robot});
   pop.initParams(0, 1, 0);
   {
@@ -40,7 +40,7 @@ auto withBody(const driver::CompiledFile &c, const codegen::Executable &exe, con
 
 } // namespace
 
-FixedResult simulateFixed(const driver::CompiledFile &c, const codegen::Executable &exe,
+FixedResult simulateFixed(const app::CompiledFile &c, const codegen::Executable &exe,
                           const ParamSet &params, bool backward) {
   return withBody(c, exe, params, [&](Population &pop, Rollout &r, const RolloutConfig &rc) {
     RolloutOutcome out = r.run(pop, 0, rc, backward);
@@ -54,7 +54,7 @@ FixedResult simulateFixed(const driver::CompiledFile &c, const codegen::Executab
   });
 }
 
-std::vector<double> stateAt(const driver::CompiledFile &c, const codegen::Executable &exe,
+std::vector<double> stateAt(const app::CompiledFile &c, const codegen::Executable &exe,
                             const ParamSet &params, const std::string &field, int64_t t) {
   return withBody(c, exe, params, [&](Population &pop, Rollout &r, const RolloutConfig &rc) {
     auto v = r.trajectory(pop, 0, rc, field, {t});
@@ -62,12 +62,12 @@ std::vector<double> stateAt(const driver::CompiledFile &c, const codegen::Execut
   });
 }
 
-driver::CompiledFile compileText(const std::string &name, const std::string &text) {
+app::CompiledFile compileText(const std::string &name, const std::string &text) {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / "evoc-fixed-body";
   fs::create_directories(dir);
   std::ofstream(dir / name) << text;
-  return driver::compileFile((dir / name).string());
+  return app::compileFile((dir / name).string());
 }
 
 } // namespace evoc::test

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "app/Pipeline.h"
 #include "codegen/Executable.h"
 #include "core/Population.h"
-#include "driver/Pipeline.h"
 
 namespace evoc::test {
 
@@ -21,15 +21,15 @@ struct FixedResult {
 
 /// One rollout of the file's fixed body with `params` (all of them when
 /// empty: the ones seed 1 draws), backward too when `backward`.
-FixedResult simulateFixed(const driver::CompiledFile &c, const codegen::Executable &exe,
+FixedResult simulateFixed(const app::CompiledFile &c, const codegen::Executable &exe,
                           const runtime::ParamSet &params, bool backward = true);
 
 /// State `field` ("point.x") of every element at time t, from a forward
 /// rollout of the same body.
-std::vector<double> stateAt(const driver::CompiledFile &c, const codegen::Executable &exe,
+std::vector<double> stateAt(const app::CompiledFile &c, const codegen::Executable &exe,
                             const runtime::ParamSet &params, const std::string &field, int64_t t);
 
 /// Writes `text` to a fresh file NAME under the temporary folder and compiles it.
-driver::CompiledFile compileText(const std::string &name, const std::string &text);
+app::CompiledFile compileText(const std::string &name, const std::string &text);
 
 } // namespace evoc::test

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "EvocProcess.h"
-#include "driver/Driver.h"
-#include "driver/Pipeline.h"
+#include "app/Driver.h"
+#include "app/Pipeline.h"
 #include "frontend/Format.h"
 #include "ir/Printer.h"
 #include "support/Diagnostics.h"
@@ -38,14 +38,14 @@ std::vector<fs::path> evoFiles(const std::vector<std::string> &dirs) {
 
 // The optimised IR of a file's text (imports resolved beside `path`).
 std::string irOf(const fs::path &path, const std::string &text) {
-  driver::CommonOptions o;
+  app::CommonOptions o;
   o.file = path.string();
   o.text = text;
   SourceManager sm;
   DiagnosticEngine diags(sm);
-  auto prog = driver::loadChecked(o, sm, diags);
+  auto prog = app::loadChecked(o, sm, diags);
   REQUIRE(prog);
-  auto m = driver::buildModule(*prog, sm, diags);
+  auto m = app::buildModule(*prog, sm, diags);
   REQUIRE(m);
   return ir::toString(*m);
 }

@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "TestBodies.h"
+#include "app/Pipeline.h"
 #include "codegen/cpu/CpuBackend.h"
 #include "core/Layout.h"
 #include "core/Population.h"
 #include "core/Rollout.h"
-#include "driver/Pipeline.h"
 #include "ir/Cost.h"
 #include "ir/Parser.h"
 #include "ir/Printer.h"
@@ -43,9 +43,9 @@ const char *const kExamples[] = {"eldir.evo",
                                  "walker3d.evo"};
 
 ir::Module compileExample(const std::string &name, autodiff::Tape tape) {
-  driver::PipelineOptions o;
+  app::PipelineOptions o;
   o.tape = tape;
-  return driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/examples/" + name, {}, o).module;
+  return app::compileFile(std::string(EVOC_SOURCE_DIR) + "/examples/" + name, {}, o).module;
 }
 
 /// Gradient and loss of one rollout of a small body (a 2D ladder or a 3D
@@ -306,9 +306,9 @@ TEST_CASE("the generated window product equals the reference: f32 and f64, odd s
           "[kept][llvm]") {
   for (const char *precision : {"f64", "f32"}) {
     INFO(precision);
-    driver::PipelineOptions o;
-    ir::Module m = driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/examples/eldir_small.evo",
-                                       {{"world.precision", precision}}, o)
+    app::PipelineOptions o;
+    ir::Module m = app::compileFile(std::string(EVOC_SOURCE_DIR) + "/examples/eldir_small.evo",
+                                    {{"world.precision", precision}}, o)
                        .module;
     REQUIRE_FALSE(m.products.empty());
     const bool f32 = m.precision == ir::Precision::F32;

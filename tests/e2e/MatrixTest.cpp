@@ -70,7 +70,7 @@ ParamSet paramsOf(const std::vector<std::pair<std::string, Mat>> &named) {
 /// Checks `field` after one step (CPU and interpreter) against `want`, and
 /// the loss's gradient against central differences on the CPU back end.
 struct MatrixProgram {
-  driver::CompiledFile c;
+  app::CompiledFile c;
   std::vector<std::pair<std::string, Mat>> params;
 
   void checkState(const std::string &field, const Mat &want) {

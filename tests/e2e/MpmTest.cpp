@@ -14,11 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/BodyModels.h"
+#include "app/Pipeline.h"
 #include "codegen/Executable.h"
 #include "core/Population.h"
 #include "core/Rollout.h"
-#include "driver/BodyModels.h"
-#include "driver/Pipeline.h"
 #include "evolve/engine/EvoRng.h"
 
 using namespace evoc;
@@ -54,16 +54,16 @@ std::vector<double> flat(const ParamSet &p) {
 
 using Result = test::FixedResult;
 
-Result simulate(const driver::CompiledFile &c, const codegen::Executable &exe,
-                const ParamSet &params, bool backward = true) {
+Result simulate(const app::CompiledFile &c, const codegen::Executable &exe, const ParamSet &params,
+                bool backward = true) {
   return test::simulateFixed(c, exe, params, backward);
 }
 
-driver::CompiledFile diffmpm(int64_t steps, const std::string &grid = "") {
+app::CompiledFile diffmpm(int64_t steps, const std::string &grid = "") {
   std::vector<std::pair<std::string, std::string>> o = {{"world.steps", std::to_string(steps)}};
   if (!grid.empty())
     o.push_back({"world.grid", grid});
-  return driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/examples/diffmpm.evo", o);
+  return app::compileFile(std::string(EVOC_SOURCE_DIR) + "/examples/diffmpm.evo", o);
 }
 
 /// Loss within 1e-9 and every gradient entry within 1e-7 of the largest.
@@ -84,7 +84,7 @@ TEST_CASE("diffmpm equals the independent MLS-MPM reference (CPU, interpreter)",
   const ParamSet params = paramsOf(readJson("tests/data/reference_mpm/params_seed1.json"));
   for (int64_t T : {64, 256, 1024}) {
     INFO("T = " << T);
-    driver::CompiledFile c = diffmpm(T);
+    app::CompiledFile c = diffmpm(T);
     auto cpu = codegen::compile(c.module, codegen::BackendKind::Cpu);
     const nlohmann::json ref =
         readJson("tests/data/reference_mpm/diffmpm_T" + std::to_string(T) + ".json");
@@ -98,7 +98,7 @@ TEST_CASE("diffmpm equals the independent MLS-MPM reference (CPU, interpreter)",
 }
 
 TEST_CASE("diffmpm's gradient equals central differences", "[mpm][gradcheck]") {
-  driver::CompiledFile c = diffmpm(256);
+  app::CompiledFile c = diffmpm(256);
   auto cpu = codegen::compile(c.module, codegen::BackendKind::Cpu);
   const ParamSet params = paramsOf(readJson("tests/data/reference_mpm/params_seed1.json"));
   const Result r = simulate(c, *cpu, params);
@@ -135,9 +135,9 @@ TEST_CASE("robot_mpm_1 on the moving window equals the reference", "[mpm][refere
       paramsOf(readJson("tests/data/reference_mpm_fang/params_open_loop_seed1.json"));
   for (int64_t T : {64, 1000}) {
     INFO("T = " << T);
-    driver::CompiledFile c = driver::compileFile(std::string(EVOC_SOURCE_DIR) +
-                                                     "/tests/data/reference_mpm_fang/open_loop.evo",
-                                                 {{"world.steps", std::to_string(T)}});
+    app::CompiledFile c = app::compileFile(std::string(EVOC_SOURCE_DIR) +
+                                               "/tests/data/reference_mpm_fang/open_loop.evo",
+                                           {{"world.steps", std::to_string(T)}});
     const nlohmann::json ref =
         readJson("tests/data/reference_mpm_fang/open_loop_T" + std::to_string(T) + ".json");
     REQUIRE(ref.at("particles").get<int>() == 320);
@@ -151,7 +151,7 @@ TEST_CASE("robot_mpm_1 on the moving window equals the reference", "[mpm][refere
 TEST_CASE("a particle outside the moving window ends the rollout, named", "[mpm]") {
   // The window is 40 nodes of 1/40 from 5 nodes left of particle 0: a block
   // 1.0 to its right lies outside it from the first step.
-  driver::CompiledFile c = test::compileText("window.evo", R"(
+  app::CompiledFile c = test::compileText("window.evo", R"(
 import "physics/mpm_window.evo";
 world { dim = 2; dt = 0.001; steps = 8; gravity = -10; physics = mls_mpm_window;
         grid = grid(nodes = (40, 40), dx = 1 / 40); }
@@ -169,7 +169,7 @@ loss l = mean(point.x[T].x);
 TEST_CASE("a particle whose stencil leaves the grid ends the rollout, named", "[mpm]") {
   // diffmpm's body reaches x = 0.41, node 52 of 128 per unit: a 40-node grid
   // of the same spacing ends at 0.3.
-  driver::CompiledFile c = diffmpm(16, "grid(nodes = (40, 40), dx = 1 / 128)");
+  app::CompiledFile c = diffmpm(16, "grid(nodes = (40, 40), dx = 1 / 128)");
   for (auto kind : {codegen::BackendKind::Cpu, codegen::BackendKind::Interp}) {
     auto exe = codegen::compile(c.module, kind);
     const Result r = simulate(c, *exe, {});
@@ -209,11 +209,11 @@ world { dim = 2; dt = 0.001; steps = 2; gravity = -9.8;
 body particles Two { origin = (0.2, 0.3); blocks = [(0, 0, 0.1, 0.1, -1), (0.05, 0.04, 0.1, 0.1, -1)]; }
 loss height = mean(point.x[T].y);
 )";
-  driver::CompiledFile c = driver::compileFile((dir / "contact.evo").string());
+  app::CompiledFile c = app::compileFile((dir / "contact.evo").string());
   const double dt = 0.001, k = 0.2, dx = 1.0 / 32;
   ModuleInfo info(c.module);
   evolve::EvoRng rng(1);
-  auto model = driver::bodyModel(c.program);
+  auto model = app::bodyModel(c.program);
   const Robot body = model->express(*model->sample(rng)).robot;
   const int n = body.numPoints();
   REQUIRE(n == 2 * 6 * 6);
@@ -263,7 +263,7 @@ TEST_CASE("a 3D stencil: scatter to 3 x 3 x 3 nodes and gather back equal the su
   // over all nodes of w(a, node) w(b, node): here computed over every pair
   // and every node of the grid. Its gradient in the particles' positions
   // (a param offset) against central differences.
-  driver::CompiledFile c = test::compileText("stencil3d.evo", R"(
+  app::CompiledFile c = test::compileText("stencil3d.evo", R"(
 world { dim = 3; dt = 0.01; steps = 2; physics = density3;
         grid = grid(nodes = (8, 8, 8), dx = 1 / 8); }
 body particles Pair { origin = (0.3, 0.31, 0.33); spacing = 0.05; blocks = [(0, 0, 0, 0.1, 0.1, 0.1, -1), (0.07, 0.02, 0.04, 0.1, 0.05, 0.1, -1)]; }
@@ -298,7 +298,7 @@ loss l = sum(point.k[T] * point.k[T]);
 )");
   ModuleInfo info(c.module);
   evolve::EvoRng rng(1);
-  auto model = driver::bodyModel(c.program);
+  auto model = app::bodyModel(c.program);
   const Robot body = model->express(*model->sample(rng)).robot;
   const int n = body.numPoints();
   REQUIRE(n == 8 + 4);

@@ -15,14 +15,14 @@
 #include <nlohmann/json.hpp>
 
 #include "TestBodies.h"
+#include "app/BodyModels.h"
+#include "app/Driver.h"
+#include "app/Pipeline.h"
 #include "codegen/cpu/CpuBackend.h"
 #include "core/Commands.h"
 #include "core/FixedTrain.h"
 #include "core/Population.h"
 #include "core/Rollout.h"
-#include "driver/BodyModels.h"
-#include "driver/Driver.h"
-#include "driver/Pipeline.h"
 #include "evolve/engine/EvoRng.h"
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
@@ -38,17 +38,17 @@ struct Compiled {
 };
 
 sema::CheckedProgram checkEvo(const std::string &file) {
-  driver::CommonOptions o;
+  app::CommonOptions o;
   o.file = std::string(EVOC_SOURCE_DIR) + "/" + file;
   SourceManager sources;
   DiagnosticEngine diags(sources);
-  auto prog = driver::loadChecked(o, sources, diags);
+  auto prog = app::loadChecked(o, sources, diags);
   REQUIRE(prog);
   return std::move(*prog);
 }
 
 Compiled compileEvo(const std::string &file) {
-  driver::CompiledFile c = driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/" + file);
+  app::CompiledFile c = app::compileFile(std::string(EVOC_SOURCE_DIR) + "/" + file);
   return {std::move(c.program), std::move(c.module)};
 }
 
@@ -248,7 +248,7 @@ Robot fangBody(const std::string &design) {
   sema::CheckedProgram body = checkEvo("stdlib/bodies/fang/" + lower + ".evo");
   REQUIRE(body.cellBody);
   evolve::EvoRng rng(1);
-  auto model = driver::bodyModel(body);
+  auto model = app::bodyModel(body);
   return model->express(*model->sample(rng)).robot;
 }
 
@@ -489,7 +489,7 @@ TEST_CASE("A vector command equals its components as scalar commands", "[multita
   replace("d[t - 5].y", "dy[t - 5]");
   const std::string path = (std::filesystem::temp_directory_path() / "evoc-scalar-cmds.evo");
   std::ofstream(path) << text;
-  driver::CompiledFile c = driver::compileFile(path);
+  app::CompiledFile c = app::compileFile(path);
   const auto *prog = &c.program;
   const ir::Module *m = &c.module;
   REQUIRE(prog->commands.columns() == 3);

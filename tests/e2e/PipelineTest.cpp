@@ -1,4 +1,4 @@
-// The pipeline script (driver/Pipeline.cpp): every step printed by
+// The pipeline script (app/Pipeline.cpp): every step printed by
 // --dump-after in the order pipelineSteps() gives, the same module as the
 // library's autodiff::differentiate + opt::runPasses, and --dump-after
 // names checked on the command line.
@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "EvocProcess.h"
+#include "app/Pipeline.h"
 #include "autodiff/Differentiate.h"
-#include "driver/Pipeline.h"
 #include "ir/Printer.h"
 #include "opt/Passes.h"
 
@@ -28,13 +28,13 @@ std::string printed(const ir::Module &m) {
 
 TEST_CASE("pipeline: --dump-after=all prints every step, in the script's order", "[pipeline]") {
   std::ostringstream dump;
-  driver::PipelineOptions o;
+  app::PipelineOptions o;
   o.dumpAfter = "all";
   o.dumpTo = &dump;
-  driver::compileFile(kExample, {}, o);
+  app::compileFile(kExample, {}, o);
   const std::string text = dump.str();
   size_t at = 0;
-  for (const std::string &step : driver::pipelineSteps()) {
+  for (const std::string &step : app::pipelineSteps()) {
     INFO("step " << step);
     const size_t next = text.find("// ----- IR after " + step + " -----\n", at);
     REQUIRE(next != std::string::npos);
@@ -48,12 +48,12 @@ TEST_CASE("pipeline: its autodiff steps make the module autodiff::differentiate 
           "[pipeline]") {
   for (auto tape : {autodiff::Tape::Replay, autodiff::Tape::Keep, autodiff::Tape::Products}) {
     INFO("tape " << int(tape));
-    driver::PipelineOptions o;
+    app::PipelineOptions o;
     o.tape = tape;
-    const std::string script = printed(driver::compileFile(kExample, {}, o).module);
-    driver::PipelineOptions ir;
-    ir.stage = driver::Stage::IR;
-    ir::Module m = driver::compileFile(kExample, {}, ir).module;
+    const std::string script = printed(app::compileFile(kExample, {}, o).module);
+    app::PipelineOptions ir;
+    ir.stage = app::Stage::IR;
+    ir::Module m = app::compileFile(kExample, {}, ir).module;
     autodiff::differentiate(m, tape);
     opt::runPasses(m, {});
     CHECK(printed(m) == script);

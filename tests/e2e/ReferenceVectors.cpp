@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "JsonFiles.h"
+#include "app/Session.h"
 #include "core/JsonIO.h"
-#include "driver/Session.h"
 
 namespace evoc::test {
 
@@ -38,9 +38,9 @@ double largestDiff(const nlohmann::json &want, const runtime::ParamTensor &got) 
 
 } // namespace
 
-driver::CommonOptions programFile(const std::string &dir, const std::string &file, int steps,
-                                  const std::string &physics) {
-  driver::CommonOptions opts;
+app::CommonOptions programFile(const std::string &dir, const std::string &file, int steps,
+                               const std::string &physics) {
+  app::CommonOptions opts;
   opts.check.ignoreEnv = true;
   opts.file = dir + file;
   opts.check.overrides = {{"world.steps", std::to_string(steps)}};
@@ -52,7 +52,7 @@ driver::CommonOptions programFile(const std::string &dir, const std::string &fil
 runtime::SimResult simulateReference(const Reference &ref, const std::string &backend,
                                      const std::string &model, int steps,
                                      const std::vector<size_t> &which) {
-  driver::Session s(ref.program(model, steps), backend);
+  app::Session s(ref.program(model, steps), backend);
   REQUIRE(s.ok());
   auto allRobots = runtime::readRobotsFile(ref.dir + ref.robots, ref.dim);
   auto allParams = runtime::readParamsFile(ref.dir + ref.params);

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "app/Driver.h"
 #include "core/Train.h"
-#include "driver/Driver.h"
 
 namespace evoc::test {
 
@@ -19,15 +19,15 @@ struct Reference {
   int dim;
   std::string robots, params;
   std::string expected; ///< the result files' prefix: PREFIX<model>_T<steps>.json
-  std::function<driver::CommonOptions(const std::string &model, int steps)> program;
+  std::function<app::CommonOptions(const std::string &model, int steps)> program;
   double lossTol = 1e-8; ///< relative
   double gradTol = 1e-6; ///< of the robot's largest gradient entry
 };
 
 /// The program dir/file at `steps`, with world.physics = `physics` unless
 /// empty.
-driver::CommonOptions programFile(const std::string &dir, const std::string &file, int steps,
-                                  const std::string &physics);
+app::CommonOptions programFile(const std::string &dir, const std::string &file, int steps,
+                               const std::string &physics);
 
 /// Losses and gradients of the robots `which` (ascending; all when empty) of `ref` with
 /// `backend`.

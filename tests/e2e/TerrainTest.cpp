@@ -16,11 +16,11 @@
 
 #include "EvocProcess.h"
 #include "TestBodies.h"
+#include "app/Driver.h"
+#include "app/Pipeline.h"
 #include "core/Population.h"
 #include "core/Rollout.h"
 #include "core/Train.h"
-#include "driver/Driver.h"
-#include "driver/Pipeline.h"
 #include "sema/Program.h"
 #include "sema/Terrain.h"
 #include "support/Diagnostics.h"
@@ -184,8 +184,8 @@ void checkOnTerrain(const std::string &file, const Robot &body, const std::strin
   std::vector<std::pair<std::string, std::string>> overrides;
   if (!physics.empty())
     overrides.push_back({"world.physics", physics});
-  driver::CompiledFile c =
-      driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/tests/data/terrain/" + file, overrides);
+  app::CompiledFile c =
+      app::compileFile(std::string(EVOC_SOURCE_DIR) + "/tests/data/terrain/" + file, overrides);
   const auto *prog = &c.program;
   const ir::Module *m = &c.module;
   ModuleInfo info(*m);

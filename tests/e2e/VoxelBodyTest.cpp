@@ -16,12 +16,12 @@
 
 #include "EvocProcess.h"
 #include "JsonFiles.h"
+#include "app/BodyModels.h"
+#include "app/Pipeline.h"
 #include "codegen/cpu/CpuBackend.h"
 #include "core/Layout.h"
 #include "core/Population.h"
 #include "core/Rollout.h"
-#include "driver/BodyModels.h"
-#include "driver/Pipeline.h"
 #include "evolve/engine/EvoRng.h"
 
 using namespace evoc;
@@ -33,13 +33,13 @@ const std::string kArch = std::string(EVOC_SOURCE_DIR) + "/tests/data/voxel/arch
 
 /// The robot of `body` in the arch file, with the compiled module.
 struct Built {
-  driver::CompiledFile file;
+  app::CompiledFile file;
   Robot robot;
 };
 
 Built build(const std::string &body, const nlohmann::json *genome) {
-  Built b{driver::compileFile(kArch, {{"evolve.body", body}}), {}};
-  auto model = driver::bodyModel(b.file.program);
+  Built b{app::compileFile(kArch, {{"evolve.body", body}}), {}};
+  auto model = app::bodyModel(b.file.program);
   evolve::EvoRng rng(1);
   auto g = genome ? model->fromJson(*genome) : model->sample(rng);
   auto ph = model->express(*g);
@@ -55,7 +55,7 @@ struct Outcome {
   std::vector<double> grad;
 };
 
-Outcome simulate(const driver::CompiledFile &file, const Robot &robot, int64_t steps) {
+Outcome simulate(const app::CompiledFile &file, const Robot &robot, int64_t steps) {
   const ir::Module &m = file.module;
   ModuleInfo info(m);
   auto exe = codegen::cpu::compileCpu(m, {});
@@ -160,8 +160,8 @@ TEST_CASE("a fn applied to fields works element by element, in a controller and 
     return path.string();
   };
   auto run = [](const std::string &path) {
-    auto file = driver::compileFile(path);
-    auto model = driver::bodyModel(file.program);
+    auto file = app::compileFile(path);
+    auto model = app::bodyModel(file.program);
     evolve::EvoRng rng(1);
     const Robot robot = model->express(*model->sample(rng)).robot;
     return simulate(file, robot, 300);
@@ -221,15 +221,15 @@ TEST_CASE("part_mean: a loss that names a part reads the mean of its points", "[
            "body voxel V { materials = rigid, soft, h_act, v_act; size = (3, 3); }\n"
            "loss l = "
         << loss << ";\n";
-    return driver::compileFile(path.string());
+    return app::compileFile(path.string());
   };
   // The arch (bottom row first): h_act . h_act / v_act . v_act / rigid soft rigid.
   const nlohmann::json arch = {{"kind", "voxel"},
                                {"size", {3, 3}},
                                {"materials", {"rigid", "soft", "h_act", "v_act"}},
                                {"cells", {3, 0, 3, 4, 0, 4, 1, 2, 1}}};
-  auto robotOf = [](const driver::CompiledFile &f, const nlohmann::json &genome) {
-    auto model = driver::bodyModel(f.program);
+  auto robotOf = [](const app::CompiledFile &f, const nlohmann::json &genome) {
+    auto model = app::bodyModel(f.program);
     return model->express(*model->fromJson(genome)).robot;
   };
   // At t = 0: the rigid voxels' corners (the top row's outer cells).

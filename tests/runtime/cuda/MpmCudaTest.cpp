@@ -10,12 +10,12 @@
 
 #include "Emulator.h"
 #include "Harness.h"
+#include "app/BodyModels.h"
+#include "app/Pipeline.h"
 #include "codegen/Executable.h"
 #include "codegen/cuda/CudaBackend.h"
 #include "core/Population.h"
 #include "core/Rollout.h"
-#include "driver/BodyModels.h"
-#include "driver/Pipeline.h"
 #include "evolve/engine/EvoRng.h"
 
 using namespace evoc;
@@ -29,10 +29,10 @@ struct Outcome {
 };
 
 /// The example's rollout on `exe` with the parameters seed 1 draws.
-Outcome rollout(const driver::CompiledFile &c, const codegen::Executable &exe) {
+Outcome rollout(const app::CompiledFile &c, const codegen::Executable &exe) {
   ModuleInfo info(c.module);
   evolve::EvoRng rng(1);
-  auto model = driver::bodyModel(c.program);
+  auto model = app::bodyModel(c.program);
   Population pop(info, {model->express(*model->sample(rng)).robot});
   pop.initParams(0, 1, 0);
   RolloutConfig rc;
@@ -62,9 +62,9 @@ void agree(const Outcome &a, const Outcome &b) {
   CHECK(worst <= 1e-7 * scale);
 }
 
-driver::CompiledFile diffmpm(int64_t steps) {
-  return driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/examples/diffmpm.evo",
-                             {{"world.steps", std::to_string(steps)}});
+app::CompiledFile diffmpm(int64_t steps) {
+  return app::compileFile(std::string(EVOC_SOURCE_DIR) + "/examples/diffmpm.evo",
+                          {{"world.steps", std::to_string(steps)}});
 }
 
 } // namespace
@@ -72,7 +72,7 @@ driver::CompiledFile diffmpm(int64_t steps) {
 TEST_CASE("diffmpm: emulated CUDA equals the CPU back end", "[cuda][mpm][emulation]") {
   // Long enough for the legs to push (a gradient of about 1e-8 at T = 40;
   // at T = 6 it is 1e-15, rounding), short enough to emulate in seconds.
-  driver::CompiledFile c = diffmpm(40);
+  app::CompiledFile c = diffmpm(40);
   auto cpu = codegen::compile(c.module, codegen::BackendKind::Cpu);
   auto dir = std::filesystem::temp_directory_path() / ("evoc-cuda-mpm-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
@@ -86,7 +86,7 @@ TEST_CASE("diffmpm: emulated CUDA equals the CPU back end", "[cuda][mpm][emulati
 TEST_CASE("on a GPU: diffmpm on CUDA equals the CPU back end at T = 1024", "[cuda][mpm][gpu]") {
   if (!test::gpuOrSkip())
     return;
-  driver::CompiledFile c = diffmpm(1024);
+  app::CompiledFile c = diffmpm(1024);
   auto cpu = codegen::compile(c.module, codegen::BackendKind::Cpu);
   auto gpu = codegen::cuda::compileCuda(c.module);
   agree(rollout(c, *gpu), rollout(c, *cpu));

@@ -15,13 +15,13 @@
 #include "Emulator.h"
 #include "Harness.h"
 #include "InitKernel.h"
+#include "app/BodyModels.h"
+#include "app/Driver.h"
+#include "app/Pipeline.h"
 #include "codegen/Executable.h"
 #include "core/Device.h"
 #include "core/Train.h"
 #include "cuda/CudaDevice.h"
-#include "driver/BodyModels.h"
-#include "driver/Driver.h"
-#include "driver/Pipeline.h"
 #include "evolve/bodies/BodyModel.h"
 #include "evolve/bodies/Lattice.h"
 #include "evolve/engine/EvoRng.h"
@@ -71,8 +71,8 @@ struct Fixture : Compiled {
 
 ir::Module compileFile(const fs::path &file, const std::string &precision = "") {
   if (precision.empty())
-    return driver::compileFile(file.string()).module;
-  return driver::compileFile(file.string(), {{"world.precision", precision}}).module;
+    return app::compileFile(file.string()).module;
+  return app::compileFile(file.string(), {{"world.precision", precision}}).module;
 }
 
 // eldir_small's module (friction contact, MLP, displacement), compiled once
@@ -238,9 +238,9 @@ TEST_CASE("the GPU training device (emulated) trains among a scene's boxes as th
   Fixture &f = fixture(); // its bodies
   for (const char *physics : {"mass_spring_friction", "mass_spring_noslip"}) {
     INFO(physics);
-    driver::CompiledFile file = driver::compileFile(std::string(EVOC_SOURCE_DIR) +
-                                                        "/tests/data/reference_scene/scene2d.evo",
-                                                    {{"world.physics", physics}});
+    app::CompiledFile file =
+        app::compileFile(std::string(EVOC_SOURCE_DIR) + "/tests/data/reference_scene/scene2d.evo",
+                         {{"world.physics", physics}});
     REQUIRE(!file.program.world.ground.scene.empty());
     runtime::TrainOptions o = options();
     o.steps = 200;
@@ -267,7 +267,7 @@ TEST_CASE("the GPU training device (emulated) trains with movable objects as the
   // contact amplifies that (2e-10 in robot 0's first loss after 180 steps),
   // so the CPU is compared on a rollout that ends before the box lands.
   Fixture &f = fixture(); // its bodies
-  driver::CompiledFile file = driver::compileFile(
+  app::CompiledFile file = app::compileFile(
       std::string(EVOC_SOURCE_DIR) + "/tests/data/terrain/objects.evo",
       {{"world.objects", "[box(0.05, 0.45, 0.15, 0.55, mass = 1), box(-0.2, 0.1, -0.1, 0.2)]"}});
   REQUIRE(file.program.world.ground.objects.size() == 2);
@@ -377,7 +377,7 @@ struct Multitask {
 
 std::unique_ptr<Multitask> multitask(const std::string &file, const std::string &tag) {
   auto mt = std::make_unique<Multitask>();
-  driver::CompiledFile cf = driver::compileFile((fs::path(EVOC_SOURCE_DIR) / file).string());
+  app::CompiledFile cf = app::compileFile((fs::path(EVOC_SOURCE_DIR) / file).string());
   mt->program = std::move(cf.program);
   mt->c = compileBoth(std::move(cf.module), tag);
   const sema::CheckedProgram &p = mt->program;
@@ -413,7 +413,7 @@ void trainExamplesOnBoth(bool onGpu) {
     auto mt = multitask(k.file, k.tag);
     REQUIRE(mt->c->info->readsCommands);
     REQUIRE(!mt->c->info->lossStep.empty());
-    auto model = driver::bodyModel(mt->program);
+    auto model = app::bodyModel(mt->program);
     evolve::EvoRng rng(5);
     std::vector<runtime::Robot> robots;
     while (robots.size() < k.bodies) {

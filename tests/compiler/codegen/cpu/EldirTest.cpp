@@ -7,10 +7,10 @@
 #include <iostream>
 
 #include "Backends.h"
+#include "app/Driver.h"
+#include "app/Pipeline.h"
 #include "core/Layout.h"
 #include "core/Train.h"
-#include "driver/Driver.h"
-#include "driver/Pipeline.h"
 #include "evolve/bodies/Lattice.h"
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
@@ -20,7 +20,7 @@ using namespace evoc;
 namespace {
 
 ir::Module compileEvo(const std::string &file) {
-  return driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/" + file).module;
+  return app::compileFile(std::string(EVOC_SOURCE_DIR) + "/" + file).module;
 }
 
 void agreeOnRandomRobots(const std::string &file, int rows, int cols, int nRobots, uint64_t seed) {

@@ -10,11 +10,11 @@
 #include <cstring>
 #include <random>
 
+#include "app/Pipeline.h"
 #include "codegen/cpu/CpuBackend.h"
 #include "core/Aligned.h"
 #include "core/Layout.h"
 #include "core/Population.h"
-#include "driver/Pipeline.h"
 #include "evolve/bodies/Lattice.h"
 #include "evolve/engine/EvoRng.h"
 #include "ir/Builder.h"
@@ -100,7 +100,7 @@ struct LaneRun {
 };
 
 void lanesAgree(const std::string &file, codegen::cpu::FpMode fp, int lanes, double tol) {
-  ir::Module m = driver::compileFile(std::string(EVOC_SOURCE_DIR) + "/" + file).module;
+  ir::Module m = app::compileFile(std::string(EVOC_SOURCE_DIR) + "/" + file).module;
   runtime::ModuleInfo info(m);
   evolve::LatticeSpec spec;
   spec.rows = 4;

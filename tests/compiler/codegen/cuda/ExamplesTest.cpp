@@ -11,11 +11,11 @@
 #include <iostream>
 #include <regex>
 
+#include "app/Driver.h"
+#include "app/Pipeline.h"
 #include "codegen/cuda/CudaBackend.h"
 #include "codegen/cuda/KernelPlan.h"
 #include "cuda/CudaRollout.h"
-#include "driver/Driver.h"
-#include "driver/Pipeline.h"
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 
@@ -24,9 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-ir::Module compileExample(const fs::path &file) {
-  return driver::compileFile(file.string()).module;
-}
+ir::Module compileExample(const fs::path &file) { return app::compileFile(file.string()).module; }
 
 /// `m`'s CUDA compiles to CUBIN (an ELF) for sm_80 and sm_90.
 void checkCubin(const ir::Module &m) {

@@ -1,13 +1,13 @@
 // `evoc lsp [--stdlib DIR]`: the language server on stdin and stdout
 // (lsp/Server.h, docs/editors.md).
-#include "driver/Driver.h"
+#include "app/Driver.h"
 #include "lsp/Server.h"
 #include "support/OptionTable.h"
 
 #include <cstdio>
 #include <iostream>
 
-namespace evoc::driver {
+namespace evoc::app {
 
 static int runLsp(const std::vector<std::string> &args) {
   lsp::ServerOptions opts;
@@ -32,4 +32,4 @@ static bool registered =
                    "  of .evo files (docs/editors.md has the editor set-ups).",
                    false});
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -2,16 +2,16 @@
 // the pipeline after the front end.
 #include <iostream>
 
+#include "app/Driver.h"
+#include "app/Pipeline.h"
 #include "codegen/cpu/CpuBackend.h"
 #include "codegen/cuda/CudaBackend.h"
-#include "driver/Driver.h"
-#include "driver/Pipeline.h"
 #include "ir/Printer.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
 #include "support/SourceManager.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 namespace {
 
 /// Reads `--dump-after=PASS` / `--dump-after PASS` from the extra arguments.
@@ -88,4 +88,4 @@ int emitCudaKind(const sema::CheckedProgram &p, const SourceManager &src, const 
                  }});
 
 } // namespace
-} // namespace evoc::driver
+} // namespace evoc::app

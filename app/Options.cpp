@@ -1,5 +1,5 @@
 // Options common to the subcommands, and loading + checking a .evo file.
-#include "driver/Driver.h"
+#include "app/Driver.h"
 
 #include "support/OptionTable.h"
 
@@ -11,7 +11,7 @@
 #include <iostream>
 #include <sstream>
 
-namespace evoc::driver {
+namespace evoc::app {
 
 bool parseCommonOptions(const std::vector<std::string> &args, CommonOptions &out) {
   for (size_t i = 0; i < args.size(); ++i) {
@@ -136,4 +136,4 @@ bool parseRunArgs(const std::vector<std::string> &rest, const char *command, boo
   return true;
 }
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -1,5 +1,5 @@
 // `evoc check FILE`: parse and check a program, print its diagnostics.
-#include "driver/Driver.h"
+#include "app/Driver.h"
 #include "support/OptionTable.h"
 
 #include "support/Diagnostics.h"
@@ -7,7 +7,7 @@
 
 #include <cstdio>
 
-namespace evoc::driver {
+namespace evoc::app {
 
 static int runCheck(const std::vector<std::string> &args) {
   CommonOptions opts;
@@ -38,4 +38,4 @@ static int runCheck(const std::vector<std::string> &args) {
 static bool registered =
     addSubcommand({"check", "parse and check a .evo file", runCheck, "check FILE.evo [options]"});
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -1,13 +1,13 @@
 // evoc's entry point: dispatches to the registered subcommands.
-#include "driver/Driver.h"
-#include "driver/Pipeline.h"
+#include "app/Driver.h"
+#include "app/Pipeline.h"
 #include "support/Error.h"
 
 #include <cstdio>
 #include <cstring>
 #include <string>
 
-namespace evoc::driver {
+namespace evoc::app {
 
 static void commonOptions(FILE *out) {
   std::fprintf(out, "\ncommon options:\n"
@@ -53,10 +53,10 @@ static int subcommandHelp(const Subcommand &c) {
   return 0;
 }
 
-} // namespace evoc::driver
+} // namespace evoc::app
 
 int main(int argc, char **argv) {
-  using namespace evoc::driver;
+  using namespace evoc::app;
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -1,10 +1,10 @@
 // The report's world and trajectory callback on top of a compiled experiment.
-#include "driver/ReportSupport.h"
+#include "app/ReportSupport.h"
 
 #include "evolve/train/TrainEvaluate.h"
 #include "ir/Names.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 
 report::World reportWorld(const sema::CheckedProgram &p, const runtime::TrainOptions &train) {
   report::World w;
@@ -40,4 +40,4 @@ report::TrajectoryFn reportTrajectory(const runtime::ModuleInfo &info,
   };
 }
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -1,5 +1,5 @@
 // bodyModel(): a checked program's body as a runtime body model.
-#include "driver/BodyModels.h"
+#include "app/BodyModels.h"
 
 #include "evolve/bodies/CellBody.h"
 #include "evolve/bodies/GrammarBody.h"
@@ -7,7 +7,7 @@
 #include "evolve/bodies/VoxelBody.h"
 #include "support/Error.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 namespace {
 
 /// The lattice body of a checked `body lattice` with its `mutation` rules.
@@ -48,4 +48,4 @@ std::shared_ptr<const evolve::BodyModel> bodyModel(const sema::CheckedProgram &p
               "`body cells NAME { ... }`");
 }
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -8,18 +8,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/BodyModels.h"
+#include "app/Driver.h"
+#include "app/ReportSupport.h"
+#include "app/Session.h"
 #include "core/FixedTrain.h"
 #include "core/JsonIO.h"
-#include "driver/BodyModels.h"
-#include "driver/Driver.h"
-#include "driver/ReportSupport.h"
-#include "driver/Session.h"
 #include "evolve/bodies/BodyModel.h"
 #include "evolve/engine/EvoRng.h"
 #include "evolve/train/FixedTraining.h"
 #include "support/Error.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 
 namespace {
 
@@ -132,4 +132,4 @@ int runTrain(const std::vector<std::string> &args) {
      "                     (default 16; 1: one episode per call; results agree to rounding)"});
 } // namespace
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "app/Driver.h"
 #include "codegen/Executable.h"
 #include "core/Train.h"
-#include "driver/Driver.h"
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 
 class Session {
 public:
@@ -70,4 +70,4 @@ runtime::SimResult simulateRobots(const Session &s, const std::vector<runtime::R
                                   const std::optional<std::vector<runtime::ParamSet>> &params,
                                   const runtime::SimOptions &so);
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -1,6 +1,6 @@
 // `evoc compile FILE --emit KIND`: print a stage of the compiler. `ast` is
 // built in; later stages register themselves with addEmitKind.
-#include "driver/Driver.h"
+#include "app/Driver.h"
 #include "support/OptionTable.h"
 
 #include "frontend/AstDump.h"
@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <iostream>
 
-namespace evoc::driver {
+namespace evoc::app {
 
 static int emitAst(const sema::CheckedProgram &program, const SourceManager &,
                    const CommonOptions &, std::ostream &out) {
@@ -57,4 +57,4 @@ static bool registered = addSubcommand(
      "  --emit KIND        the stage to print: ast, ir, grad-ir, opt-ir, llvm, cuda or ptx\n"
      "  --dump-after PASS  with an IR stage, also print the IR after that pass"});
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -14,20 +14,20 @@
 
 #include <fmt/format.h>
 
+#include "app/BodyModels.h"
+#include "app/Driver.h"
+#include "app/Pipeline.h"
+#include "app/Session.h"
 #include "core/Device.h"
 #include "core/JsonIO.h"
 #include "core/Train.h"
-#include "driver/BodyModels.h"
-#include "driver/Driver.h"
-#include "driver/Pipeline.h"
-#include "driver/Session.h"
 #include "evolve/engine/EvoRng.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
 #include "support/OptionTable.h"
 #include "support/SourceManager.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 
 runtime::SimResult simulateRobots(const Session &s, const std::vector<runtime::Robot> &robots,
                                   const std::optional<std::vector<runtime::ParamSet>> &params,
@@ -193,4 +193,4 @@ int runSim(const std::vector<std::string> &args) {
      "  --out OUT.json     where the losses and gradients go (required)"});
 
 } // namespace
-} // namespace evoc::driver
+} // namespace evoc::app

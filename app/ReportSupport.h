@@ -2,10 +2,10 @@
 // of a compiled experiment and gaits recomputed from saved weights.
 #pragma once
 
+#include "app/Session.h"
 #include "codegen/Executable.h"
 #include "core/Layout.h"
 #include "core/Train.h"
-#include "driver/Session.h"
 #include "report/Report.h"
 #include "sema/Program.h"
 
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace evoc::driver {
+namespace evoc::app {
 
 /// The world the report draws: dimension, up axis, ground (or terrain), steps, dt.
 report::World reportWorld(const sema::CheckedProgram &p, const runtime::TrainOptions &train);
@@ -54,4 +54,4 @@ std::filesystem::path writeTrainReport(const std::filesystem::path &dir, const S
                                        const runtime::TrainOptions &train, const std::string &video,
                                        int64_t videoCase, std::vector<std::string> &notes);
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -18,7 +18,7 @@ class SourceManager;
 class DiagnosticEngine;
 } // namespace evoc
 
-namespace evoc::driver {
+namespace evoc::app {
 
 /// A subcommand: `evoc NAME args...`. `run` gets the arguments after NAME.
 /// `usage` is what `evoc NAME --help` prints after "usage: " (its synopsis
@@ -114,4 +114,4 @@ struct EmitKind {
 bool addEmitKind(EmitKind kind);
 const std::vector<EmitKind> &emitKinds();
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -21,7 +21,7 @@ class DiagnosticEngine;
 class SourceManager;
 } // namespace evoc
 
-namespace evoc::driver {
+namespace evoc::app {
 
 /// How far to take a module.
 enum class Stage {
@@ -76,4 +76,4 @@ CompiledFile compileFile(const std::string &file,
 /// `evoc`'s version, part of every compiled-code cache key.
 const char *version();
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -1,8 +1,8 @@
 // The subcommand and `--emit` tables every subcommand registers itself in,
 // shared by the evoc tool and the Python module (docs/python.md).
-#include "driver/Driver.h"
+#include "app/Driver.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 
 /// The table of registered T (Subcommand, EmitKind), filled by static
 /// initialisers in any order before main.
@@ -41,4 +41,4 @@ bool addEmitKind(EmitKind kind) {
 
 const std::vector<EmitKind> &emitKinds() { return table<EmitKind>(); }
 
-} // namespace evoc::driver
+} // namespace evoc::app

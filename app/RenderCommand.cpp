@@ -13,17 +13,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/BodyModels.h"
+#include "app/Driver.h"
+#include "app/ReportSupport.h"
+#include "app/Session.h"
 #include "core/JsonIO.h"
-#include "driver/BodyModels.h"
-#include "driver/Driver.h"
-#include "driver/ReportSupport.h"
-#include "driver/Session.h"
 #include "evolve/record/RunDir.h"
 #include "report/Video.h"
 #include "support/Error.h"
 #include "support/OptionTable.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 
 namespace {
 
@@ -274,4 +274,4 @@ int runRender(const std::vector<std::string> &args) {
      /*commonOptions=*/false});
 
 } // namespace
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -7,10 +7,10 @@
 #include "evolve/bodies/BodyModel.h"
 #include "sema/Program.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 
 /// The body model of a checked program's chosen body, with its `mutation`
 /// rules. Throws evoc::Error when the program has no body.
 std::shared_ptr<const evolve::BodyModel> bodyModel(const sema::CheckedProgram &p);
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -13,11 +13,11 @@
 #include <regex>
 #include <sstream>
 
+#include "app/BodyModels.h"
+#include "app/Driver.h"
+#include "app/ReportSupport.h"
+#include "app/Session.h"
 #include "core/Device.h"
-#include "driver/BodyModels.h"
-#include "driver/Driver.h"
-#include "driver/ReportSupport.h"
-#include "driver/Session.h"
 #include "evolve/engine/Evolution.h"
 #include "evolve/engine/MapElites.h"
 #include "evolve/train/RunMemory.h"
@@ -27,7 +27,7 @@
 #include "support/Error.h"
 #include "support/Optimizers.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 namespace {
 
 /// Maps the checked .evo settings onto the engine's configuration.
@@ -332,4 +332,4 @@ int runRun(const std::vector<std::string> &args) {
      "  --threads N        worker threads (0, the default: one per core)"});
 
 } // namespace
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/BodyModels.h"
+#include "app/ReportSupport.h"
 #include "core/FixedTrain.h"
 #include "core/JsonIO.h"
-#include "driver/BodyModels.h"
-#include "driver/ReportSupport.h"
 #include "evolve/engine/EvoRng.h"
 #include "evolve/record/RunDir.h"
 #include "evolve/train/FixedTraining.h"
@@ -19,7 +19,7 @@
 #include "report/Video.h"
 #include "support/Error.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 
 namespace {
 
@@ -110,4 +110,4 @@ fs::path writeTrainReport(const fs::path &dir, const Session &s, const runtime::
   return out;
 }
 
-} // namespace evoc::driver
+} // namespace evoc::app

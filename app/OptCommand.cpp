@@ -8,7 +8,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "driver/Driver.h"
+#include "app/Driver.h"
 #include "ir/Parser.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
@@ -16,7 +16,7 @@
 #include "support/Error.h"
 #include "support/OptionTable.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 namespace {
 
 /// The comma-separated names of --passes into `out`; "" or why not.
@@ -94,4 +94,4 @@ bool registered = addSubcommand(
      /*commonOptions=*/false});
 
 } // namespace
-} // namespace evoc::driver
+} // namespace evoc::app

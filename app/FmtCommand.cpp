@@ -1,6 +1,6 @@
 // `evoc fmt FILE...`: rewrite .evo files in the canonical layout
 // (frontend/Format.h); --check lists the files that are not, for CI.
-#include "driver/Driver.h"
+#include "app/Driver.h"
 #include "frontend/Format.h"
 #include "support/OptionTable.h"
 
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iostream>
 
-namespace evoc::driver {
+namespace evoc::app {
 
 static int runFmt(const std::vector<std::string> &args) {
   bool check = false, toStdout = false;
@@ -78,4 +78,4 @@ static bool registered = addSubcommand(
      "  1 if any. --stdout: print the formatted text instead of writing.",
      false});
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -1,15 +1,15 @@
 // Session: check, lower, differentiate, optimise and compile one experiment.
-#include "driver/Session.h"
+#include "app/Session.h"
 
 #include <chrono>
 #include <iostream>
 
+#include "app/Pipeline.h"
 #include "core/Device.h"
 #include "cuda/CudaDevice.h"
-#include "driver/Pipeline.h"
 #include "support/Error.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 
 Session::Session(const CommonOptions &opts, const std::string &backend, bool requireExperiment) {
   codegen::BackendKind kind;
@@ -90,4 +90,4 @@ runtime::TrainOptions Session::trainOptions() const {
   return o;
 }
 
-} // namespace evoc::driver
+} // namespace evoc::app

@@ -1,11 +1,11 @@
 // The compiler pipeline after the front end: irgen -> verify -> autodiff ->
 // passes, as a linear script that can print the IR after each step.
-#include "driver/Pipeline.h"
+#include "app/Pipeline.h"
 
 #include <iostream>
 
+#include "app/Driver.h"
 #include "autodiff/Differentiate.h"
-#include "driver/Driver.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "irgen/IRGen.h"
@@ -14,7 +14,7 @@
 #include "support/Error.h"
 #include "support/SourceManager.h"
 
-namespace evoc::driver {
+namespace evoc::app {
 
 const char *version() { return EVOC_VERSION; } // CMake's project version
 
@@ -179,4 +179,4 @@ std::optional<ir::Module> buildModule(const sema::CheckedProgram &prog,
   return m;
 }
 
-} // namespace evoc::driver
+} // namespace evoc::app
