@@ -32,8 +32,11 @@ static int runFmt(const std::vector<std::string> &args) {
     }
     const std::string text = readText(f);
     frontend::FormatResult r = frontend::formatSource(text, f);
-    if (!r.ok) {
-      std::fprintf(stderr, "evoc fmt: error: %s\n", r.error.c_str());
+    if (!r.ok) { // located and rendered as `evoc check` prints it; the file is left as it is
+      std::string msg = r.rendered;
+      while (!msg.empty() && msg.back() == '\n')
+        msg.pop_back();
+      std::fprintf(stderr, "%s\n", msg.c_str());
       rc = std::max(rc, 2);
       continue;
     }

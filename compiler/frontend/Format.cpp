@@ -194,15 +194,17 @@ std::string layout(const std::vector<Tok> &toks) {
 }
 
 // The program a text parses to, as the AST dump without source ranges; ""
-// with `error` set when it does not parse.
-std::string program(const std::string &text, const std::string &name, std::string &error) {
+// with `error` (a headline) and `rendered` set when it does not parse.
+std::string program(const std::string &text, const std::string &name, std::string &error,
+                    std::string &rendered) {
   SourceManager sm;
   DiagnosticEngine diags(sm);
   int file = sm.addBuffer(name, text);
   auto module = parseModule(file, sm, diags);
   if (!module) {
-    error = diags.diagnostics().empty() ? name + ": does not parse"
+    error = diags.diagnostics().empty() ? name + ": error: the file does not parse"
                                         : diags.headline(diags.diagnostics().front());
+    rendered = diags.diagnostics().empty() ? error : diags.render(diags.diagnostics().front());
     return "";
   }
   ast::Program p;
@@ -217,16 +219,17 @@ std::string program(const std::string &text, const std::string &name, std::strin
 
 FormatResult formatSource(const std::string &text, const std::string &name) {
   FormatResult r;
-  std::string before = program(text, name, r.error);
+  std::string before = program(text, name, r.error, r.rendered);
   if (before.empty())
     return r;
   std::vector<Tok> toks = lex(text);
   classify(toks);
   std::string formatted = layout(toks);
-  std::string why;
-  if (program(formatted, name, why) != before) {
-    r.error = name + ": formatting would change the program (a bug in evoc fmt; the file is "
-                     "left as it is)";
+  std::string why, whyRendered;
+  if (program(formatted, name, why, whyRendered) != before) {
+    r.error = name + ": error: formatting would change the program (a bug in evoc fmt; the "
+                     "file is left as it is)";
+    r.rendered = r.error;
     return r;
   }
   r.ok = true;

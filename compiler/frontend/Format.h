@@ -10,8 +10,9 @@ namespace evoc::frontend {
 
 struct FormatResult {
   bool ok = false;
-  std::string text;  ///< ok: the formatted file
-  std::string error; ///< !ok: why (the first syntax error, with line and column)
+  std::string text;     ///< ok: the formatted file
+  std::string error;    ///< !ok: why, one line (the first syntax error: file:line:col: error: ...)
+  std::string rendered; ///< !ok: the same as `evoc check` prints it (source line, caret)
 };
 
 /// Formats the text of one .evo file (`name` for messages). Refuses a file

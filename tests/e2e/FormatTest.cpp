@@ -82,6 +82,11 @@ TEST_CASE("evoc fmt: a file that does not parse is refused with the error's plac
   frontend::FormatResult r = frontend::formatSource("world { dim = ; }\n", "bad.evo");
   CHECK(!r.ok);
   CHECK(r.error.find("bad.evo:1:") != std::string::npos);
+  // evoc fmt prints it as evoc check does: "error:" once, the line and a caret.
+  CHECK(r.rendered.rfind("bad.evo:1:", 0) == 0);
+  CHECK(r.rendered.find("error:") == r.rendered.rfind("error:"));
+  CHECK(r.rendered.find("world { dim = ; }") != std::string::npos);
+  CHECK(r.rendered.find('^') != std::string::npos);
 }
 
 TEST_CASE("evoc fmt: idempotent on every shipped .evo file that parses; the stdlib and the "
