@@ -34,6 +34,11 @@ importCandidates(const std::string &path, const std::string &from,
 std::string resolveImport(const std::string &path, const std::string &from,
                           const ImportOptions &options);
 
+/// The import paths of the stdlib files that declare `name` as a `keyword`
+/// ("material", "fn", "physics", "part", "grammar", "controller", "body"),
+/// sorted; empty for none. Read once per process (StdlibIndex.cpp).
+std::vector<std::string> stdlibDeclaring(const std::string &keyword, const std::string &name);
+
 /// Parses `path` and everything it imports. Returns the program (dependencies
 /// first, main file last), or null if the main file could not be read or any
 /// file had syntax or import errors (all reported to `diags`).

@@ -1,5 +1,6 @@
 // Typing expressions: name resolution, members and element sets, times and
 // windows, operators. Fills the AST's annotations (calls: Calls.cpp).
+#include "frontend/Imports.h"
 #include "sema/Typer.h"
 
 namespace evoc::sema {
@@ -29,8 +30,24 @@ const char *ctxWord(Ctx c) {
 void Checker::undefined(const SourceRange &r, const std::string &what, const std::string &name,
                         const std::vector<std::string> &candidates) {
   std::string c = closest(name, candidates);
-  diags.error(r, "undefined " + what + " '" + name + "'" +
-                     (c.empty() ? std::string() : "; did you mean '" + c + "'?"));
+  if (!c.empty()) {
+    diags.error(r, "undefined " + what + " '" + name + "'; did you mean '" + c + "'?");
+    return;
+  }
+  // A name the stdlib declares: say which file to import.
+  static const std::map<std::string, std::string> keywords = {
+      {"material", "material"}, {"function", "fn"}, {"physics", "physics"},      {"part", "part"},
+      {"grammar", "grammar"},   {"body", "body"},   {"controller", "controller"}};
+  auto k = keywords.find(what);
+  const std::vector<std::string> files =
+      k == keywords.end() ? std::vector<std::string>{} : frontend::stdlibDeclaring(k->second, name);
+  std::string hint;
+  if (!files.empty())
+    hint = "; the stdlib declares it in \"" + files.front() + "\": add import \"" + files.front() +
+           "\";" +
+           (files.size() > 1 ? " (or one of " + std::to_string(files.size() - 1) + " other files)"
+                             : "");
+  diags.error(r, "undefined " + what + " '" + name + "'" + hint);
 }
 
 Type Typer::check(Expr &e) {
