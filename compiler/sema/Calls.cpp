@@ -207,6 +207,19 @@ Type Typer::partMean(CallExpr &c) {
       std::string list;
       for (size_t i = 0; i < names->size(); ++i)
         list += (i ? ", " : "") + (*names)[i];
+      // A material or part that exists but that this body does not use is
+      // not a typo: say so rather than suggest a neighbouring name.
+      auto d = C.names.find(name->name);
+      const bool voxel = C.out.voxelBody.has_value();
+      if (d != C.names.end() &&
+          (d->second->kind == DeclKind::Material || d->second->kind == DeclKind::Part)) {
+        diags.error(name->range,
+                    "body " + q(C.out.body.name) + " has no " + (voxel ? "voxels of " : "") +
+                        (d->second->kind == DeclKind::Material ? "material " : "part ") +
+                        q(name->name) + ", so part_mean would average no points; its " +
+                        (voxel ? "materials: " : "parts: ") + list);
+        return err();
+      }
       std::string close = closest(name->name, *names);
       diags.error(name->range,
                   "body " + q(C.out.body.name) + " has no part " + q(name->name) +
