@@ -420,12 +420,7 @@ Val Lowerer::builtin(const ast::CallExpr *e) {
     return {b_.op(Op::Sqrt, {sumOf(map2(Op::Mul, v, v))})};
   }
   case BI::Vec2:
-  case BI::Vec3: {
-    Val r;
-    for (size_t i = 0; i < e->args.size(); ++i)
-      r.push_back(arg(i).at(0));
-    return r;
-  }
+  case BI::Vec3:
   case BI::Mat2:
   case BI::Mat3:
   case BI::Transpose:

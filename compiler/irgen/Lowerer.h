@@ -114,7 +114,8 @@ private:
   Val reduce(const ast::CallExpr *e);
   Val partMean(const ast::CallExpr *e);
   Val stencilSum(const ast::StencilExpr *e);
-  /// mat2 / mat3 / transpose / det / trace / outer / polar_rotation (MatrixGen.cpp).
+  /// The constructors (vec2, vec3, mat2, mat3), transpose / det / trace /
+  /// outer / polar_rotation (MatrixGen.cpp).
   Val matrix(const ast::CallExpr *e);
   /// The product of a matrix (entries by rows) and a matrix or a column vector.
   Val matProduct(const Val &a, const Val &v);

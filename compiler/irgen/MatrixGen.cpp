@@ -38,8 +38,10 @@ Val Lowerer::matrix(const ast::CallExpr *e) {
   using BI = ast::Builtin;
   auto arg = [&](size_t i) { return expr(e->args.at(i).get()); };
   switch (e->builtin) {
+  case BI::Vec2:
+  case BI::Vec3:
   case BI::Mat2:
-  case BI::Mat3: { // entries by rows, or the rows themselves
+  case BI::Mat3: { // the components in order: a vector's, a matrix's entries or rows
     Val r;
     for (size_t i = 0; i < e->args.size(); ++i)
       for (ValueId x : arg(i))

@@ -12,6 +12,15 @@
 
 namespace evoc::evolve::svg {
 
+namespace {
+
+/// A filled circle: a point or a particle.
+std::string circle(double x, double y, double r, const std::string &fill) {
+  return fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{}\" fill=\"{}\"/>\n", x, y, r, fill);
+}
+
+} // namespace
+
 // 0.62 em is wider than the average glyph of the usual sans-serif fonts
 // (digits are 0.556 em in Helvetica and Arial, lower case less), so text laid
 // out with this estimate has room in any of them.
@@ -115,14 +124,10 @@ std::string springLine(double ax, double ay, double bx, double by, const std::st
                      ax, ay, bx, by, colour, actuated ? look::kActuatedWidth : look::kPassiveWidth);
 }
 
-std::string pointDot(double x, double y) {
-  return fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{}\" fill=\"{}\"/>\n", x, y,
-                     look::kPointRadius, look::kPoint);
-}
+std::string pointDot(double x, double y) { return circle(x, y, look::kPointRadius, look::kPoint); }
 
 std::string particleDot(double x, double y, const std::string &colour) {
-  return fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{}\" fill=\"{}\"/>\n", x, y,
-                     look::kPointRadius * 0.6, colour);
+  return circle(x, y, look::kPointRadius * 0.6, colour);
 }
 
 std::string panelCaption(double x, double y1, double y2, const std::string &label,
